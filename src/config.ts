@@ -1,0 +1,101 @@
+// Environment -> typed, validated settings. Every setting has a safe default so `npm start`
+// needs no .env; a bad value stops start-up with a message naming the variable and the fix.
+import path from "node:path";
+import { z } from "zod";
+
+const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** "30d", "12h", "90m", "45s", "500ms" or a bare number of seconds -> milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  const m = DURATION.exec(text.trim());
+  if (!m) return undefined;
+  return Number(m[1]) * UNIT_MS[(m[2] ?? "s") as keyof typeof UNIT_MS];
+}
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      const ms = parseDuration(v);
+      if (ms === undefined || ms <= 0) {
+        ctx.addIssue({ code: "custom", message: `"${v}" is not a duration; use e.g. 30d, 12h, 15m or 3600` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const integer = (fallback: number, min: number, max: number) =>
+  z.coerce
+    .number({ message: "must be a whole number" })
+    .int({ message: "must be a whole number" })
+    .min(min, { message: `must be at least ${min}` })
+    .max(max, { message: `must be at most ${max}` })
+    .default(fallback);
+
+const databaseUrl = z
+  .string()
+  .default("file:./data/gateway.db")
+  .refine((v) => /^(file:|postgres(ql)?:\/\/)/.test(v), {
+    message: "must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)",
+  });
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: integer(4000, 0, 65535),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: databaseUrl,
+  UPLOAD_DIR: z.string().min(1).default("./data/uploads"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  TOKEN_TTL: duration("30d"),
+  SHUTDOWN_TIMEOUT: duration("10s"),
+  DB_POOL_SIZE: integer(10, 1, 200),
+  SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
+});
+
+export type Config = {
+  env: "development" | "production" | "test";
+  port: number;
+  host: string;
+  database: { provider: "sqlite" | "postgres"; url: string; poolSize: number; sqliteSynchronous: "FULL" | "NORMAL" };
+  uploadDir: string;
+  logLevel: string;
+  tokenTtlMs: number;
+  shutdownTimeoutMs: number;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads settings from an environment (process.env by default); throws ConfigError listing every bad value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "not set", as in most shells' `VAR= cmd`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join(".")}=${JSON.stringify(present[String(i.path[0])] ?? "")}: ${i.message}`),
+    );
+  }
+  const s = parsed.data;
+  return {
+    env: s.NODE_ENV,
+    port: s.PORT,
+    host: s.HOST,
+    database: {
+      provider: s.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgres",
+      url: s.DATABASE_URL,
+      poolSize: s.DB_POOL_SIZE,
+      sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
+    },
+    uploadDir: path.resolve(s.UPLOAD_DIR),
+    logLevel: s.LOG_LEVEL,
+    tokenTtlMs: s.TOKEN_TTL,
+    shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT,
+  };
+}

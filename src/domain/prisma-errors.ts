@@ -1,0 +1,11 @@
+// Recognises database outcomes the domain answers on purpose (not as 500s).
+
+/** A unique constraint refused the write (Prisma P2002), on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
+}
+
+/** The row to update or delete was not there (Prisma P2025). */
+export function isRecordNotFound(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2025";
+}

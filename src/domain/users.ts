@@ -1,0 +1,63 @@
+// Accounts: registration, login, logout, roles.
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { badInput, conflict, DomainError, unauthenticated } from "./errors.ts";
+import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts";
+import { issueToken, revokeToken, type Viewer } from "./tokens.ts";
+import { parseInput } from "./validation.ts";
+import { isUniqueViolation } from "./prisma-errors.ts";
+
+export const registrationInput = z.object({
+  username: z
+    .string()
+    .trim()
+    .min(3, "username must have at least 3 characters")
+    .max(40, "username must have at most 40 characters")
+    .regex(/^[A-Za-z0-9_.-]+$/, "username may contain only letters, digits, '_', '.' and '-'"),
+  password: z.string().min(8, "password must have at least 8 characters").max(200, "password must have at most 200 characters"),
+  firstName: z.string().trim().min(1, "firstName must not be empty").max(100, "firstName must have at most 100 characters"),
+  avatar: z.string().max(2000, "avatar must have at most 2000 characters").nullish(),
+});
+
+export type Session = { token: string; expiresAt: Date; userId: string };
+
+export async function register(
+  db: Db,
+  input: unknown,
+  ttlMs: number,
+  role: "USER" | "ADMIN" = "USER",
+): Promise<Session> {
+  const data = parseInput(registrationInput, input);
+  const passwordHash = await hashPassword(data.password);
+  try {
+    const user = await db.user.create({
+      data: { username: data.username, passwordHash, firstName: data.firstName, avatar: data.avatar ?? null, role },
+      select: { id: true },
+    });
+    return { ...(await issueToken(db, user.id, ttlMs)), userId: user.id };
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`username "${data.username}" is taken`, { field: "username" });
+    throw error;
+  }
+}
+
+export async function login(db: Db, username: unknown, password: unknown, ttlMs: number): Promise<Session> {
+  if (typeof username !== "string" || typeof password !== "string" || !username || !password) {
+    throw badInput("username and password are required", { fields: ["username", "password"] });
+  }
+  const user = await db.user.findUnique({ where: { username: username.trim() }, select: { id: true, passwordHash: true } });
+  // Hash even for an unknown user so the answer takes as long either way.
+  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !ok) throw new DomainError("UNAUTHENTICATED", "username or password is wrong");
+  return { ...(await issueToken(db, user.id, ttlMs)), userId: user.id };
+}
+
+export async function logout(db: Db, viewer: Viewer | null): Promise<void> {
+  if (!viewer) throw unauthenticated();
+  await revokeToken(db, viewer.tokenId);
+}
+
+export async function setRole(db: Db, username: string, role: "USER" | "ADMIN"): Promise<void> {
+  const { count } = await db.user.updateMany({ where: { username }, data: { role } });
+  if (count === 0) throw new DomainError("NOT_FOUND", `user "${username}" does not exist`);
+}

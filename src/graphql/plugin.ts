@@ -1,0 +1,35 @@
+// /graphql over HTTP: Apollo Server behind Fastify. The context is built by the same factory the
+// REST shim uses, with the token from the Authorization header or the access_token query parameter.
+import { ApolloServer } from "@apollo/server";
+import fastifyApollo, { fastifyApolloDrainPlugin } from "@as-integrations/fastify";
+import type { FastifyInstance } from "fastify";
+import type { GraphQLSchema } from "graphql";
+import { tokenFromRequest } from "../http/token.ts";
+import type { Context, ContextFactory } from "./context.ts";
+import { formatError } from "./errors.ts";
+
+export type GraphqlPluginOptions = {
+  schema: GraphQLSchema;
+  createContext: ContextFactory;
+  production: boolean;
+};
+
+export async function createApollo(app: FastifyInstance, options: GraphqlPluginOptions) {
+  const apollo = new ApolloServer<Context>({
+    schema: options.schema,
+    plugins: [fastifyApolloDrainPlugin(app)],
+    formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
+    includeStacktraceInErrorResponses: false,
+    introspection: true,
+  });
+  await apollo.start();
+  return apollo;
+}
+
+export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPluginOptions & { apollo: ApolloServer<Context> }) {
+  await app.register(fastifyApollo(options.apollo), {
+    path: "/graphql",
+    // GraphQL reads the token from the header or query string only: the body is the operation.
+    context: async (request) => options.createContext(tokenFromRequest(request, {})),
+  });
+}

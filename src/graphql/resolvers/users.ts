@@ -1,0 +1,25 @@
+// Users: accounts, sign-in and the signed-in user.
+import * as users from "../../domain/users.ts";
+import type { Session } from "../../domain/users.ts";
+import { viewerOf, type Context } from "../context.ts";
+
+async function authPayload(ctx: Context, session: Session) {
+  const user = await ctx.db.user.findUniqueOrThrow({ where: { id: session.userId } });
+  return { accessToken: session.token, expiresAt: session.expiresAt, user };
+}
+
+export const userResolvers = {
+  Query: {
+    me: (_: unknown, __: unknown, ctx: Context) => ctx.db.user.findUniqueOrThrow({ where: { id: viewerOf(ctx).id } }),
+  },
+  Mutation: {
+    register: async (_: unknown, args: { input: unknown }, ctx: Context) =>
+      authPayload(ctx, await users.register(ctx.db, args.input, ctx.config.tokenTtlMs)),
+    login: async (_: unknown, args: { username: string; password: string }, ctx: Context) =>
+      authPayload(ctx, await users.login(ctx.db, args.username, args.password, ctx.config.tokenTtlMs)),
+    logout: async (_: unknown, __: unknown, ctx: Context) => {
+      await users.logout(ctx.db, ctx.viewer);
+      return true;
+    },
+  },
+};

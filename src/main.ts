@@ -1,0 +1,48 @@
+// Start-up: settings, database (migrated), server; graceful shutdown on SIGTERM/SIGINT.
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { createDb } from "./db/client.ts";
+import { migrate } from "./db/migrate.ts";
+import { buildServer } from "./server.ts";
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+const config = readConfig();
+const applied = await migrate(config.database);
+const db = createDb(config.database);
+const app = await buildServer({ config, db });
+if (applied.length) app.log.info({ migrations: applied }, "database migrated");
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  app.log.info({ signal }, "shutting down: finishing in-flight requests");
+  const timer = setTimeout(() => {
+    app.log.error("shutdown timed out; exiting");
+    process.exit(1);
+  }, config.shutdownTimeoutMs);
+  timer.unref();
+  try {
+    await app.close(); // stops accepting, waits for in-flight requests, drains Apollo
+    await db.$disconnect();
+    process.exit(0);
+  } catch (error) {
+    app.log.error({ err: error }, "shutdown failed");
+    process.exit(1);
+  }
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
+
+const address = await app.listen({ port: config.port, host: config.host });
+app.log.info(`listening on ${address} (GraphQL at ${address}/graphql)`);

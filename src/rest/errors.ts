@@ -1,0 +1,24 @@
+// REST error answers: {"error": {"code", "message", "details"?}} with the status for the code.
+import type { ClientError } from "../graphql/errors.ts";
+
+const STATUS_BY_CODE: Record<string, number> = {
+  BAD_USER_INPUT: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  GRAPHQL_PARSE_FAILED: 400,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+};
+
+export const statusForCode = (code: string) => STATUS_BY_CODE[code] ?? 500;
+
+export function errorBody(error: ClientError) {
+  return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+}

@@ -1,0 +1,47 @@
+// Runs a route-table row in-process: the row's document (parsed and validated once, at start-up)
+// is executed against the same schema and context as /graphql. No HTTP hop, no re-parsing.
+import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import type { Context } from "../graphql/context.ts";
+import { INTERNAL, toClientError, type ClientError } from "../graphql/errors.ts";
+import type { RestRequest, RestRoute } from "./route.ts";
+import { statusForCode } from "./errors.ts";
+
+export type CompiledRoute = RestRoute & { compiled: DocumentNode };
+
+export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
+  return routes.map((route) => {
+    const compiled = parse(route.document);
+    const errors = validate(schema, compiled);
+    if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
+    return { ...route, compiled };
+  });
+}
+
+export type RestOutcome =
+  | { ok: true; status: number; body: unknown }
+  | { ok: false; status: number; error: ClientError; internal?: unknown };
+
+export async function runRoute(
+  schema: GraphQLSchema,
+  route: CompiledRoute,
+  req: RestRequest,
+  context: Context,
+): Promise<RestOutcome> {
+  let variables: Record<string, unknown>;
+  try {
+    variables = route.variables(req);
+  } catch (error) {
+    const known = toClientError(error);
+    if (known) return { ok: false, status: statusForCode(known.code), error: known };
+    throw error;
+  }
+  const result = await execute({ schema, document: route.compiled, variableValues: variables, contextValue: context });
+  if (result.errors?.length) {
+    const first = result.errors[0];
+    const known = toClientError(first);
+    if (!known) return { ok: false, status: 500, error: INTERNAL, internal: first.originalError ?? first };
+    return { ok: false, status: statusForCode(known.code), error: known };
+  }
+  const data = (result.data ?? {}) as Record<string, any>;
+  return { ok: true, status: route.status, body: route.body ? route.body(data, req) : undefined };
+}

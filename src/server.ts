@@ -1,0 +1,35 @@
+// One HTTP server: /graphql, the REST routes, health checks. Built from config and a database
+// client so tests can start real servers on random ports.
+import Fastify, { type FastifyInstance } from "fastify";
+import formbody from "@fastify/formbody";
+import type { Config } from "./config.ts";
+import type { Db } from "./db/client.ts";
+import { contextFactory } from "./graphql/context.ts";
+import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
+import { buildSchema } from "./graphql/schema.ts";
+import { restPlugin } from "./rest/plugin.ts";
+import { routes } from "./rest/routes/index.ts";
+import { healthPlugin } from "./http/health.ts";
+import { errorHandlingPlugin } from "./http/errors.ts";
+
+export type ServerOptions = { config: Config; db: Db; logger?: boolean | object };
+
+export async function buildServer({ config, db, logger }: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: 1024 * 1024,
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+  });
+  const schema = buildSchema();
+  const createContext = contextFactory(db, config);
+
+  await app.register(errorHandlingPlugin);
+  await app.register(formbody);
+  await app.register(healthPlugin, { db });
+  const apollo = await createApollo(app, { schema, createContext, production: config.env === "production" });
+  await app.register(graphqlPlugin, { schema, createContext, production: config.env === "production", apollo });
+  await app.register(restPlugin, { schema, routes, createContext });
+  return app;
+}
