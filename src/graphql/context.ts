@@ -1,4 +1,5 @@
 // The per-request context every resolver receives, built the same way for /graphql and the REST shim.
+import DataLoader from "dataloader";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import { authenticate, type Authentication, type Viewer } from "../domain/tokens.ts";
@@ -9,6 +10,11 @@ export type Context = {
   auth: Authentication;
   /** The signed-in user, or null; resolvers behind @requireAuth may rely on it being set. */
   viewer: Viewer | null;
+  /**
+   * A DataLoader for this request, created on first use under `name`. Resolver files declare their
+   * batch functions next to the fields that use them, so each concern stays in its own file.
+   */
+  loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>): DataLoader<K, V>;
 };
 
 export type ContextFactory = (token: string | undefined) => Promise<Context>;
@@ -16,7 +22,21 @@ export type ContextFactory = (token: string | undefined) => Promise<Context>;
 export function contextFactory(db: Db, config: Config): ContextFactory {
   return async (token) => {
     const auth = await authenticate(db, token);
-    return { db, config, auth, viewer: auth.state === "valid" ? auth.viewer : null };
+    const loaders = new Map<string, DataLoader<unknown, unknown>>();
+    return {
+      db,
+      config,
+      auth,
+      viewer: auth.state === "valid" ? auth.viewer : null,
+      loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>) {
+        let loader = loaders.get(name) as DataLoader<K, V> | undefined;
+        if (!loader) {
+          loader = new DataLoader<K, V>(batch, { maxBatchSize: 500 });
+          loaders.set(name, loader as DataLoader<unknown, unknown>);
+        }
+        return loader;
+      },
+    };
   };
 }
 

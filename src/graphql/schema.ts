@@ -4,7 +4,14 @@ import { fileURLToPath } from "node:url";
 import { makeExecutableSchema } from "@graphql-tools/schema";
 import type { GraphQLSchema } from "graphql";
 import { applyAuthDirectives } from "./directives/auth.ts";
-import { DateTime } from "./resolvers/scalars.ts";
+import { badgesResolvers } from "./resolvers/badges.ts";
+import { commentsResolvers } from "./resolvers/comments.ts";
+import { groceriesResolvers } from "./resolvers/groceries.ts";
+import { ordersResolvers } from "./resolvers/orders.ts";
+import { reportsResolvers } from "./resolvers/reports.ts";
+import { restaurantsResolvers } from "./resolvers/restaurants.ts";
+import { DateTime, Time } from "./resolvers/scalars.ts";
+import { shoppingListResolvers } from "./resolvers/shopping-list.ts";
 import { userResolvers } from "./resolvers/users.ts";
 
 export const SCHEMA_PATH = fileURLToPath(new URL("../../schema.graphql", import.meta.url));
@@ -12,8 +19,17 @@ export const SCHEMA_PATH = fileURLToPath(new URL("../../schema.graphql", import.
 export function buildSchema(): GraphQLSchema {
   const schema = makeExecutableSchema({
     typeDefs: readFileSync(SCHEMA_PATH, "utf8"),
-    resolvers: [{ DateTime }, userResolvers],
-    inheritResolversFromInterfaces: true,
+    resolvers: [
+      { DateTime, Time },
+      userResolvers,
+      restaurantsResolvers,
+      badgesResolvers,
+      commentsResolvers,
+      ordersResolvers,
+      groceriesResolvers,
+      shoppingListResolvers,
+      reportsResolvers,
+    ],
   });
   return applyAuthDirectives(schema);
 }

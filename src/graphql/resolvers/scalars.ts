@@ -1,10 +1,11 @@
+// Custom scalars: DateTime (ISO-8601) and Time (HH:MM, 24-hour).
 import { GraphQLError, GraphQLScalarType, Kind } from "graphql";
+
+const invalid = (message: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT" } });
 
 function toDate(value: unknown): Date {
   const date = value instanceof Date ? value : typeof value === "string" || typeof value === "number" ? new Date(value) : null;
-  if (!date || Number.isNaN(date.getTime())) {
-    throw new GraphQLError("DateTime must be an ISO-8601 string, e.g. 2026-11-22T10:15:00Z", { extensions: { code: "BAD_USER_INPUT" } });
-  }
+  if (!date || Number.isNaN(date.getTime())) throw invalid("DateTime must be an ISO-8601 string, e.g. 2026-11-22T10:15:00Z");
   return date;
 }
 
@@ -13,7 +14,28 @@ export const DateTime = new GraphQLScalarType({
   serialize: (value) => toDate(value).toISOString(),
   parseValue: toDate,
   parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING) throw new GraphQLError("DateTime must be a string", { extensions: { code: "BAD_USER_INPUT" } });
+    if (ast.kind !== Kind.STRING) throw invalid("DateTime must be a string");
     return toDate(ast.value);
+  },
+});
+
+const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** "8:30" is accepted and stored as "08:30"; anything that is not a time of day is refused. */
+export function parseTime(value: unknown): string {
+  if (typeof value === "string") {
+    const padded = /^\d:\d\d$/.test(value.trim()) ? `0${value.trim()}` : value.trim();
+    if (TIME.test(padded)) return padded;
+  }
+  throw invalid(`Time must be HH:MM on a 24-hour clock (00:00 to 23:59), got ${JSON.stringify(value)?.slice(0, 40)}`);
+}
+
+export const Time = new GraphQLScalarType({
+  name: "Time",
+  serialize: (value) => parseTime(value),
+  parseValue: parseTime,
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw invalid("Time must be a string such as \"08:30\"");
+    return parseTime(ast.value);
   },
 });

@@ -1,0 +1,53 @@
+// Page windows and connections, the same for every list: `first` 1..max (default 20),
+// `after` an opaque cursor from a previous page, or `offset`. Cursors encode a position.
+import { badInput } from "./errors.ts";
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export type PageArgs = { first?: number | null; after?: string | null; offset?: number | null };
+export type PageWindow = { skip: number; take: number };
+
+const encodeCursor = (position: number) => Buffer.from(`o:${position}`).toString("base64url");
+
+function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, "base64url").toString();
+  const match = /^o:(\d{1,9})$/.exec(text);
+  if (!match) throw badInput(`after: "${cursor.slice(0, 60)}" is not a cursor from this API; pass a pageInfo.endCursor`);
+  return Number(match[1]);
+}
+
+export function pageWindow(args: PageArgs, maxPageSize = MAX_PAGE_SIZE): PageWindow {
+  const take = args.first ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(take) || take < 1 || take > maxPageSize) {
+    throw badInput(`first must be a whole number from 1 to ${maxPageSize}`, { field: "first", max: maxPageSize });
+  }
+  if (args.offset != null && (!Number.isInteger(args.offset) || args.offset < 0 || args.offset > 1_000_000)) {
+    throw badInput("offset must be a whole number from 0 to 1000000", { field: "offset" });
+  }
+  const skip = args.after ? decodeCursor(args.after) + 1 : (args.offset ?? 0);
+  return { skip, take };
+}
+
+export type Connection<T> = {
+  edges: { cursor: string; node: T }[];
+  nodes: T[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  totalCount: number;
+};
+
+/** Builds a connection from one page of items (at most `take`) and the total count. */
+export function toConnection<T>(items: T[], totalCount: number, window: PageWindow): Connection<T> {
+  const edges = items.map((node, i) => ({ cursor: encodeCursor(window.skip + i), node }));
+  return {
+    edges,
+    nodes: items,
+    pageInfo: {
+      hasNextPage: window.skip + items.length < totalCount,
+      hasPreviousPage: window.skip > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount,
+  };
+}
