@@ -12,7 +12,7 @@ const ME = `{ me { id username firstName role } }`;
 
 async function register(username: string, password = "password-1") {
   const res = await s.fetch("/users", { method: "POST", json: { username, password, first_name: "Ann" } });
-  return { res, body: await res.json() };
+  return { res, body: (await res.json()) as any };
 }
 
 describe("POST /users (register)", () => {
@@ -37,7 +37,7 @@ describe("POST /users (register)", () => {
 
   it("refuses bad fields with 400 naming each one", async () => {
     const res = await s.fetch("/users", { method: "POST", json: { username: "x", password: "short", first_name: "X" } });
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(res.status).toBe(400);
     expect(body.error.code).toBe("BAD_USER_INPUT");
     expect(body.error.message).toMatch(/username/);
@@ -63,7 +63,7 @@ describe("POST /auth/token (login) and DELETE /auth/token (logout)", () => {
       body: "username=dave&password=password-dave",
     });
     expect(res.status).toBe(200);
-    const { access_token } = await res.json();
+    const { access_token } = (await res.json()) as any;
     expect((await s.graphql(ME, {}, access_token)).data.me.username).toBe("dave");
 
     const out = await s.fetch("/auth/token", { method: "DELETE", token: access_token });
@@ -80,7 +80,7 @@ describe("POST /auth/token (login) and DELETE /auth/token (logout)", () => {
     const unknown = await s.fetch("/auth/token", { method: "POST", json: { username: "nobody", password: "nope-nope" } });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
-    expect((await wrong.json()).error.message).toBe((await unknown.json()).error.message);
+    expect(((await wrong.json()) as any).error.message).toBe(((await unknown.json()) as any).error.message);
   });
 
   it("refuses a login without fields with 400", async () => {
@@ -96,7 +96,7 @@ describe("where the token is read from", () => {
     expect((await s.graphql(ME, {}, token)).data.me.username).toBe("frank");
 
     const viaQuery = await s.fetch(`/graphql?access_token=${encodeURIComponent(token)}`, { method: "POST", json: { query: ME } });
-    expect((await viaQuery.json()).data.me.username).toBe("frank");
+    expect(((await viaQuery.json()) as any).data.me.username).toBe("frank");
 
     // DELETE /auth/token with the token only in the body: revokes it.
     const viaBody = await s.fetch("/auth/token", { method: "DELETE", json: { access_token: token } });
