@@ -17,5 +17,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // CI sets VITEST_JSON to also get a machine-readable report (it sums both databases' runs).
+    reporters: process.env.VITEST_JSON ? ["default", ["json", { outputFile: process.env.VITEST_JSON }]] : ["default"],
   },
 });
