@@ -1,0 +1,55 @@
+// Runs the service as a real child process (`src/main.ts`, as `npm start` does), for tests of
+// start-up, restarts, signals and crashes.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export type ServiceProcess = { url: string; child: ChildProcess; output: () => string; exited: Promise<number | null> };
+
+/** Starts the service and resolves once it listens (or rejects with its output if it exits first). */
+export function startProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "test", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1], child, output: () => output, exited });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before listening:\n${output}`));
+    });
+  });
+}
+
+/** Runs the service expecting it to refuse to start; resolves with its exit code and output. */
+export function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "test", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  return new Promise((resolve) =>
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
+}
