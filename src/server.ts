@@ -11,12 +11,20 @@ import { restPlugin } from "./rest/plugin.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { errorHandlingPlugin } from "./http/errors.ts";
+import { loggerOptions } from "./http/logging.ts";
 
-export type ServerOptions = { config: Config; db: Db; logger?: boolean | object };
+export type ServerOptions = {
+  config: Config;
+  db: Db;
+  /** Where log lines go (stdout by default); tests pass a collector. */
+  logStream?: { write(line: string): void };
+};
 
-export async function buildServer({ config, db, logger }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ config, db, logStream }: ServerOptions): Promise<FastifyInstance> {
+  const logging = loggerOptions(config);
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    ...logging,
+    logger: logStream ? { ...(logging.logger as object), transport: undefined, stream: logStream } : logging.logger,
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
     forceCloseConnections: "idle",
@@ -25,6 +33,9 @@ export async function buildServer({ config, db, logger }: ServerOptions): Promis
   const schema = buildSchema();
   const createContext = contextFactory(db, config);
 
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
   await app.register(errorHandlingPlugin);
   await app.register(formbody);
   await app.register(healthPlugin, { db });

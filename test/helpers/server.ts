@@ -62,7 +62,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     sql,
     async graphql(query, variables, token) {
       const res = await doFetch("/graphql", { method: "POST", json: { query, variables }, token });
-      const body = await res.json();
+      const body = (await res.json()) as any;
       return { status: res.status, data: body.data, errors: body.errors, body };
     },
     fetch: doFetch,

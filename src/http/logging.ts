@@ -1,0 +1,68 @@
+// Structured JSON logs (pino, Fastify's own logger): one line per request with its id, route or
+// GraphQL operation, status and duration. Tokens, passwords and upload contents never reach a log:
+// headers are not logged, and access_token is cut out of logged URLs.
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import type { Config } from "../config.ts";
+
+const SAFE_REQUEST_ID = /^[\w.:@-]{1,128}$/;
+
+/** Keeps a caller's x-request-id when it is a sane token, so ids follow a request across services. */
+export function requestId(req: IncomingMessage): string {
+  const given = req.headers["x-request-id"];
+  return typeof given === "string" && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The URL as logged: secrets in the query string replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&](?:access_token|token|password)=)[^&]*/gi, "$1[redacted]");
+}
+
+const OPERATION = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
+
+/** The GraphQL operation's name, as the client named it (body or query string), for /graphql requests. */
+function graphqlOperation(request: FastifyRequest): string | undefined {
+  const source = (request.method === "GET" ? request.query : request.body) as { operationName?: unknown; query?: unknown } | undefined;
+  if (!source || typeof source !== "object") return undefined;
+  if (typeof source.operationName === "string" && source.operationName) return source.operationName.slice(0, 100);
+  if (typeof source.query === "string") return OPERATION.exec(source.query)?.[1] ?? "anonymous";
+  return undefined;
+}
+
+/** Fastify's per-request log lines, replaced by one summary line when the response is sent. */
+export class RequestLogController extends LogController {
+  override incomingRequest() {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    const route = request.routeOptions?.url;
+    const line = {
+      method: request.method,
+      url: redactUrl(request.url),
+      route,
+      operation: route?.endsWith("/graphql") ? graphqlOperation(request) : undefined,
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      remoteAddress: request.ip,
+      ...(error ? { err: error } : {}),
+    };
+    if (error || reply.statusCode >= 500) reply.log.error(line, "request failed");
+    else reply.log.info(line, "request completed");
+  }
+}
+
+export function loggerOptions(config: Config): Pick<FastifyServerOptions, "logger" | "genReqId" | "requestIdHeader" | "logController"> {
+  const pretty = config.env !== "production" && process.stdout.isTTY;
+  return {
+    logger: {
+      level: config.logLevel,
+      // Request/response objects are not logged whole (their headers carry tokens); the summary line says what matters.
+      serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url) }), res: (reply) => ({ statusCode: reply.statusCode }) },
+      redact: { paths: ["password", "access_token", "accessToken", "*.password", "*.access_token", "*.accessToken", "headers.authorization"], censor: "[redacted]" },
+      ...(pretty ? { transport: { target: "pino-pretty", options: { translateTime: "HH:MM:ss.l", ignore: "pid,hostname" } } } : {}),
+    },
+    genReqId: requestId,
+    requestIdHeader: false,
+    logController: new RequestLogController(),
+  };
+}
