@@ -52,6 +52,15 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT: duration("10s"),
   DB_POOL_SIZE: integer(10, 1, 200),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
+  BODY_LIMIT_BYTES: integer(1024 * 1024, 1024, 100 * 1024 * 1024),
+  RATE_LIMIT_MAX: integer(600, 0, 1_000_000),
+  RATE_LIMIT_WINDOW: duration("1m"),
+  CORS_ORIGINS: z.string().default(""),
+  GRAPHQL_MAX_DEPTH: integer(12, 2, 100),
+  GRAPHQL_MAX_ALIASES: integer(30, 0, 1000),
+  GRAPHQL_MAX_COST: integer(20_000, 100, 10_000_000),
+  GRAPHQL_MAX_TOKENS: integer(3000, 100, 1_000_000),
+  GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
 });
 
 export type Config = {
@@ -63,6 +72,12 @@ export type Config = {
   logLevel: string;
   tokenTtlMs: number;
   shutdownTimeoutMs: number;
+  bodyLimitBytes: number;
+  /** Requests per window per access token (per client address without one); max 0 turns it off. */
+  rateLimit: { max: number; windowMs: number };
+  /** Origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
+  corsOrigins: string[];
+  graphql: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean };
 };
 
 export class ConfigError extends Error {
@@ -97,5 +112,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: s.LOG_LEVEL,
     tokenTtlMs: s.TOKEN_TTL,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT,
+    bodyLimitBytes: s.BODY_LIMIT_BYTES,
+    rateLimit: { max: s.RATE_LIMIT_MAX, windowMs: s.RATE_LIMIT_WINDOW },
+    corsOrigins: s.CORS_ORIGINS.split(",").map((o) => o.trim()).filter(Boolean),
+    graphql: {
+      maxDepth: s.GRAPHQL_MAX_DEPTH,
+      maxAliases: s.GRAPHQL_MAX_ALIASES,
+      maxCost: s.GRAPHQL_MAX_COST,
+      maxTokens: s.GRAPHQL_MAX_TOKENS,
+      introspection: s.GRAPHQL_INTROSPECTION === "true",
+    },
   };
 }

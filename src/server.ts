@@ -12,6 +12,8 @@ import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { errorHandlingPlugin } from "./http/errors.ts";
 import { loggerOptions } from "./http/logging.ts";
+import { rateLimitPlugin } from "./http/rate-limit.ts";
+import { securityPlugin } from "./http/security.ts";
 
 export type ServerOptions = {
   config: Config;
@@ -26,7 +28,7 @@ export async function buildServer({ config, db, logStream }: ServerOptions): Pro
     ...logging,
     logger: logStream ? { ...(logging.logger as object), transport: undefined, stream: logStream } : logging.logger,
     routerOptions: { ignoreTrailingSlash: true },
-    bodyLimit: 1024 * 1024,
+    bodyLimit: config.bodyLimitBytes,
     forceCloseConnections: "idle",
     return503OnClosing: true,
   });
@@ -37,6 +39,8 @@ export async function buildServer({ config, db, logStream }: ServerOptions): Pro
     reply.header("x-request-id", request.id);
   });
   await app.register(errorHandlingPlugin);
+  await app.register(securityPlugin, { config });
+  await app.register(rateLimitPlugin, { config });
   await app.register(formbody);
   await app.register(healthPlugin, { db });
   const apollo = await createApollo(app, { schema, createContext, production: config.env === "production" });

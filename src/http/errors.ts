@@ -1,7 +1,9 @@
 // Errors that happen before a route's own code runs (bad JSON, too large, wrong content type,
-// unknown path) answer in the same {"error": {...}} shape as everything else; never a stack trace.
+// rate limit, unknown path) answer in the same {"error": {...}} shape as everything else, or as a
+// GraphQL response ({"errors": [...]}) on /graphql; never a stack trace.
 import fp from "fastify-plugin";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { INTERNAL, type ClientError } from "../graphql/errors.ts";
 import { errorBody } from "../rest/errors.ts";
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -29,14 +31,22 @@ function messageFor(error: FastifyError): string {
   }
 }
 
+const isGraphqlPath = (url: string) => /^(\/v1)?\/graphql\/?(\?|$)/.test(url);
+
+function send(request: FastifyRequest, reply: FastifyReply, status: number, error: ClientError) {
+  reply.code(status);
+  if (isGraphqlPath(request.url)) return reply.send({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+  return reply.send(errorBody(error));
+}
+
 export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) {
       request.log.error({ err: error }, "request failed");
-      return reply.code(500).send(errorBody({ code: "INTERNAL_SERVER_ERROR", message: "Internal server error; it has been logged." }));
+      return send(request, reply, 500, INTERNAL);
     }
-    return reply.code(status).send(errorBody({ code: CODE_BY_STATUS[status] ?? "BAD_REQUEST", message: messageFor(error) }));
+    return send(request, reply, status, { code: CODE_BY_STATUS[status] ?? "BAD_REQUEST", message: messageFor(error) });
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody({ code: "NOT_FOUND", message: `No route for ${request.method} ${request.url.split("?")[0]}.` })),

@@ -38,7 +38,15 @@ let counter = 0;
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const uploads = mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", UPLOAD_DIR: uploads, PORT: "0", ...env, DATABASE_URL: database.url });
+  const config = loadConfig({
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    UPLOAD_DIR: uploads,
+    PORT: "0",
+    RATE_LIMIT_MAX: "0", // tests of the limiter turn it on themselves
+    ...env,
+    DATABASE_URL: database.url,
+  });
   await migrate(config.database);
   const sql: string[] = [];
   const db = createDb({ ...config.database, onQuery: (e) => sql.push(e.query) });
