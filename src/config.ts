@@ -55,6 +55,7 @@ const schema = z.object({
   BODY_LIMIT_BYTES: integer(1024 * 1024, 1024, 100 * 1024 * 1024),
   RATE_LIMIT_MAX: integer(600, 0, 1_000_000),
   RATE_LIMIT_WINDOW: duration("1m"),
+  RATE_LIMIT_ADDRESS_FACTOR: integer(10, 1, 1000),
   CORS_ORIGINS: z.string().default(""),
   GRAPHQL_MAX_DEPTH: integer(12, 2, 100),
   GRAPHQL_MAX_ALIASES: integer(30, 0, 1000),
@@ -74,7 +75,7 @@ export type Config = {
   shutdownTimeoutMs: number;
   bodyLimitBytes: number;
   /** Requests per window per access token (per client address without one); max 0 turns it off. */
-  rateLimit: { max: number; windowMs: number };
+  rateLimit: { max: number; windowMs: number; addressFactor: number };
   /** Origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
   graphql: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean };
@@ -113,7 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlMs: s.TOKEN_TTL,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT,
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
-    rateLimit: { max: s.RATE_LIMIT_MAX, windowMs: s.RATE_LIMIT_WINDOW },
+    rateLimit: { max: s.RATE_LIMIT_MAX, windowMs: s.RATE_LIMIT_WINDOW, addressFactor: s.RATE_LIMIT_ADDRESS_FACTOR },
     corsOrigins: s.CORS_ORIGINS.split(",").map((o) => o.trim()).filter(Boolean),
     graphql: {
       maxDepth: s.GRAPHQL_MAX_DEPTH,

@@ -1,4 +1,6 @@
 // Per-token rate limit (per client address for requests without a token), 429 + Retry-After.
+// A second, looser ceiling per address covers requests that carry made-up tokens (each would
+// otherwise get a fresh bucket, e.g. to brute-force a login).
 // @fastify/rate-limit keeps counts in memory by default; its `store` option (e.g. Redis) lets
 // several instances share them. Health checks are exempt so orchestrators never get 429.
 import rateLimit from "@fastify/rate-limit";
@@ -24,12 +26,27 @@ export function rateLimitKey(request: FastifyRequest): string {
 
 export const rateLimitPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
   if (config.rateLimit.max === 0) return;
+  const exempt = (request: FastifyRequest) => request.url === "/healthz" || request.url === "/readyz";
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
     keyGenerator: rateLimitKey,
-    allowList: (request) => request.url === "/healthz" || request.url === "/readyz",
+    allowList: exempt,
     errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
+  });
+
+  const perAddress = app.createRateLimit({
+    max: config.rateLimit.max * config.rateLimit.addressFactor,
+    timeWindow: config.rateLimit.windowMs,
+    keyGenerator: (request) => `addr:${request.ip}`,
+  });
+  app.addHook("onRequest", async (request, reply) => {
+    if (exempt(request) || !tokenFromRequest(request, {})) return; // tokenless requests are counted by address already
+    const verdict = await perAddress(request);
+    if (!verdict.isAllowed && verdict.isExceeded) {
+      reply.header("retry-after", verdict.ttlInSeconds);
+      throw new RateLimitedError(verdict.ttlInSeconds);
+    }
   });
 });

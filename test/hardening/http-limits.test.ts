@@ -8,7 +8,7 @@ const ME = `{ me { username } }`;
 describe("rate limit", () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer({ RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW: "1m" });
+    s = await startServer({ RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW: "1m", RATE_LIMIT_ADDRESS_FACTOR: "2" });
   });
   afterAll(async () => s?.close());
 
@@ -40,6 +40,24 @@ describe("rate limit", () => {
     // A token (however obtained) has a bucket of its own.
     const res = await s.fetch("/graphql", { method: "POST", token: "some-token", json: { query: "{ __typename }" } });
     expect(res.status).toBe(200);
+  });
+});
+
+describe("rate limit per address", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW: "1m", RATE_LIMIT_ADDRESS_FACTOR: "2" });
+  });
+  afterAll(async () => s?.close());
+
+  it("caps one address however many made-up tokens it sends (RATE_LIMIT_ADDRESS_FACTOR x max)", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await s.fetch("/auth/token", { method: "POST", token: `made-up-${i}`, json: { username: "limited", password: "guess" } });
+      statuses.push(res.status);
+    }
+    // 10 = 5 x 2 requests pass (and fail the login: 401), the rest are refused before any work.
+    expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
   });
 });
 
