@@ -1,2 +1,32 @@
-// Resolvers for badges: thin; the rules live in src/domain.
-export const badgesResolvers = {};
+// Resolvers for badges and the badges a restaurant holds: thin; the rules live in src/domain/badges.ts.
+import * as badges from "../../domain/badges.ts";
+import type { Context } from "../context.ts";
+import { groupedByKey } from "../loaders.ts";
+
+/** The badges a restaurant holds, oldest grant first, each with its badge (two queries per batch). */
+const badgesOf = (ctx: Context, restaurantId: string) =>
+  ctx
+    .loader("restaurantBadges", async (ids: readonly string[]) => {
+      const rows = await ctx.db.restaurantBadge.findMany({
+        where: { restaurantId: { in: [...ids] } },
+        include: { badge: true },
+        orderBy: [{ receivedAt: "asc" }, { badgeId: "asc" }],
+      });
+      return groupedByKey(ids, rows, (r) => r.restaurantId);
+    })
+    .load(restaurantId);
+
+export const badgesResolvers = {
+  Query: {
+    badges: (_: unknown, __: unknown, ctx: Context) => badges.listBadges(ctx.db),
+  },
+  Mutation: {
+    grantBadge: (_: unknown, args: { restaurantId: string; name: unknown; cover?: unknown }, ctx: Context) =>
+      badges.grantBadge(ctx.db, args.restaurantId, args),
+    revokeBadge: (_: unknown, args: { restaurantId: string; badgeId: string }, ctx: Context) =>
+      badges.revokeBadge(ctx.db, args.restaurantId, args.badgeId),
+  },
+  Restaurant: {
+    badges: (r: { id: string }, _: unknown, ctx: Context) => badgesOf(ctx, r.id),
+  },
+};

@@ -1,2 +1,86 @@
-// Resolvers for restaurants: thin; the rules live in src/domain.
-export const restaurantsResolvers = {};
+// Resolvers for restaurants: thin; the rules live in src/domain/restaurants.ts. Every field that
+// needs another table goes through a per-request loader, so a page costs a fixed number of queries.
+// (latestComment and comments are in comments.ts; badges in badges.ts.)
+import * as restaurants from "../../domain/restaurants.ts";
+import type { ListField, RestaurantRow, RestaurantSort, TagKind } from "../../domain/restaurants.ts";
+import { listsByKind } from "../../domain/string-lists.ts";
+import type { PageArgs } from "../../domain/pagination.ts";
+import { viewerOf, type Context } from "../context.ts";
+import { byKey, groupedByKey, loadRestaurant, loadUser } from "../loaders.ts";
+
+const tagListsOf = (ctx: Context, restaurantId: string) =>
+  ctx
+    .loader("restaurantTagLists", async (ids: readonly string[]) => {
+      const rows = await ctx.db.restaurantTag.findMany({
+        where: { restaurantId: { in: [...ids] } },
+        select: { restaurantId: true, kind: true, value: true },
+        orderBy: { position: "asc" },
+      });
+      return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => listsByKind<TagKind>(list));
+    })
+    .load(restaurantId);
+
+const photosOf = (ctx: Context, restaurantId: string) =>
+  ctx
+    .loader("restaurantPhotos", async (ids: readonly string[]) => {
+      const rows = await ctx.db.restaurantPhoto.findMany({ where: { restaurantId: { in: [...ids] } }, orderBy: { position: "asc" } });
+      return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => list.map((p) => p.url));
+    })
+    .load(restaurantId);
+
+const openingHoursOf = (ctx: Context, restaurantId: string) =>
+  ctx
+    .loader("restaurantOpeningHours", async (ids: readonly string[]) => {
+      const rows = await ctx.db.openingHours.findMany({ where: { restaurantId: { in: [...ids] } }, orderBy: { position: "asc" } });
+      return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => list.map(restaurants.openingPeriod));
+    })
+    .load(restaurantId);
+
+/** Mean comment rating over the restaurants a user owns, from the denormalised sums. */
+const ownerRatingOf = (ctx: Context, userId: string) =>
+  ctx
+    .loader("ownerRating", async (ids: readonly string[]) => {
+      const sums = await ctx.db.restaurant.groupBy({
+        by: ["ownerId"],
+        where: { ownerId: { in: [...ids] } },
+        _sum: { ratingSum: true, ratingCount: true },
+      });
+      return byKey(ids, sums, (s) => s.ownerId).map((s) => restaurants.meanRating(s?._sum.ratingSum ?? 0, s?._sum.ratingCount ?? 0));
+    })
+    .load(userId);
+
+const list = (field: ListField) => async (r: RestaurantRow, _: unknown, ctx: Context) =>
+  (await tagListsOf(ctx, r.id))[restaurants.LIST_KINDS[field]] ?? [];
+
+export const restaurantsResolvers = {
+  Query: {
+    restaurant: (_: unknown, args: { id: string }, ctx: Context) => loadRestaurant(ctx, args.id),
+    restaurants: (_: unknown, args: { filter?: unknown; sort?: RestaurantSort } & PageArgs, ctx: Context) =>
+      restaurants.searchRestaurants(ctx.db, args),
+  },
+  Mutation: {
+    createRestaurant: (_: unknown, args: { input: unknown }, ctx: Context) =>
+      restaurants.createRestaurant(ctx.db, viewerOf(ctx), args.input),
+    updateRestaurant: (_: unknown, args: { id: string; input: unknown }, ctx: Context) =>
+      restaurants.updateRestaurant(ctx.db, viewerOf(ctx), args.id, args.input),
+    deleteRestaurant: (_: unknown, args: { id: string }, ctx: Context) => restaurants.deleteRestaurant(ctx.db, viewerOf(ctx), args.id),
+  },
+  Restaurant: {
+    types: list("types"),
+    categories: list("categories"),
+    cuisines: list("cuisines"),
+    paymentMethods: list("paymentMethods"),
+    priceRange: list("priceRange"),
+    photos: (r: RestaurantRow, _: unknown, ctx: Context) => photosOf(ctx, r.id),
+    openingHours: (r: RestaurantRow, _: unknown, ctx: Context) => openingHoursOf(ctx, r.id),
+    contact: (r: RestaurantRow) => ({ email: r.email, phone: r.phone }),
+    address: (r: RestaurantRow) => restaurants.addressOf(r),
+    owner: (r: RestaurantRow, _: unknown, ctx: Context) => loadUser(ctx, r.ownerId),
+    rating: (r: RestaurantRow) => r.ratingAvg,
+    commentCount: (r: RestaurantRow) => r.ratingCount,
+    viewerCanEdit: (r: RestaurantRow, _: unknown, ctx: Context) => restaurants.canEdit(ctx.viewer, r),
+  },
+  User: {
+    rating: (u: { id: string }, _: unknown, ctx: Context) => ownerRatingOf(ctx, u.id),
+  },
+};

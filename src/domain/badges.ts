@@ -1,0 +1,61 @@
+// Badges: distinctions admins grant to restaurants. A badge is found by its exact name or created
+// on first grant; granting one a restaurant already holds is a no-op that returns what it holds.
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { notFound } from "./errors.ts";
+import { isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
+import { parseInput } from "./validation.ts";
+
+const grantInput = z.object({
+  name: z.string().trim().min(1, "name must not be empty").max(100, "name must have at most 100 characters"),
+  cover: z
+    .string()
+    .trim()
+    .max(2000, "cover must have at most 2000 characters")
+    .nullish()
+    .transform((v) => v || null),
+});
+
+/** A Prisma foreign-key failure (P2003): the restaurant went away between check and write. */
+const isForeignKeyViolation = (error: unknown) =>
+  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2003";
+
+export const listBadges = (db: Db) => db.badge.findMany({ orderBy: [{ name: "asc" }, { id: "asc" }] });
+
+/** The badge with this name; created (with `cover`) if none exists. A cover is not changed on an existing badge. */
+async function badgeNamed(db: Db, name: string, cover: string | null) {
+  const existing = await db.badge.findUnique({ where: { name } });
+  if (existing) return existing;
+  try {
+    return await db.badge.create({ data: { name, cover } });
+  } catch (error) {
+    // Another admin created it at the same moment: use theirs.
+    if (isUniqueViolation(error)) return db.badge.findUniqueOrThrow({ where: { name } });
+    throw error;
+  }
+}
+
+export async function grantBadge(db: Db, restaurantId: string, input: { name: unknown; cover?: unknown }) {
+  const { name, cover } = parseInput(grantInput, input);
+  const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { id: true } });
+  if (!restaurant) throw notFound("Restaurant", restaurantId);
+  const badge = await badgeNamed(db, name, cover);
+  const key = { restaurantId_badgeId: { restaurantId, badgeId: badge.id } };
+  const held = await db.restaurantBadge.findUnique({ where: key, include: { badge: true } });
+  if (held) return held;
+  try {
+    return await db.restaurantBadge.create({ data: { restaurantId, badgeId: badge.id }, include: { badge: true } });
+  } catch (error) {
+    if (isUniqueViolation(error)) return db.restaurantBadge.findUniqueOrThrow({ where: key, include: { badge: true } });
+    if (isForeignKeyViolation(error) || isRecordNotFound(error)) throw notFound("Restaurant", restaurantId);
+    throw error;
+  }
+}
+
+/** Takes the badge back; true if the restaurant held it. NOT_FOUND for an unknown restaurant. */
+export async function revokeBadge(db: Db, restaurantId: string, badgeId: string): Promise<boolean> {
+  const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { id: true } });
+  if (!restaurant) throw notFound("Restaurant", restaurantId);
+  const { count } = await db.restaurantBadge.deleteMany({ where: { restaurantId, badgeId } });
+  return count > 0;
+}

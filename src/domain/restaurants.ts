@@ -1,0 +1,305 @@
+// Restaurants: validation, who may change them, create / update / delete, search, and how stored
+// rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
+import { z } from "zod";
+import type { Db, Prisma } from "../db/client.ts";
+import { forbidden, notFound } from "./errors.ts";
+import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
+import { isRecordNotFound } from "./prisma-errors.ts";
+import { searchKey, stringList, tagRows } from "./string-lists.ts";
+import type { Viewer } from "./tokens.ts";
+import { parseInput } from "./validation.ts";
+
+export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
+
+/** The string lists of a restaurant, each stored as tag rows of one kind. */
+export const LIST_KINDS = {
+  types: "TYPE",
+  categories: "CATEGORY",
+  cuisines: "CUISINE",
+  paymentMethods: "PAYMENT_METHOD",
+  priceRange: "PRICE_RANGE",
+} as const;
+export type ListField = keyof typeof LIST_KINDS;
+export type TagKind = (typeof LIST_KINDS)[ListField];
+
+const MAX_TEXT = 2000;
+const MAX_OPENING_HOURS = 50;
+
+// ---- Validation ------------------------------------------------------------------------------
+
+/** Optional text: trimmed, at most 2000 characters; "" and null both mean "none" (null). */
+const optionalText = (field: string, check?: { test: (v: string) => boolean; message: string }) =>
+  z
+    .string()
+    .trim()
+    .max(MAX_TEXT, `${field} must have at most ${MAX_TEXT} characters`)
+    .refine((v) => v === "" || !check || check.test(v), check?.message ?? "")
+    .nullish()
+    .transform((v) => (v === undefined ? undefined : v || null));
+
+/** A web address, loosely: no spaces, and either http(s)://host... or a bare host name with a dot. */
+function looksLikeWebAddress(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value)) return /^https?:\/\/[^/?#]+/i.test(value);
+  return /^[^/?#]+\.[^/?#]+/.test(value);
+}
+const webAddress = (field: string) => ({
+  test: looksLikeWebAddress,
+  message: `${field} must be a web address such as https://example.com`,
+});
+const emailAddress = { test: (v: string) => /^[^\s@]+@[^\s@]+$/.test(v), message: "email must look like name@example.com" };
+
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+const timeOfDay = (field: string) => z.string().regex(TIME, `${field} must be HH:MM on a 24-hour clock`);
+
+/** null resets a flag to its default (false), like an omitted flag on create. */
+const flag = z
+  .boolean()
+  .nullish()
+  .transform((v) => (v === null ? false : v));
+
+/** null empties a list. */
+const list = stringList.nullish().transform((v) => (v === null ? [] : v));
+
+const geoInput = z.object({
+  latitude: z.number().min(-90, "latitude must be from -90 to 90").max(90, "latitude must be from -90 to 90"),
+  longitude: z.number().min(-180, "longitude must be from -180 to 180").max(180, "longitude must be from -180 to 180"),
+});
+
+const addressInput = z.object({
+  addressLine1: optionalText("addressLine1"),
+  addressLine2: optionalText("addressLine2"),
+  landmark: optionalText("landmark"),
+  state: optionalText("state"),
+  city: optionalText("city"),
+  district: optionalText("district"),
+  country: optionalText("country"),
+  geo: geoInput.nullish(),
+});
+
+const openingHoursInput = z
+  .array(z.object({ open: timeOfDay("open"), close: timeOfDay("close") }))
+  .max(MAX_OPENING_HOURS, `openingHours holds at most ${MAX_OPENING_HOURS} periods`)
+  .nullish()
+  .transform((v) => (v === null ? [] : v));
+
+const title = z
+  .string({ error: "title is required and may not be null" })
+  .trim()
+  .min(1, "title must not be empty")
+  .max(200, "title must have at most 200 characters");
+
+/** Every field but the title; all optional, so the same shape serves create and update. */
+const restaurantFields = {
+  description: optionalText("description"),
+  logo: optionalText("logo"),
+  cover: optionalText("cover"),
+  url: optionalText("url", webAddress("url")),
+  types: list,
+  categories: list,
+  cuisines: list,
+  acceptsReservations: flag,
+  starRating: z.number().min(0, "starRating must be from 0 to 5").max(5, "starRating must be from 0 to 5").nullish(),
+  openingHours: openingHoursInput,
+  paymentMethods: list,
+  canHomeDeliver: flag,
+  priceRange: list,
+  photos: z
+    .array(z.string().trim().min(1, "photos must not be empty").max(MAX_TEXT, `photos must have at most ${MAX_TEXT} characters`))
+    .max(50, "photos holds at most 50 items")
+    .nullish()
+    .transform((v) => (v === null ? [] : v)),
+  email: optionalText("email", emailAddress),
+  phone: optionalText("phone"),
+  website: optionalText("website", webAddress("website")),
+  address: addressInput.nullish(),
+};
+
+export const createRestaurantInput = z.object({ title, ...restaurantFields });
+export const updateRestaurantInput = z.object({ title: title.optional(), ...restaurantFields });
+type UpdateInput = z.output<typeof updateRestaurantInput>;
+
+// ---- Writing ---------------------------------------------------------------------------------
+
+/** The restaurant's own columns for the fields given (undefined = leave as is). */
+function columnsOf(input: UpdateInput): Prisma.RestaurantUncheckedUpdateInput {
+  const data: Prisma.RestaurantUncheckedUpdateInput = {};
+  if (input.title !== undefined) Object.assign(data, { title: input.title, titleSearch: searchKey(input.title) });
+  for (const key of ["description", "logo", "cover", "url", "starRating", "email", "phone", "website"] as const) {
+    if (input[key] !== undefined) data[key] = input[key];
+  }
+  if (input.acceptsReservations !== undefined) data.acceptsReservations = input.acceptsReservations;
+  if (input.canHomeDeliver !== undefined) data.canHomeDeliver = input.canHomeDeliver;
+  if (input.address !== undefined) {
+    // An address given replaces the whole address; null removes it.
+    const a = input.address;
+    Object.assign(data, {
+      addressLine1: a?.addressLine1 ?? null,
+      addressLine2: a?.addressLine2 ?? null,
+      landmark: a?.landmark ?? null,
+      state: a?.state ?? null,
+      city: a?.city ?? null,
+      citySearch: a?.city ? searchKey(a.city) : null,
+      district: a?.district ?? null,
+      country: a?.country ?? null,
+      latitude: a?.geo?.latitude ?? null,
+      longitude: a?.geo?.longitude ?? null,
+    });
+  }
+  return data;
+}
+
+/** Tag rows for the lists given, and the kinds they replace. */
+function listRows(input: UpdateInput) {
+  const kinds: TagKind[] = [];
+  const rows: ReturnType<typeof tagRows<TagKind>> = [];
+  for (const [field, kind] of Object.entries(LIST_KINDS) as [ListField, TagKind][]) {
+    const values = input[field];
+    if (values === undefined) continue;
+    kinds.push(kind);
+    rows.push(...tagRows(kind, values));
+  }
+  return { kinds, rows };
+}
+
+const photoRows = (photos: string[]) => photos.map((url, position) => ({ position, url }));
+const hoursRows = (hours: { open: string; close: string }[]) => hours.map((h, position) => ({ position, ...h }));
+
+export async function createRestaurant(db: Db, viewer: Viewer, input: unknown): Promise<RestaurantRow> {
+  const data = parseInput(createRestaurantInput, input);
+  const { rows } = listRows(data);
+  // One nested create: Prisma writes the row and its lists in one transaction.
+  return db.restaurant.create({
+    data: {
+      ...(columnsOf(data) as Prisma.RestaurantUncheckedCreateInput),
+      title: data.title,
+      titleSearch: searchKey(data.title),
+      ownerId: viewer.id,
+      tags: { createMany: { data: rows } },
+      photos: { createMany: { data: photoRows(data.photos ?? []) } },
+      openingHours: { createMany: { data: hoursRows(data.openingHours ?? []) } },
+    },
+  });
+}
+
+export const canEdit = (viewer: Viewer | null, restaurant: { ownerId: string }) =>
+  viewer !== null && (viewer.role === "ADMIN" || viewer.id === restaurant.ownerId);
+
+/** Finds the restaurant and checks the viewer may change it: NOT_FOUND, then FORBIDDEN. */
+async function editableRestaurant(db: Db, viewer: Viewer, id: string) {
+  const restaurant = await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } });
+  if (!restaurant) throw notFound("Restaurant", id);
+  if (!canEdit(viewer, restaurant)) throw forbidden("Only the restaurant's owner or an admin may change or remove it.");
+  return restaurant;
+}
+
+export async function updateRestaurant(db: Db, viewer: Viewer, id: string, input: unknown): Promise<RestaurantRow> {
+  const data = parseInput(updateRestaurantInput, input);
+  await editableRestaurant(db, viewer, id);
+  const { kinds, rows } = listRows(data);
+  const where = { restaurantId: id };
+  // The row first: if it vanished meanwhile, the transaction stops there and nothing changes.
+  const steps: Prisma.PrismaPromise<unknown>[] = [
+    db.restaurant.update({ where: { id }, data: { ...columnsOf(data), updatedAt: new Date() } }),
+  ];
+  if (kinds.length > 0) steps.push(db.restaurantTag.deleteMany({ where: { ...where, kind: { in: kinds } } }));
+  if (rows.length > 0) steps.push(db.restaurantTag.createMany({ data: rows.map((r) => ({ ...r, ...where })) }));
+  if (data.photos !== undefined) {
+    steps.push(db.restaurantPhoto.deleteMany({ where }));
+    if (data.photos.length > 0) steps.push(db.restaurantPhoto.createMany({ data: photoRows(data.photos).map((r) => ({ ...r, ...where })) }));
+  }
+  if (data.openingHours !== undefined) {
+    steps.push(db.openingHours.deleteMany({ where }));
+    if (data.openingHours.length > 0) {
+      steps.push(db.openingHours.createMany({ data: hoursRows(data.openingHours).map((r) => ({ ...r, ...where })) }));
+    }
+  }
+  try {
+    const [restaurant] = await db.$transaction(steps);
+    return restaurant as RestaurantRow;
+  } catch (error) {
+    if (isRecordNotFound(error)) throw notFound("Restaurant", id);
+    throw error;
+  }
+}
+
+/** Removes the restaurant; its lists, comments, orders and badges go with it (cascade). */
+export async function deleteRestaurant(db: Db, viewer: Viewer, id: string): Promise<string> {
+  await editableRestaurant(db, viewer, id);
+  try {
+    await db.restaurant.delete({ where: { id }, select: { id: true } });
+  } catch (error) {
+    if (isRecordNotFound(error)) throw notFound("Restaurant", id);
+    throw error;
+  }
+  return id;
+}
+
+// ---- Search ----------------------------------------------------------------------------------
+
+export type RestaurantSort = "RATING" | "TITLE" | "NEWEST";
+
+export const restaurantFilter = z
+  .object({
+    text: z.string().trim().max(200, "filter.text must have at most 200 characters").nullish(),
+    category: z.string().trim().max(200, "filter.category must have at most 200 characters").nullish(),
+    cuisine: z.string().trim().max(200, "filter.cuisine must have at most 200 characters").nullish(),
+    city: z.string().trim().max(MAX_TEXT, `filter.city must have at most ${MAX_TEXT} characters`).nullish(),
+    canHomeDeliver: z.boolean().nullish(),
+  })
+  .nullish();
+
+function whereOf(filter: z.output<typeof restaurantFilter>): Prisma.RestaurantWhereInput {
+  const all: Prisma.RestaurantWhereInput[] = [];
+  // An empty text filter matches everything, as if it were not given.
+  if (filter?.text) all.push({ titleSearch: { contains: searchKey(filter.text) } });
+  if (filter?.category) all.push({ tags: { some: { kind: "CATEGORY", valueKey: searchKey(filter.category) } } });
+  if (filter?.cuisine) all.push({ tags: { some: { kind: "CUISINE", valueKey: searchKey(filter.cuisine) } } });
+  if (filter?.city) all.push({ citySearch: searchKey(filter.city) });
+  if (filter?.canHomeDeliver != null) all.push({ canHomeDeliver: filter.canHomeDeliver });
+  return { AND: all };
+}
+
+// The id ends every order, so pages never overlap or skip rows that tie.
+const ORDERS: Record<RestaurantSort, Prisma.RestaurantOrderByWithRelationInput[]> = {
+  RATING: [{ ratingAvg: { sort: "desc", nulls: "last" } }, { id: "asc" }],
+  TITLE: [{ titleSearch: "asc" }, { id: "asc" }],
+  NEWEST: [{ createdAt: "desc" }, { id: "desc" }],
+};
+
+export async function searchRestaurants(
+  db: Db,
+  args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
+): Promise<Connection<RestaurantRow>> {
+  const window = pageWindow(args);
+  const where = whereOf(parseInput(restaurantFilter, args.filter));
+  const [items, total] = await Promise.all([
+    db.restaurant.findMany({ where, orderBy: ORDERS[args.sort ?? "NEWEST"], skip: window.skip, take: window.take }),
+    db.restaurant.count({ where }),
+  ]);
+  return toConnection(items, total, window);
+}
+
+// ---- Reading back ----------------------------------------------------------------------------
+
+/** The address, or null when no part of it was given; geo only when both coordinates are known. */
+export function addressOf(r: RestaurantRow) {
+  const geo = r.latitude != null && r.longitude != null ? { latitude: r.latitude, longitude: r.longitude } : null;
+  const parts = {
+    addressLine1: r.addressLine1,
+    addressLine2: r.addressLine2,
+    landmark: r.landmark,
+    state: r.state,
+    city: r.city,
+    district: r.district,
+    country: r.country,
+  };
+  const empty = !geo && Object.values(parts).every((v) => v == null || v === "");
+  return empty ? null : { ...parts, geo };
+}
+
+/** A stored opening period; it runs past midnight when it closes earlier than it opens. */
+export const openingPeriod = (h: { open: string; close: string }) => ({ open: h.open, close: h.close, overnight: h.close < h.open });
+
+/** Mean rating from summed ratings and counts; null when nothing was rated. */
+export const meanRating = (sum: number, count: number) => (count > 0 ? sum / count : null);
