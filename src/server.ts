@@ -7,6 +7,7 @@ import type { Db } from "./db/client.ts";
 import { contextFactory } from "./graphql/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
 import { buildSchema } from "./graphql/schema.ts";
+import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
@@ -43,7 +44,13 @@ export async function buildServer({ config, db, logStream }: ServerOptions): Pro
   await app.register(rateLimitPlugin, { config });
   await app.register(formbody);
   await app.register(healthPlugin, { db });
-  const apollo = await createApollo(app, { schema, createContext, production: config.env === "production" });
+  const apollo = await createApollo(app, {
+    schema,
+    createContext,
+    production: config.env === "production",
+    limits: operationLimits(config),
+    introspection: config.graphql.introspection,
+  });
   await app.register(graphqlPlugin, { schema, createContext, production: config.env === "production", apollo });
   await app.register(restPlugin, { schema, routes, createContext });
   return app;

@@ -6,20 +6,33 @@ import { DomainError, type ErrorCode } from "../domain/errors.ts";
 
 export type ClientError = { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
 
-const PASS_THROUGH = new Set(["GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "BAD_USER_INPUT", "BAD_REQUEST",
-  "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED", "OPERATION_RESOLUTION_FAILURE", "RATE_LIMITED",
-  "PAYLOAD_TOO_LARGE", "UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]);
+/** Codes a client may see as they are; the request-level ones are folded into BAD_USER_INPUT. */
+const PASS_THROUGH = new Set(["BAD_USER_INPUT", "BAD_REQUEST", "RATE_LIMITED", "PAYLOAD_TOO_LARGE", "UNAUTHENTICATED",
+  "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED"]);
+const AS_BAD_INPUT = new Set(["GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "OPERATION_RESOLUTION_FAILURE"]);
+
+function knownCode(code: unknown): string | undefined {
+  if (typeof code !== "string") return undefined;
+  if (PASS_THROUGH.has(code)) return code;
+  return AS_BAD_INPUT.has(code) ? "BAD_USER_INPUT" : undefined;
+}
 
 export function toClientError(error: unknown): ClientError | null {
-  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const original = error instanceof GraphQLError ? error.originalError : error;
   if (original instanceof DomainError) {
     return { code: original.code, message: original.message, ...(original.details ? { details: original.details } : {}) };
   }
+  if (!(error instanceof GraphQLError)) return null;
+  // The outer error's message is the one to show: plugins (e.g. the suggestion mask) edit it in place.
+  const code = knownCode(error.extensions?.code);
+  if (code) return { code, message: error.message };
+  if (error.extensions?.code !== undefined) return null;
+  // graphql-js's own errors (unknown field, bad variable) carry no code and wrap nothing...
+  if (!original) return { code: "BAD_USER_INPUT", message: error.message };
+  // ...or wrap a scalar's GraphQLError (e.g. a bad Time in a variable): keep the outer, fuller message.
   if (original instanceof GraphQLError) {
-    const code = original.extensions?.code;
-    if (typeof code === "string" && PASS_THROUGH.has(code)) return { code, message: original.message };
-    // Errors graphql-js raises itself (bad variables, unknown fields) carry no code and no original error.
-    if (code === undefined && !original.originalError) return { code: "BAD_USER_INPUT", message: original.message };
+    const inner = knownCode(original.extensions?.code);
+    if (inner) return { code: inner, message: error.message };
   }
   return null;
 }

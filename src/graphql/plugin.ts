@@ -7,20 +7,26 @@ import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
 import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
+import type { OperationLimits } from "./limits.ts";
 
 export type GraphqlPluginOptions = {
   schema: GraphQLSchema;
   createContext: ContextFactory;
   production: boolean;
+  /** Depth/alias/cost/token limits (see limits.ts). */
+  limits?: OperationLimits;
+  introspection?: boolean;
 };
 
 export async function createApollo(app: FastifyInstance, options: GraphqlPluginOptions) {
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
-    plugins: [fastifyApolloDrainPlugin(app)],
+    plugins: [fastifyApolloDrainPlugin(app), ...(options.limits?.plugins ?? [])],
+    validationRules: options.limits?.validationRules,
+    parseOptions: options.limits?.parseOptions,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
     includeStacktraceInErrorResponses: false,
-    introspection: true,
+    introspection: options.introspection ?? true,
   });
   await apollo.start();
   return apollo;
