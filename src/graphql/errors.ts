@@ -29,9 +29,9 @@ export function toClientError(error: unknown): ClientError | null {
   if (error.extensions?.code !== undefined) return null;
   // graphql-js's own errors (unknown field, bad variable) carry no code and wrap nothing...
   if (!original) return { code: "BAD_USER_INPUT", message: error.message };
-  // ...or wrap a scalar's GraphQLError (e.g. a bad Time in a variable): keep the outer, fuller message.
+  // ...or wrap graphql-js's or a scalar's error about a bad variable: keep the outer, fuller message.
   if (original instanceof GraphQLError) {
-    const inner = knownCode(original.extensions?.code);
+    const inner = original.extensions?.code === undefined ? "BAD_USER_INPUT" : knownCode(original.extensions.code);
     if (inner) return { code: inner, message: error.message };
   }
   return null;
