@@ -1,2 +1,30 @@
-// Resolvers for comments: thin; the rules live in src/domain.
-export const commentsResolvers = {};
+// Resolvers for comments: thin; the rules live in src/domain/comments.ts.
+import * as comments from "../../domain/comments.ts";
+import type { Comment } from "../../domain/comments.ts";
+import type { PageArgs } from "../../domain/pagination.ts";
+import { viewerOf, type Context } from "../context.ts";
+import { loadRestaurant, loadUser } from "../loaders.ts";
+
+/** The newest comment of each restaurant asked for in this request, fetched together. */
+const loadLatestComment = (ctx: Context, restaurantId: string) =>
+  ctx
+    .loader("latestCommentByRestaurant", async (ids: readonly string[]) => {
+      const latest = await comments.latestComments(ctx.db, ids);
+      return ids.map((id) => latest.get(id) ?? null);
+    })
+    .load(restaurantId);
+
+export const commentsResolvers = {
+  Mutation: {
+    addComment: (_: unknown, args: { restaurantId: string; input: unknown }, ctx: Context) =>
+      comments.addComment(ctx.db, viewerOf(ctx), args.restaurantId, args.input),
+  },
+  Restaurant: {
+    latestComment: (restaurant: { id: string }, _: unknown, ctx: Context) => loadLatestComment(ctx, restaurant.id),
+    comments: (restaurant: { id: string }, args: PageArgs, ctx: Context) => comments.listComments(ctx.db, restaurant.id, args),
+  },
+  Comment: {
+    author: (comment: Comment, _: unknown, ctx: Context) => loadUser(ctx, comment.authorId),
+    restaurant: (comment: Comment, _: unknown, ctx: Context) => loadRestaurant(ctx, comment.restaurantId),
+  },
+};

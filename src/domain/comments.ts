@@ -1,0 +1,75 @@
+// Comments on restaurants, each with a 1..5 rating. The restaurant keeps its rating totals
+// (ratingSum, ratingCount, ratingAvg) in its own row so searches can sort by rating; those
+// columns change in the same transaction as the comment insert, by column arithmetic in the
+// database, so concurrent comments never overwrite each other's totals.
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { notFound } from "./errors.ts";
+import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
+import type { Viewer } from "./tokens.ts";
+import { parseInput } from "./validation.ts";
+
+export const commentInput = z.object({
+  title: z.string().trim().min(1, "title must not be empty").max(200, "title must have at most 200 characters"),
+  body: z.string().trim().min(1, "body must not be empty").max(10_000, "body must have at most 10000 characters"),
+  rating: z
+    .number({ error: "rating must be a whole number from 1 to 5" })
+    .int("rating must be a whole number from 1 to 5")
+    .min(1, "rating must be a whole number from 1 to 5")
+    .max(5, "rating must be a whole number from 1 to 5"),
+});
+
+export type Comment = NonNullable<Awaited<ReturnType<Db["comment"]["findFirst"]>>>;
+
+/** Newest first; the id breaks ties between comments written in the same millisecond. */
+const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
+
+export async function addComment(db: Db, viewer: Viewer, restaurantId: string, input: unknown) {
+  const data = parseInput(commentInput, input);
+  return db.$transaction(async (tx) => {
+    // One UPDATE reads and writes the totals under the row's lock (PostgreSQL) or the
+    // database's write lock (SQLite): no read-modify-write in JavaScript, so no lost update.
+    // SET expressions see the row as it was before this UPDATE on both databases.
+    const updated = await tx.$executeRaw`
+      UPDATE "Restaurant"
+      SET "ratingSum" = "ratingSum" + ${data.rating},
+          "ratingCount" = "ratingCount" + 1,
+          "ratingAvg" = CAST("ratingSum" + ${data.rating} AS DOUBLE PRECISION) / ("ratingCount" + 1)
+      WHERE "id" = ${restaurantId}`;
+    if (updated === 0) throw notFound("restaurant", restaurantId);
+    return tx.comment.create({
+      data: { restaurantId, authorId: viewer.id, title: data.title, body: data.body, rating: data.rating },
+    });
+  });
+}
+
+export async function listComments(db: Db, restaurantId: string, page: PageArgs) {
+  const window = pageWindow(page);
+  const where = { restaurantId };
+  const [items, total] = await Promise.all([
+    db.comment.findMany({ where, orderBy: newestFirst, skip: window.skip, take: window.take }),
+    db.comment.count({ where }),
+  ]);
+  return toConnection(items, total, window);
+}
+
+/**
+ * The newest comment of each restaurant, in two statements whatever the number of restaurants:
+ * the latest time per restaurant, then the comments at those times (the highest id wins a tie,
+ * as in `listComments`). Works the same on SQLite and PostgreSQL, through the
+ * (restaurantId, createdAt) index.
+ */
+export async function latestComments(db: Db, restaurantIds: readonly string[]) {
+  const latest = new Map<string, Comment>();
+  if (restaurantIds.length === 0) return latest;
+  const times = await db.comment.groupBy({
+    by: ["restaurantId"],
+    where: { restaurantId: { in: [...restaurantIds] } },
+    _max: { createdAt: true },
+  });
+  const pairs = times.flatMap((t) => (t._max.createdAt ? [{ restaurantId: t.restaurantId, createdAt: t._max.createdAt }] : []));
+  if (pairs.length === 0) return latest;
+  const comments = await db.comment.findMany({ where: { OR: pairs }, orderBy: { id: "desc" } });
+  for (const comment of comments) if (!latest.has(comment.restaurantId)) latest.set(comment.restaurantId, comment);
+  return latest;
+}

@@ -1,0 +1,44 @@
+// The order list: each user's recipes (dish names) ordered at restaurants. Users see only their own.
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { notFound } from "./errors.ts";
+import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
+import { isForeignKeyViolation } from "./prisma-errors.ts";
+import type { Viewer } from "./tokens.ts";
+import { parseInput } from "./validation.ts";
+
+export const orderInput = z.object({
+  restaurantId: z.string().min(1, "restaurantId must not be empty"),
+  recipe: z.string().trim().min(1, "recipe must not be empty").max(200, "recipe must have at most 200 characters"),
+  quantity: z
+    .number({ error: "quantity must be a whole number from 1 to 1000" })
+    .int("quantity must be a whole number from 1 to 1000")
+    .min(1, "quantity must be a whole number from 1 to 1000")
+    .max(1000, "quantity must be a whole number from 1 to 1000")
+    .nullish()
+    .transform((quantity) => quantity ?? 1),
+});
+
+export async function orderRecipe(db: Db, viewer: Viewer, input: unknown) {
+  const data = parseInput(orderInput, input);
+  try {
+    // The foreign key is the existence check: no gap between a look-up and the insert.
+    return await db.order.create({
+      data: { userId: viewer.id, restaurantId: data.restaurantId, recipe: data.recipe, quantity: data.quantity },
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw notFound("restaurant", data.restaurantId);
+    throw error;
+  }
+}
+
+/** The caller's orders, newest first (the id breaks ties within a millisecond). */
+export async function myOrders(db: Db, viewer: Viewer, page: PageArgs) {
+  const window = pageWindow(page);
+  const where = { userId: viewer.id };
+  const [items, total] = await Promise.all([
+    db.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.skip, take: window.take }),
+    db.order.count({ where }),
+  ]);
+  return toConnection(items, total, window);
+}

@@ -1,0 +1,93 @@
+// Reports: users flag a restaurant or grocery; admins list and resolve them.
+// One report per reporter and target, enforced by a unique constraint: a repeat (even one that
+// races the first) answers the existing report with `created: false` and changes nothing.
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { notFound } from "./errors.ts";
+import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
+import { isUniqueViolation } from "./prisma-errors.ts";
+import type { Viewer } from "./tokens.ts";
+import { parseInput } from "./validation.ts";
+
+export type ReportTargetKind = "RESTAURANT" | "GROCERY";
+export type ReportStatus = "OPEN" | "RESOLVED";
+
+export const reportInput = z.object({
+  reasonType: z
+    .string()
+    .trim()
+    .min(1, "reasonType must not be empty")
+    .max(100, "reasonType must have at most 100 characters"),
+  reasonBody: z
+    .string()
+    .trim()
+    .max(5000, "reasonBody must have at most 5000 characters")
+    .nullish()
+    .transform((body) => body ?? ""),
+});
+
+const resolutionInput = z
+  .string()
+  .trim()
+  .max(2000, "resolution must have at most 2000 characters")
+  .nullish()
+  .transform((note) => note || null);
+
+async function targetExists(db: Db, kind: ReportTargetKind, id: string): Promise<boolean> {
+  const row =
+    kind === "RESTAURANT"
+      ? await db.restaurant.findUnique({ where: { id }, select: { id: true } })
+      : await db.grocery.findUnique({ where: { id }, select: { id: true } });
+  return row !== null;
+}
+
+export async function report(db: Db, viewer: Viewer, targetKind: ReportTargetKind, targetId: string, input: unknown) {
+  const data = parseInput(reportInput, input);
+  if (!(await targetExists(db, targetKind, targetId))) throw notFound(targetKind === "RESTAURANT" ? "restaurant" : "grocery", targetId);
+  const key = { reporterId_targetKind_targetId: { reporterId: viewer.id, targetKind, targetId } };
+  const existing = await db.report.findUnique({ where: key });
+  if (existing) return { report: existing, created: false };
+  try {
+    const created = await db.report.create({ data: { reporterId: viewer.id, targetKind, targetId, ...data } });
+    return { report: created, created: true };
+  } catch (error) {
+    // An identical report won the race between our look-up and insert: answer that one.
+    if (isUniqueViolation(error)) return { report: await db.report.findUniqueOrThrow({ where: key }), created: false };
+    throw error;
+  }
+}
+
+export type ReportFilter = { status?: ReportStatus | null; targetKind?: ReportTargetKind | null };
+
+/** Reports, oldest first (the id breaks ties within a millisecond). Callers check the admin role. */
+export async function listReports(db: Db, filter: ReportFilter, page: PageArgs) {
+  const window = pageWindow(page);
+  const where = {
+    ...(filter.status === "OPEN" ? { resolvedAt: null } : filter.status === "RESOLVED" ? { resolvedAt: { not: null } } : {}),
+    ...(filter.targetKind ? { targetKind: filter.targetKind } : {}),
+  };
+  const [items, total] = await Promise.all([
+    db.report.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], skip: window.skip, take: window.take }),
+    db.report.count({ where }),
+  ]);
+  return toConnection(items, total, window);
+}
+
+/**
+ * Marks a report as dealt with. The first resolution stands: resolving an already resolved
+ * report changes nothing (not its time, its admin or its note) and answers it as it is, so a
+ * retried or doubled call is harmless and the record shows who dealt with it first.
+ */
+export async function resolveReport(db: Db, admin: Viewer, id: string, resolution: unknown) {
+  const note = parseInput(resolutionInput, resolution);
+  // The `resolvedAt: null` condition makes "resolve if still open" one atomic statement.
+  await db.report.updateMany({
+    where: { id, resolvedAt: null },
+    data: { resolvedAt: new Date(), resolvedById: admin.id, resolution: note },
+  });
+  const row = await db.report.findUnique({ where: { id } });
+  if (!row) throw notFound("report", id);
+  return row;
+}
+
+export const reportStatus = (row: { resolvedAt: Date | null }): ReportStatus => (row.resolvedAt ? "RESOLVED" : "OPEN");
