@@ -249,10 +249,22 @@ export const restaurantFilter = z
   })
   .nullish();
 
-function whereOf(filter: z.output<typeof restaurantFilter>): Prisma.RestaurantWhereInput {
+// Prisma turns `contains` into LIKE without escaping its wildcards (prisma/orm#19506, #23611), and
+// SQLite's LIKE has no escape character at all. Text holding %, _ or \ is therefore matched with a
+// plain substring test instead, written in SQL that both databases read the same way.
+const LIKE_SPECIAL = /[%_\\]/;
+
+async function titleContains(db: Db, key: string): Promise<Prisma.RestaurantWhereInput> {
+  if (!LIKE_SPECIAL.test(key)) return { titleSearch: { contains: key } };
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT "id" FROM "Restaurant" WHERE length(replace("titleSearch", ${key}, '')) < length("titleSearch")`;
+  return { id: { in: rows.map((r) => r.id) } };
+}
+
+async function whereOf(db: Db, filter: z.output<typeof restaurantFilter>): Promise<Prisma.RestaurantWhereInput> {
   const all: Prisma.RestaurantWhereInput[] = [];
   // An empty text filter matches everything, as if it were not given.
-  if (filter?.text) all.push({ titleSearch: { contains: searchKey(filter.text) } });
+  if (filter?.text) all.push(await titleContains(db, searchKey(filter.text)));
   if (filter?.category) all.push({ tags: { some: { kind: "CATEGORY", valueKey: searchKey(filter.category) } } });
   if (filter?.cuisine) all.push({ tags: { some: { kind: "CUISINE", valueKey: searchKey(filter.cuisine) } } });
   if (filter?.city) all.push({ citySearch: searchKey(filter.city) });
@@ -272,7 +284,7 @@ export async function searchRestaurants(
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
 ): Promise<Connection<RestaurantRow>> {
   const window = pageWindow(args);
-  const where = whereOf(parseInput(restaurantFilter, args.filter));
+  const where = await whereOf(db, parseInput(restaurantFilter, args.filter));
   const [items, total] = await Promise.all([
     db.restaurant.findMany({ where, orderBy: ORDERS[args.sort ?? "NEWEST"], skip: window.skip, take: window.take }),
     db.restaurant.count({ where }),
