@@ -47,6 +47,8 @@ const schema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: databaseUrl,
   UPLOAD_DIR: z.string().min(1).default("./data/uploads"),
+  UPLOAD_MAX_BYTES: integer(5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  UPLOAD_MAX_FILES: integer(1, 1, 20),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   TOKEN_TTL: duration("30d"),
   SHUTDOWN_TIMEOUT: duration("10s"),
@@ -62,6 +64,8 @@ const schema = z.object({
   GRAPHQL_MAX_COST: integer(20_000, 100, 10_000_000),
   GRAPHQL_MAX_TOKENS: integer(3000, 100, 1_000_000),
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
+  METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
+  METRICS_TOKEN: z.string().min(16, { message: "must have at least 16 characters" }).optional(),
 });
 
 export type Config = {
@@ -70,6 +74,10 @@ export type Config = {
   host: string;
   database: { provider: "sqlite" | "postgres"; url: string; poolSize: number; sqliteSynchronous: "FULL" | "NORMAL" };
   uploadDir: string;
+  /** Largest accepted upload (one file), in bytes. */
+  uploadMaxBytes: number;
+  /** Most files one multipart request may carry. */
+  uploadMaxFiles: number;
   logLevel: string;
   tokenTtlMs: number;
   shutdownTimeoutMs: number;
@@ -79,6 +87,8 @@ export type Config = {
   /** Origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
   graphql: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean };
+  /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
+  metrics: { enabled: boolean; token?: string };
 };
 
 export class ConfigError extends Error {
@@ -110,6 +120,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
     },
     uploadDir: path.resolve(s.UPLOAD_DIR),
+    uploadMaxBytes: s.UPLOAD_MAX_BYTES,
+    uploadMaxFiles: s.UPLOAD_MAX_FILES,
     logLevel: s.LOG_LEVEL,
     tokenTtlMs: s.TOKEN_TTL,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT,
@@ -123,5 +135,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: s.GRAPHQL_MAX_TOKENS,
       introspection: s.GRAPHQL_INTROSPECTION === "true",
     },
+    metrics: { enabled: s.METRICS_ENABLED === "true", token: s.METRICS_TOKEN },
   };
 }

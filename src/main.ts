@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
+import { createMetrics, observeStatement } from "./http/metrics.ts";
 import { buildServer } from "./server.ts";
 
 function readConfig(): Config {
@@ -18,8 +19,9 @@ function readConfig(): Config {
 
 const config = readConfig();
 const applied = await migrate(config.database);
-const db = createDb(config.database);
-const app = await buildServer({ config, db });
+const metrics = createMetrics();
+const db = createDb({ ...config.database, onQuery: config.metrics.enabled ? (e) => observeStatement(metrics, e) : undefined });
+const app = await buildServer({ config, db, metrics });
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
 
 let stopping = false;

@@ -13,6 +13,7 @@ import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { errorHandlingPlugin } from "./http/errors.ts";
 import { loggerOptions } from "./http/logging.ts";
+import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, type Metrics } from "./http/metrics.ts";
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
 
@@ -21,9 +22,11 @@ export type ServerOptions = {
   db: Db;
   /** Where log lines go (stdout by default); tests pass a collector. */
   logStream?: { write(line: string): void };
+  /** Shared with the database client (statement timings); a fresh set by default. */
+  metrics?: Metrics;
 };
 
-export async function buildServer({ config, db, logStream }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ config, db, logStream, metrics = createMetrics() }: ServerOptions): Promise<FastifyInstance> {
   const logging = loggerOptions(config);
   const app = Fastify({
     ...logging,
@@ -42,6 +45,7 @@ export async function buildServer({ config, db, logStream }: ServerOptions): Pro
   await app.register(errorHandlingPlugin);
   await app.register(securityPlugin, { config });
   await app.register(rateLimitPlugin, { config });
+  await app.register(metricsPlugin, { config, metrics });
   await app.register(formbody);
   await app.register(healthPlugin, { db });
   const apollo = await createApollo(app, {
@@ -50,6 +54,7 @@ export async function buildServer({ config, db, logStream }: ServerOptions): Pro
     production: config.env === "production",
     limits: operationLimits(config),
     introspection: config.graphql.introspection,
+    plugins: [graphqlErrorMetricsPlugin(metrics)],
   });
   await app.register(graphqlPlugin, { schema, createContext, production: config.env === "production", apollo });
   await app.register(restPlugin, { schema, routes, createContext });

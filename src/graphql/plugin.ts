@@ -1,6 +1,6 @@
 // /graphql over HTTP: Apollo Server behind Fastify. The context is built by the same factory the
 // REST shim uses, with the token from the Authorization header or the access_token query parameter.
-import { ApolloServer } from "@apollo/server";
+import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import fastifyApollo, { fastifyApolloDrainPlugin } from "@as-integrations/fastify";
 import type { FastifyInstance } from "fastify";
 import type { GraphQLSchema } from "graphql";
@@ -16,12 +16,14 @@ export type GraphqlPluginOptions = {
   /** Depth/alias/cost/token limits (see limits.ts). */
   limits?: OperationLimits;
   introspection?: boolean;
+  /** More Apollo plugins (metrics, ...). */
+  plugins?: ApolloServerPlugin<Context>[];
 };
 
 export async function createApollo(app: FastifyInstance, options: GraphqlPluginOptions) {
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
-    plugins: [fastifyApolloDrainPlugin(app), ...(options.limits?.plugins ?? [])],
+    plugins: [fastifyApolloDrainPlugin(app), ...(options.limits?.plugins ?? []), ...(options.plugins ?? [])],
     validationRules: options.limits?.validationRules,
     parseOptions: options.limits?.parseOptions,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),

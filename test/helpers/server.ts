@@ -7,6 +7,7 @@ import { loadConfig, type Config } from "../../src/config.ts";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { buildServer } from "../../src/server.ts";
+import { createMetrics, observeStatement } from "../../src/http/metrics.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FastifyInstance } from "fastify";
 
@@ -25,6 +26,8 @@ export type TestServer = {
   database: TestDatabase;
   /** Every SQL statement Prisma sent since the last `sql.length = 0`. */
   sql: string[];
+  /** The server's log lines (JSON), at the LOG_LEVEL given (silent by default). */
+  logs: string[];
   graphql<T = any>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphqlResult<T>>;
   /** fetch against the server; `path` is relative to its root. */
   fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
@@ -49,8 +52,16 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   });
   await migrate(config.database);
   const sql: string[] = [];
-  const db = createDb({ ...config.database, onQuery: (e) => sql.push(e.query) });
-  const app = await buildServer({ config, db });
+  const metrics = createMetrics();
+  const db = createDb({
+    ...config.database,
+    onQuery: (e) => {
+      sql.push(e.query);
+      observeStatement(metrics, e);
+    },
+  });
+  const logs: string[] = [];
+  const app = await buildServer({ config, db, metrics, logStream: { write: (line) => void logs.push(line) } });
   const address = await app.listen({ port: 0, host: "127.0.0.1" });
 
   const doFetch: TestServer["fetch"] = (p, init = {}) => {
@@ -68,6 +79,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     config,
     database,
     sql,
+    logs,
     async graphql(query, variables, token) {
       const res = await doFetch("/graphql", { method: "POST", json: { query, variables }, token });
       const body = (await res.json()) as any;
