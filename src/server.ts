@@ -9,6 +9,7 @@ import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
+import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { errorHandlingPlugin } from "./http/errors.ts";
@@ -58,5 +59,6 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   });
   await app.register(graphqlPlugin, { schema, createContext, production: config.env === "production", apollo });
   await app.register(restPlugin, { schema, routes, createContext });
+  await app.register(openApiPlugin, { routes });
   return app;
 }

@@ -3,17 +3,19 @@
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Context } from "../graphql/context.ts";
 import { INTERNAL, toClientError, type ClientError } from "../graphql/errors.ts";
-import type { RestRequest, RestRoute } from "./route.ts";
 import { statusForCode } from "./errors.ts";
+import { legacyError } from "./legacy-errors.ts";
+import { buildVariables, legacyNames, readValues } from "./params.ts";
+import type { FieldValues, RestRequest, RestRoute } from "./route.ts";
 
-export type CompiledRoute = RestRoute & { compiled: DocumentNode };
+export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string> };
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
   return routes.map((route) => {
     const compiled = parse(route.document);
     const errors = validate(schema, compiled);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
-    return { ...route, compiled };
+    return { ...route, compiled, names: legacyNames(route) };
   });
 }
 
@@ -21,27 +23,32 @@ export type RestOutcome =
   | { ok: true; status: number; body: unknown }
   | { ok: false; status: number; error: ClientError; internal?: unknown };
 
-export async function runRoute(
-  schema: GraphQLSchema,
-  route: CompiledRoute,
-  req: RestRequest,
-  context: Context,
-): Promise<RestOutcome> {
+const refused = (error: ClientError): RestOutcome => ({ ok: false, status: statusForCode(error.code), error });
+
+export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, context: Context): Promise<RestOutcome> {
+  let values: FieldValues;
   let variables: Record<string, unknown>;
   try {
-    variables = route.variables(req);
+    values = readValues(route, req);
+    variables = buildVariables(route, values);
   } catch (error) {
     const known = toClientError(error);
-    if (known) return { ok: false, status: statusForCode(known.code), error: known };
+    if (known) return refused(known);
     throw error;
   }
   const result = await execute({ schema, document: route.compiled, variableValues: variables, contextValue: context });
   if (result.errors?.length) {
     const first = result.errors[0];
-    const known = toClientError(first);
+    const known = legacyError(first, route.names);
     if (!known) return { ok: false, status: 500, error: INTERNAL, internal: first.originalError ?? first };
-    return { ok: false, status: statusForCode(known.code), error: known };
+    return refused(known);
   }
-  const data = (result.data ?? {}) as Record<string, any>;
-  return { ok: true, status: route.status, body: route.body ? route.body(data, req) : undefined };
+  try {
+    const data = (result.data ?? {}) as Record<string, any>;
+    return { ok: true, status: route.status, body: route.body ? route.body(data, values) : undefined };
+  } catch (error) {
+    const known = toClientError(error);
+    if (known) return refused(known);
+    throw error;
+  }
 }

@@ -1,19 +1,29 @@
 // Serves the route table: one Fastify route per method + path (with and without /v1), picking
 // the first row whose `when` accepts the request when several operations share a method + path.
+// A known path asked with another method answers 405 with Allow. Runs in its own encapsulated
+// scope, so multipart parsing applies to these routes only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import type { Context } from "../graphql/context.ts";
+import { toClientError } from "../graphql/errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
-import { errorBody } from "./errors.ts";
+import { errorBody, statusForCode } from "./errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
+import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart } from "./multipart.ts";
 import { restRequest } from "./request.ts";
-import type { RestRoute } from "./route.ts";
+import type { HttpMethod, RestRoute } from "./route.ts";
 
 export type RestPluginOptions = {
   schema: GraphQLSchema;
   routes: RestRoute[];
   createContext: (token: string | undefined) => Promise<Context>;
+  /** Largest accepted file part (a grocery cover); 5 MB when not configured. */
+  maxFileBytes?: number;
 };
+
+/** Every path is served as written and under /v1 (DESIGN.md "Other gaps"). */
+export const PREFIXES = ["", "/v1"] as const;
+const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 function groupByMethodAndPath(routes: CompiledRoute[]): Map<string, CompiledRoute[]> {
   const groups = new Map<string, CompiledRoute[]>();
@@ -24,15 +34,44 @@ function groupByMethodAndPath(routes: CompiledRoute[]): Map<string, CompiledRout
   return groups;
 }
 
+const segments = (path: string) => path.split("/").filter(Boolean);
+
+/** Whether a request for `path` (itself a pattern) would be routed to `pattern`. */
+function routesTo(pattern: string, path: string): boolean {
+  const a = segments(pattern);
+  const b = segments(path);
+  return a.length === b.length && a.every((s, i) => s.startsWith(":") || s === b[i]);
+}
+
+/** For each table path, the methods that answer it; the others get a 405 route. */
+export function allowedMethods(routes: RestRoute[]): Map<string, HttpMethod[]> {
+  const allowed = new Map<string, HttpMethod[]>();
+  for (const { path } of routes) {
+    allowed.set(path, METHODS.filter((m) => routes.some((r) => r.method === m && routesTo(r.path, path))));
+  }
+  return allowed;
+}
+
 export async function restPlugin(app: FastifyInstance, options: RestPluginOptions) {
+  const limits = { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES };
+  await registerMultipart(app, limits);
   const compiled = compileRoutes(options.schema, options.routes);
 
   for (const rows of groupByMethodAndPath(compiled).values()) {
     const { method, path } = rows[0];
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const req = restRequest(request);
+      let sentBody: unknown = request.body;
+      if (request.isMultipart()) {
+        try {
+          sentBody = await readMultipart(request, limits);
+        } catch (error) {
+          const known = toClientError(error)!;
+          return reply.code(statusForCode(known.code)).send(errorBody(known));
+        }
+      }
+      const req = restRequest(request, sentBody);
       const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
-      const context = await options.createContext(tokenFromRequest(request));
+      const context = await options.createContext(tokenFromRequest(request, req.body));
       const outcome = await runRoute(options.schema, row, req, context);
       if (!outcome.ok) {
         if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
@@ -41,6 +80,18 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
       reply.code(outcome.status);
       return outcome.body === undefined ? reply.send() : reply.send(outcome.body);
     };
-    for (const prefix of ["", "/v1"]) app.route({ method, url: prefix + path, handler });
+    for (const prefix of PREFIXES) app.route({ method, url: prefix + path, handler });
+  }
+
+  for (const [path, allowed] of allowedMethods(options.routes)) {
+    const refused = METHODS.filter((m) => !allowed.includes(m));
+    if (!refused.length) continue;
+    const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])].join(", ");
+    const handler = async (request: FastifyRequest, reply: FastifyReply) =>
+      reply
+        .code(405)
+        .header("allow", allow)
+        .send(errorBody({ code: "METHOD_NOT_ALLOWED", message: `${request.method} is not allowed here; use ${allow}.` }));
+    for (const prefix of PREFIXES) app.route({ method: refused, url: prefix + path, handler });
   }
 }

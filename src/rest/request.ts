@@ -1,13 +1,74 @@
 // Builds the RestRequest a row reads from a Fastify request: path params, query and body fields.
+// Form, multipart and query keys in bracket notation are expanded the way legacy clients (PHP,
+// jQuery, Rails) write them: `tags[]=a&tags[]=b`, `opening_hours[0][open]=08:00`, `address[city]=X`.
 import type { FastifyRequest } from "fastify";
 import type { RestRequest } from "./route.ts";
 
 const asRecord = (v: unknown): Record<string, unknown> =>
   v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
-export function restRequest(request: FastifyRequest, body: Record<string, unknown> = asRecord(request.body)): RestRequest {
-  const query = asRecord(request.query);
-  const has = (name: string) => Object.hasOwn(query, name) || Object.hasOwn(body, name);
+const BRACKETED = /^([^[\]]+)((?:\[[^[\]]*\])+)$/;
+const UNSAFE = new Set(["__proto__", "constructor", "prototype"]);
+
+type Node = Record<string, unknown>;
+
+/** Containers built from bracketed keys (not JSON objects a client sent): finalized into arrays when all keys are indices. */
+class Built {
+  readonly entries: Node = Object.create(null);
+  appended = 0;
+}
+
+function childOf(node: Built, segment: string): Built {
+  const name = segment === "" ? String(node.appended++) : segment;
+  const existing = node.entries[name];
+  if (existing instanceof Built) return existing;
+  const built = new Built();
+  // `a=x&a[]=y`: the plain value becomes the list's first element.
+  if (existing !== undefined) for (const v of Array.isArray(existing) ? existing : [existing]) built.entries[String(built.appended++)] = v;
+  node.entries[name] = built;
+  return built;
+}
+
+function put(node: Built, segment: string, value: unknown) {
+  if (segment === "") {
+    for (const v of Array.isArray(value) ? value : [value]) node.entries[String(node.appended++)] = v;
+    return;
+  }
+  const existing = node.entries[segment];
+  if (existing instanceof Built) {
+    for (const v of Array.isArray(value) ? value : [value]) existing.entries[String(existing.appended++)] = v;
+  } else node.entries[segment] = value;
+}
+
+function finalize(value: unknown): unknown {
+  if (!(value instanceof Built)) return value;
+  const keys = Object.keys(value.entries);
+  if (keys.length && keys.every((k) => /^\d{1,6}$/.test(k))) {
+    return keys.sort((a, b) => Number(a) - Number(b)).map((k) => finalize(value.entries[k]));
+  }
+  return Object.fromEntries(keys.map((k) => [k, finalize(value.entries[k])]));
+}
+
+/** Expands bracketed keys; plain keys (and JSON values) are kept as they are. */
+export function expandBrackets(flat: Record<string, unknown>): Record<string, unknown> {
+  const root = new Built();
+  for (const [key, value] of Object.entries(flat)) {
+    const m = BRACKETED.exec(key);
+    const segments = m ? [m[1], ...[...m[2].matchAll(/\[([^[\]]*)\]/g)].map((s) => s[1])] : [key];
+    if (segments.some((s) => UNSAFE.has(s))) continue;
+    let node = root;
+    for (const segment of segments.slice(0, -1)) node = childOf(node, segment);
+    put(node, segments[segments.length - 1], value);
+  }
+  return Object.fromEntries(Object.keys(root.entries).map((k) => [k, finalize(root.entries[k])]));
+}
+
+export function restRequest(request: FastifyRequest, sentBody: unknown = request.body): RestRequest {
+  const query = expandBrackets(asRecord(request.query));
+  const raw = asRecord(sentBody);
+  // JSON objects carry their own structure; only keys with brackets (forms, multipart) are expanded.
+  const body = Object.keys(raw).some((k) => k.includes("[")) ? expandBrackets(raw) : raw;
+  const has = (name: string) => Object.hasOwn(body, name) || Object.hasOwn(query, name);
   return {
     params: asRecord(request.params) as Record<string, string>,
     query,

@@ -1,29 +1,66 @@
-// The shape of one row of the REST route table: a legacy method + path, the GraphQL operation it
-// runs, how request fields become variables and how the result becomes the legacy answer.
+// The shape of one row of the REST route table: a legacy method + path, the fields it reads, the
+// GraphQL operation it runs, and how the result becomes the legacy status and body. The same
+// rows drive the HTTP routes and the OpenAPI document.
+import type { FieldKind } from "./fields.ts";
+import type { JsonSchema } from "./json-schema.ts";
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** What a row sees of a request: path parameters, query string and body fields, merged by the shim. */
+/** What a row sees of a request: path parameters, query string and body fields (bracketed keys expanded). */
 export type RestRequest = {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: Record<string, unknown>;
-  /** Query then body: the first place a field appears wins for `field()`. */
+  /** A body field, else the query parameter of that name. */
   field(name: string): unknown;
+  /** Whether the body or the query string carries `name`. */
   has(name: string): boolean;
 };
+
+/**
+ * One legacy request field. Path fields come from the path; every other field is read from the
+ * body, else from the query string (legacy clients use both). `in` says where it is documented.
+ */
+export type RestParam = {
+  name: string;
+  in: "path" | "query" | "body";
+  kind: FieldKind;
+  required?: boolean;
+  /** Other names accepted for the same field (e.g. item_id for recipe). */
+  aliases?: string[];
+  /** Used when the field is absent (already a GraphQL value). */
+  default?: unknown;
+  description?: string;
+  /** Where the value goes among the GraphQL variables, e.g. "input.starRating". */
+  to?: string;
+};
+
+/** Coerced field values by legacy name (absent fields are missing, null clears). */
+export type FieldValues = Record<string, unknown>;
 
 export type RestRoute = {
   /** The operation's name in the legacy interface, e.g. "Add restaurant". */
   operation: string;
+  /** One sentence for the OpenAPI document. */
+  summary: string;
+  tag: "accounts" | "restaurants" | "groceries";
   method: HttpMethod;
   /** Fastify-style path, e.g. /restaurants/:restaurant_id */
   path: string;
+  /** Callable without an access token. */
+  public?: boolean;
   /** For method+path pairs shared by several operations: does this request mean this row? Rows are tried in order. */
   when?: (req: RestRequest) => boolean;
+  /** The `when` rule in words, for the OpenAPI document. */
+  whenText?: string;
+  params: RestParam[];
   /** The GraphQL operation (parsed and validated once at start-up). */
   document: string;
-  variables: (req: RestRequest) => Record<string, unknown>;
+  /** Variables beyond those the params' `to` set (computed ones), merged over them. */
+  variables?: (values: FieldValues) => Record<string, unknown>;
   status: number;
-  /** The legacy body made from the operation's data; absent for answers without a body (204). */
-  body?: (data: Record<string, any>, req: RestRequest) => unknown;
+  /** JSON Schema of the legacy body; absent for answers without a body (204). */
+  response?: JsonSchema;
+  /** The legacy body made from the operation's data; may throw a DomainError (e.g. NOT_FOUND for a null get). */
+  body?: (data: Record<string, any>, values: FieldValues) => unknown;
 };

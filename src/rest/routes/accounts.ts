@@ -1,8 +1,18 @@
 // Accounts and tokens (DESIGN.md "Tokens"): POST /users, POST /auth/token, DELETE /auth/token.
+import { text } from "../fields.ts";
+import * as s from "../json-schema.ts";
+import { inBody } from "../params.ts";
 import type { RestRoute } from "../route.ts";
-import { legacyUser } from "../shapes/user.ts";
+import { legacyUser, userSchema, USER_FIELDS } from "../shapes/user.ts";
 
-const SESSION_FIELDS = `accessToken expiresAt user { id username firstName avatar role createdAt }`;
+const SESSION_FIELDS = `accessToken expiresAt user { ${USER_FIELDS} }`;
+
+const sessionSchema = s.answer({
+  user: userSchema,
+  access_token: s.string({ description: "send it as Authorization: Bearer <token>, or as access_token" }),
+  token_type: s.string({ enum: ["Bearer"] }),
+  expires_at: s.string({ format: "date-time" }),
+});
 
 const session = (payload: { accessToken: string; expiresAt: string; user: Parameters<typeof legacyUser>[0] }) => ({
   user: legacyUser(payload.user),
@@ -11,38 +21,51 @@ const session = (payload: { accessToken: string; expiresAt: string; user: Parame
   expires_at: payload.expiresAt,
 });
 
+const credentials = [
+  inBody("username", text, { required: true, to: "username" }),
+  inBody("password", text, { required: true, to: "password", description: "at least 8 characters" }),
+];
+
 export const accountRoutes: RestRoute[] = [
   {
     operation: "Register",
+    summary: "Creates an account and answers a token for it.",
+    tag: "accounts",
     method: "POST",
     path: "/users",
+    public: true,
+    params: [
+      inBody("username", text, { required: true, to: "input.username", description: "3 to 40 letters, digits, '_', '.' or '-'" }),
+      inBody("password", text, { required: true, to: "input.password", description: "8 to 200 characters" }),
+      inBody("first_name", text, { required: true, aliases: ["firstName"], to: "input.firstName" }),
+      inBody("avatar", text, { to: "input.avatar", description: "URL or file name of a picture" }),
+    ],
     document: `mutation Register($input: RegisterInput!) { register(input: $input) { ${SESSION_FIELDS} } }`,
-    variables: (req) => ({
-      input: {
-        username: req.field("username"),
-        password: req.field("password"),
-        firstName: req.field("first_name") ?? req.field("firstName"),
-        avatar: req.field("avatar"),
-      },
-    }),
     status: 201,
+    response: sessionSchema,
     body: (data) => session(data.register),
   },
   {
     operation: "Sign in",
+    summary: "Answers a new access token for a username and password.",
+    tag: "accounts",
     method: "POST",
     path: "/auth/token",
+    public: true,
+    params: credentials,
     document: `mutation Login($username: String!, $password: String!) { login(username: $username, password: $password) { ${SESSION_FIELDS} } }`,
-    variables: (req) => ({ username: req.field("username"), password: req.field("password") }),
     status: 200,
+    response: sessionSchema,
     body: (data) => session(data.login),
   },
   {
     operation: "Sign out",
+    summary: "Revokes the access token sent with this request.",
+    tag: "accounts",
     method: "DELETE",
     path: "/auth/token",
+    params: [],
     document: `mutation Logout { logout }`,
-    variables: () => ({}),
     status: 204,
   },
 ];

@@ -1,5 +1,18 @@
 // The legacy (snake_case, _id) shape of a user.
+import * as s from "../json-schema.ts";
+
 export type GraphqlUser = { id: string; username: string; firstName: string; avatar?: string | null; role?: string; createdAt?: string };
+
+export const USER_FIELDS = `id username firstName avatar role createdAt`;
+
+export const userSchema = s.answer({
+  _id: s.string(),
+  username: s.string(),
+  first_name: s.string(),
+  avatar: s.nullable(s.string()),
+  role: s.string({ enum: ["user", "admin"] }),
+  created_at: s.string({ format: "date-time" }),
+});
 
 export const legacyUser = (u: GraphqlUser) => ({
   _id: u.id,

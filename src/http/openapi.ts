@@ -1,0 +1,13 @@
+// Serves the REST interface's OpenAPI 3.1 document, generated from the route table at start-up,
+// at /openapi.json (and /v1/openapi.json). Public: it describes the interface, not any data.
+import type { FastifyInstance } from "fastify";
+import { openApiDocument } from "../rest/openapi.ts";
+import { PREFIXES } from "../rest/plugin.ts";
+import type { RestRoute } from "../rest/route.ts";
+
+export async function openApiPlugin(app: FastifyInstance, { routes }: { routes: RestRoute[] }) {
+  const document = JSON.stringify(openApiDocument(routes));
+  for (const prefix of PREFIXES) {
+    app.get(`${prefix}/openapi.json`, async (_request, reply) => reply.type("application/json; charset=utf-8").send(document));
+  }
+}

@@ -1,0 +1,158 @@
+// The OpenAPI 3.1 document of the REST interface, derived from the route table: each row's
+// fields (kind -> schema, where they go), response schema and status. Rows sharing a method +
+// path become one operation that describes each of them and the rule telling them apart.
+import type { JsonSchema } from "./json-schema.ts";
+import { PREFIXES } from "./plugin.ts";
+import type { RestParam, RestRoute } from "./route.ts";
+import { errorSchema } from "./shapes/error.ts";
+
+const ERRORS: Record<number, [name: string, description: string]> = {
+  400: ["BadRequest", "Bad input (BAD_USER_INPUT): the message names the field to fix; or a malformed body."],
+  401: ["Unauthenticated", "No access token, or an invalid, expired or revoked one (UNAUTHENTICATED)."],
+  403: ["Forbidden", "The caller may not do this, e.g. change someone else's resource (FORBIDDEN)."],
+  404: ["NotFound", "No such resource (NOT_FOUND)."],
+  409: ["Conflict", "Conflicts with existing data, e.g. a taken username (CONFLICT)."],
+  413: ["PayloadTooLarge", "The body or the file is too large (PAYLOAD_TOO_LARGE)."],
+  415: ["UnsupportedMediaType", "Send JSON, a urlencoded form or multipart/form-data (UNSUPPORTED_MEDIA_TYPE)."],
+  429: ["RateLimited", "Too many requests; see Retry-After (RATE_LIMITED)."],
+};
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+
+const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
+
+const camel = (words: string) =>
+  words
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w, i) => (i === 0 ? w.toLowerCase() : w[0].toUpperCase() + w.slice(1).toLowerCase()))
+    .join("");
+
+function describe(param: RestParam): JsonSchema {
+  const notes = [param.description, param.aliases?.length ? `also accepted as ${param.aliases.join(", ")}` : undefined].filter(Boolean);
+  return {
+    ...param.kind.schema,
+    ...(notes.length ? { description: notes.join("; ") } : {}),
+    ...(param.default !== undefined && typeof param.default !== "string" ? { default: param.default } : {}),
+  };
+}
+
+function bodySchema(row: RestRoute, multipart: boolean): JsonSchema {
+  const fields = row.params.filter((p) => p.in === "body" && (multipart || !p.kind.multipartOnly));
+  const properties: Record<string, JsonSchema> = Object.fromEntries(fields.map((p) => [p.name, describe(p)]));
+  if (!row.public) properties.access_token = { type: "string", description: "the access token, when not sent as Authorization: Bearer" };
+  const required = fields.filter((p) => p.required).map((p) => p.name);
+  return { type: "object", ...(row.whenText ? { title: row.operation } : {}), properties, ...(required.length ? { required } : {}) };
+}
+
+function requestBody(rows: RestRoute[]) {
+  const either = (schemas: JsonSchema[]) => (schemas.length === 1 ? schemas[0] : { anyOf: schemas });
+  const withFile = rows.some((r) => r.params.some((p) => p.kind.multipartOnly));
+  const plain = either(rows.map((r) => bodySchema(r, false)));
+  return {
+    required: rows.every((r) => r.params.some((p) => p.in === "body" && p.required)),
+    content: {
+      "application/json": { schema: plain },
+      "application/x-www-form-urlencoded": { schema: plain },
+      ...(withFile ? { "multipart/form-data": { schema: either(rows.map((r) => bodySchema(r, true))) } } : {}),
+    },
+  };
+}
+
+function parameters(rows: RestRoute[], method: string) {
+  const seen = new Map<string, object>();
+  for (const row of rows) {
+    for (const p of row.params) {
+      if (seen.has(p.name)) continue;
+      if (p.in === "path") seen.set(p.name, { name: p.name, in: "path", required: true, schema: { type: "string" } });
+      else if (p.in === "query" || !BODY_METHODS.has(method)) {
+        const required = rows.every((r) => r.params.some((q) => q.name === p.name && q.required));
+        seen.set(p.name, { name: p.name, in: "query", required, schema: describe(p) });
+      }
+    }
+  }
+  return [...seen.values()];
+}
+
+function responses(rows: RestRoute[], method: string) {
+  const answers: Record<string, object> = {};
+  for (const row of rows) {
+    const key = String(row.status);
+    const previous = answers[key] as { description: string } | undefined;
+    const description = previous ? `${previous.description}; ${row.operation}` : row.operation;
+    answers[key] = {
+      description,
+      ...(row.response ? { content: { "application/json": { schema: row.response } } } : {}),
+    };
+  }
+  const isPublic = rows.every((r) => r.public);
+  const statuses = [400, ...(isPublic ? [409] : [401, 403, 404]), ...(BODY_METHODS.has(method) ? [413, 415] : []), 429];
+  for (const status of statuses) answers[String(status)] = { $ref: `#/components/responses/${ERRORS[status][0]}` };
+  return answers;
+}
+
+function operation(rows: RestRoute[]) {
+  const { method } = rows[0];
+  const names = rows.map((r) => r.operation);
+  const description = [
+    ...rows.map((r) => `**${r.operation}**${r.whenText ? ` (${r.whenText})` : ""}: ${r.summary} Answers ${r.status}.`),
+    "Fields other than path segments may be sent in the body or the query string.",
+  ].join("\n\n");
+  return {
+    operationId: camel(names.join(" or ")),
+    summary: names.join(" / "),
+    description,
+    tags: [rows[0].tag],
+    "x-legacy-operations": names,
+    ...(rows.every((r) => r.public) ? { security: [] } : {}),
+    parameters: parameters(rows, method),
+    ...(BODY_METHODS.has(method) ? { requestBody: requestBody(rows) } : {}),
+    responses: responses(rows, method),
+  };
+}
+
+export function openApiDocument(routes: RestRoute[]) {
+  const paths: Record<string, Record<string, object>> = {};
+  const groups = new Map<string, RestRoute[]>();
+  for (const row of routes) {
+    const key = `${row.method} ${row.path}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  for (const rows of groups.values()) {
+    const path = openApiPath(rows[0].path);
+    (paths[path] ??= {})[rows[0].method.toLowerCase()] = operation(rows);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Restaurants and groceries: legacy REST interface",
+      version: "1.0.0",
+      description:
+        "The legacy REST paths, answered by the GraphQL gateway (/graphql is the full API). Paths answer with and " +
+        "without a trailing slash, and under /v1. Requests may be JSON, urlencoded forms or multipart/form-data; " +
+        "lists may be sent as repeated keys, `key[]` or JSON arrays; booleans as true/false/1/0. The access token " +
+        "is read from Authorization: Bearer, the access_token query parameter, or an access_token body field.",
+    },
+    servers: PREFIXES.map((prefix) => ({ url: prefix || "/", description: prefix ? "the same routes under a version prefix" : "legacy paths" })),
+    tags: [
+      { name: "accounts", description: "Accounts and access tokens" },
+      { name: "restaurants", description: "Restaurants, comments and orders" },
+      { name: "groceries", description: "Groceries and the shopping list" },
+    ],
+    security: [{ bearer: [] }, { accessTokenQuery: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer <access token>" },
+        accessTokenQuery: { type: "apiKey", in: "query", name: "access_token" },
+      },
+      schemas: { Error: errorSchema },
+      responses: Object.fromEntries(
+        Object.values(ERRORS).map(([name, description]) => [
+          name,
+          { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        ]),
+      ),
+    },
+  };
+}

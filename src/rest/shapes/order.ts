@@ -1,0 +1,22 @@
+// The answer to Order Recipe: the entry placed on the caller's order list.
+import * as s from "../json-schema.ts";
+
+type GraphqlOrder = { id: string; recipe: string; quantity: number; createdAt: string; restaurant: { id: string } };
+
+export const ORDER_FIELDS = `fragment LegacyOrder on Order { id recipe quantity createdAt restaurant { id } }`;
+
+export const orderSchema = s.answer({
+  _id: s.string(),
+  restaurant_id: s.string(),
+  recipe: s.string(),
+  quantity: s.integer(),
+  created_at: s.string({ format: "date-time" }),
+});
+
+export const legacyOrder = (o: GraphqlOrder) => ({
+  _id: o.id,
+  restaurant_id: o.restaurant.id,
+  recipe: o.recipe,
+  quantity: o.quantity,
+  created_at: o.createdAt,
+});
