@@ -1,2 +1,66 @@
-// Resolvers for groceries: thin; the rules live in src/domain.
-export const groceriesResolvers = {};
+// Resolvers for groceries: thin; the rules live in src/domain/groceries.ts. Lists, owner and the
+// caller's shopping-list quantity go through per-request loaders (a fixed number of queries a page).
+import * as groceries from "../../domain/groceries.ts";
+import type { GroceryRow, RemovalScope, TagKind } from "../../domain/groceries.ts";
+import type { PageArgs } from "../../domain/pagination.ts";
+import { quantitiesOnList } from "../../domain/shopping-list.ts";
+import { listsByKind } from "../../domain/string-lists.ts";
+import { uploadSettings } from "../../storage/uploads.ts";
+import { viewerOf, type Context } from "../context.ts";
+import { groupedByKey, loadGrocery, loadUser } from "../loaders.ts";
+import { incomingFile } from "../upload.ts";
+
+const tagListsOf = (ctx: Context, groceryId: string) =>
+  ctx
+    .loader("groceryTagLists", async (ids: readonly string[]) => {
+      const rows = await ctx.db.groceryTag.findMany({
+        where: { groceryId: { in: [...ids] } },
+        select: { groceryId: true, kind: true, value: true },
+        orderBy: { position: "asc" },
+      });
+      return groupedByKey(ids, rows, (r) => r.groceryId).map((list) => listsByKind<TagKind>(list));
+    })
+    .load(groceryId);
+
+const quantityOnMyList = (ctx: Context, groceryId: string) =>
+  ctx
+    .loader("myShoppingListQuantity", (ids: readonly string[]) => quantitiesOnList(ctx.db, viewerOf(ctx).id, ids))
+    .load(groceryId);
+
+const list = (field: groceries.ListField) => async (g: GroceryRow, _: unknown, ctx: Context) =>
+  (await tagListsOf(ctx, g.id))[groceries.LIST_KINDS[field]] ?? [];
+
+/** The input without its Upload (the domain gets the file separately, as an IncomingFile). */
+async function splitCover(input: { cover?: unknown } & Record<string, unknown>) {
+  const { cover, ...fields } = input;
+  return { fields, cover: await incomingFile(cover, "cover") };
+}
+
+export const groceriesResolvers = {
+  Query: {
+    grocery: (_: unknown, args: { id: string }, ctx: Context) => loadGrocery(ctx, args.id),
+    groceries: (_: unknown, args: { filter?: unknown } & PageArgs, ctx: Context) => groceries.searchGroceries(ctx.db, args),
+  },
+  Mutation: {
+    createGrocery: async (_: unknown, args: { input: Record<string, unknown> }, ctx: Context) => {
+      const { fields, cover } = await splitCover(args.input);
+      return groceries.createGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), fields, cover);
+    },
+    updateGrocery: async (_: unknown, args: { id: string; input: Record<string, unknown> }, ctx: Context) => {
+      const { fields, cover } = await splitCover(args.input);
+      return groceries.updateGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id, fields, cover);
+    },
+    deleteGrocery: (_: unknown, args: { id: string }, ctx: Context) =>
+      groceries.deleteGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id),
+    removeGrocery: (_: unknown, args: { id: string; from?: RemovalScope | null }, ctx: Context) =>
+      groceries.removeGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id, args.from ?? undefined),
+  },
+  Grocery: {
+    metricUnits: list("metricUnits"),
+    categories: list("categories"),
+    coverUrl: (g: GroceryRow) => groceries.coverUrl(g.cover),
+    owner: (g: GroceryRow, _: unknown, ctx: Context) => loadUser(ctx, g.ownerId),
+    inMyShoppingList: (g: GroceryRow, _: unknown, ctx: Context) => (ctx.viewer ? quantityOnMyList(ctx, g.id) : 0),
+    viewerCanEdit: (g: GroceryRow, _: unknown, ctx: Context) => groceries.canEdit(ctx.viewer, g),
+  },
+};

@@ -1,0 +1,227 @@
+// Groceries: validation, who may change them, create / update / delete (with their cover files),
+// the legacy "remove from list or catalogue" rule, and search. Lists are tag rows (string-lists.ts).
+// Cover files: a new file is saved before the database write and removed again if that write
+// fails; a replaced or removed file is deleted only after the change is committed.
+import { z } from "zod";
+import type { Db, Prisma } from "../db/client.ts";
+import { deleteUpload, saveImage, type IncomingFile, type UploadSettings } from "../storage/uploads.ts";
+import { badInput, forbidden, notFound } from "./errors.ts";
+import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
+import { isRecordNotFound } from "./prisma-errors.ts";
+import { removeFromShoppingList } from "./shopping-list.ts";
+import { searchKey, stringList, tagRows } from "./string-lists.ts";
+import type { Viewer } from "./tokens.ts";
+import { parseInput } from "./validation.ts";
+
+export type GroceryRow = Prisma.GroceryGetPayload<object>;
+
+/** The string lists of a grocery, each stored as tag rows of one kind. */
+export const LIST_KINDS = { metricUnits: "METRIC_UNIT", categories: "CATEGORY" } as const;
+export type ListField = keyof typeof LIST_KINDS;
+export type TagKind = (typeof LIST_KINDS)[ListField];
+
+// ---- Validation ------------------------------------------------------------------------------
+
+const title = z.string().trim().min(1, "title must not be empty").max(200, "title must have at most 200 characters");
+/** Optional text; null or absent on create means "" (the columns are never null). */
+const text = (field: string, max: number) =>
+  z.string().trim().max(max, `${field} must have at most ${max} characters`);
+
+export const createGroceryInput = z.object({
+  title,
+  description: text("description", 5000).nullish().transform((v) => v ?? ""),
+  alsoKnownAs: text("alsoKnownAs", 200).nullish().transform((v) => v ?? ""),
+  metricUnits: stringList.nullish().transform((v) => v ?? []),
+  categories: stringList.nullish().transform((v) => v ?? []),
+});
+
+/** Only the fields given change; null empties a text or a list (title cannot be emptied). */
+export const updateGroceryInput = z.object({
+  title: title.optional(),
+  description: text("description", 5000).nullish().transform((v) => (v === null ? "" : v)),
+  alsoKnownAs: text("alsoKnownAs", 200).nullish().transform((v) => (v === null ? "" : v)),
+  metricUnits: stringList.nullish().transform((v) => (v === null ? [] : v)),
+  categories: stringList.nullish().transform((v) => (v === null ? [] : v)),
+  removeCover: z.boolean().nullish(),
+});
+
+/** Tag rows for the lists given, and the kinds they replace. */
+function listRows(input: { metricUnits?: string[]; categories?: string[] }) {
+  const kinds: TagKind[] = [];
+  const rows: ReturnType<typeof tagRows<TagKind>> = [];
+  for (const [field, kind] of Object.entries(LIST_KINDS) as [ListField, TagKind][]) {
+    const values = input[field];
+    if (values === undefined) continue;
+    kinds.push(kind);
+    rows.push(...tagRows(kind, values));
+  }
+  return { kinds, rows };
+}
+
+// ---- Who may change it -----------------------------------------------------------------------
+
+export const canEdit = (viewer: Viewer | null, grocery: { ownerId: string }) =>
+  viewer !== null && (viewer.role === "ADMIN" || viewer.id === grocery.ownerId);
+
+/** Finds the grocery and checks the viewer may change it: NOT_FOUND, then FORBIDDEN. */
+async function editableGrocery(db: Db, viewer: Viewer, id: string) {
+  const grocery = await db.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } });
+  if (!grocery) throw notFound("Grocery", id);
+  if (!canEdit(viewer, grocery)) throw forbidden("Only the grocery's owner or an admin may change or remove it.");
+  return grocery;
+}
+
+/** Runs `write` with a newly saved cover (if any); the file is removed again when `write` fails. */
+async function withNewCover<T>(uploads: UploadSettings, cover: IncomingFile | null | undefined, write: (name: string | null) => Promise<T>) {
+  const name = cover ? await saveImage(uploads, cover.open(), "cover") : null;
+  try {
+    return await write(name);
+  } catch (error) {
+    await deleteUpload(uploads, name);
+    throw error;
+  }
+}
+
+// ---- Writing ---------------------------------------------------------------------------------
+
+export async function createGrocery(
+  db: Db,
+  uploads: UploadSettings,
+  viewer: Viewer,
+  input: unknown,
+  cover?: IncomingFile | null,
+): Promise<GroceryRow> {
+  const data = parseInput(createGroceryInput, input);
+  const { rows } = listRows(data);
+  return withNewCover(uploads, cover, (coverName) =>
+    // One nested create: Prisma writes the row and its lists in one transaction.
+    db.grocery.create({
+      data: {
+        title: data.title,
+        titleSearch: searchKey(data.title),
+        description: data.description,
+        alsoKnownAs: data.alsoKnownAs,
+        cover: coverName,
+        ownerId: viewer.id,
+        tags: { createMany: { data: rows } },
+      },
+    }),
+  );
+}
+
+/** Thrown inside the update transaction when the cover changed under it; the update is retried. */
+class CoverChanged extends Error {}
+
+export async function updateGrocery(
+  db: Db,
+  uploads: UploadSettings,
+  viewer: Viewer,
+  id: string,
+  input: unknown,
+  cover?: IncomingFile | null,
+): Promise<GroceryRow> {
+  const data = parseInput(updateGroceryInput, input);
+  if (cover && data.removeCover) throw badInput("give either cover (a new file) or removeCover: true, not both", { field: "cover" });
+  await editableGrocery(db, viewer, id);
+  const { kinds, rows } = listRows(data);
+  const columns: Prisma.GroceryUncheckedUpdateManyInput = { updatedAt: new Date() };
+  if (data.title !== undefined) Object.assign(columns, { title: data.title, titleSearch: searchKey(data.title) });
+  if (data.description !== undefined) columns.description = data.description;
+  if (data.alsoKnownAs !== undefined) columns.alsoKnownAs = data.alsoKnownAs;
+  const coverChanges = cover != null || data.removeCover === true;
+
+  const { grocery, oldCover } = await withNewCover(uploads, cover, async (newCover) => {
+    if (coverChanges) columns.cover = newCover;
+    // Optimistic check on the cover: the file to delete afterwards is exactly the one replaced,
+    // even when two updates race (the loser sees the winner's cover and tries again).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await db.$transaction(async (tx) => {
+          const current = await tx.grocery.findUnique({ where: { id }, select: { cover: true } });
+          if (!current) throw notFound("Grocery", id);
+          const { count } = await tx.grocery.updateMany({ where: { id, cover: current.cover }, data: columns });
+          if (count === 0) throw new CoverChanged();
+          if (kinds.length > 0) await tx.groceryTag.deleteMany({ where: { groceryId: id, kind: { in: kinds } } });
+          if (rows.length > 0) await tx.groceryTag.createMany({ data: rows.map((r) => ({ ...r, groceryId: id })) });
+          return { grocery: await tx.grocery.findUniqueOrThrow({ where: { id } }), oldCover: current.cover };
+        });
+      } catch (error) {
+        if (!(error instanceof CoverChanged) || attempt === 5) throw error;
+      }
+    }
+  });
+  if (coverChanges && oldCover !== grocery.cover) await deleteUpload(uploads, oldCover);
+  return grocery;
+}
+
+/** Removes the grocery (its lists and shopping-list entries go with it), then its cover file. */
+export async function deleteGrocery(db: Db, uploads: UploadSettings, viewer: Viewer, id: string): Promise<string> {
+  await editableGrocery(db, viewer, id);
+  let deleted: { cover: string | null };
+  try {
+    // The deleted row tells which cover it had at that moment, whatever changed since we looked.
+    deleted = await db.grocery.delete({ where: { id }, select: { cover: true } });
+  } catch (error) {
+    if (isRecordNotFound(error)) throw notFound("Grocery", id);
+    throw error;
+  }
+  await deleteUpload(uploads, deleted.cover);
+  return id;
+}
+
+export type RemovalScope = "SHOPPING_LIST" | "CATALOGUE" | "SHOPPING_LIST_OR_CATALOGUE";
+
+/**
+ * The legacy DELETE /groceries/:id/ rule. SHOPPING_LIST takes it off the caller's list (whether or
+ * not it was there; NOT_FOUND if no such grocery exists); CATALOGUE deletes it (owner or admin);
+ * SHOPPING_LIST_OR_CATALOGUE takes it off the list if it is there, and otherwise deletes it.
+ */
+export async function removeGrocery(
+  db: Db,
+  uploads: UploadSettings,
+  viewer: Viewer,
+  id: string,
+  from: RemovalScope = "SHOPPING_LIST_OR_CATALOGUE",
+): Promise<{ groceryId: string; removedFrom: "SHOPPING_LIST" | "CATALOGUE" }> {
+  if (from !== "CATALOGUE") {
+    const wasOnList = await removeFromShoppingList(db, viewer, id);
+    if (wasOnList) return { groceryId: id, removedFrom: "SHOPPING_LIST" };
+    if (from === "SHOPPING_LIST") {
+      if (!(await db.grocery.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Grocery", id);
+      return { groceryId: id, removedFrom: "SHOPPING_LIST" };
+    }
+  }
+  await deleteGrocery(db, uploads, viewer, id);
+  return { groceryId: id, removedFrom: "CATALOGUE" };
+}
+
+// ---- Search ----------------------------------------------------------------------------------
+
+export const groceryFilter = z
+  .object({
+    title: z.string().trim().max(200, "filter.title must have at most 200 characters").nullish(),
+    category: z.string().trim().max(200, "filter.category must have at most 200 characters").nullish(),
+  })
+  .nullish();
+
+function whereOf(filter: z.output<typeof groceryFilter>): Prisma.GroceryWhereInput {
+  const all: Prisma.GroceryWhereInput[] = [];
+  // An empty filter value matches everything, as if it were not given.
+  if (filter?.title) all.push({ titleSearch: { contains: searchKey(filter.title) } });
+  if (filter?.category) all.push({ tags: { some: { kind: "CATEGORY", valueKey: searchKey(filter.category) } } });
+  return { AND: all };
+}
+
+/** Groceries matching every filter given, newest first (the id breaks ties). */
+export async function searchGroceries(db: Db, args: { filter?: unknown } & PageArgs): Promise<Connection<GroceryRow>> {
+  const window = pageWindow(args);
+  const where = whereOf(parseInput(groceryFilter, args.filter));
+  const [items, total] = await Promise.all([
+    db.grocery.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.skip, take: window.take }),
+    db.grocery.count({ where }),
+  ]);
+  return toConnection(items, total, window);
+}
+
+/** Path where a cover file is served. */
+export const coverUrl = (cover: string | null) => (cover ? `/uploads/${cover}` : null);

@@ -1,0 +1,46 @@
+// GET /uploads/:name serves stored images. Only names the storage generates are looked up (so no
+// path can leave the upload folder); the content type comes from the extension chosen by sniffing
+// the bytes at upload time. A name's content never changes, so answers may be cached for a year.
+import { mkdir, open } from "node:fs/promises";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { Config } from "../config.ts";
+import { errorBody } from "../rest/errors.ts";
+import { contentTypeOf, uploadPath, uploadSettings } from "../storage/uploads.ts";
+
+const notFound = (reply: FastifyReply) =>
+  reply.code(404).send(errorBody({ code: "NOT_FOUND", message: "No such upload." }));
+
+export async function uploadsPlugin(app: FastifyInstance, { config }: { config: Config }) {
+  const settings = uploadSettings(config);
+  await mkdir(settings.dir, { recursive: true });
+
+  app.get<{ Params: { name: string } }>("/uploads/:name", async (request, reply) => {
+    const file = uploadPath(settings, request.params.name);
+    const contentType = contentTypeOf(request.params.name);
+    if (!file || !contentType) return notFound(reply);
+    // Opened first and read through the handle: a file deleted meanwhile is still sent whole or not at all.
+    const handle = await open(file, "r").catch(() => null);
+    if (!handle) return notFound(reply);
+    const info = await handle.stat().catch(() => null);
+    if (!info?.isFile()) {
+      await handle.close();
+      return notFound(reply);
+    }
+
+    const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+    reply
+      .header("content-type", contentType)
+      .header("x-content-type-options", "nosniff")
+      .header("cache-control", "public, max-age=31536000, immutable")
+      .header("etag", etag)
+      .header("last-modified", info.mtime.toUTCString())
+      // An image never runs as a page, even if a browser is tricked into opening it as one.
+      .header("content-security-policy", "default-src 'none'; sandbox");
+    if (request.headers["if-none-match"] === etag) {
+      await handle.close();
+      return reply.code(304).send();
+    }
+    reply.header("content-length", info.size);
+    return reply.send(handle.createReadStream());
+  });
+}
