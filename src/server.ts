@@ -17,6 +17,7 @@ import { loggerOptions } from "./http/logging.ts";
 import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, type Metrics } from "./http/metrics.ts";
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
+import { uploadsPlugin } from "./http/uploads.ts";
 
 export type ServerOptions = {
   config: Config;
@@ -57,7 +58,14 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     introspection: config.graphql.introspection,
     plugins: [graphqlErrorMetricsPlugin(metrics)],
   });
-  await app.register(graphqlPlugin, { schema, createContext, production: config.env === "production", apollo });
+  await app.register(graphqlPlugin, {
+    schema,
+    createContext,
+    production: config.env === "production",
+    apollo,
+    uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
+  });
+  await app.register(uploadsPlugin, { config });
   await app.register(restPlugin, { schema, routes, createContext });
   await app.register(openApiPlugin, { routes });
   return app;

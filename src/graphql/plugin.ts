@@ -8,6 +8,7 @@ import { tokenFromRequest } from "../http/token.ts";
 import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
 import type { OperationLimits } from "./limits.ts";
+import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
 export type GraphqlPluginOptions = {
   schema: GraphQLSchema;
@@ -18,6 +19,8 @@ export type GraphqlPluginOptions = {
   introspection?: boolean;
   /** More Apollo plugins (metrics, ...). */
   plugins?: ApolloServerPlugin<Context>[];
+  /** Multipart file uploads (GraphQL multipart request spec); 5 MB and 1 file by default. */
+  uploads?: UploadLimits;
 };
 
 export async function createApollo(app: FastifyInstance, options: GraphqlPluginOptions) {
@@ -35,6 +38,7 @@ export async function createApollo(app: FastifyInstance, options: GraphqlPluginO
 }
 
 export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPluginOptions & { apollo: ApolloServer<Context> }) {
+  registerGraphqlUploads(app, options.uploads ?? { maxFileBytes: 5 * 1024 * 1024, maxFiles: 1 });
   await app.register(fastifyApollo(options.apollo), {
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.

@@ -10,6 +10,7 @@ import { groceriesResolvers } from "./resolvers/groceries.ts";
 import { ordersResolvers } from "./resolvers/orders.ts";
 import { reportsResolvers } from "./resolvers/reports.ts";
 import { restaurantsResolvers } from "./resolvers/restaurants.ts";
+import { GraphQLUpload } from "graphql-upload-minimal";
 import { DateTime, Time } from "./resolvers/scalars.ts";
 import { shoppingListResolvers } from "./resolvers/shopping-list.ts";
 import { userResolvers } from "./resolvers/users.ts";
@@ -20,7 +21,7 @@ export function buildSchema(): GraphQLSchema {
   const schema = makeExecutableSchema({
     typeDefs: readFileSync(SCHEMA_PATH, "utf8"),
     resolvers: [
-      { DateTime, Time },
+      { DateTime, Time, Upload: GraphQLUpload },
       userResolvers,
       restaurantsResolvers,
       badgesResolvers,
