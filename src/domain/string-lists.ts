@@ -15,7 +15,13 @@ export const stringList = z
       .max(MAX_LIST_ITEM_LENGTH, `list items must have at most ${MAX_LIST_ITEM_LENGTH} characters`),
   )
   .max(MAX_LIST_ITEMS, `lists hold at most ${MAX_LIST_ITEMS} items`)
-  .transform((items) => [...new Map(items.map((v) => [searchKey(v), v])).values()]);
+  .transform(withoutRepeats);
+
+/** Drops values equal to an earlier one but for case; the first spelling is kept. */
+function withoutRepeats(items: string[]): string[] {
+  const seen = new Set<string>();
+  return items.filter((v) => !seen.has(searchKey(v)) && seen.add(searchKey(v)));
+}
 
 /** The form a value is matched by in searches: trimmed and lower-cased (Unicode-aware, same on both databases). */
 export const searchKey = (value: string) => value.trim().toLowerCase();
