@@ -1,5 +1,8 @@
 // Reports through the real server: reportRestaurant / reportGrocery (one per user and target,
 // also under a race), the admins' reports list and resolveReport, and the Report fields.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -19,6 +22,41 @@ const newRestaurant = (title = `Diner ${++seq}`) =>
   s.db.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
 const newGrocery = (title = `Apples ${++seq}`) =>
   s.db.grocery.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
+
+/**
+ * Inserts a report from another database connection inside a transaction that commits only
+ * after `holdMs`, so a request sent meanwhile finds no report, then hits the unique constraint.
+ * SQLite: a child process, because the server (in this process) waits for the write lock
+ * synchronously. PostgreSQL: a second client here.
+ */
+async function commitReportLater(row: { id: string; reporterId: string; targetId: string }, holdMs: number) {
+  const values = [row.id, row.reporterId, "RESTAURANT", row.targetId, "raced", new Date().toISOString().replace("Z", "+00:00")];
+  if (s.database.provider === "postgres") {
+    const client = new pg.Client({ connectionString: s.database.url });
+    await client.connect();
+    await client.query("BEGIN");
+    await client.query(
+      `INSERT INTO "Report" ("id", "reporterId", "targetKind", "targetId", "reasonType", "createdAt") VALUES ($1, $2, $3::"ReportTarget", $4, $5, $6::timestamptz)`,
+      values,
+    );
+    const done = new Promise<void>((resolve, reject) =>
+      setTimeout(() => client.query("COMMIT").then(() => client.end()).then(resolve, reject), holdMs),
+    );
+    return { done };
+  }
+  const script = `
+    const db = new (require("better-sqlite3"))(process.argv[1]);
+    db.exec("BEGIN IMMEDIATE");
+    db.prepare('INSERT INTO "Report" ("id", "reporterId", "targetKind", "targetId", "reasonType", "createdAt") VALUES (?, ?, ?, ?, ?, ?)').run(...JSON.parse(process.argv[2]));
+    process.stdout.write("ready\\n");
+    setTimeout(() => { db.exec("COMMIT"); db.close(); }, ${holdMs});`;
+  const child = spawn(process.execPath, ["-e", script, s.database.url.replace(/^file:/, ""), JSON.stringify(values)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await once(child.stdout!, "data");
+  const done = once(child, "exit").then(([code]) => expect(code).toBe(0));
+  return { done };
+}
 
 const REPORT_FIELDS = `id targetKind targetId reasonType reasonBody status createdAt resolvedAt resolution
   restaurant { id title } grocery { id title } reporter { id username } resolvedBy { id }`;
@@ -108,6 +146,18 @@ describe("reportRestaurant and reportGrocery", () => {
     const answers = results.map((res) => res.data.reportRestaurant);
     expect(answers.filter((a) => a.created)).toHaveLength(1);
     expect(new Set(answers.map((a) => a.report.id)).size).toBe(1);
+    expect(await s.db.report.count({ where: { targetId: r.id } })).toBe(1);
+  });
+
+  it("answers the other report when it commits between the look-up and the insert (unique violation)", async () => {
+    const user = await s.signUp("user");
+    const r = await newRestaurant();
+    const raced = await commitReportLater({ id: `raced-${r.id}`, reporterId: user.id, targetId: r.id }, 1500);
+    const res = await s.graphql(REPORT_RESTAURANT, { id: r.id, input: { reasonType: "spam" } }, user.token);
+    await raced.done;
+    expect(res.status).toBe(200);
+    expect(res.errors).toBeUndefined();
+    expect(res.data.reportRestaurant).toMatchObject({ created: false, report: { id: `raced-${r.id}`, reasonType: "raced" } });
     expect(await s.db.report.count({ where: { targetId: r.id } })).toBe(1);
   });
 
