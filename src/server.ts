@@ -66,7 +66,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
   });
   await app.register(uploadsPlugin, { config });
-  await app.register(restPlugin, { schema, routes, createContext });
+  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes });
   await app.register(openApiPlugin, { routes });
   return app;
 }

@@ -18,9 +18,9 @@ export function legacyPath(path: string, names: Names): string {
   return path;
 }
 
-/** Renames GraphQL field names that appear as words in a free-text message. */
+/** Renames GraphQL field names and paths ("filter.title") that appear as words in a free-text message. */
 function renameWords(message: string, names: Names): string {
-  const pairs = [...names].filter(([gql, legacy]) => gql !== legacy && !gql.includes("."));
+  const pairs = [...names].filter(([gql, legacy]) => gql !== legacy);
   if (!pairs.length) return message;
   const lookup = new Map(pairs);
   const words = pairs.map(([gql]) => gql).sort((a, b) => b.length - a.length).map(escape);

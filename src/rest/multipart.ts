@@ -16,7 +16,9 @@ export type MultipartLimits = { maxFileBytes: number };
 
 export async function registerMultipart(app: FastifyInstance, { maxFileBytes }: MultipartLimits) {
   await app.register(multipart, {
-    limits: { fileSize: maxFileBytes, files: 1, fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_FIELDS + 1 },
+    // busboy flags a file that reaches its limit as truncated even at exactly that size: one byte
+    // more lets a file of exactly maxFileBytes through (the storage behind the resolver enforces it too).
+    limits: { fileSize: maxFileBytes + 1, files: 1, fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_FIELDS + 1 },
   });
 }
 

@@ -55,6 +55,8 @@ export function allowedMethods(routes: RestRoute[]): Map<string, HttpMethod[]> {
 export async function restPlugin(app: FastifyInstance, options: RestPluginOptions) {
   const limits = { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES };
   await registerMultipart(app, limits);
+  // Fastify parses text/plain by default; legacy bodies are JSON, forms or multipart: others get 415.
+  app.removeContentTypeParser("text/plain");
   const compiled = compileRoutes(options.schema, options.routes);
 
   for (const rows of groupByMethodAndPath(compiled).values()) {
