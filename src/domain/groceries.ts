@@ -146,7 +146,7 @@ export async function updateGrocery(
           return { grocery: await tx.grocery.findUniqueOrThrow({ where: { id } }), oldCover: current.cover };
         });
       } catch (error) {
-        if (!(error instanceof CoverChanged) || attempt === 5) throw error;
+        if (!(error instanceof CoverChanged) || attempt === 50) throw error;
       }
     }
   });

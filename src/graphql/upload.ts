@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { processRequest, Upload, type FileUpload } from "graphql-upload-minimal";
 import { badInput, DomainError } from "../domain/errors.ts";
-import type { IncomingFile } from "../storage/uploads.ts";
+import { tooLarge, type IncomingFile } from "../storage/uploads.ts";
 
 export type UploadLimits = { maxFileBytes: number; maxFiles: number };
 
@@ -98,10 +98,10 @@ export function registerGraphqlUploads(app: FastifyInstance, limits: UploadLimit
 }
 
 /** A problem reported by graphql-upload-minimal while a file arrives, as a domain error. */
-function uploadError(error: unknown, field: string): unknown {
+function uploadError(error: unknown, field: string, maxBytes: number): unknown {
   if (error instanceof DomainError) return error;
   const status = (error as { status?: unknown }).status;
-  if (status === 413) return new DomainError("PAYLOAD_TOO_LARGE", `${field}: the file is too large.`, { field });
+  if (status === 413) return tooLarge(field, maxBytes);
   if (typeof status === "number" && status < 500) return badInput(`${field}: ${(error as Error).message}`, { field });
   return error;
 }
@@ -110,13 +110,13 @@ function uploadError(error: unknown, field: string): unknown {
  * The value of an Upload argument (a promise of a FileUpload) as the domain's IncomingFile;
  * null when no file was given. Waits for the file's part to arrive, but reads nothing yet.
  */
-export async function incomingFile(value: unknown, field: string): Promise<IncomingFile | null> {
+export async function incomingFile(value: unknown, field: string, maxBytes: number): Promise<IncomingFile | null> {
   if (value == null) return null;
   let file: FileUpload;
   try {
     file = await (value as Promise<FileUpload>);
   } catch (error) {
-    throw uploadError(error, field);
+    throw uploadError(error, field, maxBytes);
   }
   return {
     filename: file.filename,
@@ -124,7 +124,7 @@ export async function incomingFile(value: unknown, field: string): Promise<Incom
       try {
         return file.createReadStream();
       } catch (error) {
-        throw uploadError(error, field);
+        throw uploadError(error, field, maxBytes);
       }
     },
   };

@@ -31,9 +31,9 @@ const list = (field: groceries.ListField) => async (g: GroceryRow, _: unknown, c
   (await tagListsOf(ctx, g.id))[groceries.LIST_KINDS[field]] ?? [];
 
 /** The input without its Upload (the domain gets the file separately, as an IncomingFile). */
-async function splitCover(input: { cover?: unknown } & Record<string, unknown>) {
+async function splitCover(ctx: Context, input: { cover?: unknown } & Record<string, unknown>) {
   const { cover, ...fields } = input;
-  return { fields, cover: await incomingFile(cover, "cover") };
+  return { fields, cover: await incomingFile(cover, "cover", ctx.config.uploadMaxBytes) };
 }
 
 export const groceriesResolvers = {
@@ -43,11 +43,11 @@ export const groceriesResolvers = {
   },
   Mutation: {
     createGrocery: async (_: unknown, args: { input: Record<string, unknown> }, ctx: Context) => {
-      const { fields, cover } = await splitCover(args.input);
+      const { fields, cover } = await splitCover(ctx, args.input);
       return groceries.createGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), fields, cover);
     },
     updateGrocery: async (_: unknown, args: { id: string; input: Record<string, unknown> }, ctx: Context) => {
-      const { fields, cover } = await splitCover(args.input);
+      const { fields, cover } = await splitCover(ctx, args.input);
       return groceries.updateGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id, fields, cover);
     },
     deleteGrocery: (_: unknown, args: { id: string }, ctx: Context) =>
