@@ -25,7 +25,15 @@ export type RestOutcome =
 
 const refused = (error: ClientError): RestOutcome => ({ ok: false, status: statusForCode(error.code), error });
 
+/** The legacy interface says every data operation needs a valid token: that answer comes before any field check. */
+function unauthenticatedFor(context: Context): ClientError {
+  return context.auth.state === "invalid"
+    ? { code: "UNAUTHENTICATED", message: "The access token is invalid, expired or revoked; sign in again for a new one." }
+    : { code: "UNAUTHENTICATED", message: "An access token is required: send Authorization: Bearer <token> or access_token (get one from POST /auth/token)." };
+}
+
 export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, context: Context): Promise<RestOutcome> {
+  if (!route.public && !context.viewer) return refused(unauthenticatedFor(context));
   let values: FieldValues;
   let variables: Record<string, unknown>;
   try {
