@@ -204,10 +204,22 @@ export const groceryFilter = z
   })
   .nullish();
 
-function whereOf(filter: z.output<typeof groceryFilter>): Prisma.GroceryWhereInput {
+// Prisma turns `contains` into LIKE without escaping its wildcards, and SQLite's LIKE has no escape
+// character at all (see restaurants.ts). A title filter holding %, _ or \ is therefore matched
+// with a plain substring test, in SQL both databases read the same way.
+const LIKE_SPECIAL = /[%_\\]/;
+
+async function titleContains(db: Db, key: string): Promise<Prisma.GroceryWhereInput> {
+  if (!LIKE_SPECIAL.test(key)) return { titleSearch: { contains: key } };
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT "id" FROM "Grocery" WHERE length(replace("titleSearch", ${key}, '')) < length("titleSearch")`;
+  return { id: { in: rows.map((r) => r.id) } };
+}
+
+async function whereOf(db: Db, filter: z.output<typeof groceryFilter>): Promise<Prisma.GroceryWhereInput> {
   const all: Prisma.GroceryWhereInput[] = [];
   // An empty filter value matches everything, as if it were not given.
-  if (filter?.title) all.push({ titleSearch: { contains: searchKey(filter.title) } });
+  if (filter?.title) all.push(await titleContains(db, searchKey(filter.title)));
   if (filter?.category) all.push({ tags: { some: { kind: "CATEGORY", valueKey: searchKey(filter.category) } } });
   return { AND: all };
 }
@@ -215,7 +227,7 @@ function whereOf(filter: z.output<typeof groceryFilter>): Prisma.GroceryWhereInp
 /** Groceries matching every filter given, newest first (the id breaks ties). */
 export async function searchGroceries(db: Db, args: { filter?: unknown } & PageArgs): Promise<Connection<GroceryRow>> {
   const window = pageWindow(args);
-  const where = whereOf(parseInput(groceryFilter, args.filter));
+  const where = await whereOf(db, parseInput(groceryFilter, args.filter));
   const [items, total] = await Promise.all([
     db.grocery.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.skip, take: window.take }),
     db.grocery.count({ where }),
