@@ -7,6 +7,7 @@ import type { GraphQLSchema } from "graphql";
 import type { Context } from "../graphql/context.ts";
 import { toClientError } from "../graphql/errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
+import { legacyBodyParsers } from "./body-parsers.ts";
 import { errorBody, statusForCode } from "./errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart } from "./multipart.ts";
@@ -55,8 +56,7 @@ export function allowedMethods(routes: RestRoute[]): Map<string, HttpMethod[]> {
 export async function restPlugin(app: FastifyInstance, options: RestPluginOptions) {
   const limits = { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES };
   await registerMultipart(app, limits);
-  // Fastify parses text/plain by default; legacy bodies are JSON, forms or multipart: others get 415.
-  app.removeContentTypeParser("text/plain");
+  legacyBodyParsers(app);
   const compiled = compileRoutes(options.schema, options.routes);
 
   for (const rows of groupByMethodAndPath(compiled).values()) {

@@ -45,7 +45,7 @@ export async function sendMultipart(
 ): Promise<Answer> {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) for (const v of Array.isArray(value) ? value : [value]) form.append(key, v);
-  for (const f of files) form.append(f.name, new Blob([f.content], { type: f.type }), f.filename);
+  for (const f of files) form.append(f.name, new Blob([f.content as Uint8Array<ArrayBuffer>], { type: f.type }), f.filename);
   return answer(await s.fetch(path, { method, token, body: form }));
 }
 
@@ -61,9 +61,9 @@ export const PNG = Uint8Array.from(
 /**
  * Field types, as a legacy client's parser would check them: "string", "number", "integer",
  * "boolean", "null", unions such as "string|null", "string[]", or a nested spec (object) /
- * [spec] (array of objects). `expectShape` asserts the exact set of keys and each value's type.
+ * [spec] (array of objects), [] (an empty array). `expectShape` asserts the exact set of keys and each value's type.
  */
-export type Spec = string | { [field: string]: Spec } | [Spec];
+export type Spec = string | { [field: string]: Spec } | [Spec] | [];
 
 function typeMatches(value: unknown, type: string): boolean {
   return type.split("|").some((t) => {
@@ -93,6 +93,7 @@ export function expectShape(value: unknown, spec: Spec, path = "body"): void {
   }
   if (Array.isArray(spec)) {
     expect(Array.isArray(value), `${path} should be an array`).toBe(true);
+    if (spec.length === 0) return void expect(value, `${path} should be empty`).toEqual([]);
     (value as unknown[]).forEach((item, i) => expectShape(item, spec[0], `${path}[${i}]`));
     return;
   }

@@ -86,6 +86,7 @@ describe("GET /openapi.json", () => {
     const del = doc.paths["/groceries/{grocery_id}"].delete;
     expect(del["x-legacy-operations"]).toEqual(["Remove grocery from shopping list", "Remove grocery"]);
     expect(del.parameters.find((p: any) => p.name === "from")).toMatchObject({ in: "query", required: false });
+    expect(del.parameters.find((p: any) => p.name === "from").schema.enum).toEqual(expect.arrayContaining(["shopping_list", "catalogue"]));
   });
 
   it("gives the legacy response schemas, spelling included", () => {

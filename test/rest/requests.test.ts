@@ -120,6 +120,17 @@ describe("error statuses", () => {
     expect(xml.status).toBe(415);
   });
 
+  it("takes Content-Type: application/json without a body as no body (legacy clients send it on DELETE and PUT)", async () => {
+    const g = (await sendJson(s, "POST", "/groceries", { title: "Bodiless" }, user.token)).body._id;
+    const headers = { "content-type": "application/json" };
+    const put = await s.fetch(`/groceries/${g}`, { method: "PUT", token: user.token, headers });
+    expect(put.status).toBe(201);
+    const del = await s.fetch(`/groceries/${g}?from=shopping_list`, { method: "DELETE", token: user.token, headers });
+    expect(del.status).toBe(204);
+    const empty = await s.fetch("/restaurants", { method: "POST", token: user.token, headers, body: "" });
+    expectError({ status: empty.status, body: await empty.json(), headers: empty.headers }, 400, "BAD_USER_INPUT", /title is required/);
+  });
+
   it("answers a body over the limit with 413", async () => {
     const a = await sendJson(s, "POST", "/restaurants", { title: "x".repeat(s.config.bodyLimitBytes + 10) }, user.token);
     expectError(a, 413, "PAYLOAD_TOO_LARGE");

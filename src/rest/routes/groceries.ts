@@ -38,6 +38,13 @@ function groceryFields({ titleRequired }: { titleRequired: boolean }): RestParam
   ];
 }
 
+/** DELETE's `from`: the same field for both removal rows (the rows' `when` tells them apart). */
+const removalScope = inQuery("from", choice({ shopping_list: "SHOPPING_LIST", catalogue: "CATALOGUE", catalog: "CATALOGUE" }), {
+  to: "from",
+  default: "SHOPPING_LIST_OR_CATALOGUE",
+  description: "shopping_list or catalogue; without it: off the caller's list if the grocery is on it, else removed from the catalogue",
+});
+
 const fromIs = (req: RestRequest, value: string) => {
   const from = req.field("from");
   return typeof from === "string" && from.trim().toLowerCase() === value;
@@ -142,7 +149,7 @@ export const groceryRoutes: RestRoute[] = [
     path: "/groceries/:grocery_id",
     when: (req) => fromIs(req, "shopping_list"),
     whenText: "with from=shopping_list",
-    params: [groceryId, inQuery("from", choice({ shopping_list: "SHOPPING_LIST" }), { to: "from", required: true })],
+    params: [groceryId, removalScope],
     document: `mutation RemoveFromShoppingList($id: ID!, $from: GroceryRemovalScope) { removeGrocery(id: $id, from: $from) { removedFrom } }`,
     status: 204,
   },
@@ -153,14 +160,7 @@ export const groceryRoutes: RestRoute[] = [
     method: "DELETE",
     path: "/groceries/:grocery_id",
     whenText: "with from=catalogue, or without from",
-    params: [
-      groceryId,
-      inQuery("from", choice({ catalogue: "CATALOGUE", catalog: "CATALOGUE", shopping_list: "SHOPPING_LIST" }), {
-        to: "from",
-        default: "SHOPPING_LIST_OR_CATALOGUE",
-        description: "catalogue, or shopping_list (see the other operation); without it: the list if the grocery is on it, else the catalogue",
-      }),
-    ],
+    params: [groceryId, removalScope],
     document: `mutation RemoveGrocery($id: ID!, $from: GroceryRemovalScope) { removeGrocery(id: $id, from: $from) { removedFrom } }`,
     status: 204,
   },

@@ -1,0 +1,18 @@
+// Body parsers of the REST scope (encapsulated: /graphql keeps Fastify's own). Legacy bodies are
+// JSON, urlencoded forms (@fastify/formbody, registered for the whole server) or multipart.
+import type { FastifyInstance } from "fastify";
+
+export function legacyBodyParsers(app: FastifyInstance) {
+  // Fastify parses text/plain by default; here it gets 415 like any other unsupported type.
+  app.removeContentTypeParser("text/plain");
+
+  // Legacy clients often send Content-Type: application/json on requests without a body (DELETE,
+  // PUT to add to the shopping list): that is no body, not malformed JSON. Anything else is parsed
+  // as strictly as Fastify does (prototype poisoning refused).
+  const strictJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    strictJson(request, body as string, done);
+  });
+}
