@@ -71,13 +71,19 @@ async function editableGrocery(db: Db, viewer: Viewer, id: string) {
   return grocery;
 }
 
+/**
+ * Deletes a cover file once the database no longer points at it. The change is committed by then:
+ * a file left behind is harmless, an error here would wrongly report the change as failed.
+ */
+const dropFile = (uploads: UploadSettings, name: string | null) => deleteUpload(uploads, name).catch(() => {});
+
 /** Runs `write` with a newly saved cover (if any); the file is removed again when `write` fails. */
 async function withNewCover<T>(uploads: UploadSettings, cover: IncomingFile | null | undefined, write: (name: string | null) => Promise<T>) {
   const name = cover ? await saveImage(uploads, cover.open(), "cover") : null;
   try {
     return await write(name);
   } catch (error) {
-    await deleteUpload(uploads, name);
+    await dropFile(uploads, name);
     throw error;
   }
 }
@@ -150,7 +156,7 @@ export async function updateGrocery(
       }
     }
   });
-  if (coverChanges && oldCover !== grocery.cover) await deleteUpload(uploads, oldCover);
+  if (coverChanges && oldCover !== grocery.cover) await dropFile(uploads, oldCover);
   return grocery;
 }
 
@@ -165,7 +171,7 @@ export async function deleteGrocery(db: Db, uploads: UploadSettings, viewer: Vie
     if (isRecordNotFound(error)) throw notFound("Grocery", id);
     throw error;
   }
-  await deleteUpload(uploads, deleted.cover);
+  await dropFile(uploads, deleted.cover);
   return id;
 }
 

@@ -35,7 +35,9 @@ export async function uploadsPlugin(app: FastifyInstance, { config }: { config: 
       .header("etag", etag)
       .header("last-modified", info.mtime.toUTCString())
       // An image never runs as a page, even if a browser is tricked into opening it as one.
-      .header("content-security-policy", "default-src 'none'; sandbox");
+      .header("content-security-policy", "default-src 'none'; sandbox")
+      // Covers are shown by web clients on other origins (helmet's default would be same-origin).
+      .header("cross-origin-resource-policy", "cross-origin");
     if (request.headers["if-none-match"] === etag) {
       await handle.close();
       return reply.code(304).send();

@@ -22,8 +22,11 @@ export type IncomingFile = { filename: string; open(): Readable };
 
 type ImageFormat = { extension: string; contentType: string; matches(head: Buffer): boolean };
 
-const startsWith = (head: Buffer, bytes: number[] | string, at = 0) =>
-  Buffer.from(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : bytes).equals(head.subarray(at, at + bytes.length));
+/** Whether `head` holds exactly these bytes (or ASCII characters) at offset `at`. */
+function startsWith(head: Buffer, bytes: number[] | string, at = 0) {
+  const expected = typeof bytes === "string" ? Buffer.from(bytes, "latin1") : Buffer.from(bytes);
+  return expected.equals(head.subarray(at, at + expected.length));
+}
 
 const FORMATS: ImageFormat[] = [
   { extension: "png", contentType: "image/png", matches: (h) => startsWith(h, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
@@ -97,7 +100,15 @@ export async function saveImage(settings: UploadSettings, source: Readable, fiel
     await rm(tempPath, { force: true });
     throw error;
   }
+  await syncFolder(settings.dir); // makes the new name itself durable
   return name;
+}
+
+async function syncFolder(dir: string) {
+  const handle = await open(dir, "r").catch(() => null);
+  if (!handle) return;
+  await handle.sync().catch(() => {}); // not every platform can sync a folder
+  await handle.close();
 }
 
 /** Copies chunks to `write` one at a time, checking the size and the first bytes as they come. */

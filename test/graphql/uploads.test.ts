@@ -96,6 +96,7 @@ describe("createGrocery with a cover", () => {
     expect(res.headers.get("content-type")).toBe(type);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("cache-control")).toMatch(/max-age=\d+/);
+    expect(res.headers.get("content-length")).toBe(String(file.length));
     expect(Buffer.from(await res.arrayBuffer())).toEqual(Buffer.from(file));
   });
 
