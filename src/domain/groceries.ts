@@ -22,10 +22,13 @@ export type TagKind = (typeof LIST_KINDS)[ListField];
 
 // ---- Validation ------------------------------------------------------------------------------
 
-const title = z.string().trim().min(1, "title must not be empty").max(200, "title must have at most 200 characters");
-/** Optional text; null or absent on create means "" (the columns are never null). */
-const text = (field: string, max: number) =>
-  z.string().trim().max(max, `${field} must have at most ${max} characters`);
+const title = z
+  .string({ error: "title must be text of 1 to 200 characters (it cannot be removed)" })
+  .trim()
+  .min(1, "title must not be empty")
+  .max(200, "title must have at most 200 characters");
+/** Trimmed text of at most `max` characters (the columns are never null: "" means none). */
+const text = (field: string, max: number) => z.string().trim().max(max, `${field} must have at most ${max} characters`);
 
 export const createGroceryInput = z.object({
   title,

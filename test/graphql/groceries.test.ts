@@ -152,6 +152,7 @@ describe("updateGrocery", () => {
     for (const input of [{ title: null }, { title: "" }, { title: "x".repeat(201) }, { alsoKnownAs: "a".repeat(201) }]) {
       const r = await s.graphql(UPDATE, { id: g.id, input }, owner.token);
       expect(r.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
+      expect(r.errors?.[0].message).toMatch(Object.keys(input)[0]);
     }
     expect(await snapshot(g.id)).toEqual(before);
   });
