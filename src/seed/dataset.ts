@@ -196,7 +196,8 @@ export function restaurant(n: number, size: Size): RestaurantSeed {
       };
     },
   );
-  // The totals the comment mutation keeps up to date, computed the same way (sum / count).
+  // The totals the comment mutation keeps up to date; the writer has the database compute the
+  // mean from them (see seed.ts).
   const ratingSum = comments.reduce((sum, c) => sum + c.rating, 0);
   const ratingCount = comments.length;
 
@@ -267,7 +268,6 @@ export function restaurant(n: number, size: Size): RestaurantSeed {
       longitude,
       ratingSum,
       ratingCount,
-      ratingAvg: ratingCount ? ratingSum / ratingCount : null,
       ownerId,
       createdAt,
       updatedAt: createdAt,

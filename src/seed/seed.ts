@@ -147,6 +147,10 @@ async function writeRestaurants(db: Db, items: RestaurantSeed[], badgeIds: strin
   await storeCovers(uploadDir, items, inserted);
   const all = <T>(pick: (r: RestaurantSeed) => T[]) => items.flatMap(pick);
   const restaurantBadges = all((r) => r.badges.map((b) => ({ restaurantId: r.row.id, badgeId: badgeIds[b.badge]!, receivedAt: b.receivedAt })));
+  // The mean is computed by the database with the expression the comment mutation uses: Prisma
+  // sends floats to SQLite with fewer digits than a double has, so a mean computed here and
+  // written as a value could differ from that expression in the last digit.
+  const ids = items.map((r) => r.row.id).sort();
   const [restaurants, tags, hours, granted, comments, orders, reports] = await db.$transaction([
     db.restaurant.createMany({ data: items.map((r) => r.row) }),
     db.restaurantTag.createMany({ data: all((r) => r.tags) }),
@@ -155,6 +159,10 @@ async function writeRestaurants(db: Db, items: RestaurantSeed[], badgeIds: strin
     db.comment.createMany({ data: all((r) => r.comments) }),
     db.order.createMany({ data: all((r) => r.orders) }),
     db.report.createMany({ data: all((r) => r.reports) }),
+    // Seed ids only lie between the first and last seed id of the chunk (other ids are cuids).
+    db.$executeRaw`
+      UPDATE "Restaurant" SET "ratingAvg" = CAST("ratingSum" AS DOUBLE PRECISION) / "ratingCount"
+      WHERE "ratingCount" > 0 AND "id" >= ${ids[0]} AND "id" <= ${ids.at(-1)}`,
   ]);
   inserted.restaurants += restaurants.count;
   inserted.restaurantTags += tags.count;

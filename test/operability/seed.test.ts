@@ -1,0 +1,248 @@
+// The demo data seeder (`npm run seed`): what it loads into a fresh database, that ratings agree
+// with comments, that covers are real PNG files the server serves, that a second run adds and
+// changes nothing, and that every run generates the same data. Runs on SQLite and PostgreSQL.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { crc32, inflateSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, type Db } from "../../src/db/client.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { verifyPassword } from "../../src/domain/passwords.ts";
+import { SIZES } from "../../src/seed/dataset.ts";
+import { seed, type SeedReport } from "../../src/seed/seed.ts";
+import { createTestDatabase } from "../helpers/database.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const PASSWORD = "seed-test-password";
+const SMALL = SIZES.small;
+
+/** Every seeded table, in a stable order, so two snapshots can be compared row for row. */
+async function snapshot(db: Db) {
+  return {
+    users: await db.user.findMany({ orderBy: { id: "asc" } }),
+    badges: await db.badge.findMany({ orderBy: { id: "asc" } }),
+    restaurants: await db.restaurant.findMany({ orderBy: { id: "asc" } }),
+    restaurantTags: await db.restaurantTag.findMany({ orderBy: [{ restaurantId: "asc" }, { kind: "asc" }, { position: "asc" }] }),
+    openingHours: await db.openingHours.findMany({ orderBy: [{ restaurantId: "asc" }, { position: "asc" }] }),
+    restaurantBadges: await db.restaurantBadge.findMany({ orderBy: [{ restaurantId: "asc" }, { badgeId: "asc" }] }),
+    comments: await db.comment.findMany({ orderBy: { id: "asc" } }),
+    orders: await db.order.findMany({ orderBy: { id: "asc" } }),
+    reports: await db.report.findMany({ orderBy: { id: "asc" } }),
+    groceries: await db.grocery.findMany({ orderBy: { id: "asc" } }),
+    groceryTags: await db.groceryTag.findMany({ orderBy: [{ groceryId: "asc" }, { kind: "asc" }, { position: "asc" }] }),
+    shoppingListEntries: await db.shoppingListEntry.findMany({ orderBy: [{ userId: "asc" }, { groceryId: "asc" }] }),
+  };
+}
+
+const files = (dir: string) =>
+  readdirSync(dir)
+    .sort()
+    .map((name) => ({ name, size: statSync(path.join(dir, name)).size, mtimeMs: statSync(path.join(dir, name)).mtimeMs }));
+
+/** Reads a PNG the long way (chunks, CRCs, inflated pixel data) and returns its size; throws if anything is off. */
+function readPng(bytes: Buffer): { width: number; height: number } {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  if (!bytes.subarray(0, 8).equals(signature)) throw new Error("no PNG signature");
+  const chunks: { type: string; data: Buffer }[] = [];
+  for (let at = 8; at < bytes.length; ) {
+    const length = bytes.readUInt32BE(at);
+    const type = bytes.toString("latin1", at + 4, at + 8);
+    const data = bytes.subarray(at + 8, at + 8 + length);
+    const crc = bytes.readUInt32BE(at + 8 + length);
+    if (crc !== crc32(bytes.subarray(at + 4, at + 8 + length))) throw new Error(`bad CRC in ${type}`);
+    chunks.push({ type, data });
+    at += 12 + length;
+  }
+  const [header] = chunks;
+  if (header?.type !== "IHDR" || chunks.at(-1)?.type !== "IEND") throw new Error("chunks out of order");
+  const width = header.data.readUInt32BE(0);
+  const height = header.data.readUInt32BE(4);
+  if (header.data[8] !== 8 || header.data[9] !== 2) throw new Error("expected 8-bit RGB");
+  const pixels = inflateSync(Buffer.concat(chunks.filter((c) => c.type === "IDAT").map((c) => c.data)));
+  if (pixels.length !== (width * 3 + 1) * height) throw new Error(`pixel data has ${pixels.length} bytes`);
+  return { width, height };
+}
+
+describe("seeding a fresh database (small)", () => {
+  let s: TestServer;
+  let first: SeedReport;
+  let second: SeedReport;
+  let before: Awaited<ReturnType<typeof snapshot>>;
+  let after: Awaited<ReturnType<typeof snapshot>>;
+  let filesBefore: ReturnType<typeof files>;
+  let filesAfter: ReturnType<typeof files>;
+
+  beforeAll(async () => {
+    s = await startServer();
+    const options = { size: "small" as const, uploadDir: s.config.uploadDir, password: PASSWORD };
+    first = await seed(s.db, options);
+    before = await snapshot(s.db);
+    filesBefore = files(s.config.uploadDir);
+    second = await seed(s.db, options);
+    after = await snapshot(s.db);
+    filesAfter = files(s.config.uploadDir);
+  });
+  afterAll(async () => s?.close());
+
+  it("loads the expected numbers of rows and reports them", async () => {
+    expect(before.users).toHaveLength(SMALL.users + 2);
+    expect(before.restaurants).toHaveLength(SMALL.restaurants);
+    expect(before.groceries).toHaveLength(SMALL.groceries);
+    expect(before.badges.length).toBeGreaterThanOrEqual(5);
+    expect(before.comments.length).toBeGreaterThan(SMALL.restaurants); // tens to hundreds
+    expect(before.orders.length).toBeGreaterThan(0);
+    expect(before.shoppingListEntries.length).toBeGreaterThan(0);
+    for (const [table, rows] of Object.entries(before)) expect(first.inserted[table as keyof SeedReport["inserted"]], table).toBe(rows.length);
+    expect(first.inserted.files).toBe(SMALL.restaurants + SMALL.groceries + before.badges.length);
+  });
+
+  it("a second run inserts nothing and changes nothing (rows and files)", () => {
+    expect(Object.values(second.inserted).every((n) => n === 0)).toBe(true);
+    expect(after).toEqual(before);
+    expect(filesAfter).toEqual(filesBefore);
+  });
+
+  it("keeps every restaurant's rating totals exactly equal to its comments", async () => {
+    const totals = await s.db.comment.groupBy({ by: ["restaurantId"], _sum: { rating: true }, _count: { _all: true } });
+    let rated = 0;
+    for (const r of before.restaurants) {
+      const t = totals.find((x) => x.restaurantId === r.id);
+      const sum = t?._sum.rating ?? 0;
+      const count = t?._count._all ?? 0;
+      expect({ id: r.id, sum: r.ratingSum, count: r.ratingCount, avg: r.ratingAvg }).toEqual({
+        id: r.id,
+        sum,
+        count,
+        avg: count ? sum / count : null,
+      });
+      if (count) rated++;
+    }
+    expect(rated).toBeGreaterThan(SMALL.restaurants / 2);
+    expect(before.comments.every((c) => c.rating >= 1 && c.rating <= 5)).toBe(true);
+  });
+
+  it("gives restaurants the variety a demo needs", () => {
+    expect(new Set(before.restaurants.map((r) => r.city)).size).toBeGreaterThanOrEqual(5);
+    expect(before.restaurants.every((r) => r.latitude !== null && r.longitude !== null && r.citySearch === r.city!.toLowerCase())).toBe(true);
+    expect(new Set(before.restaurantTags.map((t) => t.kind))).toEqual(new Set(["TYPE", "CATEGORY", "CUISINE", "PAYMENT_METHOD", "PRICE_RANGE"]));
+    expect(before.restaurantTags.every((t) => t.valueKey === t.value.trim().toLowerCase())).toBe(true);
+    expect(before.openingHours.some((h) => h.close < h.open)).toBe(true); // some run past midnight
+    expect(before.openingHours.every((h) => /^([01]\d|2[0-3]):[0-5]\d$/.test(h.open) && /^([01]\d|2[0-3]):[0-5]\d$/.test(h.close))).toBe(true);
+    expect(before.restaurantBadges.length).toBeGreaterThan(0);
+    expect(new Set(before.groceryTags.filter((t) => t.kind === "CATEGORY").map((t) => t.value)).size).toBeGreaterThanOrEqual(8);
+    expect(before.groceryTags.some((t) => t.kind === "METRIC_UNIT")).toBe(true);
+  });
+
+  it("stores every cover as a valid PNG under an upload-style name", () => {
+    const covers = [...before.restaurants, ...before.groceries, ...before.badges].map((x) => x.cover);
+    expect(covers.every((c) => c !== null)).toBe(true);
+    expect(new Set(covers).size).toBe(covers.length);
+    for (const cover of covers) {
+      expect(cover).toMatch(/^[0-9a-f]{32}\.png$/);
+      const { width, height } = readPng(readFileSync(path.join(s.config.uploadDir, cover!)));
+      expect(width * height).toBeGreaterThan(0);
+    }
+    expect(filesBefore.every((f) => !f.name.startsWith("."))).toBe(true); // no temp files left behind
+  });
+
+  it("creates a demo user and an admin who sign in with the password, and the API reads the data", async () => {
+    expect(first.accounts).toEqual({ demo: "demo", admin: "admin" });
+    expect(first.passwordWorks).toBe(true);
+    const admin = before.users.find((u) => u.username === "admin")!;
+    expect(admin.role).toBe("ADMIN");
+    expect(await verifyPassword(PASSWORD, admin.passwordHash)).toBe(true);
+
+    const login = await s.fetch("/auth/token", { method: "POST", json: { username: "demo", password: PASSWORD } });
+    expect(login.status).toBe(200);
+    const token = ((await login.json()) as any).access_token as string;
+    const r = before.restaurants.find((x) => x.ratingCount > 0)!;
+    const read = await s.graphql(
+      `query($id: ID!) { restaurant(id: $id) { title rating commentCount owner { username } latestComment { id } } }`,
+      { id: r.id },
+      token,
+    );
+    const newest = before.comments.filter((c) => c.restaurantId === r.id).sort((a, b) => +b.createdAt - +a.createdAt)[0]!;
+    expect(read.data.restaurant).toMatchObject({ title: r.title, rating: r.ratingAvg, commentCount: r.ratingCount, latestComment: { id: newest.id } });
+    const mine = await s.graphql(`{ restaurants(first: 100) { nodes { id owner { username } } } }`, {}, token);
+    expect(mine.data.restaurants.nodes.filter((n: any) => n.owner.username === "demo").length).toBeGreaterThan(0);
+
+    const cover = before.groceries[0]!.cover!;
+    const image = await s.fetch(`/uploads/${cover}`, { token });
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await image.arrayBuffer()).equals(readFileSync(path.join(s.config.uploadDir, cover)))).toBe(true);
+  });
+
+  it("generates the same data in another database (fixed ids, fixed PRNG, fixed dates)", async () => {
+    const other = await createTestDatabase();
+    const uploads = mkdtempSync(path.join(tmpdir(), "gw-seed-"));
+    try {
+      const database = { provider: other.provider, url: other.url, poolSize: 2, sqliteSynchronous: "NORMAL" as const };
+      await migrate(database);
+      const db = createDb(database);
+      try {
+        await seed(db, { size: "small", uploadDir: uploads, password: PASSWORD });
+        const again = await snapshot(db);
+        const withoutHashes = (x: typeof before) => ({ ...x, users: x.users.map(({ passwordHash, ...u }) => u) });
+        expect(withoutHashes(again)).toEqual(withoutHashes(before));
+        expect(readdirSync(uploads).sort()).toEqual(filesBefore.map((f) => f.name));
+        const name = filesBefore[0]!.name;
+        expect(readFileSync(path.join(uploads, name)).equals(readFileSync(path.join(s.config.uploadDir, name)))).toBe(true);
+      } finally {
+        await db.$disconnect();
+      }
+    } finally {
+      await other.drop();
+      rmSync(uploads, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("npm run seed (the command line)", () => {
+  const run = (args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, ["--import", "tsx", "src/cli/seed.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+
+  it("seeds, prints the accounts and their password, and adds nothing the second time", async () => {
+    const database = await createTestDatabase();
+    const uploads = mkdtempSync(path.join(tmpdir(), "gw-seed-cli-"));
+    try {
+      const env = { DATABASE_URL: database.url, UPLOAD_DIR: uploads, SEED_PASSWORD: "from-the-environment" };
+      const once = run([], env);
+      expect(once.status, once.stderr).toBe(0);
+      expect(once.stdout).toMatch(/added \d+ users, 8 badges, 40 restaurants/);
+      expect(once.stdout).toMatch(/demo user: demo\n\s+admin:\s+admin\n\s+password:\s+from-the-environment \(from SEED_PASSWORD\)/);
+      const twice = run(["--size", "small"], env);
+      expect(twice.status, twice.stderr).toBe(0);
+      expect(twice.stdout).toContain("nothing added");
+    } finally {
+      await database.drop();
+      rmSync(uploads, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an unknown size or argument with usage and exit code 2, touching nothing", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "gw-seed-bad-"));
+    try {
+      const env = { DATABASE_URL: `file:${path.join(dir, "x.db")}`, UPLOAD_DIR: path.join(dir, "up") };
+      const bad = run(["--size", "huge"], env);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain("--size must be one of small, medium, large");
+      expect(run(["--sizes"], env).status).toBe(2);
+      expect(readdirSync(dir)).toEqual([]);
+      const help = run(["--help"], env);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain("SEED_PASSWORD");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
