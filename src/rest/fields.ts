@@ -68,7 +68,7 @@ export const decimal: FieldKind = {
   coerce(value, name) {
     const v = single(value, name);
     if (typeof v === "number" && Number.isFinite(v)) return v;
-    if (typeof v === "string" && DECIMAL.test(v.trim())) return Number(v.trim());
+    if (typeof v === "string" && DECIMAL.test(v.trim()) && Number.isFinite(Number(v.trim()))) return Number(v.trim());
     throw badInput(`${name} must be a number such as 4 or 4.5, got ${JSON.stringify(v)?.slice(0, 40) ?? "a file"}`);
   },
 };

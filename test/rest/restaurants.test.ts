@@ -127,6 +127,7 @@ describe("Add restaurant: POST /restaurants", () => {
       /accepts_reservations must be true or false/,
     );
     expectError(await sendForm(s, "POST", "/restaurants", { title: "X", star_rating: "four" }, owner.token), 400, "BAD_USER_INPUT", /star_rating must be a number/);
+    expectError(await sendForm(s, "POST", "/restaurants", { title: "X", star_rating: "1e400" }, owner.token), 400, "BAD_USER_INPUT", /star_rating must be a number/);
     const range = await sendJson(s, "POST", "/restaurants", { title: "X", star_rating: 7 }, owner.token);
     expectError(range, 400, "BAD_USER_INPUT", /star_rating/);
     expect(range.body.error.message).not.toMatch(/starRating/);
