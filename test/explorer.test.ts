@@ -1,0 +1,200 @@
+// The GraphQL explorer: served by this server alone (no CDN), compressed and cacheable, reached
+// from GET /graphql in a browser, and working in headless Chromium with every request that would
+// leave 127.0.0.1 blocked.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { parse, validate } from "graphql";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXPLORER_DEFAULT_QUERY } from "../src/http/explorer.ts";
+import { buildSchema } from "../src/graphql/schema.ts";
+import { startServer, type TestServer } from "./helpers/server.ts";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startServer();
+});
+afterAll(async () => s?.close());
+
+type RawResponse = { status: number; headers: IncomingHttpHeaders; body: Buffer };
+
+/** A GET whose body arrives as sent (fetch would decompress it and hide the encoding). */
+function rawGet(pathname: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(s.url + pathname, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("GET /explorer", () => {
+  it("sends the page gzip-compressed with a validator, and 304 to a browser that has it", async () => {
+    const res = await rawGet("/explorer", { "accept-encoding": "gzip, deflate" });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(res.headers["content-encoding"]).toBe("gzip");
+    expect(res.headers.vary).toMatch(/accept-encoding/i);
+    expect(res.headers["cache-control"]).toBe("no-cache");
+    const etag = res.headers.etag!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const html = gunzipSync(res.body).toString();
+    expect(html).toContain("<title>Restaurants and Groceries GraphQL</title>");
+    expect(res.body.length).toBeLessThan(html.length / 3);
+
+    const again = await rawGet("/explorer", { "accept-encoding": "gzip", "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expect(again.headers.etag).toBe(etag);
+  });
+
+  it("prefers brotli, falls back to identity, and gives each encoding its own ETag", async () => {
+    const br = await rawGet("/explorer", { "accept-encoding": "gzip, br" });
+    const plain = await rawGet("/explorer", {});
+    const refused = await rawGet("/explorer", { "accept-encoding": "br;q=0, gzip;q=0" });
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(refused.headers["content-encoding"]).toBeUndefined();
+    expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    expect(br.headers.etag).not.toBe(plain.headers.etag);
+    // A gzip ETag does not validate the brotli copy.
+    const gz = await rawGet("/explorer", { "accept-encoding": "gzip" });
+    expect((await rawGet("/explorer", { "accept-encoding": "br", "if-none-match": gz.headers.etag! })).status).toBe(200);
+  });
+
+  it("loads nothing from elsewhere: inline scripts and styles only, and a policy that allows only this server", async () => {
+    const { headers, body } = await rawGet("/explorer");
+    const html = body.toString();
+    expect(html.match(/\b(?:src|href|action)\s*=\s*\\?["']?(?:https?:)?\/\//gi)).toBeNull();
+    expect(html).not.toMatch(/<link[^>]+rel=["']?stylesheet/i);
+    expect(html).not.toMatch(/@import|url\(\s*["']?(?:https?:)?\/\//i);
+    const csp = String(headers["content-security-policy"]);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toMatch(/script-src 'sha256-[\w+/=]+'(;|$)/);
+  });
+
+  it("opens with a default query that is valid against the schema and says how to send the token", () => {
+    expect(validate(buildSchema(), parse(EXPLORER_DEFAULT_QUERY))).toEqual([]);
+    expect(EXPLORER_DEFAULT_QUERY).toContain(`"Authorization": "Bearer `);
+  });
+});
+
+describe("GET /graphql from a browser", () => {
+  it("answers HTML that references nothing outside this server and sends the browser to /explorer", async () => {
+    const res = await rawGet("/graphql?query=%7B__typename%7D", { accept: "text/html,application/xhtml+xml,*/*;q=0.8" });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    const html = res.body.toString();
+    expect(html.match(/https?:\/\/[^\s"'<>]*/g)).toBeNull();
+    expect(html).toContain(`location.replace("/explorer" + location.search`);
+    expect(html).toContain(`href="/explorer"`);
+  });
+
+  it("still runs operations sent with POST", async () => {
+    const r = await s.graphql("{ __typename }");
+    expect(r.status).toBe(200);
+    expect(r.data).toEqual({ __typename: "Query" });
+  });
+});
+
+describe("in headless Chromium with no internet access", () => {
+  let profile: string;
+  let ctx: BrowserContext;
+  let page: Page;
+  const leftLoopback: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}: the explorer's browser test needs it. ` +
+          "Install Debian's package: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH).",
+      );
+    }
+    profile = mkdtempSync(path.join(tmpdir(), "gw-chromium-"));
+    ctx = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    // Everything not addressed to this machine is refused and remembered.
+    await ctx.route("**/*", (route) => {
+      const url = new URL(route.request().url());
+      if (url.hostname === "127.0.0.1") return route.continue();
+      leftLoopback.push(url.href);
+      return route.abort("internetdisconnected");
+    });
+    page = ctx.pages()[0] ?? (await ctx.newPage());
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  // Monaco draws spaces as no-break spaces.
+  const text = async (selector: string) => (await page.locator(selector).innerText()).replace(/\u00a0/g, " ");
+  const QUERY_EDITOR = ".graphiql-query-editor .monaco-editor .view-lines";
+  const HEADERS_EDITOR = '.monaco-editor[data-uri$="headers.json"] .view-lines';
+  const RESPONSE = ".graphiql-response .view-lines";
+
+  async function replaceText(selector: string, value: string) {
+    await page.locator(selector).click();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.press("Delete");
+    // insertText: typed keys would get Monaco's auto-closed brackets and quotes added.
+    await page.keyboard.insertText(value);
+  }
+
+  /** Runs what the editor holds and returns the JSON the response pane shows. */
+  async function execute(mustContain: string): Promise<string> {
+    const sent = page.waitForRequest((r) => r.method() === "POST" && (r.postData() ?? "").includes(mustContain));
+    await page.locator("button.graphiql-execute-button").click();
+    await sent;
+    await page.waitForFunction(
+      ([selector, expected]) => document.querySelector(selector)?.textContent?.replace(/\u00a0/g, " ").includes(expected),
+      [RESPONSE, `"${mustContain}"`] as const,
+    );
+    return text(RESPONSE);
+  }
+
+  it("opens from GET /graphql, registers a user with a typed mutation, then sends its token from the headers pane", async () => {
+    const started = Date.now();
+    const introspection = page.waitForResponse((r) => (r.request().postData() ?? "").includes("IntrospectionQuery"));
+    await page.goto(s.url + "/graphql");
+    await page.locator(QUERY_EDITOR).waitFor();
+    const firstRender = Date.now() - started;
+    expect(new URL(page.url()).pathname).toBe("/explorer");
+    expect(await text(QUERY_EDITOR)).toContain("mutation Register");
+    // The schema arrived (docs and completion work): introspection passes the operation limits.
+    const schema = (await (await introspection).json()) as any;
+    expect(schema.data.__schema.queryType.name).toBe("Query");
+    console.info(`explorer: editor ready ${firstRender} ms after GET /graphql, schema ${Date.now() - started} ms`);
+
+    await replaceText(
+      QUERY_EDITOR,
+      'mutation { register(input: { username: "from_the_explorer", password: "correct-horse", firstName: "Ex" }) { accessToken user { username } } }',
+    );
+    const registered = await execute("accessToken");
+    expect(registered).toContain('"username": "from_the_explorer"');
+    expect(await s.db.user.count({ where: { username: "from_the_explorer" } })).toBe(1);
+    const token = /"accessToken":\s*"([\w-]+)"/.exec(registered)![1];
+
+    await page.getByRole("button", { name: "Headers" }).click();
+    await replaceText(HEADERS_EDITOR, JSON.stringify({ Authorization: `Bearer ${token}` }));
+    await replaceText(QUERY_EDITOR, "{ me { username role } }");
+    const me = await execute("role");
+    expect(me).toContain('"username": "from_the_explorer"');
+    expect(me).toContain('"role": "USER"');
+
+    expect(leftLoopback).toEqual([]);
+  }, 120_000);
+});
