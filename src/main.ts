@@ -36,7 +36,9 @@ async function shutdown(signal: string) {
   timer.unref();
   try {
     await app.close(); // stops accepting, waits for in-flight requests, drains Apollo
+    app.log.info("requests finished; closing the database");
     await db.$disconnect();
+    app.log.info("stopped");
     process.exit(0);
   } catch (error) {
     app.log.error({ err: error }, "shutdown failed");

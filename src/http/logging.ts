@@ -30,9 +30,11 @@ function graphqlOperation(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-/** Fastify's per-request log lines, replaced by one summary line when the response is sent. */
+/** Fastify's per-request log lines: a debug line on arrival, one summary line when the response is sent. */
 export class RequestLogController extends LogController {
-  override incomingRequest() {}
+  override incomingRequest(request: FastifyRequest) {
+    request.log.debug({ method: request.method, url: redactUrl(request.url) }, "request received");
+  }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
     const route = request.routeOptions?.url;
