@@ -12,6 +12,7 @@ import { restPlugin } from "./rest/plugin.ts";
 import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
+import { explorerPlugin } from "./http/explorer.ts";
 import { errorHandlingPlugin } from "./http/errors.ts";
 import { loggerOptions } from "./http/logging.ts";
 import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, type Metrics } from "./http/metrics.ts";
@@ -50,6 +51,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(metricsPlugin, { config, metrics });
   await app.register(formbody);
   await app.register(healthPlugin, { db });
+  await app.register(explorerPlugin);
   const apollo = await createApollo(app, {
     schema,
     createContext,

@@ -7,6 +7,7 @@ import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
 import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
+import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
@@ -26,7 +27,7 @@ export type GraphqlPluginOptions = {
 export async function createApollo(app: FastifyInstance, options: GraphqlPluginOptions) {
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
-    plugins: [fastifyApolloDrainPlugin(app), ...(options.limits?.plugins ?? []), ...(options.plugins ?? [])],
+    plugins: [fastifyApolloDrainPlugin(app), explorerLandingPage(), ...(options.limits?.plugins ?? []), ...(options.plugins ?? [])],
     validationRules: options.limits?.validationRules,
     parseOptions: options.limits?.parseOptions,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
