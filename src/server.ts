@@ -14,6 +14,7 @@ import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
 import { errorHandlingPlugin } from "./http/errors.ts";
+import { gracefulClosePlugin } from "./http/graceful-close.ts";
 import { loggerOptions } from "./http/logging.ts";
 import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, type Metrics } from "./http/metrics.ts";
 import { rateLimitPlugin } from "./http/rate-limit.ts";
@@ -46,6 +47,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     reply.header("x-request-id", request.id);
   });
   await app.register(errorHandlingPlugin);
+  await app.register(gracefulClosePlugin);
   await app.register(securityPlugin, { config });
   await app.register(rateLimitPlugin, { config });
   await app.register(metricsPlugin, { config, metrics });
