@@ -112,6 +112,7 @@ describe("in headless Chromium with no internet access", () => {
   let ctx: BrowserContext;
   let page: Page;
   const leftLoopback: string[] = [];
+  const pageProblems: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -134,6 +135,11 @@ describe("in headless Chromium with no internet access", () => {
       return route.abort("internetdisconnected");
     });
     page = ctx.pages()[0] ?? (await ctx.newPage());
+    // Errors and warnings the page logs (a blocked worker or style shows up here, not as a failure).
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") pageProblems.push(message.text());
+    });
+    page.on("pageerror", (error) => pageProblems.push(error.message));
   });
   afterAll(async () => {
     await ctx?.close();
@@ -196,5 +202,6 @@ describe("in headless Chromium with no internet access", () => {
     expect(me).toContain('"role": "USER"');
 
     expect(leftLoopback).toEqual([]);
+    expect(pageProblems).toEqual([]);
   }, 120_000);
 });
