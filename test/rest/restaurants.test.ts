@@ -322,7 +322,9 @@ describe("Comment Restaurant and Get Comments: /restaurants/:restaurant_id/comme
       ["one", "2"],
     ]);
     const limited = await get(s, `/restaurants/${r._id}/comments?limit=1`, owner.token);
-    expect(limited.body.comments).toHaveLength(1);
+    expect(limited.body.comments.map((c: any) => c.title)).toEqual(["two"]);
+    const next = await get(s, `/restaurants/${r._id}/comments?limit=1&offset=1`, owner.token);
+    expect(next.body.comments.map((c: any) => c.title)).toEqual(["one"]);
     expectError(await get(s, "/restaurants/nope/comments", owner.token), 404, "NOT_FOUND");
   });
 });

@@ -201,9 +201,13 @@ export const restaurantRoutes: RestRoute[] = [
     tag: "restaurants",
     method: "GET",
     path: "/restaurants/:restaurant_id/comments",
-    params: [restaurantId, inQuery("limit", integer, { to: "first", default: 20, description: "1 to 100" })],
-    document: `query GetComments($id: ID!, $first: Int) {
-      restaurant(id: $id) { id title description comments(first: $first) { nodes { ...LegacyComment } } }
+    params: [
+      restaurantId,
+      inQuery("limit", integer, { to: "first", default: 20, description: "1 to 100" }),
+      inQuery("offset", integer, { to: "offset", description: "comments to skip (paging)" }),
+    ],
+    document: `query GetComments($id: ID!, $first: Int, $offset: Int) {
+      restaurant(id: $id) { id title description comments(first: $first, offset: $offset) { nodes { ...LegacyComment } } }
     } ${COMMENT_FIELDS}`,
     status: 200,
     response: commentsSchema,
