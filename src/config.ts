@@ -49,6 +49,7 @@ const schema = z.object({
   UPLOAD_DIR: z.string().min(1).default("./data/uploads"),
   UPLOAD_MAX_BYTES: integer(5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   UPLOAD_MAX_FILES: integer(1, 1, 20),
+  UPLOAD_SWEEP_AGE: duration("10m"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   TOKEN_TTL: duration("30d"),
   SHUTDOWN_TIMEOUT: duration("10s"),
@@ -78,6 +79,8 @@ export type Config = {
   uploadMaxBytes: number;
   /** Most files one multipart request may carry. */
   uploadMaxFiles: number;
+  /** Unreferenced upload files older than this are removed at start-up (and hourly). */
+  uploadSweepAgeMs: number;
   logLevel: string;
   tokenTtlMs: number;
   shutdownTimeoutMs: number;
@@ -122,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadDir: path.resolve(s.UPLOAD_DIR),
     uploadMaxBytes: s.UPLOAD_MAX_BYTES,
     uploadMaxFiles: s.UPLOAD_MAX_FILES,
+    uploadSweepAgeMs: s.UPLOAD_SWEEP_AGE,
     logLevel: s.LOG_LEVEL,
     tokenTtlMs: s.TOKEN_TTL,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT,

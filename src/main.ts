@@ -4,6 +4,7 @@ import { createDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { createMetrics, observeStatement } from "./http/metrics.ts";
 import { buildServer } from "./server.ts";
+import { sweepUploads } from "./storage/sweep.ts";
 
 function readConfig(): Config {
   try {
@@ -23,6 +24,16 @@ const metrics = createMetrics();
 const db = createDb({ ...config.database, onQuery: config.metrics.enabled ? (e) => observeStatement(metrics, e) : undefined });
 const app = await buildServer({ config, db, metrics });
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
+
+async function sweep() {
+  const removed = await sweepUploads(db, config.uploadDir, config.uploadSweepAgeMs).catch((error) => {
+    app.log.warn({ err: error }, "upload sweep failed");
+    return [];
+  });
+  if (removed.length) app.log.info({ files: removed.length }, "removed unreferenced upload files");
+}
+await sweep();
+setInterval(sweep, 3_600_000).unref();
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -2,7 +2,7 @@
 // middle of it, and restarted. Every write it acknowledged (2xx) must be there, whole (a
 // restaurant with all its list rows), and nothing half-written may remain. Then SIGTERM: requests
 // in flight when it arrives are finished before the process exits.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,7 +28,8 @@ let env: Record<string, string>;
 beforeAll(async () => {
   database = await createTestDatabase();
   uploads = mkdtempSync(path.join(tmpdir(), "gw-crash-"));
-  env = { DATABASE_URL: database.url, UPLOAD_DIR: uploads, RATE_LIMIT_MAX: "0" };
+  // UPLOAD_SWEEP_AGE=1ms: on restart, every unreferenced upload file is swept, however new.
+  env = { DATABASE_URL: database.url, UPLOAD_DIR: uploads, RATE_LIMIT_MAX: "0", UPLOAD_SWEEP_AGE: "1ms" };
 });
 afterAll(async () => {
   await database?.drop();
@@ -83,6 +84,71 @@ describe("SIGKILL in the middle of writes", () => {
       for (const [title, r] of seen) {
         expect(r.categories, title).toEqual(CATEGORIES);
         expect(r.openingHours, title).toHaveLength(1);
+      }
+    } finally {
+      service.child.kill("SIGTERM");
+      await service.exited;
+    }
+  });
+});
+
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+
+/** createGrocery with a cover, as a GraphQL multipart request. */
+async function createGroceryWithCover(url: string, token: string, title: string) {
+  const form = new FormData();
+  form.set("operations", JSON.stringify({
+    query: `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`,
+    variables: { input: { title, cover: null } },
+  }));
+  form.set("map", JSON.stringify({ 0: ["variables.input.cover"] }));
+  form.set("0", new Blob([PNG], { type: "image/png" }), "cover.png");
+  const res = await fetch(`${url}/graphql`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "apollo-require-preflight": "true" },
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe("SIGKILL in the middle of uploads", () => {
+  it("keeps every acknowledged grocery with its cover file, and leaves no orphan or temp file", async () => {
+    let service: ServiceProcess = await startProcess(env);
+    const token = await signUp(service.url);
+    const acknowledged = new Map<string, string>();
+    let stop = false;
+    let n = 0;
+    const writer = async () => {
+      while (!stop) {
+        const title = `upload-${n++}`;
+        try {
+          const r = await createGroceryWithCover(service.url, token, title);
+          if (r.status === 200 && r.body.data?.createGrocery?.cover) acknowledged.set(title, r.body.data.createGrocery.cover);
+        } catch {
+          return;
+        }
+      }
+    };
+    const writers = Array.from({ length: 6 }, writer);
+    while (acknowledged.size < 20) await new Promise((r) => setTimeout(r, 5));
+    service.child.kill("SIGKILL");
+    await service.exited;
+    stop = true;
+    await Promise.all(writers);
+
+    service = await startProcess(env); // sweeps unreferenced files on start-up
+    try {
+      const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, sqliteSynchronous: "FULL" });
+      try {
+        const rows = await db.grocery.findMany({ where: { title: { startsWith: "upload-" } }, select: { title: true, cover: true } });
+        const covers = new Map(rows.map((r) => [r.title, r.cover]));
+        for (const [title, cover] of acknowledged) expect(covers.get(title), `acknowledged ${title}`).toBe(cover);
+        const files = readdirSync(uploads);
+        const referenced = new Set(rows.map((r) => r.cover));
+        expect(files.filter((f) => !referenced.has(f)), "orphan or temp files").toEqual([]);
+        for (const r of rows) expect(files, `${r.title}'s cover`).toContain(r.cover);
+      } finally {
+        await db.$disconnect();
       }
     } finally {
       service.child.kill("SIGTERM");
