@@ -11,6 +11,7 @@ import { isRecordNotFound } from "./prisma-errors.ts";
 import { removeFromShoppingList } from "./shopping-list.ts";
 import { searchKey, stringList, tagRows } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
+import { titleContains } from "./title-search.ts";
 import { parseInput } from "./validation.ts";
 
 export type GroceryRow = Prisma.GroceryGetPayload<object>;
@@ -213,22 +214,10 @@ export const groceryFilter = z
   })
   .nullish();
 
-// Prisma turns `contains` into LIKE without escaping its wildcards, and SQLite's LIKE has no escape
-// character at all (see restaurants.ts). A title filter holding %, _ or \ is therefore matched
-// with a plain substring test, in SQL both databases read the same way.
-const LIKE_SPECIAL = /[%_\\]/;
-
-async function titleContains(db: Db, key: string): Promise<Prisma.GroceryWhereInput> {
-  if (!LIKE_SPECIAL.test(key)) return { titleSearch: { contains: key } };
-  const rows = await db.$queryRaw<{ id: string }[]>`
-    SELECT "id" FROM "Grocery" WHERE length(replace("titleSearch", ${key}, '')) < length("titleSearch")`;
-  return { id: { in: rows.map((r) => r.id) } };
-}
-
 async function whereOf(db: Db, filter: z.output<typeof groceryFilter>): Promise<Prisma.GroceryWhereInput> {
   const all: Prisma.GroceryWhereInput[] = [];
   // An empty filter value matches everything, as if it were not given.
-  if (filter?.title) all.push(await titleContains(db, searchKey(filter.title)));
+  if (filter?.title) all.push(await titleContains(db, "Grocery", searchKey(filter.title)));
   if (filter?.category) all.push({ tags: { some: { kind: "CATEGORY", valueKey: searchKey(filter.category) } } });
   return { AND: all };
 }

@@ -7,6 +7,7 @@ import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagi
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { searchKey, stringList, tagRows } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
+import { titleContains } from "./title-search.ts";
 import { parseInput } from "./validation.ts";
 
 export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
@@ -249,22 +250,10 @@ export const restaurantFilter = z
   })
   .nullish();
 
-// Prisma turns `contains` into LIKE without escaping its wildcards (prisma/orm#19506, #23611), and
-// SQLite's LIKE has no escape character at all. Text holding %, _ or \ is therefore matched with a
-// plain substring test instead, written in SQL that both databases read the same way.
-const LIKE_SPECIAL = /[%_\\]/;
-
-async function titleContains(db: Db, key: string): Promise<Prisma.RestaurantWhereInput> {
-  if (!LIKE_SPECIAL.test(key)) return { titleSearch: { contains: key } };
-  const rows = await db.$queryRaw<{ id: string }[]>`
-    SELECT "id" FROM "Restaurant" WHERE length(replace("titleSearch", ${key}, '')) < length("titleSearch")`;
-  return { id: { in: rows.map((r) => r.id) } };
-}
-
 async function whereOf(db: Db, filter: z.output<typeof restaurantFilter>): Promise<Prisma.RestaurantWhereInput> {
   const all: Prisma.RestaurantWhereInput[] = [];
   // An empty text filter matches everything, as if it were not given.
-  if (filter?.text) all.push(await titleContains(db, searchKey(filter.text)));
+  if (filter?.text) all.push(await titleContains(db, "Restaurant", searchKey(filter.text)));
   if (filter?.category) all.push({ tags: { some: { kind: "CATEGORY", valueKey: searchKey(filter.category) } } });
   if (filter?.cuisine) all.push({ tags: { some: { kind: "CUISINE", valueKey: searchKey(filter.cuisine) } } });
   if (filter?.city) all.push({ citySearch: searchKey(filter.city) });
