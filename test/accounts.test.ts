@@ -129,3 +129,15 @@ describe("health", () => {
     expect(await (await s.fetch("/readyz")).json()).toEqual({ status: "ok", database: "ok" });
   });
 });
+
+describe("Query.user (public profile)", () => {
+  it("shows another user's profile with their rating, null for an unknown id, and needs a token", async () => {
+    const { body: ann } = await register("profiled");
+    const { body: viewer } = await register("viewer");
+    const q = `query($id: ID!) { user(id: $id) { id username firstName avatar role rating } }`;
+    const seen = await s.graphql(q, { id: ann.user._id }, viewer.access_token);
+    expect(seen.data.user).toEqual({ id: ann.user._id, username: "profiled", firstName: "Ann", avatar: null, role: "USER", rating: null });
+    expect((await s.graphql(q, { id: "no-such-user" }, viewer.access_token)).data.user).toBeNull();
+    expect((await s.graphql(q, { id: ann.user._id })).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
+  });
+});

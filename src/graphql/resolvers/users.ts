@@ -2,6 +2,7 @@
 import * as users from "../../domain/users.ts";
 import type { Session } from "../../domain/users.ts";
 import { viewerOf, type Context } from "../context.ts";
+import { loadUser } from "../loaders.ts";
 
 async function authPayload(ctx: Context, session: Session) {
   const user = await ctx.db.user.findUniqueOrThrow({ where: { id: session.userId } });
@@ -11,6 +12,7 @@ async function authPayload(ctx: Context, session: Session) {
 export const userResolvers = {
   Query: {
     me: (_: unknown, __: unknown, ctx: Context) => ctx.db.user.findUniqueOrThrow({ where: { id: viewerOf(ctx).id } }),
+    user: (_: unknown, args: { id: string }, ctx: Context) => loadUser(ctx, args.id),
   },
   Mutation: {
     register: async (_: unknown, args: { input: unknown }, ctx: Context) =>
