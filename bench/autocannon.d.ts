@@ -1,0 +1,49 @@
+// The part of autocannon 9's API the bench uses (the package ships no types).
+declare module "autocannon" {
+  export type Request = { method?: string; path?: string; headers?: Record<string, string>; body?: string };
+
+  export type Options = {
+    url: string;
+    connections?: number;
+    /** Seconds. */
+    duration?: number;
+    pipelining?: number;
+    /** Seconds before a request counts as timed out. */
+    timeout?: number;
+    /** Each connection cycles through these in order. */
+    requests?: Request[];
+    /** false counts the response as a mismatch. */
+    verifyBody?: (body: string) => boolean;
+  };
+
+  export type Histogram = {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    [percentile: string]: number;
+  };
+
+  export type Result = {
+    /** Seconds. */
+    duration: number;
+    errors: number;
+    timeouts: number;
+    mismatches: number;
+    non2xx: number;
+    "2xx": number;
+    statusCodeStats: Record<string, { count: number }>;
+    /** Milliseconds. */
+    latency: Histogram & { totalCount: number };
+    /** Requests per second samples; `total` is the number of completed requests. */
+    requests: Histogram & { sent: number };
+    throughput: Histogram;
+  };
+
+  export default function autocannon(options: Options): Promise<Result>;
+}

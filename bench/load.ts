@@ -1,0 +1,110 @@
+// Drives one scenario with autocannon: a warm-up run (discarded), then the measured run, reading
+// the server's counters around it to get SQL statements per request.
+import autocannon, { type Request } from "autocannon";
+import { readCounters } from "./prometheus.ts";
+
+export type LoadSettings = { connections: number; durationSec: number; warmupSec: number };
+
+export type Measurement = {
+  requests: number;
+  reqPerSec: number;
+  /** Milliseconds. */
+  latency: { p50: number; p90: number; p99: number; average: number; max: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  /** GraphQL answers carrying `errors` (autocannon's body check). */
+  mismatches: number;
+  statusCodes: Record<string, number>;
+  /**
+   * SQL statements per request over the measured run (from /metrics, read once the server is
+   * idle before and after); null when the target has no /metrics (the baselines).
+   */
+  statementsPerRequest: number | null;
+  /** The same, for a few of the scenario's requests sent one at a time (exact: no request cut off). */
+  statementsOneAtATime: number | null;
+};
+
+const hasNoGraphqlErrors = (body: string) => !body.includes('"errors"');
+
+async function drive(url: string, requests: Request[], connections: number, durationSec: number, graphql: boolean) {
+  return autocannon({
+    url,
+    connections,
+    duration: durationSec,
+    pipelining: 1, // keep-alive, one request in flight per connection
+    timeout: 10,
+    requests,
+    verifyBody: graphql ? hasNoGraphqlErrors : undefined,
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Counters once the server has gone quiet: requests cut off when autocannon stops may still be
+ * running on the server, and their statements would land in the next window.
+ */
+async function settledCounters(url: string) {
+  let last = await readCounters(url);
+  for (let i = 0; i < 100; i++) {
+    await sleep(100);
+    const now = await readCounters(url);
+    if (now.requests === last.requests && now.statements === last.statements) return now;
+    last = now;
+  }
+  return last;
+}
+
+const ONE_AT_A_TIME = 8;
+
+export async function measure(
+  url: string,
+  requests: Request[],
+  settings: LoadSettings,
+  options: { graphql: boolean; metrics: boolean },
+): Promise<Measurement> {
+  if (settings.warmupSec > 0) await drive(url, requests, settings.connections, settings.warmupSec, options.graphql);
+  let statementsOneAtATime: number | null = null;
+  if (options.metrics) {
+    await settledCounters(url); // the warm-up's last requests first
+    let total = 0;
+    for (const request of requests.slice(0, ONE_AT_A_TIME)) total += await statementsOf(url, request);
+    statementsOneAtATime = total / Math.min(ONE_AT_A_TIME, requests.length);
+  }
+  const before = options.metrics ? await settledCounters(url) : null;
+  const result = await drive(url, requests, settings.connections, settings.durationSec, options.graphql);
+  const after = options.metrics ? await settledCounters(url) : null;
+  // Divided by the requests sent, not those answered: the server runs a request cut off at the
+  // end of the run to completion (its statements count) but may not count it as answered.
+  const sent = result.requests.sent;
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
+  return {
+    requests: result.requests.total,
+    reqPerSec: result.requests.total / result.duration,
+    latency: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      average: result.latency.average,
+      max: result.latency.max,
+    },
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    mismatches: result.mismatches,
+    statusCodes,
+    statementsPerRequest: before && after && sent > 0 ? (after.statements - before.statements) / sent : null,
+    statementsOneAtATime,
+  };
+}
+
+/** SQL statements the server ran for one request (nothing else may be running meanwhile). */
+export async function statementsOf(url: string, request: Request): Promise<number> {
+  const before = await readCounters(url);
+  const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body });
+  const text = await res.text();
+  if (!res.ok || text.includes('"errors"')) throw new Error(`${request.method} ${request.path} answered ${res.status}: ${text.slice(0, 300)}`);
+  const after = await readCounters(url);
+  return after.statements - before.statements;
+}

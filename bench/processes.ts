@@ -1,0 +1,66 @@
+// Child processes under test: the real server (`node --import tsx src/main.ts`) and the baseline
+// scripts. Each gets a free port chosen here (the server logs nothing at LOG_LEVEL=warn, so its
+// port cannot be read from its output) and is ready when GET /healthz answers 200.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+export type Service = { url: string; pid: number; stop(): Promise<void>; output(): string };
+
+const OUTPUT_KEPT = 20_000;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before it was ready:\n${output()}`);
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`process not ready after ${timeoutMs} ms:\n${output()}`);
+}
+
+/** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */
+export async function startService(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: "127.0.0.1", ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  const keep = (chunk: Buffer) => {
+    text = (text + chunk.toString()).slice(-OUTPUT_KEPT);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitReady(url, child, () => text, 60_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, pid: child.pid!, stop, output: () => text };
+}

@@ -1,0 +1,34 @@
+// Reads the few numbers the bench needs from the server's /metrics (Prometheus text format).
+export type ServerCounters = {
+  /** SQL statements Prisma sent (db_statement_duration_seconds_count, all kinds). */
+  statements: number;
+  /** HTTP requests answered, except the /metrics scrapes themselves. */
+  requests: number;
+  /** Resident set size of the server process, in bytes. */
+  rssBytes: number;
+  /** V8 heap in use, in bytes. */
+  heapBytes: number;
+};
+
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/;
+
+export function parseCounters(text: string): ServerCounters {
+  const counters: ServerCounters = { statements: 0, requests: 0, rssBytes: 0, heapBytes: 0 };
+  for (const line of text.split("\n")) {
+    const m = SAMPLE.exec(line);
+    if (!m) continue;
+    const [, name, labels = "", raw] = m;
+    const value = Number(raw);
+    if (name === "db_statement_duration_seconds_count") counters.statements += value;
+    else if (name === "http_requests_total" && !labels.includes('route="/metrics"')) counters.requests += value;
+    else if (name === "process_resident_memory_bytes") counters.rssBytes = value;
+    else if (name === "nodejs_heap_size_used_bytes") counters.heapBytes = value;
+  }
+  return counters;
+}
+
+export async function readCounters(baseUrl: string): Promise<ServerCounters> {
+  const res = await fetch(`${baseUrl}/metrics`);
+  if (!res.ok) throw new Error(`/metrics answered ${res.status}; the bench needs METRICS_ENABLED=true and no METRICS_TOKEN`);
+  return parseCounters(await res.text());
+}

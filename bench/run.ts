@@ -1,0 +1,260 @@
+// `npm run bench [-- options]`: seeds a fresh database, starts the real server in production mode
+// and drives it with autocannon over the GraphQL and REST scenarios, beside two baselines (Apollo
+// with constant resolvers: the ceiling; a bare driver read: the floor). On SQLite always, and on
+// PostgreSQL when DATABASE_URL points at one (in a new database on that server, dropped after).
+// Prints a table and writes bench/results/latest.json (the previous one becomes previous.json).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config.ts";
+import { createDb } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
+import { progressPrinter } from "../src/seed/progress.ts";
+import { DEFAULT_SEED_PASSWORD, seed } from "../src/seed/seed.ts";
+import { freshPostgres, freshSqlite, isPostgresUrl, type BenchDatabase } from "./databases.ts";
+import { measure, statementsOf, type LoadSettings } from "./load.ts";
+import { startService, ROOT, type Service } from "./processes.ts";
+import { readCounters } from "./prometheus.ts";
+import { computeRatios, formatReport, type BenchReport, type DatabaseName, type PageSizeCheck, type ScenarioResult } from "./report.ts";
+import {
+  buildScenarios, constantApolloScenario, pageSizeRequests, preflight, rawDriverScenario,
+  type Scenario, type ScenarioContext,
+} from "./scenarios.ts";
+
+const HELP = `Usage: npm run bench [-- options]
+
+  --quick              short runs on a smaller seed (about 1.5 minutes with both databases)
+  --size NAME          seed size: small, medium or large (default large; medium with --quick)
+  --duration S         measured seconds per scenario (default 10; 2 with --quick)
+  --warmup S           warm-up seconds before each (default 3; 1 with --quick)
+  --connections N      concurrent keep-alive connections (default 50)
+  --databases LIST     sqlite,postgres (default: sqlite, plus postgres when DATABASE_URL is one)
+  --only KEYS          only scenarios whose key starts with one of these (comma-separated),
+                       e.g. --only gql.restaurant,rest.restaurant
+  --cpu-prof           run the server with --cpu-prof; profiles go to bench/results/profiles/
+  --out FILE           where to write the JSON (default bench/results/latest.json)
+
+Environment: DATABASE_URL (a postgres:// server to also bench on); server settings such as
+SQLITE_SYNCHRONOUS or DB_POOL_SIZE pass through to the server under test.
+Figures are only comparable between runs on a quiet machine.`;
+
+const PASSWORD = DEFAULT_SEED_PASSWORD;
+const TOKENS = 8;
+const GROCERY_TITLES = ["rice", "milk", "apple", "tomato", "oil", "cheese", "bread", "tea", "chocolate", "beans"];
+const PAGE_SIZES = [10, 50, 100];
+
+const startedAt = Date.now();
+/** Progress on stderr, stamped with the seconds since the start (the table goes to stdout). */
+const log = (text: string) => {
+  const [, lead = "", rest = text] = /^(\n*)([\s\S]*)$/.exec(text) ?? [];
+  process.stderr.write(`${lead}${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s ${rest}\n`);
+};
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: "boolean", default: false },
+      size: { type: "string" },
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      connections: { type: "string", default: "50" },
+      databases: { type: "string" },
+      only: { type: "string" },
+      "cpu-prof": { type: "boolean", default: false },
+      out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const number = (text: string | undefined, fallback: number, name: string) => {
+    const n = text === undefined ? fallback : Number(text);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number of seconds or a count`);
+    return n;
+  };
+  const size = values.size ?? (values.quick ? "medium" : "large");
+  if (!isSizeName(size)) throw new Error(`--size must be one of ${Object.keys(SIZES).join(", ")}`);
+  const serverUrl = process.env.DATABASE_URL;
+  const databases = (values.databases ?? (isPostgresUrl(serverUrl) ? "sqlite,postgres" : "sqlite")).split(",") as DatabaseName[];
+  for (const d of databases) if (d !== "sqlite" && d !== "postgres") throw new Error(`--databases: unknown database "${d}"`);
+  if (databases.includes("postgres") && !isPostgresUrl(serverUrl)) throw new Error("postgres needs DATABASE_URL=postgresql://... (a server to create a database on)");
+  const load: LoadSettings = {
+    connections: number(values.connections, 50, "connections"),
+    durationSec: number(values.duration, values.quick ? 2 : 10, "duration"),
+    warmupSec: number(values.warmup, values.quick ? 1 : 3, "warmup"),
+  };
+  const only = values.only?.split(",").filter(Boolean);
+  return { quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, cpuProf: values["cpu-prof"], out: values.out };
+}
+
+type Options = ReturnType<typeof options>;
+
+/** Everything to undo if the run stops half-way (services, databases). */
+const cleanups: (() => Promise<void>)[] = [];
+async function cleanUp() {
+  while (cleanups.length) await cleanups.pop()!().catch((error) => log(`cleanup failed: ${error}`));
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log(`\n${signal}: stopping the services and dropping the bench databases`);
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+
+async function withService<T>(script: string, env: Record<string, string>, nodeArgs: string[], use: (s: Service) => Promise<T>): Promise<T> {
+  const service = await startService(script, env, nodeArgs);
+  cleanups.push(service.stop);
+  try {
+    return await use(service);
+  } finally {
+    cleanups.splice(cleanups.indexOf(service.stop), 1);
+    await service.stop();
+  }
+}
+
+async function runScenario(url: string, scenario: Scenario, database: DatabaseName | null, opts: Options): Promise<ScenarioResult> {
+  const base = { database, key: scenario.key, label: scenario.label, api: scenario.api, kind: scenario.kind };
+  const wrong = await preflight(url, scenario).catch((error: Error) => `request failed: ${error.message}`);
+  if (wrong) {
+    log(`  ${scenario.key}: wrong answer before the load, skipped: ${wrong}`);
+    return { ...base, problem: `first answer wrong: ${wrong}`, measurement: null };
+  }
+  const m = await measure(url, scenario.requests, opts.load, { graphql: scenario.api !== "rest", metrics: scenario.target === "server" });
+  const failed = m.errors + m.timeouts + m.non2xx + m.mismatches;
+  const problem = failed
+    ? `${failed} of ${m.requests} requests failed (errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}, GraphQL errors ${m.mismatches}; statuses ${JSON.stringify(m.statusCodes)})`
+    : null;
+  log(`  ${scenario.key}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms${problem ? ` (${problem})` : ""}`);
+  return { ...base, problem, measurement: m };
+}
+
+async function login(url: string, username: string): Promise<string> {
+  const res = await fetch(`${url}/auth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username, password: PASSWORD }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!res.ok || !body.access_token) throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+const selected = (opts: Options, scenario: Scenario) => !opts.only || opts.only.some((k) => scenario.key.startsWith(k));
+
+async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<ScenarioContext, "tokens">, report: BenchReport) {
+  log(`\n[${name}] fresh database, seeding ${opts.size}...`);
+  const database: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(opts.serverUrl!);
+  cleanups.push(database.drop);
+  try {
+    const config = loadConfig({ DATABASE_URL: database.url, UPLOAD_DIR: database.uploadDir });
+    await migrate(config.database);
+    const db = createDb(config.database);
+    const seeded = await seed(db, { size: opts.size, uploadDir: database.uploadDir, password: PASSWORD, onProgress: progressPrinter(process.stderr) });
+    await db.$disconnect();
+    log(`[${name}] seeded`);
+    report.settings.seed = { restaurants: seeded.inserted.restaurants, comments: seeded.inserted.comments, groceries: seeded.inserted.groceries, users: seeded.inserted.users };
+
+    const env = {
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_MAX: "0",
+      DATABASE_URL: database.url,
+      UPLOAD_DIR: database.uploadDir,
+      METRICS_ENABLED: "true",
+      METRICS_TOKEN: "",
+    };
+    const profileDir = path.join(ROOT, "bench/results/profiles");
+    const nodeArgs = opts.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `server-${name}-${Date.now()}.cpuprofile`] : [];
+    await withService("src/main.ts", env, nodeArgs, async (server) => {
+      log(`[${name}] server at ${server.url} (pid ${server.pid}); signing in ${TOKENS} seeded users`);
+      const usernames = users(SIZES[opts.size]).slice(2, 2 + TOKENS).map((u) => u.username);
+      const tokens = await Promise.all(usernames.map((u) => login(server.url, u)));
+      const ctx = { ...ctxBase, tokens };
+      const start = await readCounters(server.url);
+
+      for (const [label] of Object.entries(pageSizeRequests(tokens[0]!, 1))) {
+        const statements: Record<string, number> = {};
+        for (const first of PAGE_SIZES) statements[first] = await statementsOf(server.url, pageSizeRequests(tokens[0]!, first)[label]!);
+        report.pageSizeChecks.push({ database: name, label, statements } satisfies PageSizeCheck);
+      }
+
+      const scenarios = buildScenarios(ctx).filter((s) => selected(opts, s));
+      // Reads first: the writes add comments, which would change what the reads read.
+      for (const scenario of [...scenarios.filter((s) => s.kind === "read"), ...scenarios.filter((s) => s.kind === "write")]) {
+        report.results.push(await runScenario(server.url, scenario, name, opts));
+      }
+      const end = await readCounters(server.url);
+      report.memory.push({ database: name, rssBeforeMb: start.rssBytes / 2 ** 20, rssAfterMb: end.rssBytes / 2 ** 20, heapAfterMb: end.heapBytes / 2 ** 20 });
+    });
+
+    const raw = rawDriverScenario({ ...ctxBase, tokens: [] });
+    if (selected(opts, raw)) {
+      await withService("bench/baselines/raw-driver.ts", { NODE_ENV: "production", DATABASE_URL: database.url }, [], async (baseline) => {
+        report.results.push(await runScenario(baseline.url, raw, name, opts));
+      });
+    }
+  } finally {
+    cleanups.splice(cleanups.indexOf(database.drop), 1);
+    await database.drop();
+  }
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+async function main() {
+  const opts = options();
+  const cpus = os.cpus();
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? "unknown", memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    commit: gitCommit(),
+    settings: { quick: opts.quick, size: opts.size, ...opts.load, seed: {} },
+    results: [],
+    ratios: [],
+    pageSizeChecks: [],
+    memory: [],
+  };
+  const count = SIZES[opts.size].restaurants;
+  const ctxBase = { restaurantIds: Array.from({ length: count }, (_, i) => restaurantId(i + 1)), groceryTitles: GROCERY_TITLES };
+
+  // The ceiling uses no database: measured once, compared with each database's figures.
+  const constant = constantApolloScenario({ ...ctxBase, tokens: [] });
+  if (selected(opts, constant)) {
+    log("[baseline] Apollo + Fastify with constant resolvers");
+    await withService("bench/baselines/constant-apollo.ts", { NODE_ENV: "production" }, [], async (service) => {
+      report.results.push(await runScenario(service.url, constant, null, opts));
+    });
+  }
+  for (const name of opts.databases) await benchDatabase(name, opts, ctxBase, report);
+
+  report.ratios = computeRatios(report.results, buildScenarios({ ...ctxBase, tokens: ["-"] }), opts.databases);
+  mkdirSync(path.dirname(opts.out), { recursive: true });
+  const previousFile = path.join(path.dirname(opts.out), "previous.json");
+  if (existsSync(opts.out)) renameSync(opts.out, previousFile);
+  const previous = existsSync(previousFile) ? (JSON.parse(readFileSync(previousFile, "utf8")) as BenchReport) : null;
+  writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+
+  console.log(`\n${formatReport(report, previous)}`);
+  console.log(`\nWritten to ${path.relative(ROOT, opts.out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.` + (previous ? ` "vs prev" compares with ${path.relative(ROOT, previousFile)} (${previous.date}).` : ""));
+  if (report.results.some((r) => r.problem)) process.exitCode = 1;
+}
+
+try {
+  await main();
+} catch (error) {
+  log(`bench failed: ${error instanceof Error ? error.stack : error}`);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}

@@ -1,0 +1,257 @@
+// What the bench sends. Each scenario is a list of requests that every connection cycles
+// through (different restaurants, search terms and users' tokens, in a fixed order), plus a
+// check run once before the load that the answer is what it should be.
+// The REST routes are compared with GraphQL requests carrying the very document the shim runs
+// (read from the route table), so the ratio measures the shim and nothing else.
+import type { Request } from "autocannon";
+import { routes } from "../src/rest/routes/index.ts";
+import { createRandom } from "../src/seed/random.ts";
+
+export type Target = "server" | "constant-apollo" | "raw-driver";
+
+export type Scenario = {
+  key: string;
+  label: string;
+  api: "graphql" | "rest" | "baseline";
+  target: Target;
+  /** Reads have the p99 latency target; writes change data, so they run after the reads. */
+  kind: "read" | "write";
+  requests: Request[];
+  /** Why the first answer is wrong, or null when it is right. */
+  check(status: number, body: unknown): string | null;
+  /** For a REST scenario: the GraphQL scenario running the same document. */
+  sameAs?: string;
+};
+
+export type ScenarioContext = {
+  restaurantIds: string[];
+  tokens: string[];
+  groceryTitles: string[];
+};
+
+/** How many distinct requests each scenario cycles through. */
+const ROTATION = 64;
+const PAGE = 50;
+
+export const RESTAURANT_BY_ID = `query RestaurantById($id: ID!) {
+  restaurant(id: $id) {
+    id title rating commentCount
+    owner { id username firstName avatar }
+    latestComment { id title body rating createdAt author { id username firstName } }
+  }
+}`;
+
+export const RESTAURANTS_PAGE = `query RestaurantsPage($first: Int) {
+  restaurants(first: $first) {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    nodes { id title rating commentCount address { city district } owner { id username firstName } }
+  }
+}`;
+
+function routeDocument(method: string, path: string): string {
+  const route = routes.find((r) => r.method === method && r.path === path && !r.when);
+  if (!route) throw new Error(`no REST route ${method} ${path} in the route table`);
+  return route.document;
+}
+
+const json = { "content-type": "application/json" };
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+export function graphqlRequest(document: string, variables: Record<string, unknown>, token: string): Request {
+  return { method: "POST", path: "/graphql", headers: { ...json, ...bearer(token) }, body: JSON.stringify({ query: document, variables }) };
+}
+
+/** A fixed sequence of picks, the same on every run. */
+function rotation<T>(name: string, make: (i: number, rng: ReturnType<typeof createRandom>) => T): T[] {
+  const rng = createRandom(`bench:${name}`);
+  return Array.from({ length: ROTATION }, (_, i) => make(i, rng));
+}
+
+const checkGraphql =
+  (field: string, nonEmptyList = false) =>
+  (status: number, body: any): string | null => {
+    if (status !== 200) return `status ${status}: ${JSON.stringify(body).slice(0, 300)}`;
+    if (body?.errors) return `errors: ${JSON.stringify(body.errors).slice(0, 300)}`;
+    const value = body?.data?.[field];
+    if (value == null) return `data.${field} is null`;
+    if (nonEmptyList && !(value.nodes?.length > 0)) return `data.${field}.nodes is empty`;
+    return null;
+  };
+
+const checkRest =
+  (expected: number, nonEmptyList = false) =>
+  (status: number, body: any): string | null => {
+    if (status !== expected) return `status ${status} (expected ${expected}): ${JSON.stringify(body).slice(0, 300)}`;
+    if (nonEmptyList && !(Array.isArray(body) && body.length > 0)) return "expected a non-empty array";
+    return null;
+  };
+
+export function buildScenarios(ctx: ScenarioContext): Scenario[] {
+  const token = (i: number) => ctx.tokens[i % ctx.tokens.length]!;
+  const ids = rotation("restaurants", (_, rng) => rng.pick(ctx.restaurantIds));
+  const titles = rotation("titles", (i) => ctx.groceryTitles[i % ctx.groceryTitles.length]!);
+  const comments = rotation("comments", (i, rng) => ({
+    title: "Bench visit",
+    body: `Load-test comment ${i}: the dish of the day was fine.`,
+    rating: rng.int(1, 5),
+  }));
+
+  const getRestaurant = routeDocument("GET", "/restaurants/:restaurant_id");
+  const searchRestaurants = routeDocument("GET", "/restaurants");
+  const searchGroceries = routeDocument("GET", "/groceries");
+  const commentRestaurant = routeDocument("PUT", "/restaurants/:restaurant_id/comments");
+
+  return [
+    {
+      key: "gql.restaurant",
+      label: "GraphQL restaurant by id (owner, rating, latest comment)",
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: ids.map((id, i) => graphqlRequest(RESTAURANT_BY_ID, { id }, token(i))),
+      check: checkGraphql("restaurant"),
+    },
+    {
+      key: "gql.restaurant.rest-doc",
+      label: "GraphQL restaurant by id (the REST shim's document)",
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: ids.map((id, i) => graphqlRequest(getRestaurant, { id }, token(i))),
+      check: checkGraphql("restaurant"),
+    },
+    {
+      key: "rest.restaurant",
+      label: "REST GET /restaurants/:id",
+      api: "rest",
+      target: "server",
+      kind: "read",
+      sameAs: "gql.restaurant.rest-doc",
+      requests: ids.map((id, i) => ({ method: "GET", path: `/restaurants/${encodeURIComponent(id)}`, headers: bearer(token(i)) })),
+      check: checkRest(200),
+    },
+    {
+      key: "gql.search",
+      label: `GraphQL restaurants page of ${PAGE} (owner, rating)`,
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: ids.map((_, i) => graphqlRequest(RESTAURANTS_PAGE, { first: PAGE }, token(i))),
+      check: checkGraphql("restaurants", true),
+    },
+    {
+      key: "gql.search.rest-doc",
+      label: `GraphQL restaurants page of ${PAGE} (the REST shim's document)`,
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: ids.map((_, i) => graphqlRequest(searchRestaurants, { first: PAGE }, token(i))),
+      check: checkGraphql("restaurants", true),
+    },
+    {
+      key: "rest.search",
+      label: `REST GET /restaurants?limit=${PAGE}`,
+      api: "rest",
+      target: "server",
+      kind: "read",
+      sameAs: "gql.search.rest-doc",
+      requests: ids.map((_, i) => ({ method: "GET", path: `/restaurants?limit=${PAGE}`, headers: bearer(token(i)) })),
+      check: checkRest(200, true),
+    },
+    {
+      key: "gql.groceries",
+      label: "GraphQL groceries by title",
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: titles.map((title, i) => graphqlRequest(searchGroceries, { filter: { title }, first: 20 }, token(i))),
+      check: checkGraphql("groceries", true),
+    },
+    {
+      key: "rest.groceries",
+      label: "REST GET /groceries?title=",
+      api: "rest",
+      target: "server",
+      kind: "read",
+      sameAs: "gql.groceries",
+      requests: titles.map((title, i) => ({ method: "GET", path: `/groceries?title=${encodeURIComponent(title)}`, headers: bearer(token(i)) })),
+      check: checkRest(200, true),
+    },
+    {
+      key: "gql.comment",
+      label: "GraphQL addComment",
+      api: "graphql",
+      target: "server",
+      kind: "write",
+      requests: ids.map((restaurantId, i) => graphqlRequest(commentRestaurant, { restaurantId, input: comments[i] }, token(i))),
+      check: checkGraphql("addComment"),
+    },
+    {
+      key: "rest.comment",
+      label: "REST PUT /restaurants/:id/comments",
+      api: "rest",
+      target: "server",
+      kind: "write",
+      sameAs: "gql.comment",
+      requests: ids.map((id, i) => ({
+        method: "PUT",
+        path: `/restaurants/${encodeURIComponent(id)}/comments`,
+        headers: { ...json, ...bearer(token(i)) },
+        body: JSON.stringify(comments[i]),
+      })),
+      check: checkRest(201),
+    },
+  ];
+}
+
+/** The GraphQL layer's ceiling: the restaurant-by-id document against constant resolvers. */
+export function constantApolloScenario(ctx: ScenarioContext): Scenario {
+  const ids = rotation("restaurants", (_, rng) => rng.pick(ctx.restaurantIds));
+  return {
+    key: "baseline.constant-apollo",
+    label: "Baseline: Apollo + Fastify, constant resolvers (ceiling)",
+    api: "baseline",
+    target: "constant-apollo",
+    kind: "read",
+    requests: ids.map((id) => graphqlRequest(RESTAURANT_BY_ID, { id }, "none")),
+    check: checkGraphql("restaurant"),
+  };
+}
+
+/** The floor of the work: one row by primary key through the bare driver. */
+export function rawDriverScenario(ctx: ScenarioContext): Scenario {
+  const ids = rotation("restaurants", (_, rng) => rng.pick(ctx.restaurantIds));
+  return {
+    key: "baseline.raw-driver",
+    label: "Baseline: node:http + driver, one row (floor)",
+    api: "baseline",
+    target: "raw-driver",
+    kind: "read",
+    requests: ids.map((id) => ({ method: "GET", path: `/restaurants/${encodeURIComponent(id)}` })),
+    check: (status, body: any) => (status === 200 && body?.id ? null : `status ${status}: ${JSON.stringify(body).slice(0, 200)}`),
+  };
+}
+
+/** Sends a scenario's first request once and returns why its answer is wrong, or null. */
+export async function preflight(baseUrl: string, scenario: Scenario): Promise<string | null> {
+  const r = scenario.requests[0]!;
+  const res = await fetch(baseUrl + r.path, { method: r.method, headers: r.headers, body: r.body });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: the check reports the text
+  }
+  return scenario.check(res.status, body);
+}
+
+/** Requests whose SQL statement count must not grow with the page size (no N+1), by label. */
+export function pageSizeRequests(token: string, first: number): Record<string, Request> {
+  return {
+    "GraphQL restaurants page (owner, rating)": graphqlRequest(RESTAURANTS_PAGE, { first }, token),
+    "REST GET /restaurants": { method: "GET", path: `/restaurants?limit=${first}`, headers: bearer(token) },
+    "REST GET /groceries": { method: "GET", path: `/groceries?limit=${first}`, headers: bearer(token) },
+  };
+}
