@@ -67,6 +67,9 @@ const schema = z.object({
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
   METRICS_TOKEN: z.string().min(16, { message: "must have at least 16 characters" }).optional(),
+  TRACING: z.enum(["off", "otlp", "console"]).default("off"),
+  TRACING_SAMPLE_RATIO: z.coerce.number({ message: "must be a number from 0 to 1" }).min(0, { message: "must be from 0 to 1" }).max(1, { message: "must be from 0 to 1" }).default(1),
+  OTEL_SERVICE_NAME: z.string().min(1).default("restaurants-groceries-gateway"),
 });
 
 export type Config = {
@@ -92,6 +95,11 @@ export type Config = {
   graphql: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
+  /**
+   * OpenTelemetry spans (request, GraphQL root field, SQL statement). "off" loads nothing; "otlp"
+   * exports over OTLP/HTTP (OTEL_EXPORTER_OTLP_* variables); "console" prints spans (development).
+   */
+  tracing: { exporter: "off" | "otlp" | "console"; sampleRatio: number; serviceName: string };
 };
 
 export class ConfigError extends Error {
@@ -140,5 +148,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       introspection: s.GRAPHQL_INTROSPECTION === "true",
     },
     metrics: { enabled: s.METRICS_ENABLED === "true", token: s.METRICS_TOKEN },
+    tracing: { exporter: s.TRACING, sampleRatio: s.TRACING_SAMPLE_RATIO, serviceName: s.OTEL_SERVICE_NAME },
   };
 }

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { createMetrics, observeStatement } from "./http/metrics.ts";
+import { loadTracing } from "./observability/load-tracing.ts";
 import { buildServer } from "./server.ts";
 import { sweepUploads } from "./storage/sweep.ts";
 
@@ -19,10 +20,22 @@ function readConfig(): Config {
 }
 
 const config = readConfig();
+const tracing = await loadTracing(config).catch((error: Error) => {
+  console.error(`TRACING=${config.tracing.exporter}: ${error.message}`);
+  process.exit(2);
+});
 const applied = await migrate(config.database);
 const metrics = createMetrics();
-const db = createDb({ ...config.database, onQuery: config.metrics.enabled ? (e) => observeStatement(metrics, e) : undefined });
-const app = await buildServer({ config, db, metrics });
+type Statement = { query: string; durationMs: number; startedAt?: Date };
+const statementObservers = [
+  ...(config.metrics.enabled ? [(e: Statement) => observeStatement(metrics, e)] : []),
+  ...(tracing ? [tracing.statement] : []),
+];
+const db = createDb({
+  ...config.database,
+  onQuery: statementObservers.length ? (e) => statementObservers.forEach((observe) => observe(e)) : undefined,
+});
+const app = await buildServer({ config, db, metrics, tracing });
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
 
 async function sweep() {
@@ -49,6 +62,7 @@ async function shutdown(signal: string) {
     await app.close(); // stops accepting, waits for in-flight requests, drains Apollo
     app.log.info("requests finished; closing the database");
     await db.$disconnect();
+    await tracing?.shutdown(); // sends the spans still buffered
     app.log.info("stopped");
     process.exit(0);
   } catch (error) {

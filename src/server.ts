@@ -20,6 +20,7 @@ import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, type Metrics }
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
 import { uploadsPlugin } from "./http/uploads.ts";
+import type { Tracing } from "./observability/load-tracing.ts";
 
 export type ServerOptions = {
   config: Config;
@@ -28,9 +29,11 @@ export type ServerOptions = {
   logStream?: { write(line: string): void };
   /** Shared with the database client (statement timings); a fresh set by default. */
   metrics?: Metrics;
+  /** OpenTelemetry hooks when TRACING is on (see src/observability/load-tracing.ts). */
+  tracing?: Tracing;
 };
 
-export async function buildServer({ config, db, logStream, metrics = createMetrics() }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ config, db, logStream, metrics = createMetrics(), tracing }: ServerOptions): Promise<FastifyInstance> {
   const logging = loggerOptions(config);
   const app = Fastify({
     ...logging,
@@ -40,8 +43,9 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     forceCloseConnections: "idle",
     return503OnClosing: true,
   });
-  const schema = buildSchema();
+  const schema = tracing ? tracing.instrumentSchema(buildSchema()) : buildSchema();
   const createContext = contextFactory(db, config);
+  if (tracing) await app.register(tracing.requests); // first hook: everything after runs inside the request's span
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);

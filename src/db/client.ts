@@ -11,7 +11,7 @@ export type { Prisma } from "../../generated/sqlite/client.ts";
 
 export type DatabaseOptions = Config["database"] & {
   /** Called with each SQL statement Prisma sends (tests count them; metrics time them). */
-  onQuery?: (event: { query: string; durationMs: number }) => void;
+  onQuery?: (event: { query: string; durationMs: number; startedAt?: Date }) => void;
 };
 
 export function createDb(options: DatabaseOptions): Db {
@@ -25,9 +25,9 @@ export function createDb(options: DatabaseOptions): Db {
         }) as unknown as Db);
   if (options.onQuery) {
     const onQuery = options.onQuery;
-    (client as unknown as { $on(e: "query", cb: (e: { query: string; duration: number }) => void): void }).$on(
+    (client as unknown as { $on(e: "query", cb: (e: { query: string; duration: number; timestamp: Date }) => void): void }).$on(
       "query",
-      (e) => onQuery({ query: e.query, durationMs: e.duration }),
+      (e) => onQuery({ query: e.query, durationMs: e.duration, startedAt: e.timestamp }),
     );
   }
   return client;
