@@ -131,7 +131,7 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
     table(
       [
         ["database", "ratio / target", "value", "target", ""],
-        ...report.ratios.map((r) => [
+        ...report.ratios.filter((r) => r.value !== null).map((r) => [
           r.database,
           r.label,
           fixed(r.value, r.label.startsWith("p99") ? 1 : 2),

@@ -34,7 +34,8 @@ const HELP = `Usage: npm run bench [-- options]
   --databases LIST     sqlite,postgres (default: sqlite, plus postgres when DATABASE_URL is one)
   --only KEYS          only scenarios whose key starts with one of these (comma-separated),
                        e.g. --only gql.restaurant,rest.restaurant
-  --cpu-prof           run the server with --cpu-prof; profiles go to bench/results/profiles/
+  --cpu-prof           run the server under test with node --cpu-prof (profiles are written
+                       to a temp folder named at the end; open them in Chrome DevTools)
   --out FILE           where to write the JSON (default bench/results/latest.json)
 
 Environment: DATABASE_URL (a postgres:// server to also bench on); server settings such as
@@ -45,6 +46,7 @@ const PASSWORD = DEFAULT_SEED_PASSWORD;
 const TOKENS = 8;
 const GROCERY_TITLES = ["rice", "milk", "apple", "tomato", "oil", "cheese", "bread", "tea", "chocolate", "beans"];
 const PAGE_SIZES = [10, 50, 100];
+const PROFILE_DIR = path.join(os.tmpdir(), "gw-bench-profiles");
 
 const startedAt = Date.now();
 /** Progress on stderr, stamped with the seconds since the start (the table goes to stdout). */
@@ -168,8 +170,7 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
       METRICS_ENABLED: "true",
       METRICS_TOKEN: "",
     };
-    const profileDir = path.join(ROOT, "bench/results/profiles");
-    const nodeArgs = opts.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `server-${name}-${Date.now()}.cpuprofile`] : [];
+    const nodeArgs = opts.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `server-${name}-${Date.now()}.cpuprofile`] : [];
     await withService("src/main.ts", env, nodeArgs, async (server) => {
       log(`[${name}] server at ${server.url} (pid ${server.pid}); signing in ${TOKENS} seeded users`);
       const usernames = users(SIZES[opts.size]).slice(2, 2 + TOKENS).map((u) => u.username);
@@ -247,6 +248,7 @@ async function main() {
 
   console.log(`\n${formatReport(report, previous)}`);
   console.log(`\nWritten to ${path.relative(ROOT, opts.out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.` + (previous ? ` "vs prev" compares with ${path.relative(ROOT, previousFile)} (${previous.date}).` : ""));
+  if (opts.cpuProf) console.log(`CPU profiles of the server: ${PROFILE_DIR}`);
   if (report.results.some((r) => r.problem)) process.exitCode = 1;
 }
 
