@@ -32,11 +32,12 @@ export type BenchReport = {
   date: string;
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
   commit: string | null;
-  settings: { quick: boolean; size: string; connections: number; durationSec: number; warmupSec: number; seed: Record<string, number> };
+  settings: { quick: boolean; size: string; connections: number; durationSec: number; warmupSec: number; rounds: number; seed: Record<string, number> };
   results: ScenarioResult[];
   ratios: Ratio[];
   pageSizeChecks: PageSizeCheck[];
-  memory: { database: DatabaseName; rssBeforeMb: number; rssAfterMb: number; heapAfterMb: number }[];
+  /** Server memory (from its /metrics) before the first scenario and after each round of them. */
+  memory: { database: DatabaseName; rssBeforeMb: number; rssAfterMb: number; rssAfterRoundsMb: number[]; heapAfterMb: number }[];
 };
 
 /** Reads at 50 connections should answer within this (issue 6). */
@@ -101,7 +102,8 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
     `Bench ${report.date}${report.commit ? ` at ${report.commit.slice(0, 10)}` : ""}: ${report.machine.cpus} cores (${report.machine.cpuModel}), ` +
       `${report.machine.memoryGb} GB, Node ${report.machine.node}`,
     `${s.quick ? "QUICK mode, " : ""}seed ${s.size} (${Object.entries(s.seed).map(([k, v]) => `${v} ${k}`).join(", ")}); ` +
-      `${s.connections} connections, keep-alive, ${s.warmupSec} s warm-up + ${s.durationSec} s measured per scenario`,
+      `${s.connections} connections, keep-alive, ${s.warmupSec} s warm-up + ${s.durationSec} s measured per scenario` +
+      (s.rounds > 1 ? `, ${s.rounds} rounds (figures from the last)` : ""),
   ];
   const previousRate = (r: ScenarioResult) =>
     previous?.results.find((p) => p.key === r.key && p.database === r.database)?.measurement?.reqPerSec;
@@ -154,7 +156,10 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
   if (report.memory.length) {
     out.push("", "Server memory:");
     for (const m of report.memory) {
-      out.push(`  ${m.database}: RSS ${m.rssBeforeMb.toFixed(0)} MB before the scenarios, ${m.rssAfterMb.toFixed(0)} MB after (heap used ${m.heapAfterMb.toFixed(0)} MB)`);
+      const rounds = m.rssAfterRoundsMb.length > 1 ? ` (after each round: ${m.rssAfterRoundsMb.map((r) => r.toFixed(0)).join(", ")} MB)` : "";
+      out.push(
+        `  ${m.database}: RSS ${m.rssBeforeMb.toFixed(0)} MB before the scenarios, ${m.rssAfterMb.toFixed(0)} MB after${rounds}; heap used ${m.heapAfterMb.toFixed(0)} MB`,
+      );
     }
   }
   return out.join("\n");

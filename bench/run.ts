@@ -34,6 +34,8 @@ const HELP = `Usage: npm run bench [-- options]
   --databases LIST     sqlite,postgres (default: sqlite, plus postgres when DATABASE_URL is one)
   --only KEYS          only scenarios whose key starts with one of these (comma-separated),
                        e.g. --only gql.restaurant,rest.restaurant
+  --rounds N           run the server's scenarios N times on the same server (default 1); the
+                       table shows the last round, memory is reported after each (RSS growth)
   --cpu-prof           run the server under test with node --cpu-prof (profiles are written
                        to a temp folder named at the end; open them in Chrome DevTools)
   --out FILE           where to write the JSON (default bench/results/latest.json)
@@ -65,6 +67,7 @@ function options() {
       connections: { type: "string", default: "50" },
       databases: { type: "string" },
       only: { type: "string" },
+      rounds: { type: "string", default: "1" },
       "cpu-prof": { type: "boolean", default: false },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
       help: { type: "boolean", short: "h", default: false },
@@ -91,7 +94,9 @@ function options() {
     warmupSec: number(values.warmup, values.quick ? 1 : 3, "warmup"),
   };
   const only = values.only?.split(",").filter(Boolean);
-  return { quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, cpuProf: values["cpu-prof"], out: values.out };
+  const rounds = number(values.rounds, 1, "rounds");
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number of at least 1");
+  return { quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds, cpuProf: values["cpu-prof"], out: values.out };
 }
 
 type Options = ReturnType<typeof options>;
@@ -186,11 +191,24 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
 
       const scenarios = buildScenarios(ctx).filter((s) => selected(opts, s));
       // Reads first: the writes add comments, which would change what the reads read.
-      for (const scenario of [...scenarios.filter((s) => s.kind === "read"), ...scenarios.filter((s) => s.kind === "write")]) {
-        report.results.push(await runScenario(server.url, scenario, name, opts));
+      const ordered = [...scenarios.filter((s) => s.kind === "read"), ...scenarios.filter((s) => s.kind === "write")];
+      const rssAfterRounds: number[] = [];
+      let end = start;
+      for (let round = 1; round <= opts.rounds; round++) {
+        if (opts.rounds > 1) log(`[${name}] round ${round} of ${opts.rounds}`);
+        const results: ScenarioResult[] = [];
+        for (const scenario of ordered) results.push(await runScenario(server.url, scenario, name, opts));
+        end = await readCounters(server.url);
+        rssAfterRounds.push(end.rssBytes / 2 ** 20);
+        if (round === opts.rounds) report.results.push(...results);
       }
-      const end = await readCounters(server.url);
-      report.memory.push({ database: name, rssBeforeMb: start.rssBytes / 2 ** 20, rssAfterMb: end.rssBytes / 2 ** 20, heapAfterMb: end.heapBytes / 2 ** 20 });
+      report.memory.push({
+        database: name,
+        rssBeforeMb: start.rssBytes / 2 ** 20,
+        rssAfterMb: end.rssBytes / 2 ** 20,
+        rssAfterRoundsMb: rssAfterRounds,
+        heapAfterMb: end.heapBytes / 2 ** 20,
+      });
     });
 
     const raw = rawDriverScenario({ ...ctxBase, tokens: [] });
@@ -220,7 +238,7 @@ async function main() {
     date: new Date().toISOString(),
     machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? "unknown", memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
     commit: gitCommit(),
-    settings: { quick: opts.quick, size: opts.size, ...opts.load, seed: {} },
+    settings: { quick: opts.quick, size: opts.size, ...opts.load, rounds: opts.rounds, seed: {} },
     results: [],
     ratios: [],
     pageSizeChecks: [],
