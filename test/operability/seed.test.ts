@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { verifyPassword } from "../../src/domain/passwords.ts";
+import { registrationInput } from "../../src/domain/users.ts";
 import { SIZES } from "../../src/seed/dataset.ts";
 import { seed, type SeedReport } from "../../src/seed/seed.ts";
 import { createTestDatabase } from "../helpers/database.ts";
@@ -135,6 +136,8 @@ describe("seeding a fresh database (small)", () => {
     expect(before.restaurantBadges.length).toBeGreaterThan(0);
     expect(new Set(before.groceryTags.filter((t) => t.kind === "CATEGORY").map((t) => t.value)).size).toBeGreaterThanOrEqual(8);
     expect(before.groceryTags.some((t) => t.kind === "METRIC_UNIT")).toBe(true);
+    // Seeded accounts obey the sign-up rules, so they can sign in and be edited like any other.
+    for (const u of before.users) expect(registrationInput.safeParse({ ...u, password: PASSWORD }).success, u.username).toBe(true);
   });
 
   it("stores every cover as a valid PNG under an upload-style name", () => {
