@@ -4,13 +4,12 @@ import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { notFound } from "./errors.ts";
 import { isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
+import { checkId, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 const grantInput = z.object({
-  name: z.string().trim().min(1, "name must not be empty").max(100, "name must have at most 100 characters"),
-  cover: z
-    .string()
-    .trim()
+  name: storable(z.string().trim().min(1, "name must not be empty").max(100, "name must have at most 100 characters"), "name"),
+  cover: storable(z.string().trim(), "cover")
     .max(2000, "cover must have at most 2000 characters")
     .nullish()
     .transform((v) => v || null),
@@ -37,6 +36,7 @@ async function badgeNamed(db: Db, name: string, cover: string | null) {
 
 export async function grantBadge(db: Db, restaurantId: string, input: { name: unknown; cover?: unknown }) {
   const { name, cover } = parseInput(grantInput, input);
+  checkId(restaurantId, "restaurantId");
   const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { id: true } });
   if (!restaurant) throw notFound("Restaurant", restaurantId);
   const badge = await badgeNamed(db, name, cover);
@@ -54,6 +54,8 @@ export async function grantBadge(db: Db, restaurantId: string, input: { name: un
 
 /** Takes the badge back; true if the restaurant held it. NOT_FOUND for an unknown restaurant. */
 export async function revokeBadge(db: Db, restaurantId: string, badgeId: string): Promise<boolean> {
+  checkId(restaurantId, "restaurantId");
+  checkId(badgeId, "badgeId");
   const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { id: true } });
   if (!restaurant) throw notFound("Restaurant", restaurantId);
   const { count } = await db.restaurantBadge.deleteMany({ where: { restaurantId, badgeId } });

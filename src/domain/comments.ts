@@ -7,11 +7,12 @@ import type { Db } from "../db/client.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
+import { checkId, requiredText } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 export const commentInput = z.object({
-  title: z.string().trim().min(1, "title must not be empty").max(200, "title must have at most 200 characters"),
-  body: z.string().trim().min(1, "body must not be empty").max(10_000, "body must have at most 10000 characters"),
+  title: requiredText("title", 200),
+  body: requiredText("body", 10_000),
   rating: z
     .number({ error: "rating must be a whole number from 1 to 5" })
     .int("rating must be a whole number from 1 to 5")
@@ -26,6 +27,7 @@ const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
 
 export async function addComment(db: Db, viewer: Viewer, restaurantId: string, input: unknown) {
   const data = parseInput(commentInput, input);
+  checkId(restaurantId, "restaurantId");
   return db.$transaction(async (tx) => {
     // One UPDATE reads and writes the totals under the row's lock (PostgreSQL) or the
     // database's write lock (SQLite): no read-modify-write in JavaScript, so no lost update.

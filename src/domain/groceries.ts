@@ -10,6 +10,7 @@ import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagi
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { removeFromShoppingList } from "./shopping-list.ts";
 import { searchKey, stringList, tagRows } from "./string-lists.ts";
+import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
 import { titleContains } from "./title-search.ts";
 import { parseInput } from "./validation.ts";
@@ -23,13 +24,9 @@ export type TagKind = (typeof LIST_KINDS)[ListField];
 
 // ---- Validation ------------------------------------------------------------------------------
 
-const title = z
-  .string({ error: "title must be text of 1 to 200 characters (it cannot be removed)" })
-  .trim()
-  .min(1, "title must not be empty")
-  .max(200, "title must have at most 200 characters");
-/** Trimmed text of at most `max` characters (the columns are never null: "" means none). */
-const text = (field: string, max: number) => z.string().trim().max(max, `${field} must have at most ${max} characters`);
+const title = requiredText("title", 200, "title must be text of 1 to 200 characters (it cannot be removed)");
+/** Text of at most `max` characters, stored as sent; blank means none, stored "" (the columns are never null). */
+const text = (field: string, max: number) => optionalText(field, max).transform((v) => (v.trim() ? v : ""));
 
 export const createGroceryInput = z.object({
   title,
@@ -69,6 +66,7 @@ export const canEdit = (viewer: Viewer | null, grocery: { ownerId: string }) =>
 
 /** Finds the grocery and checks the viewer may change it: NOT_FOUND, then FORBIDDEN. */
 async function editableGrocery(db: Db, viewer: Viewer, id: string) {
+  checkId(id, "id");
   const grocery = await db.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } });
   if (!grocery) throw notFound("Grocery", id);
   if (!canEdit(viewer, grocery)) throw forbidden("Only the grocery's owner or an admin may change or remove it.");
@@ -193,6 +191,7 @@ export async function removeGrocery(
   id: string,
   from: RemovalScope = "SHOPPING_LIST_OR_CATALOGUE",
 ): Promise<{ groceryId: string; removedFrom: "SHOPPING_LIST" | "CATALOGUE" }> {
+  checkId(id, "id");
   if (from !== "CATALOGUE") {
     const wasOnList = await removeFromShoppingList(db, viewer, id);
     if (wasOnList) return { groceryId: id, removedFrom: "SHOPPING_LIST" };
@@ -209,8 +208,8 @@ export async function removeGrocery(
 
 export const groceryFilter = z
   .object({
-    title: z.string().trim().max(200, "filter.title must have at most 200 characters").nullish(),
-    category: z.string().trim().max(200, "filter.category must have at most 200 characters").nullish(),
+    title: storable(z.string().trim().max(200, "filter.title must have at most 200 characters"), "filter.title").nullish(),
+    category: storable(z.string().trim().max(200, "filter.category must have at most 200 characters"), "filter.category").nullish(),
   })
   .nullish();
 

@@ -5,11 +5,12 @@ import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
+import { requiredText, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 export const orderInput = z.object({
-  restaurantId: z.string().min(1, "restaurantId must not be empty"),
-  recipe: z.string().trim().min(1, "recipe must not be empty").max(200, "recipe must have at most 200 characters"),
+  restaurantId: storable(z.string().min(1, "restaurantId must not be empty"), "restaurantId"),
+  recipe: requiredText("recipe", 200),
   quantity: z
     .number({ error: "quantity must be a whole number from 1 to 1000" })
     .int("quantity must be a whole number from 1 to 1000")

@@ -7,31 +7,23 @@ import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
+import { checkId, optionalText, requiredText } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 export type ReportTargetKind = "RESTAURANT" | "GROCERY";
 export type ReportStatus = "OPEN" | "RESOLVED";
 
 export const reportInput = z.object({
-  reasonType: z
-    .string()
-    .trim()
-    .min(1, "reasonType must not be empty")
-    .max(100, "reasonType must have at most 100 characters"),
-  reasonBody: z
-    .string()
-    .trim()
-    .max(5000, "reasonBody must have at most 5000 characters")
+  reasonType: requiredText("reasonType", 100),
+  reasonBody: optionalText("reasonBody", 5000)
     .nullish()
     .transform((body) => body ?? ""),
 });
 
-const resolutionInput = z
-  .string()
-  .trim()
-  .max(2000, "resolution must have at most 2000 characters")
+/** The admin's note, stored as sent; blank means none (null). */
+const resolutionInput = optionalText("resolution", 2000)
   .nullish()
-  .transform((note) => note || null);
+  .transform((note) => (note?.trim() ? note : null));
 
 async function targetExists(db: Db, kind: ReportTargetKind, id: string): Promise<boolean> {
   const row =
@@ -43,6 +35,7 @@ async function targetExists(db: Db, kind: ReportTargetKind, id: string): Promise
 
 export async function report(db: Db, viewer: Viewer, targetKind: ReportTargetKind, targetId: string, input: unknown) {
   const data = parseInput(reportInput, input);
+  checkId(targetId, "id");
   if (!(await targetExists(db, targetKind, targetId))) throw notFound(targetKind === "RESTAURANT" ? "restaurant" : "grocery", targetId);
   const key = { reporterId_targetKind_targetId: { reporterId: viewer.id, targetKind, targetId } };
   const existing = await db.report.findUnique({ where: key });
@@ -80,6 +73,7 @@ export async function listReports(db: Db, filter: ReportFilter, page: PageArgs) 
  */
 export async function resolveReport(db: Db, admin: Viewer, id: string, resolution: unknown) {
   const note = parseInput(resolutionInput, resolution);
+  checkId(id, "id");
   // The `resolvedAt: null` condition makes "resolve if still open" one atomic statement.
   await db.report.updateMany({
     where: { id, resolvedAt: null },

@@ -7,6 +7,7 @@ import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagi
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { searchKey, stringList, tagRows } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
+import { checkId, requiredText, storable } from "./text.ts";
 import { titleContains } from "./title-search.ts";
 import { parseInput } from "./validation.ts";
 
@@ -28,15 +29,17 @@ const MAX_OPENING_HOURS = 50;
 
 // ---- Validation ------------------------------------------------------------------------------
 
-/** Optional text: trimmed, at most 2000 characters; "" and null both mean "none" (null). */
+/**
+ * Optional text of at most 2000 characters; "", blank and null all mean "none" (null). Free text is
+ * stored as sent; a value with a format (web or e-mail address) is trimmed first, as spaces around
+ * an address are never part of it.
+ */
 const optionalText = (field: string, check?: { test: (v: string) => boolean; message: string }) =>
-  z
-    .string()
-    .trim()
-    .max(MAX_TEXT, `${field} must have at most ${MAX_TEXT} characters`)
-    .refine((v) => v === "" || !check || check.test(v), check?.message ?? "")
+  storable(z.string().max(MAX_TEXT, `${field} must have at most ${MAX_TEXT} characters`), field)
+    .transform((v) => (check ? v.trim() : v))
+    .refine((v) => v.trim() === "" || !check || check.test(v), check?.message ?? "")
     .nullish()
-    .transform((v) => (v === undefined ? undefined : v || null));
+    .transform((v) => (v === undefined ? undefined : v?.trim() ? v : null));
 
 /** A web address, loosely: no spaces, and either http(s)://host... or a bare host name with a dot. */
 function looksLikeWebAddress(value: string): boolean {
@@ -84,11 +87,7 @@ const openingHoursInput = z
   .nullish()
   .transform((v) => (v === null ? [] : v));
 
-const title = z
-  .string({ error: "title is required and may not be null" })
-  .trim()
-  .min(1, "title must not be empty")
-  .max(200, "title must have at most 200 characters");
+const title = requiredText("title", 200, "title is required and may not be null");
 
 /** Every field but the title; all optional, so the same shape serves create and update. */
 const restaurantFields = {
@@ -106,7 +105,7 @@ const restaurantFields = {
   canHomeDeliver: flag,
   priceRange: list,
   photos: z
-    .array(z.string().trim().min(1, "photos must not be empty").max(MAX_TEXT, `photos must have at most ${MAX_TEXT} characters`))
+    .array(storable(z.string().trim().min(1, "photos must not be empty").max(MAX_TEXT, `photos must have at most ${MAX_TEXT} characters`), "photos"))
     .max(50, "photos holds at most 50 items")
     .nullish()
     .transform((v) => (v === null ? [] : v)),
@@ -188,6 +187,7 @@ export const canEdit = (viewer: Viewer | null, restaurant: { ownerId: string }) 
 
 /** Finds the restaurant and checks the viewer may change it: NOT_FOUND, then FORBIDDEN. */
 async function editableRestaurant(db: Db, viewer: Viewer, id: string) {
+  checkId(id, "id");
   const restaurant = await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } });
   if (!restaurant) throw notFound("Restaurant", id);
   if (!canEdit(viewer, restaurant)) throw forbidden("Only the restaurant's owner or an admin may change or remove it.");
@@ -242,10 +242,10 @@ export type RestaurantSort = "RATING" | "TITLE" | "NEWEST";
 
 export const restaurantFilter = z
   .object({
-    text: z.string().trim().max(200, "filter.text must have at most 200 characters").nullish(),
-    category: z.string().trim().max(200, "filter.category must have at most 200 characters").nullish(),
-    cuisine: z.string().trim().max(200, "filter.cuisine must have at most 200 characters").nullish(),
-    city: z.string().trim().max(MAX_TEXT, `filter.city must have at most ${MAX_TEXT} characters`).nullish(),
+    text: storable(z.string().trim().max(200, "filter.text must have at most 200 characters"), "filter.text").nullish(),
+    category: storable(z.string().trim().max(200, "filter.category must have at most 200 characters"), "filter.category").nullish(),
+    cuisine: storable(z.string().trim().max(200, "filter.cuisine must have at most 200 characters"), "filter.cuisine").nullish(),
+    city: storable(z.string().trim().max(MAX_TEXT, `filter.city must have at most ${MAX_TEXT} characters`), "filter.city").nullish(),
     canHomeDeliver: z.boolean().nullish(),
   })
   .nullish();

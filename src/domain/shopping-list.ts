@@ -6,6 +6,7 @@ import { badInput, notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
+import { checkId, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 export type ShoppingListRow = Prisma.ShoppingListEntryGetPayload<object>;
@@ -15,7 +16,7 @@ export const MAX_ENTRY_QUANTITY = 1_000_000;
 
 const quantityMessage = "quantity must be a whole number from 1 to 1000";
 export const addInput = z.object({
-  groceryId: z.string().min(1, "groceryId must not be empty"),
+  groceryId: storable(z.string().min(1, "groceryId must not be empty"), "groceryId"),
   quantity: z
     .number({ error: quantityMessage })
     .int(quantityMessage)
@@ -59,6 +60,7 @@ export async function addToShoppingList(db: Db, viewer: Viewer, input: unknown):
 
 /** Takes a grocery off the caller's list; true if it was on it. */
 export async function removeFromShoppingList(db: Db, viewer: Viewer, groceryId: string): Promise<boolean> {
+  checkId(groceryId, "groceryId");
   const { count } = await db.shoppingListEntry.deleteMany({ where: { userId: viewer.id, groceryId } });
   return count > 0;
 }

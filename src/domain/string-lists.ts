@@ -1,6 +1,7 @@
 // String lists (categories, cuisines, units, ...) are stored as tag rows: one row per element,
 // with its position (to keep the order) and a lower-cased key (to search case-insensitively).
 import { z } from "zod";
+import { storable } from "./text.ts";
 
 export const MAX_LIST_ITEMS = 50;
 export const MAX_LIST_ITEM_LENGTH = 200;
@@ -8,11 +9,14 @@ export const MAX_LIST_ITEM_LENGTH = 200;
 /** A list of 0..50 non-empty strings of at most 200 characters; blanks trimmed, repeats dropped. */
 export const stringList = z
   .array(
-    z
-      .string()
-      .trim()
-      .min(1, "list items must not be empty")
-      .max(MAX_LIST_ITEM_LENGTH, `list items must have at most ${MAX_LIST_ITEM_LENGTH} characters`),
+    storable(
+      z
+        .string()
+        .trim()
+        .min(1, "list items must not be empty")
+        .max(MAX_LIST_ITEM_LENGTH, `list items must have at most ${MAX_LIST_ITEM_LENGTH} characters`),
+      "list items",
+    ),
   )
   .max(MAX_LIST_ITEMS, `lists hold at most ${MAX_LIST_ITEMS} items`)
   .transform(withoutRepeats);

@@ -4,6 +4,7 @@ import type { Db } from "../db/client.ts";
 import { badInput, conflict, DomainError, unauthenticated } from "./errors.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts";
 import { issueToken, revokeToken, type Viewer } from "./tokens.ts";
+import { isStorable, optionalText, requiredText } from "./text.ts";
 import { parseInput } from "./validation.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
 
@@ -15,8 +16,8 @@ export const registrationInput = z.object({
     .max(40, "username must have at most 40 characters")
     .regex(/^[A-Za-z0-9_.-]+$/, "username may contain only letters, digits, '_', '.' and '-'"),
   password: z.string().min(8, "password must have at least 8 characters").max(200, "password must have at most 200 characters"),
-  firstName: z.string().trim().min(1, "firstName must not be empty").max(100, "firstName must have at most 100 characters"),
-  avatar: z.string().max(2000, "avatar must have at most 2000 characters").nullish(),
+  firstName: requiredText("firstName", 100),
+  avatar: optionalText("avatar", 2000).nullish(),
 });
 
 export type Session = { token: string; expiresAt: Date; userId: string };
@@ -45,7 +46,9 @@ export async function login(db: Db, username: unknown, password: unknown, ttlMs:
   if (typeof username !== "string" || typeof password !== "string" || !username || !password) {
     throw badInput("username and password are required", { fields: ["username", "password"] });
   }
-  const user = await db.user.findUnique({ where: { username: username.trim() }, select: { id: true, passwordHash: true } });
+  // A name the database cannot even compare (NUL, lone surrogate) belongs to nobody.
+  const name = username.trim();
+  const user = isStorable(name) ? await db.user.findUnique({ where: { username: name }, select: { id: true, passwordHash: true } }) : null;
   // Hash even for an unknown user so the answer takes as long either way.
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) throw new DomainError("UNAUTHENTICATED", "username or password is wrong");

