@@ -103,6 +103,8 @@ function uploadError(error: unknown, field: string, maxBytes: number): unknown {
   const status = (error as { status?: unknown }).status;
   if (status === 413) return tooLarge(field, maxBytes);
   if (typeof status === "number" && status < 500) return badInput(`${field}: ${(error as Error).message}`, { field });
+  // The multipart parser's own errors carry no status: the body was malformed or cut short.
+  if (status === undefined && error instanceof Error) return badInput(`${field}: the multipart body could not be read (${error.message}).`, { field });
   return error;
 }
 

@@ -134,6 +134,13 @@ function copyChecked(
       writing.finally(() => reject(error));
     };
 
+    // A request cut short mid-file: the parser destroys the file stream without an error, so it
+    // neither ends nor fails; without this the save (and the request) would wait forever.
+    const cutShort = () => badInput(`${field}: the file was cut short (the request ended before the whole file arrived).`, { field });
+    if (source.destroyed && !source.readableEnded) return fail(cutShort());
+    source.on("close", () => {
+      if (!source.readableEnded) fail(cutShort());
+    });
     source.on("limit", () => fail(tooLarge(field, maxBytes))); // busboy's own cap was hit
     source.on("error", (error) => fail(error));
     source.on("data", (chunk: Buffer | string) => {
