@@ -1,79 +1,96 @@
-// `npm run admin -- <command>`: account administration from the command line.
-// Works on the database DATABASE_URL names (migrating it first, like the server).
-import { randomBytes } from "node:crypto";
+// `npm run admin -- <command>`: administration from the command line (accounts, badges, reports).
+// Works on the database DATABASE_URL names, migrating it first like the server. Each command
+// group lives in src/cli/admin/; this file reads the command line, prints help and errors.
+// Exit codes: 0 done; 1 refused by the data (unknown user, restaurant or report, a taken name,
+// an unreachable database); 2 a wrong command line or setting. Errors are one line, no stack trace.
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { DomainError } from "../domain/errors.ts";
-import { revokeAllTokens } from "../domain/tokens.ts";
-import { register, setRole } from "../domain/users.ts";
+import { accountCommands } from "./admin/accounts.ts";
+import { badgeCommands } from "./admin/badges.ts";
+import { commandHelp, parseCommandLine, usage, UsageError, type Command } from "./admin/command.ts";
+import { reportCommands } from "./admin/reports.ts";
 
-const HELP = `Usage: npm run admin -- <command> [arguments]
+const GROUPS: [title: string, commands: Command[]][] = [
+  ["Accounts", accountCommands],
+  ["Badges", badgeCommands],
+  ["Reports", reportCommands],
+];
+const COMMANDS = new Map(GROUPS.flatMap(([, commands]) => commands.map((c) => [c.name, c] as const)));
 
-Commands:
-  create <username> [--password P] [--first-name NAME]
-        Creates an admin account. Without --password (or ADMIN_PASSWORD in the
-        environment) a random password is generated and printed once.
-  promote <username>        Makes an existing user an admin.
-  demote <username>         Makes an admin a plain user.
-  revoke-tokens <username>  Signs a user out everywhere (revokes all their tokens).
-  help                      Shows this text.
+const HELP = `Usage: npm run admin -- <command> [arguments] [options]
 
-The database is the one DATABASE_URL names (default: the SQLite file under ./data).`;
+${GROUPS.map(([title, commands]) => `${title}:\n${commands.map((c) => `  ${usage(c)}\n      ${c.summary}`).join("\n")}`).join("\n\n")}
 
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
+  help [command]    this text, or one command's options (also: <command> --help)
+
+The database is the one DATABASE_URL names (default: the SQLite file under ./data).
+Exit codes: 0 done; 1 refused by the data (e.g. an unknown user, restaurant or report);
+2 a wrong command line or setting.`;
+
+const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h" || arg === "help";
+
+function commandNamed(name: string): Command {
+  const command = COMMANDS.get(name);
+  if (!command) throw new UsageError(`unknown command "${name}"; commands: ${[...COMMANDS.keys()].join(", ")}`);
+  return command;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
-  if (!command || command === "help" || command === "--help" || command === "-h") {
-    console.log(HELP);
-    return command ? 0 : 2;
-  }
-  const username = args[0];
-  if (!username || username.startsWith("--")) {
-    console.error(`"${command}" needs a username.\n\n${HELP}`);
+  const [name, ...rest] = argv;
+  if (!name) {
+    console.error(HELP);
     return 2;
   }
+  if (isHelp(name)) {
+    console.log(rest[0] ? commandHelp(commandNamed(rest[0])) : HELP);
+    return 0;
+  }
+  const command = commandNamed(name);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(commandHelp(command));
+    return 0;
+  }
+  const input = parseCommandLine(command, rest);
   const config = loadConfig();
   await migrate(config.database);
   const db = createDb(config.database);
   try {
-    switch (command) {
-      case "create": {
-        const given = option(args, "--password") ?? process.env.ADMIN_PASSWORD;
-        const password = given ?? randomBytes(12).toString("base64url");
-        await register(db, { username, password, firstName: option(args, "--first-name") ?? username }, config.tokenTtlMs, "ADMIN");
-        console.log(`admin "${username}" created${given ? "" : `; password: ${password}`}`);
-        return 0;
-      }
-      case "promote":
-      case "demote":
-        await setRole(db, username, command === "promote" ? "ADMIN" : "USER");
-        console.log(`"${username}" is now ${command === "promote" ? "an admin" : "a user"}`);
-        return 0;
-      case "revoke-tokens": {
-        const user = await db.user.findUnique({ where: { username }, select: { id: true } });
-        if (!user) throw new DomainError("NOT_FOUND", `user "${username}" does not exist`);
-        console.log(`revoked ${await revokeAllTokens(db, user.id)} token(s) of "${username}"`);
-        return 0;
-      }
-      default:
-        console.error(`unknown command "${command}"\n\n${HELP}`);
-        return 2;
-    }
+    await command.run({ db, config, print: (line) => console.log(line) }, input);
+    return 0;
+  } catch (error) {
+    // An option checked while running (e.g. --limit): name the command in the usage hint.
+    if (error instanceof UsageError && !error.command) throw new UsageError(error.message, command);
+    throw error;
   } finally {
     await db.$disconnect();
   }
 }
 
+/** The last meaningful line of an unexpected error (Prisma puts the reason at the end). */
+function reason(error: unknown): string {
+  const e = error as { message?: unknown; code?: unknown; errors?: unknown[] };
+  const lines = String(e?.message ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
+  if (lines.length) return lines.at(-1)!;
+  if (Array.isArray(e?.errors) && e.errors.length) return reason(e.errors[0]); // e.g. ECONNREFUSED on every address
+  return String(e?.code ?? error);
+}
+
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
-  if (error instanceof DomainError || error instanceof ConfigError) {
+  if (error instanceof UsageError) {
+    console.error(`error: ${error.message}${error.command ? ` (usage: npm run admin -- ${usage(error.command)})` : " (npm run admin -- help)"}`);
+    process.exitCode = 2;
+  } else if (error instanceof ConfigError) {
+    console.error(`error: invalid setting: ${error.problems.join("; ")}`);
+    process.exitCode = 2;
+  } else if (error instanceof DomainError) {
     console.error(`error: ${error.message}`);
+    process.exitCode = error.code === "BAD_USER_INPUT" ? 2 : 1;
+  } else {
+    console.error(`error: ${reason(error)}`);
     process.exitCode = 1;
-  } else throw error;
+  }
 }
