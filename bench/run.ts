@@ -175,7 +175,9 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
       METRICS_ENABLED: "true",
       METRICS_TOKEN: "",
     };
-    const nodeArgs = opts.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `server-${name}-${Date.now()}.cpuprofile`] : [];
+    // One folder per server; node names each thread's profile itself (the tsx loader runs in a
+    // worker thread, and a fixed --cpu-prof-name would let its profile overwrite the main one).
+    const nodeArgs = opts.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.join(PROFILE_DIR, `${name}-${Date.now()}`)] : [];
     await withService("src/main.ts", env, nodeArgs, async (server) => {
       log(`[${name}] server at ${server.url} (pid ${server.pid}); signing in ${TOKENS} seeded users`);
       const usernames = users(SIZES[opts.size]).slice(2, 2 + TOKENS).map((u) => u.username);
