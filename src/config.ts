@@ -13,13 +13,13 @@ export function parseDuration(text: string): number | undefined {
   return Number(m[1]) * UNIT_MS[(m[2] ?? "s") as keyof typeof UNIT_MS];
 }
 
-const duration = (fallback: string) =>
+const duration = (fallback: string, { allowZero = false } = {}) =>
   z
     .string()
     .default(fallback)
     .transform((v, ctx) => {
       const ms = parseDuration(v);
-      if (ms === undefined || ms <= 0) {
+      if (ms === undefined || ms < 0 || (ms === 0 && !allowZero)) {
         ctx.addIssue({ code: "custom", message: `"${v}" is not a duration; use e.g. 30d, 12h, 15m or 3600` });
         return z.NEVER;
       }
@@ -52,6 +52,7 @@ const schema = z.object({
   UPLOAD_SWEEP_AGE: duration("10m"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   TOKEN_TTL: duration("30d"),
+  SESSION_CACHE_TTL: duration("5s", { allowZero: true }),
   SHUTDOWN_TIMEOUT: duration("10s"),
   DB_POOL_SIZE: integer(10, 1, 200),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
@@ -86,6 +87,8 @@ export type Config = {
   uploadSweepAgeMs: number;
   logLevel: string;
   tokenTtlMs: number;
+  /** How long an authenticated token is remembered in-process (0 = look it up on every request). */
+  sessionCacheTtlMs: number;
   shutdownTimeoutMs: number;
   bodyLimitBytes: number;
   /** Requests per window per access token (per client address without one); max 0 turns it off. */
@@ -136,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadSweepAgeMs: s.UPLOAD_SWEEP_AGE,
     logLevel: s.LOG_LEVEL,
     tokenTtlMs: s.TOKEN_TTL,
+    sessionCacheTtlMs: s.SESSION_CACHE_TTL,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT,
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     rateLimit: { max: s.RATE_LIMIT_MAX, windowMs: s.RATE_LIMIT_WINDOW, addressFactor: s.RATE_LIMIT_ADDRESS_FACTOR },

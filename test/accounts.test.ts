@@ -141,3 +141,36 @@ describe("Query.user (public profile)", () => {
     expect((await s.graphql(q, { id: ann.user._id })).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
   });
 });
+
+describe("session cache", () => {
+  let cached: TestServer;
+  let uncached: TestServer;
+  beforeAll(async () => {
+    cached = await startServer({ SESSION_CACHE_TTL: "400ms" });
+    uncached = await startServer({ SESSION_CACHE_TTL: "0" });
+  });
+  afterAll(async () => Promise.all([cached?.close(), uncached?.close()]));
+
+  it("forgets a token at once on logout through this process", async () => {
+    const { token } = await cached.signUp("cache");
+    expect((await cached.graphql(ME, {}, token)).data.me).toBeTruthy();
+    expect((await cached.fetch("/auth/token", { method: "DELETE", token })).status).toBe(204);
+    expect((await cached.graphql(ME, {}, token)).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("sees a revocation made elsewhere (another instance, the admin CLI) within its TTL", async () => {
+    const { token, id } = await cached.signUp("elsewhere");
+    expect((await cached.graphql(ME, {}, token)).data.me).toBeTruthy();
+    await cached.db.accessToken.updateMany({ where: { userId: id }, data: { revokedAt: new Date() } });
+    expect((await cached.graphql(ME, {}, token)).data.me).toBeTruthy(); // still remembered
+    await new Promise((r) => setTimeout(r, 450));
+    expect((await cached.graphql(ME, {}, token)).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("with SESSION_CACHE_TTL=0, looks the token up on every request", async () => {
+    const { token, id } = await uncached.signUp("nocache");
+    expect((await uncached.graphql(ME, {}, token)).data.me).toBeTruthy();
+    await uncached.db.accessToken.updateMany({ where: { userId: id }, data: { revokedAt: new Date() } });
+    expect((await uncached.graphql(ME, {}, token)).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
+  });
+});

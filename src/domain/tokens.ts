@@ -5,7 +5,7 @@ import type { Db } from "../db/client.ts";
 export type Viewer = { id: string; username: string; role: "USER" | "ADMIN"; tokenId: string };
 
 /** What the presented token (if any) turned out to be. */
-export type Authentication = { state: "none" } | { state: "invalid" } | { state: "valid"; viewer: Viewer };
+export type Authentication = { state: "none" } | { state: "invalid" } | { state: "valid"; viewer: Viewer; expiresAt: Date };
 
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
@@ -25,7 +25,7 @@ export async function authenticate(db: Db, token: string | undefined): Promise<A
     select: { id: true, expiresAt: true, revokedAt: true, user: { select: { id: true, username: true, role: true } } },
   });
   if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now()) return { state: "invalid" };
-  return { state: "valid", viewer: { ...row.user, tokenId: row.id } };
+  return { state: "valid", viewer: { ...row.user, tokenId: row.id }, expiresAt: row.expiresAt };
 }
 
 export async function revokeToken(db: Db, tokenId: string): Promise<void> {

@@ -2,7 +2,8 @@
 import DataLoader from "dataloader";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
-import { authenticate, type Authentication, type Viewer } from "../domain/tokens.ts";
+import { SessionCache } from "../domain/session-cache.ts";
+import type { Authentication, Viewer } from "../domain/tokens.ts";
 
 export type Context = {
   db: Db;
@@ -15,19 +16,23 @@ export type Context = {
    * batch functions next to the fields that use them, so each concern stays in its own file.
    */
   loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>): DataLoader<K, V>;
+  /** Drops this request's token from the session cache (after it was revoked). */
+  forgetToken(): void;
 };
 
 export type ContextFactory = (token: string | undefined) => Promise<Context>;
 
 export function contextFactory(db: Db, config: Config): ContextFactory {
+  const sessions = new SessionCache(config.sessionCacheTtlMs);
   return async (token) => {
-    const auth = await authenticate(db, token);
+    const auth = await sessions.authenticate(db, token);
     const loaders = new Map<string, DataLoader<unknown, unknown>>();
     return {
       db,
       config,
       auth,
       viewer: auth.state === "valid" ? auth.viewer : null,
+      forgetToken: () => sessions.forget(token),
       loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>) {
         let loader = loaders.get(name) as DataLoader<K, V> | undefined;
         if (!loader) {

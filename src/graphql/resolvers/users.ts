@@ -21,6 +21,7 @@ export const userResolvers = {
       authPayload(ctx, await users.login(ctx.db, args.username, args.password, ctx.config.tokenTtlMs)),
     logout: async (_: unknown, __: unknown, ctx: Context) => {
       await users.logout(ctx.db, ctx.viewer);
+      ctx.forgetToken();
       return true;
     },
   },
