@@ -13,7 +13,8 @@ import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
-import { errorHandlingPlugin } from "./http/errors.ts";
+import { errorHandlingPlugin, frameworkErrors } from "./http/errors.ts";
+import { utf8JsonParser } from "./http/json-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
 import { loggerOptions } from "./http/logging.ts";
 import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, type Metrics } from "./http/metrics.ts";
@@ -41,8 +42,10 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: config.bodyLimitBytes,
     forceCloseConnections: "idle",
+    frameworkErrors,
     return503OnClosing: true,
   });
+  utf8JsonParser(app);
   const schema = tracing ? tracing.instrumentSchema(buildSchema()) : buildSchema();
   const createContext = contextFactory(db, config);
   if (tracing) await app.register(tracing.requests); // first hook: everything after runs inside the request's span

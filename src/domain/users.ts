@@ -4,7 +4,7 @@ import type { Db } from "../db/client.ts";
 import { badInput, conflict, DomainError, unauthenticated } from "./errors.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts";
 import { issueToken, revokeToken, type Viewer } from "./tokens.ts";
-import { isStorable, optionalText, requiredText } from "./text.ts";
+import { isStorable, optionalText, requiredText, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
 
@@ -15,7 +15,12 @@ export const registrationInput = z.object({
     .min(3, "username must have at least 3 characters")
     .max(40, "username must have at most 40 characters")
     .regex(/^[A-Za-z0-9_.-]+$/, "username may contain only letters, digits, '_', '.' and '-'"),
-  password: z.string().min(8, "password must have at least 8 characters").max(200, "password must have at most 200 characters"),
+  // Hashed, never stored as text; still refused when not clean Unicode: two passwords differing
+  // only in a lone surrogate would hash alike (both become U+FFFD in UTF-8).
+  password: storable(
+    z.string().min(8, "password must have at least 8 characters").max(200, "password must have at most 200 characters"),
+    "password",
+  ),
   firstName: requiredText("firstName", 100),
   avatar: optionalText("avatar", 2000).nullish(),
 });

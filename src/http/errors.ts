@@ -39,6 +39,22 @@ function send(request: FastifyRequest, reply: FastifyReply, status: number, erro
   return reply.send(errorBody(error));
 }
 
+/**
+ * Errors Fastify's router raises before any route, hook or error handler runs (pass it as the
+ * `frameworkErrors` server option): a path whose percent-encoding is not UTF-8 text, or a path
+ * segment (an id) over the router's length limit. Answered in the same shape as every other error.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    return send(request, reply, 414, { code: "BAD_REQUEST", message: "A path segment is too long; ids are at most 100 characters." });
+  }
+  if (error.code === "FST_ERR_BAD_URL") {
+    return send(request, reply, 400, { code: "BAD_REQUEST", message: "The path does not decode: its percent-encoded bytes are not UTF-8 text." });
+  }
+  request.log.error({ err: error }, "request failed");
+  return send(request, reply, 500, INTERNAL);
+}
+
 export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

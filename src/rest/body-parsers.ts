@@ -1,6 +1,7 @@
-// Body parsers of the REST scope (encapsulated: /graphql keeps Fastify's own). Legacy bodies are
+// Body parsers of the REST scope (encapsulated: /graphql keeps the server's). Legacy bodies are
 // JSON, urlencoded forms (@fastify/formbody, registered for the whole server) or multipart.
 import type { FastifyInstance } from "fastify";
+import { utf8JsonParser } from "../http/json-body.ts";
 
 export function legacyBodyParsers(app: FastifyInstance) {
   // Fastify parses text/plain by default; here it gets 415 like any other unsupported type.
@@ -8,11 +9,6 @@ export function legacyBodyParsers(app: FastifyInstance) {
 
   // Legacy clients often send Content-Type: application/json on requests without a body (DELETE,
   // PUT to add to the shopping list): that is no body, not malformed JSON. Anything else is parsed
-  // as strictly as Fastify does (prototype poisoning refused).
-  const strictJson = app.getDefaultJsonParser("error", "error");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (body.length === 0) return done(null, undefined);
-    strictJson(request, body as string, done);
-  });
+  // as strictly as Fastify does (prototype poisoning refused), and must be UTF-8.
+  utf8JsonParser(app, { emptyIsNone: true });
 }
