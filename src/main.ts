@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
+import { bannerText, logBanner } from "./http/banner.ts";
 import { createMetrics, observeStatement } from "./http/metrics.ts";
 import { loadTracing } from "./observability/load-tracing.ts";
 import { buildServer } from "./server.ts";
@@ -73,5 +74,8 @@ async function shutdown(signal: string) {
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
-const address = await app.listen({ port: config.port, host: config.host });
-app.log.info(`listening on ${address} (GraphQL at ${address}/graphql)`);
+const address = await app.listen({ port: config.port, host: config.host }); // Fastify logs "Server listening at …"
+const facts = { address, emptyDatabase: (await db.user.count().catch(() => 1)) === 0 };
+// A block for a person at a terminal (as with pretty logs); log lines for everything else.
+if (process.stdout.isTTY && config.env !== "production") console.log(bannerText(facts));
+else logBanner(app.log, facts);

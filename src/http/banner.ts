@@ -1,0 +1,44 @@
+// What `npm start` says once it listens: where the API, the GraphQL IDE and the OpenAPI document
+// are, and how to get a token. A friendly block in a terminal; one JSON log line each otherwise
+// (log collectors get them as data).
+import type { FastifyBaseLogger } from "fastify";
+import { EXPLORER_PATH } from "./explorer.ts";
+
+export type BannerFacts = {
+  /** The address the server listens on, e.g. http://127.0.0.1:4000 */
+  address: string;
+  /** No account exists yet: point at the demo data. */
+  emptyDatabase: boolean;
+};
+
+const registerCommand = (address: string) =>
+  `curl -s ${address}/users -H 'content-type: application/json' -d '{"username":"ann","password":"password-1","first_name":"Ann"}'`;
+const tokenCommand = (address: string) => `curl -s ${address}/auth/token -d 'username=ann&password=password-1'`;
+
+/** The block printed to a terminal. */
+export function bannerText({ address, emptyDatabase }: BannerFacts): string {
+  return [
+    "",
+    `  Restaurants & groceries gateway listening on ${address}`,
+    "",
+    `  GraphQL API   POST ${address}/graphql`,
+    `  GraphQL IDE   ${address}${EXPLORER_PATH}  (or open ${address}/graphql in a browser)`,
+    `  OpenAPI       ${address}/openapi.json  (the legacy REST interface)`,
+    "",
+    "  Get a token (register, then sign in again whenever you need a new one):",
+    `    ${registerCommand(address)}`,
+    `    ${tokenCommand(address)}`,
+    "  and send it as  Authorization: Bearer <access_token>",
+    ...(emptyDatabase ? ["", "  The database is empty: `npm run seed` loads demo data (a demo user and an admin)."] : []),
+    "",
+  ].join("\n");
+}
+
+/** The same facts as log lines, for non-terminals. */
+export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase }: BannerFacts) {
+  log.info({ url: `${address}/graphql` }, `GraphQL API: POST ${address}/graphql`);
+  log.info({ url: `${address}${EXPLORER_PATH}` }, `GraphQL IDE: ${address}${EXPLORER_PATH} (or open ${address}/graphql in a browser)`);
+  log.info({ url: `${address}/openapi.json` }, `OpenAPI document of the REST interface: ${address}/openapi.json`);
+  log.info(`get a token: ${registerCommand(address)} ; later: ${tokenCommand(address)}`);
+  if (emptyDatabase) log.info("the database is empty: `npm run seed` loads demo data (a demo user and an admin)");
+}
