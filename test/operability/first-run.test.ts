@@ -1,0 +1,73 @@
+// First run: `npm start` on an empty database says where the API, the GraphQL IDE and the OpenAPI
+// document are and how to get a token, and what it says works. The real service as a process.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { bannerText } from "../../src/http/banner.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { startProcess, type ServiceProcess } from "../helpers/process.ts";
+
+let database: TestDatabase;
+let uploads: string;
+let service: ServiceProcess;
+let lines: { msg: string; url?: string }[];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  uploads = mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
+  service = await startProcess({ DATABASE_URL: database.url, UPLOAD_DIR: uploads });
+  const deadline = Date.now() + 10_000;
+  while (!service.output().includes("npm run seed") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  lines = service
+    .output()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
+});
+
+afterAll(async () => {
+  service?.child.kill("SIGTERM");
+  await service?.exited;
+  await database?.drop();
+  rmSync(uploads, { recursive: true, force: true });
+});
+
+const line = (pattern: RegExp) => lines.find((l) => pattern.test(l.msg));
+
+it("says where the GraphQL IDE and the OpenAPI document are, and they answer there", async () => {
+  const ide = line(/^GraphQL IDE: /);
+  expect(ide?.url).toBe(`${service.url}/explorer`);
+  expect(ide?.msg).toContain(`open ${service.url}/graphql in a browser`);
+  const explorer = await fetch(ide!.url!);
+  expect(explorer.status).toBe(200);
+  expect(explorer.headers.get("content-type")).toMatch(/^text\/html/);
+
+  const openapi = line(/^OpenAPI document/);
+  expect(openapi?.url).toBe(`${service.url}/openapi.json`);
+  expect(((await (await fetch(openapi!.url!)).json()) as any).openapi).toMatch(/^3\./);
+  expect(line(/^GraphQL API: POST /)?.url).toBe(`${service.url}/graphql`);
+});
+
+it("the printed token commands work as printed", async () => {
+  const text = line(/^get a token: /)?.msg ?? "";
+  const register = /curl -s (\S+) -H 'content-type: application\/json' -d '([^']+)'/.exec(text);
+  const signIn = /curl -s (\S+) -d '([^']+)'$/.exec(text);
+  expect(register?.[1]).toBe(`${service.url}/users`);
+  expect(signIn?.[1]).toBe(`${service.url}/auth/token`);
+  const created = await fetch(register![1]!, { method: "POST", headers: { "content-type": "application/json" }, body: register![2] });
+  expect(created.status).toBe(201);
+  // curl -d sends a urlencoded form.
+  const token = await fetch(signIn![1]!, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: signIn![2] });
+  expect(token.status).toBe(200);
+  expect(((await token.json()) as any).access_token).toEqual(expect.any(String));
+});
+
+it("points at the demo data only while the database is empty; a terminal gets the same facts as a block", () => {
+  expect(line(/database is empty: `npm run seed`/)).toBeDefined();
+  const block = bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false });
+  expect(block).toContain("http://127.0.0.1:4000/explorer");
+  expect(block).toContain("http://127.0.0.1:4000/openapi.json");
+  expect(block).toContain("curl -s http://127.0.0.1:4000/auth/token");
+  expect(block).not.toContain("npm run seed");
+});
