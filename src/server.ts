@@ -13,7 +13,7 @@ import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
-import { errorHandlingPlugin, frameworkErrors } from "./http/errors.ts";
+import { clientErrorHandler, errorHandlingPlugin, frameworkErrors } from "./http/errors.ts";
 import { utf8JsonParser } from "./http/json-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
 import { loggerOptions } from "./http/logging.ts";
@@ -43,6 +43,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     bodyLimit: config.bodyLimitBytes,
     forceCloseConnections: "idle",
     frameworkErrors,
+    clientErrorHandler,
     return503OnClosing: true,
   });
   utf8JsonParser(app);

@@ -5,11 +5,11 @@ import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
-import { requiredText, storable } from "./text.ts";
+import { recordId, requiredText } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 export const orderInput = z.object({
-  restaurantId: storable(z.string().min(1, "restaurantId must not be empty"), "restaurantId"),
+  restaurantId: recordId("restaurantId"),
   recipe: requiredText("recipe", 200),
   quantity: z
     .number({ error: "quantity must be a whole number from 1 to 1000" })

@@ -26,6 +26,7 @@ export type TagKind = (typeof LIST_KINDS)[ListField];
 
 const MAX_TEXT = 2000;
 const MAX_OPENING_HOURS = 50;
+const MAX_CITY = 200;
 
 // ---- Validation ------------------------------------------------------------------------------
 
@@ -34,8 +35,8 @@ const MAX_OPENING_HOURS = 50;
  * stored as sent; a value with a format (web or e-mail address) is trimmed first, as spaces around
  * an address are never part of it.
  */
-const optionalText = (field: string, check?: { test: (v: string) => boolean; message: string }) =>
-  storable(z.string().max(MAX_TEXT, `${field} must have at most ${MAX_TEXT} characters`), field)
+const optionalText = (field: string, check?: { test: (v: string) => boolean; message: string }, max = MAX_TEXT) =>
+  storable(z.string().max(max, `${field} must have at most ${max} characters`), field)
     .transform((v) => (check ? v.trim() : v))
     .refine((v) => v.trim() === "" || !check || check.test(v), check?.message ?? "")
     .nullish()
@@ -75,7 +76,8 @@ const addressInput = z.object({
   addressLine2: optionalText("addressLine2"),
   landmark: optionalText("landmark"),
   state: optionalText("state"),
-  city: optionalText("city"),
+  // Searched through an index: PostgreSQL cannot index a key of more than ~2.7 kB (2000 CJK characters are 6 kB).
+  city: optionalText("city", undefined, MAX_CITY),
   district: optionalText("district"),
   country: optionalText("country"),
   geo: geoInput.nullish(),
@@ -245,7 +247,7 @@ export const restaurantFilter = z
     text: storable(z.string().trim().max(200, "filter.text must have at most 200 characters"), "filter.text").nullish(),
     category: storable(z.string().trim().max(200, "filter.category must have at most 200 characters"), "filter.category").nullish(),
     cuisine: storable(z.string().trim().max(200, "filter.cuisine must have at most 200 characters"), "filter.cuisine").nullish(),
-    city: storable(z.string().trim().max(MAX_TEXT, `filter.city must have at most ${MAX_TEXT} characters`), "filter.city").nullish(),
+    city: storable(z.string().trim().max(MAX_CITY, `filter.city must have at most ${MAX_CITY} characters`), "filter.city").nullish(),
     canHomeDeliver: z.boolean().nullish(),
   })
   .nullish();

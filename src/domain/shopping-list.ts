@@ -6,7 +6,7 @@ import { badInput, notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
-import { checkId, storable } from "./text.ts";
+import { checkId, recordId } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 export type ShoppingListRow = Prisma.ShoppingListEntryGetPayload<object>;
@@ -16,7 +16,7 @@ export const MAX_ENTRY_QUANTITY = 1_000_000;
 
 const quantityMessage = "quantity must be a whole number from 1 to 1000";
 export const addInput = z.object({
-  groceryId: storable(z.string().min(1, "groceryId must not be empty"), "groceryId"),
+  groceryId: recordId("groceryId"),
   quantity: z
     .number({ error: quantityMessage })
     .int(quantityMessage)

@@ -44,12 +44,32 @@ export function requiredText(field: string, max: number, requiredMessage = `${fi
 export const optionalText = (field: string, max: number) =>
   storable(z.string().max(max, `${field} must have at most ${max} characters`), field);
 
+/** Our ids are short (cuids); the router refuses longer path segments too. */
+export const MAX_ID_LENGTH = 100;
+
 /**
- * An id sent by a client. Ids are never refused for their shape (an unknown one is NOT_FOUND), only
- * when no row could ever hold them: the database could not even compare them.
+ * Why `value` cannot be the id of any row, or null. Ids are not refused for their shape (an
+ * unknown one is NOT_FOUND), only when no row could ever hold them: an over-long one (PostgreSQL
+ * cannot even index it) or one the database could not compare.
  */
+export function idProblem(value: string): string | null {
+  if (value.length > MAX_ID_LENGTH) return `must have at most ${MAX_ID_LENGTH} characters`;
+  return unstorableReason(value);
+}
+
+/** Throws BAD_USER_INPUT naming `field` when `value` cannot be an id. */
 export function checkId(value: string, field: string): string {
-  const reason = unstorableReason(value);
-  if (reason) throw badInput(`${field} ${reason}`, { field });
+  const problem = idProblem(value);
+  if (problem) throw badInput(`${field} ${problem}`, { field });
   return value;
 }
+
+/** An id field of an input object, checked as `checkId` does. */
+export const recordId = (field: string) =>
+  z
+    .string()
+    .min(1, `${field} must not be empty`)
+    .superRefine((value, ctx) => {
+      const problem = idProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: `${field} ${problem}` });
+    });

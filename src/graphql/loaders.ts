@@ -1,6 +1,6 @@
 // Batch-loading helpers shared by resolver files.
 import { badInput } from "../domain/errors.ts";
-import { isStorable, unstorableReason } from "../domain/text.ts";
+import { idProblem } from "../domain/text.ts";
 import type { Context } from "./context.ts";
 
 /** Orders rows fetched for `keys` back into key order (null where none), as DataLoader expects. */
@@ -24,15 +24,15 @@ export function groupedByKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R
 // ---- Rows by id, shared by every resolver file that follows a reference (owner, author, target).
 
 /**
- * Rows by id, in key order (null where none). An id no row can have (a NUL or a lone surrogate,
- * see domain/text.ts) is not sent to the database, which could not even compare it: it is
- * answered as bad input on its own, without failing the rest of the batch.
+ * Rows by id, in key order (null where none). An id no row can have (over-long, or holding a NUL
+ * or a lone surrogate: see domain/text.ts) is not sent to the database, which could not even
+ * compare it: it is answered as bad input on its own, without failing the rest of the batch.
  */
 async function rowsById<R extends { id: string }>(ids: readonly string[], find: (ids: string[]) => Promise<R[]>) {
-  const rows = byKey(ids, await find(ids.filter(isStorable)), (r) => r.id);
+  const rows = byKey(ids, await find(ids.filter((id) => !idProblem(id))), (r) => r.id);
   return ids.map((id, i) => {
-    const reason = unstorableReason(id);
-    return reason ? badInput(`id ${reason}`, { field: "id" }) : rows[i];
+    const problem = idProblem(id);
+    return problem ? badInput(`id ${problem}`, { field: "id" }) : rows[i];
   });
 }
 

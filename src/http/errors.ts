@@ -1,6 +1,8 @@
 // Errors that happen before a route's own code runs (bad JSON, too large, wrong content type,
 // rate limit, unknown path) answer in the same {"error": {...}} shape as everything else, or as a
 // GraphQL response ({"errors": [...]}) on /graphql; never a stack trace.
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { INTERNAL, type ClientError } from "../graphql/errors.ts";
@@ -53,6 +55,29 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   }
   request.log.error({ err: error }, "request failed");
   return send(request, reply, 500, INTERNAL);
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (pass it as `clientErrorHandler`):
+ * headers or URL over the size limit, a timeout, bytes that are not HTTP. Same answer shape.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
+  // A reset connection has nobody left to answer.
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "REQUEST_HEADER_FIELDS_TOO_LARGE", "The URL and headers are too large (16 KB at most); send long values in the body."]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "REQUEST_TIMEOUT", "The request took too long to arrive."]
+        : [400, "BAD_REQUEST", "The request is not valid HTTP."];
+  this.log.debug({ err: error }, "client error");
+  if (socket.writable) {
+    const body = JSON.stringify(errorBody({ code, message }));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {

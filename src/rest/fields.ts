@@ -105,6 +105,7 @@ function listOf(item: FieldKind, itemName = "a list"): FieldKind {
       const items = Array.isArray(v) ? v : [v];
       return items.map((element, i) => {
         if (element === null || element === undefined) throw badInput(`${name}[${i}] must not be null`);
+        if (Array.isArray(element)) throw badInput(`${name}[${i}] must be a single value, not a list`);
         return item.coerce(element, `${name}[${i}]`);
       });
     },
@@ -133,7 +134,8 @@ function objectOf(fieldKinds: Record<string, { kind: FieldKind; aliases?: string
   return {
     schema: schema.fields(properties),
     coerce(value, name) {
-      let v = single(value, name);
+      if (Array.isArray(value)) throw badInput(`${name} must be ${what}, not a list`);
+      let v = value;
       if (typeof v === "string") v = parseJsonText(v, name, what);
       if (!isPlainObject(v)) throw badInput(`${name} must be ${what}`);
       const result: Record<string, unknown> = {};

@@ -63,6 +63,25 @@ export function expandBrackets(flat: Record<string, unknown>): Record<string, un
   return Object.fromEntries(Object.keys(root.entries).map((k) => [k, finalize(root.entries[k])]));
 }
 
+const FORM = /^application\/x-www-form-urlencoded\b/i;
+
+/**
+ * Why a parsed body cannot be read as fields, or null when it can (or there is none). A JSON array
+ * or string would otherwise read as "no fields" (an edit changing nothing, a removal with no
+ * `from`), and JSON sent as a form parses as one meaningless key.
+ */
+export function bodyProblem(request: FastifyRequest, body: unknown): string | null {
+  if (body === undefined) return null;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    const got = body === null ? "null" : Array.isArray(body) ? "an array" : `a ${typeof body}`;
+    return `The body must be a JSON object of fields (or a form); got ${got}.`;
+  }
+  if (FORM.test(request.headers["content-type"] ?? "") && Object.keys(body).some((key) => /^\s*[{[]/.test(key))) {
+    return "The body looks like JSON but is labelled application/x-www-form-urlencoded; send it with Content-Type: application/json.";
+  }
+  return null;
+}
+
 export function restRequest(request: FastifyRequest, sentBody: unknown = request.body): RestRequest {
   const query = expandBrackets(asRecord(request.query));
   const raw = asRecord(sentBody);
