@@ -146,7 +146,7 @@ export async function tryInput(
   if (refused && !internal) {
     if (!error?.code) tally.note(label, `no error code in ${answer.status} ${answer.text.slice(0, 200)}`);
     if (!error?.message?.trim()) tally.note(label, `no message in ${answer.status} ${answer.text.slice(0, 200)}`);
-    else if (mentions && answer.status === 400 && !mentions.some((m) => error.message!.includes(m))) {
+    else if (mentions && (answer.status === 400 || error.code === "BAD_USER_INPUT") && !mentions.some((m) => error.message!.includes(m))) {
       tally.note(label, `message does not name ${mentions.join(" or ")}: ${error.message.slice(0, 200)}`);
     }
   }
