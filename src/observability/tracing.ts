@@ -39,7 +39,11 @@ type Sdk = {
 
 /** A missing package says which packages tracing needs instead of failing with a bare module error. */
 async function importSdk(): Promise<Sdk> {
-  const load = (name: string): Promise<Record<string, unknown>> => import(name);
+  // A CommonJS build's names may sit on `default` only: take both.
+  const load = async (name: string): Promise<Record<string, unknown>> => {
+    const module = (await import(name)) as Record<string, unknown>;
+    return { ...(module.default as object | undefined), ...module };
+  };
   try {
     const [node, base, resources, otlp] = await Promise.all([
       load("@opentelemetry/sdk-trace-node"),
