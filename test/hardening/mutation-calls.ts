@@ -170,19 +170,39 @@ export const MUTATIONS: Record<string, MutationCase> = {
   },
 };
 
+/** Reads: any signed-in user, but the reports list, which is for admins. */
+export const QUERIES: Record<string, MutationCase> = {
+  me: { access: "signedIn", call: async () => ({ variables: {} }) },
+  user: { access: "signedIn", call: async (w) => ({ variables: { id: w.owner.id } }) },
+  restaurant: { access: "signedIn", call: async (w) => ({ variables: { id: (await newRestaurant(w)).id } }) },
+  restaurants: { access: "signedIn", call: async () => ({ variables: { filter: { text: "target" }, first: 5 } }) },
+  badges: { access: "signedIn", call: async () => ({ variables: {} }) },
+  myOrders: { access: "signedIn", call: async () => ({ variables: { first: 5 } }) },
+  grocery: { access: "signedIn", call: async (w) => ({ variables: { id: (await newGrocery(w)).id } }) },
+  groceries: { access: "signedIn", call: async () => ({ variables: { filter: { title: "target" }, first: 5 } }) },
+  myShoppingList: { access: "signedIn", call: async () => ({ variables: { first: 5 } }) },
+  reports: { access: "admin", call: async () => ({ variables: { status: "OPEN", first: 5 } }) },
+};
+
 export const schema: GraphQLSchema = buildSchema();
 
 export function mutationFields(): GraphQLField<unknown, unknown>[] {
   return Object.values(schema.getMutationType()!.getFields());
 }
 
+export function queryFields(): GraphQLField<unknown, unknown>[] {
+  return Object.values(schema.getQueryType()!.getFields());
+}
+
 /** `mutation($a: T!, ...) { name(a: $a, ...) { __typename } }`: every argument as a variable. */
-export function mutationDocument(field: GraphQLField<unknown, unknown>): string {
+export function operationDocument(field: GraphQLField<unknown, unknown>, operation: "mutation" | "query" = "mutation"): string {
   const declared = field.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(", ");
   const passed = field.args.map((a) => `${a.name}: $${a.name}`).join(", ");
   const selection = isObjectType(getNamedType(getNullableType(field.type))) ? " { __typename }" : "";
-  return `mutation Call${declared ? `(${declared})` : ""} { ${field.name}${passed ? `(${passed})` : ""}${selection} }`;
+  return `${operation} Call${declared ? `(${declared})` : ""} { ${field.name}${passed ? `(${passed})` : ""}${selection} }`;
 }
+
+export const mutationDocument = (field: GraphQLField<unknown, unknown>) => operationDocument(field, "mutation");
 
 export async function signUpWorld(s: TestServer): Promise<World> {
   const [owner, other, admin] = [await s.signUp("owner"), await s.signUp("other"), await s.signUp("admin", "ADMIN")];
