@@ -61,6 +61,12 @@ const schema = z.object({
   RATE_LIMIT_WINDOW: duration("1m"),
   RATE_LIMIT_ADDRESS_FACTOR: integer(10, 1, 1000),
   CORS_ORIGINS: z.string().default(""),
+  TRUST_PROXY: z
+    .string()
+    .default("")
+    .refine((v) => /^(|true|false|\d{1,2}|[0-9a-fA-F.:/,\s]+)$/.test(v), {
+      message: "must be empty, true, a number of proxy hops, or comma-separated proxy addresses/CIDRs",
+    }),
   GRAPHQL_MAX_DEPTH: integer(12, 2, 100),
   GRAPHQL_MAX_ALIASES: integer(30, 0, 1000),
   GRAPHQL_MAX_COST: integer(20_000, 100, 10_000_000),
@@ -95,6 +101,8 @@ export type Config = {
   rateLimit: { max: number; windowMs: number; addressFactor: number };
   /** Origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
+  /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
+  trustProxy: boolean | number | string[];
   graphql: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
@@ -104,6 +112,13 @@ export type Config = {
    */
   tracing: { exporter: "off" | "otlp" | "console"; sampleRatio: number; serviceName: string };
 };
+
+function trustProxyOf(value: string): boolean | number | string[] {
+  if (value === "" || value === "false") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(",").map((a) => a.trim()).filter(Boolean);
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -144,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     rateLimit: { max: s.RATE_LIMIT_MAX, windowMs: s.RATE_LIMIT_WINDOW, addressFactor: s.RATE_LIMIT_ADDRESS_FACTOR },
     corsOrigins: s.CORS_ORIGINS.split(",").map((o) => o.trim()).filter(Boolean),
+    trustProxy: trustProxyOf(s.TRUST_PROXY),
     graphql: {
       maxDepth: s.GRAPHQL_MAX_DEPTH,
       maxAliases: s.GRAPHQL_MAX_ALIASES,

@@ -34,12 +34,16 @@ export type ServerOptions = {
   tracing?: Tracing;
 };
 
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 export async function buildServer({ config, db, logStream, metrics = createMetrics(), tracing }: ServerOptions): Promise<FastifyInstance> {
   const logging = loggerOptions(config);
   const app = Fastify({
     ...logging,
     logger: logStream ? { ...(logging.logger as object), transport: undefined, stream: logStream } : logging.logger,
     routerOptions: { ignoreTrailingSlash: true },
+    // A hop count becomes "trust the nearest n proxies" (Fastify's types take it as a function).
+    trustProxy: typeof config.trustProxy === "number" ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     forceCloseConnections: "idle",
     frameworkErrors,

@@ -120,3 +120,17 @@ describe("headers", () => {
     expect(stranger.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
+
+describe("behind a proxy (TRUST_PROXY)", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ RATE_LIMIT_MAX: "2", TRUST_PROXY: "127.0.0.1" });
+  });
+  afterAll(async () => s?.close());
+
+  it("counts each forwarded client address on its own", async () => {
+    const from = (ip: string) => s.fetch("/graphql", { method: "POST", headers: { "x-forwarded-for": ip }, json: { query: "{ __typename }" } });
+    expect([(await from("203.0.113.1")).status, (await from("203.0.113.1")).status, (await from("203.0.113.1")).status]).toEqual([200, 200, 429]);
+    expect((await from("203.0.113.2")).status).toBe(200);
+  });
+});
