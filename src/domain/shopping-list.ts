@@ -2,7 +2,7 @@
 // Users see and change only their own list.
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
-import { badInput, notFound } from "./errors.ts";
+import { badInput, conflict, notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
@@ -27,30 +27,39 @@ export const addInput = z.object({
 });
 
 /**
- * Puts a grocery on the caller's list, or raises its quantity. One upsert with an increment
- * (INSERT ... ON CONFLICT DO UPDATE on both databases), so parallel adds all count; should two
- * first adds still race to insert, the loser retries once and then finds the row to update.
+ * Puts a grocery on the caller's list, or raises its quantity, never past MAX_ENTRY_QUANTITY.
+ * Raising is one conditional UPDATE (quantity + n, only while the result stays within the
+ * ceiling) read back in the same transaction: parallel adds all count (no lost update) and
+ * together never pass the ceiling (a look-up then an upsert would let each of them pass it).
+ * A first add inserts; should two first adds race, the loser raises the winner's row.
  */
 export async function addToShoppingList(db: Db, viewer: Viewer, input: unknown): Promise<ShoppingListRow> {
   const { groceryId, quantity } = parseInput(addInput, input);
   const key = { userId: viewer.id, groceryId };
-  const current = await db.shoppingListEntry.findUnique({ where: { userId_groceryId: key }, select: { quantity: true } });
-  if ((current?.quantity ?? 0) + quantity > MAX_ENTRY_QUANTITY) {
-    throw badInput(`quantity: an entry of the shopping list holds at most ${MAX_ENTRY_QUANTITY}`, { field: "quantity" });
-  }
-  const upsert = () =>
-    db.shoppingListEntry.upsert({
-      where: { userId_groceryId: key },
-      create: { ...key, quantity },
-      update: { quantity: { increment: quantity } },
-    });
+  const where = { userId_groceryId: key };
   try {
-    try {
-      return await upsert();
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      return await upsert();
+    // More than a couple of rounds would take an entry created and removed again between each step.
+    for (let round = 0; round < 5; round++) {
+      const raised = await db.$transaction(async (tx) => {
+        const { count } = await tx.shoppingListEntry.updateMany({
+          where: { ...key, quantity: { lte: MAX_ENTRY_QUANTITY - quantity } },
+          data: { quantity: { increment: quantity } },
+        });
+        return count === 1 ? tx.shoppingListEntry.findUniqueOrThrow({ where }) : null;
+      });
+      if (raised) return raised;
+      const current = await db.shoppingListEntry.findUnique({ where, select: { quantity: true } });
+      if (current && current.quantity + quantity > MAX_ENTRY_QUANTITY) {
+        throw badInput(`quantity: an entry of the shopping list holds at most ${MAX_ENTRY_QUANTITY}`, { field: "quantity" });
+      }
+      if (current) continue; // created meanwhile, with room left: raise it
+      try {
+        return await db.shoppingListEntry.create({ data: { ...key, quantity } });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error; // another first add won: raise its row
+      }
     }
+    throw conflict("The shopping list entry kept changing while it was being added to; try again.");
   } catch (error) {
     // The foreign key is the existence check: no gap between a look-up and the insert.
     if (isForeignKeyViolation(error)) throw notFound("Grocery", groceryId);
