@@ -15,6 +15,8 @@ import {
   type GraphQLField,
   type GraphQLInputType,
 } from "graphql";
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import {
@@ -33,7 +35,8 @@ import {
   UNSTORABLE,
   type Expectation,
 } from "./corpus.ts";
-import { freshToken, mutationDocument, mutationFields, MUTATIONS, signUpWorld, type World } from "./mutation-calls.ts";
+import { freshToken, mutationDocument, mutationFields, MUTATIONS, schema, signUpWorld, type World } from "./mutation-calls.ts";
+import { PNG } from "../rest/legacy.ts";
 
 let s: TestServer;
 let w: World;
@@ -296,6 +299,25 @@ describe("bad input on every GraphQL mutation", () => {
     }
     expect(Object.prototype).not.toHaveProperty("polluted");
     expect(tally.problems.slice(before)).toEqual([]);
+  });
+
+  it("stores a real image sent with a traversal file name under a random name, inside the upload folder", async () => {
+    const field = schema.getMutationType()!.getFields().createGrocery;
+    const outside = () => readdirSync(path.dirname(s.config.uploadDir)).sort();
+    const outsideBefore = outside();
+    for (const filename of [...TRAVERSALS, "/etc/passwd", ".htaccess", "evil\u202Egnp.exe"]) {
+      const form = new FormData();
+      form.append("operations", JSON.stringify({ query: mutationDocument(field).replace("{ __typename }", "{ cover }"), variables: { input: { title: "Named badly", cover: null } } }));
+      form.append("map", JSON.stringify({ 0: ["variables.input.cover"] }));
+      form.append("0", new Blob([PNG as Uint8Array<ArrayBuffer>], { type: "image/png" }), filename);
+      tally.inputs++;
+      const res = await s.fetch("/graphql", { method: "POST", token: w.owner.token, headers: { "apollo-require-preflight": "true" }, body: form });
+      const body = (await res.json()) as any;
+      expect(body.errors, filename).toBeUndefined();
+      expect(body.data.createGrocery.cover, filename).toMatch(/^[0-9a-f]{32}\.png$/);
+      expect(readdirSync(s.config.uploadDir)).toContain(body.data.createGrocery.cover);
+    }
+    expect(outside()).toEqual(outsideBefore);
   });
 
   it("is still ready after the whole run, with no 5xx seen", async () => {

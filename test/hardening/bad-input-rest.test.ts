@@ -8,6 +8,7 @@
 // tolerates on purpose (legacy clients send extra fields: jQuery's `_` cache-buster, fields they
 // read echoed back into an edit): they are checked to be ignored, not stored, and harmless.
 import { readdirSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { boolean, choice, decimal, file, integer, openingHours, text, textList, address, contact } from "../../src/rest/fields.ts";
 import type { RestParam, RestRequest, RestRoute } from "../../src/rest/route.ts";
@@ -380,6 +381,32 @@ describe("unknown fields (tolerated by design)", () => {
     const expected = routes.find((r) => r.operation === route.operation)!.status;
     expect(answer.status, answer.text.slice(0, 300)).toBe(expected);
     expect(answer.text).not.toContain(marker);
+  });
+});
+
+describe("file names sent by clients are never used", () => {
+  const NAMES = [...TRAVERSALS, "/etc/passwd", "C:\\Windows\\x.png", ".htaccess", "evil\u202Egnp.exe", "a\"; filename=\"b.png"];
+  const fileRoutes = routes.filter((r) => r.params.some((p) => p.kind === file));
+
+  it.each(fileRoutes.map((r) => [routeName(r), r] as const))("%s stores a real image sent as ../../etc/passwd & co under a random name, inside the upload folder", async (_name, route) => {
+    const param = route.params.find((p) => p.kind === file)!;
+    const outside = () => readdirSync(path.dirname(s.config.uploadDir)).sort();
+    const outsideBefore = outside();
+    for (const filename of NAMES) {
+      const f = { restaurantId: (await newRestaurant(w)).id, groceryId: (await newGrocery(w)).id };
+      const request = validRequest(route, f);
+      const token = await freshToken(w, w.owner.id);
+      const form = new FormData();
+      for (const [k, v] of Object.entries(request.fields)) form.append(k, typeof v === "string" ? v : jsonText(v));
+      form.append(param.name, new Blob([PNG as Uint8Array<ArrayBuffer>], { type: "image/png" }), filename);
+      tally.inputs++;
+      const res = await s.fetch(request.path, { method: route.method, token, body: form });
+      const body = (await res.json()) as any;
+      expect(res.status, `${filename}: ${JSON.stringify(body)}`).toBe(route.status);
+      expect(body.cover, filename).toMatch(/^[0-9a-f]{32}\.png$/);
+      expect(uploadFiles()).toContain(body.cover);
+    }
+    expect(outside()).toEqual(outsideBefore);
   });
 });
 

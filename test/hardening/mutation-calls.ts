@@ -1,7 +1,7 @@
-// One valid call for every GraphQL mutation, with who may make it (DESIGN.md "Who may do what"),
-// shared by the bad-input corpus (which spoils these calls) and the authorization matrix (which
-// makes them as every kind of caller). Each factory makes its own fresh target rows, owned by
-// `owner`, straight in the database, so calls never depend on one another.
+// One valid call for every GraphQL mutation (and query), with who may make it (DESIGN.md "Who may
+// do what"), shared by the bad-input corpus (which spoils these calls), the authorization matrix
+// (which makes them as every kind of caller) and the concurrency tests. Each factory makes its own
+// fresh target rows, owned by `owner`, straight in the database, so calls never depend on one another.
 import { getNamedType, getNullableType, isObjectType, type GraphQLField, type GraphQLSchema } from "graphql";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { issueToken, revokeToken, hashToken } from "../../src/domain/tokens.ts";
