@@ -4,6 +4,7 @@
 // database, so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
+import { latestCommentsFor } from "../db/reads.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
@@ -56,22 +57,11 @@ export async function listComments(db: Db, restaurantId: string, page: PageArgs)
 }
 
 /**
- * The newest comment of each restaurant, in two statements whatever the number of restaurants:
- * the latest time per restaurant, then the comments at those times (the highest id wins a tie,
- * as in `listComments`). Works the same on SQLite and PostgreSQL, through the
- * (restaurantId, createdAt) index.
+ * The newest comment of each restaurant (the highest id wins a tie, as in `listComments`), in one
+ * statement whatever the number of restaurants (see db/reads.ts).
  */
 export async function latestComments(db: Db, restaurantIds: readonly string[]) {
   const latest = new Map<string, Comment>();
-  if (restaurantIds.length === 0) return latest;
-  const times = await db.comment.groupBy({
-    by: ["restaurantId"],
-    where: { restaurantId: { in: [...restaurantIds] } },
-    _max: { createdAt: true },
-  });
-  const pairs = times.flatMap((t) => (t._max.createdAt ? [{ restaurantId: t.restaurantId, createdAt: t._max.createdAt }] : []));
-  if (pairs.length === 0) return latest;
-  const comments = await db.comment.findMany({ where: { OR: pairs }, orderBy: { id: "desc" } });
-  for (const comment of comments) if (!latest.has(comment.restaurantId)) latest.set(comment.restaurantId, comment);
+  for (const comment of await latestCommentsFor(db, restaurantIds)) latest.set(comment.restaurantId, comment);
   return latest;
 }

@@ -1,6 +1,7 @@
 // Batch-loading helpers shared by resolver files.
 import { badInput } from "../domain/errors.ts";
 import { idProblem } from "../domain/text.ts";
+import { groceriesByIds, restaurantsByIds, usersByIds } from "../db/reads.ts";
 import type { Context } from "./context.ts";
 
 /** Orders rows fetched for `keys` back into key order (null where none), as DataLoader expects. */
@@ -38,17 +39,17 @@ async function rowsById<R extends { id: string }>(ids: readonly string[], find: 
 
 export const loadUser = (ctx: Context, id: string) =>
   ctx
-    .loader("userById", (ids: readonly string[]) => rowsById(ids, (some) => ctx.db.user.findMany({ where: { id: { in: some } } })))
+    .loader("userById", (ids: readonly string[]) => rowsById(ids, (some) => usersByIds(ctx.db, some)))
     .load(id);
 
 export const loadRestaurant = (ctx: Context, id: string) =>
   ctx
     .loader("restaurantById", (ids: readonly string[]) =>
-      rowsById(ids, (some) => ctx.db.restaurant.findMany({ where: { id: { in: some } } })),
+      rowsById(ids, (some) => restaurantsByIds(ctx.db, some)),
     )
     .load(id);
 
 export const loadGrocery = (ctx: Context, id: string) =>
   ctx
-    .loader("groceryById", (ids: readonly string[]) => rowsById(ids, (some) => ctx.db.grocery.findMany({ where: { id: { in: some } } })))
+    .loader("groceryById", (ids: readonly string[]) => rowsById(ids, (some) => groceriesByIds(ctx.db, some)))
     .load(id);

@@ -2,16 +2,13 @@
 import * as badges from "../../domain/badges.ts";
 import type { Context } from "../context.ts";
 import { groupedByKey } from "../loaders.ts";
+import { restaurantBadgesFor } from "../../db/reads.ts";
 
-/** The badges a restaurant holds, oldest grant first, each with its badge (two queries per batch). */
+/** The badges a restaurant holds, oldest grant first, each with its badge (one query per batch). */
 const badgesOf = (ctx: Context, restaurantId: string) =>
   ctx
     .loader("restaurantBadges", async (ids: readonly string[]) => {
-      const rows = await ctx.db.restaurantBadge.findMany({
-        where: { restaurantId: { in: [...ids] } },
-        include: { badge: true },
-        orderBy: [{ receivedAt: "asc" }, { badgeId: "asc" }],
-      });
+      const rows = await restaurantBadgesFor(ctx.db, ids);
       return groupedByKey(ids, rows, (r) => r.restaurantId);
     })
     .load(restaurantId);

@@ -8,16 +8,13 @@ import { listsByKind } from "../../domain/string-lists.ts";
 import { uploadSettings } from "../../storage/uploads.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { groupedByKey, loadGrocery, loadUser } from "../loaders.ts";
+import { groceryTagsFor } from "../../db/reads.ts";
 import { incomingFile } from "../upload.ts";
 
 const tagListsOf = (ctx: Context, groceryId: string) =>
   ctx
     .loader("groceryTagLists", async (ids: readonly string[]) => {
-      const rows = await ctx.db.groceryTag.findMany({
-        where: { groceryId: { in: [...ids] } },
-        select: { groceryId: true, kind: true, value: true },
-        orderBy: { position: "asc" },
-      });
+      const rows = await groceryTagsFor(ctx.db, ids);
       return groupedByKey(ids, rows, (r) => r.groceryId).map((list) => listsByKind<TagKind>(list));
     })
     .load(groceryId);

@@ -7,15 +7,12 @@ import { listsByKind } from "../../domain/string-lists.ts";
 import type { PageArgs } from "../../domain/pagination.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { byKey, groupedByKey, loadRestaurant, loadUser } from "../loaders.ts";
+import { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantTagsFor } from "../../db/reads.ts";
 
 const tagListsOf = (ctx: Context, restaurantId: string) =>
   ctx
     .loader("restaurantTagLists", async (ids: readonly string[]) => {
-      const rows = await ctx.db.restaurantTag.findMany({
-        where: { restaurantId: { in: [...ids] } },
-        select: { restaurantId: true, kind: true, value: true },
-        orderBy: { position: "asc" },
-      });
+      const rows = await restaurantTagsFor(ctx.db, ids);
       return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => listsByKind<TagKind>(list));
     })
     .load(restaurantId);
@@ -23,7 +20,7 @@ const tagListsOf = (ctx: Context, restaurantId: string) =>
 const photosOf = (ctx: Context, restaurantId: string) =>
   ctx
     .loader("restaurantPhotos", async (ids: readonly string[]) => {
-      const rows = await ctx.db.restaurantPhoto.findMany({ where: { restaurantId: { in: [...ids] } }, orderBy: { position: "asc" } });
+      const rows = await restaurantPhotosFor(ctx.db, ids);
       return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => list.map((p) => p.url));
     })
     .load(restaurantId);
@@ -31,7 +28,7 @@ const photosOf = (ctx: Context, restaurantId: string) =>
 const openingHoursOf = (ctx: Context, restaurantId: string) =>
   ctx
     .loader("restaurantOpeningHours", async (ids: readonly string[]) => {
-      const rows = await ctx.db.openingHours.findMany({ where: { restaurantId: { in: [...ids] } }, orderBy: { position: "asc" } });
+      const rows = await openingHoursFor(ctx.db, ids);
       return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => list.map(restaurants.openingPeriod));
     })
     .load(restaurantId);
@@ -40,12 +37,8 @@ const openingHoursOf = (ctx: Context, restaurantId: string) =>
 const ownerRatingOf = (ctx: Context, userId: string) =>
   ctx
     .loader("ownerRating", async (ids: readonly string[]) => {
-      const sums = await ctx.db.restaurant.groupBy({
-        by: ["ownerId"],
-        where: { ownerId: { in: [...ids] } },
-        _sum: { ratingSum: true, ratingCount: true },
-      });
-      return byKey(ids, sums, (s) => s.ownerId).map((s) => restaurants.meanRating(s?._sum.ratingSum ?? 0, s?._sum.ratingCount ?? 0));
+      const sums = await ownerRatingSums(ctx.db, ids);
+      return byKey(ids, sums, (s) => s.ownerId).map((s) => restaurants.meanRating(s?.ratingSum ?? 0, s?.ratingCount ?? 0));
     })
     .load(userId);
 

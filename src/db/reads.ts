@@ -1,0 +1,274 @@
+// Hot read paths (rows by id, and the lists that follow a page of restaurants or groceries) as raw
+// SQL. Prisma 6.19 compiles every API query in WebAssembly with no plan cache (~0.5 ms each);
+// `$queryRaw` skips that step. Each function returns exactly what the equivalent Prisma call
+// returns (test/graphql/reads.test.ts compares them on both databases), so callers cannot tell.
+// Writes stay on the Prisma API. When Prisma caches query plans (7.4+), this module can go.
+//
+// The SQL is read identically by SQLite and PostgreSQL: quoted identifiers, `IN` lists through
+// Prisma.join, scalar subqueries. Drivers differ in what they hand back for computed columns
+// (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
+// normaliser of its column's kind.
+import { Prisma } from "../../generated/sqlite/client.ts";
+import type { Db } from "./client.ts";
+
+// ---- Values: one normaliser per column kind ----------------------------------------------------
+
+type Kind = "text" | "int" | "float" | "bool" | "date";
+
+/** SQLite's own timestamp text ("YYYY-MM-DD HH:MM:SS", UTC) has no zone: read it as UTC. */
+const SQLITE_LOCAL_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+function toDate(v: unknown): Date {
+  if (v instanceof Date) return v;
+  if (typeof v === "string") return new Date(SQLITE_LOCAL_TIME.test(v) ? `${v.replace(" ", "T")}Z` : v);
+  return new Date(Number(v)); // epoch milliseconds
+}
+
+function toBoolean(v: unknown): boolean {
+  if (typeof v === "boolean") return v;
+  if (typeof v === "string") return v === "1" || v === "t" || v === "true";
+  return Number(v) !== 0; // SQLite stores booleans as 0/1 (number or bigint)
+}
+
+/** Exported for the tests of driver values the seeded rows cannot produce. */
+export const normalisers: Record<Kind, (v: unknown) => unknown> = {
+  text: (v) => (typeof v === "string" ? v : String(v)),
+  int: (v) => (typeof v === "number" ? v : Number(v)), // bigint from SUM/COUNT, or text
+  float: (v) => (typeof v === "number" ? v : Number(v)),
+  bool: toBoolean,
+  date: toDate,
+};
+
+// ---- Columns of each model, in the order Prisma returns them ---------------------------------
+
+type Columns = Record<string, Kind>;
+
+const USER = {
+  id: "text",
+  username: "text",
+  passwordHash: "text",
+  firstName: "text",
+  avatar: "text",
+  role: "text",
+  createdAt: "date",
+  updatedAt: "date",
+} satisfies Columns;
+
+const RESTAURANT = {
+  id: "text",
+  title: "text",
+  titleSearch: "text",
+  description: "text",
+  logo: "text",
+  cover: "text",
+  url: "text",
+  acceptsReservations: "bool",
+  starRating: "float",
+  canHomeDeliver: "bool",
+  email: "text",
+  phone: "text",
+  website: "text",
+  addressLine1: "text",
+  addressLine2: "text",
+  landmark: "text",
+  state: "text",
+  city: "text",
+  citySearch: "text",
+  district: "text",
+  country: "text",
+  latitude: "float",
+  longitude: "float",
+  ratingSum: "int",
+  ratingCount: "int",
+  ratingAvg: "float",
+  ownerId: "text",
+  createdAt: "date",
+  updatedAt: "date",
+} satisfies Columns;
+
+const GROCERY = {
+  id: "text",
+  title: "text",
+  titleSearch: "text",
+  description: "text",
+  alsoKnownAs: "text",
+  cover: "text",
+  ownerId: "text",
+  createdAt: "date",
+  updatedAt: "date",
+} satisfies Columns;
+
+const COMMENT = {
+  id: "text",
+  restaurantId: "text",
+  authorId: "text",
+  title: "text",
+  body: "text",
+  rating: "int",
+  createdAt: "date",
+} satisfies Columns;
+
+const RESTAURANT_BADGE = { restaurantId: "text", badgeId: "text", receivedAt: "date" } satisfies Columns;
+const BADGE = { id: "text", name: "text", cover: "text", createdAt: "date" } satisfies Columns;
+
+/** `alias."column" AS "prefixcolumn", ...` for the columns of a model. */
+function selectList(columns: Columns, alias: string, prefix = ""): Prisma.Sql {
+  return Prisma.raw(
+    Object.keys(columns)
+      .map((c) => `${alias}."${c}" AS "${prefix}${c}"`)
+      .join(", "),
+  );
+}
+
+/** The row a driver returned, as Prisma would return it (null stays null). */
+function rowOf<T>(columns: Columns, raw: Record<string, unknown>, prefix = ""): T {
+  const row: Record<string, unknown> = {};
+  for (const column in columns) {
+    const value = raw[prefix + column];
+    row[column] = value === null || value === undefined ? null : normalisers[columns[column]](value);
+  }
+  return row as T;
+}
+
+async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
+  const raws = await db.$queryRaw<Record<string, unknown>[]>(sql);
+  return raws.map((raw) => rowOf<T>(columns, raw));
+}
+
+const inList = (values: readonly string[]) => Prisma.join([...values]);
+
+// ---- Rows by id --------------------------------------------------------------------------------
+
+export type UserRow = Prisma.UserGetPayload<object>;
+export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
+export type GroceryRow = Prisma.GroceryGetPayload<object>;
+export type CommentRow = Prisma.CommentGetPayload<object>;
+export type RestaurantBadgeWithBadge = Prisma.RestaurantBadgeGetPayload<{ include: { badge: true } }>;
+
+const USER_COLUMNS = selectList(USER, `"User"`);
+const RESTAURANT_COLUMNS = selectList(RESTAURANT, `"Restaurant"`);
+const GROCERY_COLUMNS = selectList(GROCERY, `"Grocery"`);
+const COMMENT_COLUMNS = selectList(COMMENT, "c");
+const BADGE_GRANT_COLUMNS = Prisma.sql`${selectList(RESTAURANT_BADGE, "rb")}, ${selectList(BADGE, "b", "badge_")}`;
+
+/** Users with these ids (any order; unknown ids are absent), as `db.user.findMany`. */
+export async function usersByIds(db: Db, ids: readonly string[]): Promise<UserRow[]> {
+  if (ids.length === 0) return [];
+  return query(db, USER, Prisma.sql`SELECT ${USER_COLUMNS} FROM "User" WHERE "User"."id" IN (${inList(ids)})`);
+}
+
+/** Restaurants with these ids (any order; unknown ids are absent), as `db.restaurant.findMany`. */
+export async function restaurantsByIds(db: Db, ids: readonly string[]): Promise<RestaurantRow[]> {
+  if (ids.length === 0) return [];
+  return query(db, RESTAURANT, Prisma.sql`SELECT ${RESTAURANT_COLUMNS} FROM "Restaurant" WHERE "Restaurant"."id" IN (${inList(ids)})`);
+}
+
+/** Groceries with these ids (any order; unknown ids are absent), as `db.grocery.findMany`. */
+export async function groceriesByIds(db: Db, ids: readonly string[]): Promise<GroceryRow[]> {
+  if (ids.length === 0) return [];
+  return query(db, GROCERY, Prisma.sql`SELECT ${GROCERY_COLUMNS} FROM "Grocery" WHERE "Grocery"."id" IN (${inList(ids)})`);
+}
+
+// ---- Lists that follow a restaurant ------------------------------------------------------------
+
+export type RestaurantTagKind = Prisma.RestaurantTagGetPayload<object>["kind"];
+export type GroceryTagKind = Prisma.GroceryTagGetPayload<object>["kind"];
+
+/** Tag values of these restaurants, each list in position order. */
+export async function restaurantTagsFor(
+  db: Db,
+  restaurantIds: readonly string[],
+): Promise<{ restaurantId: string; kind: RestaurantTagKind; value: string }[]> {
+  if (restaurantIds.length === 0) return [];
+  return query(
+    db,
+    { restaurantId: "text", kind: "text", value: "text" },
+    Prisma.sql`SELECT "restaurantId", "kind", "value" FROM "RestaurantTag" WHERE "restaurantId" IN (${inList(restaurantIds)})
+      ORDER BY "restaurantId", "kind", "position"`,
+  );
+}
+
+/** Photo URLs of these restaurants, in position order. */
+export async function restaurantPhotosFor(db: Db, restaurantIds: readonly string[]): Promise<{ restaurantId: string; url: string }[]> {
+  if (restaurantIds.length === 0) return [];
+  return query(
+    db,
+    { restaurantId: "text", url: "text" },
+    Prisma.sql`SELECT "restaurantId", "url" FROM "RestaurantPhoto" WHERE "restaurantId" IN (${inList(restaurantIds)})
+      ORDER BY "restaurantId", "position"`,
+  );
+}
+
+/** Opening hours of these restaurants, in position order. */
+export async function openingHoursFor(
+  db: Db,
+  restaurantIds: readonly string[],
+): Promise<{ restaurantId: string; open: string; close: string }[]> {
+  if (restaurantIds.length === 0) return [];
+  return query(
+    db,
+    { restaurantId: "text", open: "text", close: "text" },
+    Prisma.sql`SELECT "restaurantId", "open", "close" FROM "OpeningHours" WHERE "restaurantId" IN (${inList(restaurantIds)})
+      ORDER BY "restaurantId", "position"`,
+  );
+}
+
+/** Badges these restaurants hold, oldest grant first, each with its badge: one statement. */
+export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string[]): Promise<RestaurantBadgeWithBadge[]> {
+  if (restaurantIds.length === 0) return [];
+  const raws = await db.$queryRaw<Record<string, unknown>[]>(
+    Prisma.sql`SELECT ${BADGE_GRANT_COLUMNS}
+      FROM "RestaurantBadge" rb JOIN "Badge" b ON b."id" = rb."badgeId"
+      WHERE rb."restaurantId" IN (${inList(restaurantIds)})
+      ORDER BY rb."receivedAt" ASC, rb."badgeId" ASC`,
+  );
+  return raws.map((raw) => ({
+    ...rowOf<Omit<RestaurantBadgeWithBadge, "badge">>(RESTAURANT_BADGE, raw),
+    badge: rowOf<RestaurantBadgeWithBadge["badge"]>(BADGE, raw, "badge_"),
+  }));
+}
+
+/**
+ * The newest comment of each of these restaurants (the highest id wins a tie, as in
+ * listComments), in one statement: one index probe on (restaurantId, createdAt) per restaurant.
+ */
+export async function latestCommentsFor(db: Db, restaurantIds: readonly string[]): Promise<CommentRow[]> {
+  if (restaurantIds.length === 0) return [];
+  return query(
+    db,
+    COMMENT,
+    Prisma.sql`SELECT ${COMMENT_COLUMNS} FROM "Comment" c WHERE c."id" IN (
+        SELECT (SELECT n."id" FROM "Comment" n WHERE n."restaurantId" = r."id" ORDER BY n."createdAt" DESC, n."id" DESC LIMIT 1)
+        FROM "Restaurant" r WHERE r."id" IN (${inList(restaurantIds)}))`,
+  );
+}
+
+/** Summed ratings of the restaurants each of these users owns (owners of none are absent). */
+export async function ownerRatingSums(
+  db: Db,
+  ownerIds: readonly string[],
+): Promise<{ ownerId: string; ratingSum: number; ratingCount: number }[]> {
+  if (ownerIds.length === 0) return [];
+  return query(
+    db,
+    { ownerId: "text", ratingSum: "int", ratingCount: "int" },
+    Prisma.sql`SELECT "ownerId", SUM("ratingSum") AS "ratingSum", SUM("ratingCount") AS "ratingCount"
+      FROM "Restaurant" WHERE "ownerId" IN (${inList(ownerIds)}) GROUP BY "ownerId"`,
+  );
+}
+
+// ---- Lists that follow a grocery ---------------------------------------------------------------
+
+/** Tag values of these groceries, each list in position order. */
+export async function groceryTagsFor(
+  db: Db,
+  groceryIds: readonly string[],
+): Promise<{ groceryId: string; kind: GroceryTagKind; value: string }[]> {
+  if (groceryIds.length === 0) return [];
+  return query(
+    db,
+    { groceryId: "text", kind: "text", value: "text" },
+    Prisma.sql`SELECT "groceryId", "kind", "value" FROM "GroceryTag" WHERE "groceryId" IN (${inList(groceryIds)})
+      ORDER BY "groceryId", "kind", "position"`,
+  );
+}
