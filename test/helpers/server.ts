@@ -1,6 +1,6 @@
 // Starts the real HTTP server (Fastify + Apollo + REST shim) on a random port over a fresh
 // database, and gives tests small clients for GraphQL and REST. Nothing of our own is mocked.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig, type Config } from "../../src/config.ts";
@@ -40,7 +40,11 @@ let counter = 0;
 
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
-  const uploads = mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
+  // The upload folder sits in a private folder of its own, so a test can check that nothing was
+  // written beside it without seeing other test files' temp folders.
+  const uploadRoot = mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
+  const uploads = path.join(uploadRoot, "uploads");
+  mkdirSync(uploads);
   const config = loadConfig({
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
@@ -100,7 +104,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       await app.close();
       await db.$disconnect();
       await database.drop();
-      rmSync(uploads, { recursive: true, force: true });
+      rmSync(uploadRoot, { recursive: true, force: true });
     },
   };
   return server;
