@@ -5,13 +5,14 @@
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import { deleteUpload, saveImage, type IncomingFile, type UploadSettings } from "../storage/uploads.ts";
-import { badInput, forbidden, notFound } from "./errors.ts";
+import { badInput, notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { removeFromShoppingList } from "./shopping-list.ts";
 import { searchKey, stringList, tagRows } from "./string-lists.ts";
 import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
+import { editable } from "./ownership.ts";
 import { titleContains } from "./title-search.ts";
 import { parseInput } from "./validation.ts";
 
@@ -61,16 +62,10 @@ function listRows(input: { metricUnits?: string[]; categories?: string[] }) {
 
 // ---- Who may change it -----------------------------------------------------------------------
 
-export const canEdit = (viewer: Viewer | null, grocery: { ownerId: string }) =>
-  viewer !== null && (viewer.role === "ADMIN" || viewer.id === grocery.ownerId);
-
 /** Finds the grocery and checks the viewer may change it: NOT_FOUND, then FORBIDDEN. */
 async function editableGrocery(db: Db, viewer: Viewer, id: string) {
   checkId(id, "id");
-  const grocery = await db.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } });
-  if (!grocery) throw notFound("Grocery", id);
-  if (!canEdit(viewer, grocery)) throw forbidden("Only the grocery's owner or an admin may change or remove it.");
-  return grocery;
+  return editable("Grocery", id, await db.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } }), viewer);
 }
 
 /**
@@ -234,3 +229,4 @@ export async function searchGroceries(db: Db, args: { filter?: unknown } & PageA
 
 /** Path where a cover file is served. */
 export const coverUrl = (cover: string | null) => (cover ? `/uploads/${cover}` : null);
+

@@ -2,12 +2,13 @@
 // rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
-import { forbidden, notFound } from "./errors.ts";
+import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { searchKey, stringList, tagRows } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText, storable } from "./text.ts";
+import { editable } from "./ownership.ts";
 import { titleContains } from "./title-search.ts";
 import { parseInput } from "./validation.ts";
 
@@ -184,16 +185,10 @@ export async function createRestaurant(db: Db, viewer: Viewer, input: unknown): 
   });
 }
 
-export const canEdit = (viewer: Viewer | null, restaurant: { ownerId: string }) =>
-  viewer !== null && (viewer.role === "ADMIN" || viewer.id === restaurant.ownerId);
-
 /** Finds the restaurant and checks the viewer may change it: NOT_FOUND, then FORBIDDEN. */
 async function editableRestaurant(db: Db, viewer: Viewer, id: string) {
   checkId(id, "id");
-  const restaurant = await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } });
-  if (!restaurant) throw notFound("Restaurant", id);
-  if (!canEdit(viewer, restaurant)) throw forbidden("Only the restaurant's owner or an admin may change or remove it.");
-  return restaurant;
+  return editable("Restaurant", id, await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } }), viewer);
 }
 
 export async function updateRestaurant(db: Db, viewer: Viewer, id: string, input: unknown): Promise<RestaurantRow> {
@@ -306,3 +301,4 @@ export const openingPeriod = (h: { open: string; close: string }) => ({ open: h.
 
 /** Mean rating from summed ratings and counts; null when nothing was rated. */
 export const meanRating = (sum: number, count: number) => (count > 0 ? sum / count : null);
+

@@ -1,6 +1,7 @@
 // Resolvers for groceries: thin; the rules live in src/domain/groceries.ts. Lists, owner and the
 // caller's shopping-list quantity go through per-request loaders (a fixed number of queries a page).
 import * as groceries from "../../domain/groceries.ts";
+import { canEdit } from "../../domain/ownership.ts";
 import type { GroceryRow, RemovalScope, TagKind } from "../../domain/groceries.ts";
 import type { PageArgs } from "../../domain/pagination.ts";
 import { quantitiesOnList } from "../../domain/shopping-list.ts";
@@ -58,6 +59,6 @@ export const groceriesResolvers = {
     coverUrl: (g: GroceryRow) => groceries.coverUrl(g.cover),
     owner: (g: GroceryRow, _: unknown, ctx: Context) => loadUser(ctx, g.ownerId),
     inMyShoppingList: (g: GroceryRow, _: unknown, ctx: Context) => (ctx.viewer ? quantityOnMyList(ctx, g.id) : 0),
-    viewerCanEdit: (g: GroceryRow, _: unknown, ctx: Context) => groceries.canEdit(ctx.viewer, g),
+    viewerCanEdit: (g: GroceryRow, _: unknown, ctx: Context) => canEdit(ctx.viewer, g),
   },
 };

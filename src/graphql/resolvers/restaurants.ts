@@ -2,6 +2,7 @@
 // needs another table goes through a per-request loader, so a page costs a fixed number of queries.
 // (latestComment and comments are in comments.ts; badges in badges.ts.)
 import * as restaurants from "../../domain/restaurants.ts";
+import { canEdit } from "../../domain/ownership.ts";
 import type { ListField, RestaurantRow, RestaurantSort, TagKind } from "../../domain/restaurants.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import type { PageArgs } from "../../domain/pagination.ts";
@@ -71,7 +72,7 @@ export const restaurantsResolvers = {
     owner: (r: RestaurantRow, _: unknown, ctx: Context) => loadUser(ctx, r.ownerId),
     rating: (r: RestaurantRow) => r.ratingAvg,
     commentCount: (r: RestaurantRow) => r.ratingCount,
-    viewerCanEdit: (r: RestaurantRow, _: unknown, ctx: Context) => restaurants.canEdit(ctx.viewer, r),
+    viewerCanEdit: (r: RestaurantRow, _: unknown, ctx: Context) => canEdit(ctx.viewer, r),
   },
   User: {
     rating: (u: { id: string }, _: unknown, ctx: Context) => ownerRatingOf(ctx, u.id),

@@ -1,0 +1,16 @@
+// The ownership rule of DESIGN.md, in one place: the creator of a restaurant or grocery owns it;
+// its owner or an admin may edit or remove it; anyone else gets FORBIDDEN and nothing changes.
+import { forbidden, notFound } from "./errors.ts";
+import type { Viewer } from "./tokens.ts";
+
+export type Owned = { ownerId: string };
+
+export const canEdit = (viewer: Viewer | null, resource: Owned) =>
+  viewer !== null && (viewer.role === "ADMIN" || viewer.id === resource.ownerId);
+
+/** The row, if it exists (else NOT_FOUND) and the viewer may change it (else FORBIDDEN). */
+export function editable<T extends Owned>(what: "Restaurant" | "Grocery", id: string, row: T | null, viewer: Viewer): T {
+  if (!row) throw notFound(what, id);
+  if (!canEdit(viewer, row)) throw forbidden(`Only the ${what.toLowerCase()}'s owner or an admin may change or remove it.`);
+  return row;
+}
