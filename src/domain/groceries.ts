@@ -9,7 +9,7 @@ import { badInput, notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { removeFromShoppingList } from "./shopping-list.ts";
-import { searchKey, stringList, tagRows } from "./string-lists.ts";
+import { listRows, searchKey, stringList } from "./string-lists.ts";
 import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
 import { editable } from "./ownership.ts";
@@ -47,18 +47,6 @@ export const updateGroceryInput = z.object({
   removeCover: z.boolean().nullish(),
 });
 
-/** Tag rows for the lists given, and the kinds they replace. */
-function listRows(input: { metricUnits?: string[]; categories?: string[] }) {
-  const kinds: TagKind[] = [];
-  const rows: ReturnType<typeof tagRows<TagKind>> = [];
-  for (const [field, kind] of Object.entries(LIST_KINDS) as [ListField, TagKind][]) {
-    const values = input[field];
-    if (values === undefined) continue;
-    kinds.push(kind);
-    rows.push(...tagRows(kind, values));
-  }
-  return { kinds, rows };
-}
 
 // ---- Who may change it -----------------------------------------------------------------------
 
@@ -95,7 +83,7 @@ export async function createGrocery(
   cover?: IncomingFile | null,
 ): Promise<GroceryRow> {
   const data = parseInput(createGroceryInput, input);
-  const { rows } = listRows(data);
+  const { rows } = listRows(LIST_KINDS, data);
   return withNewCover(uploads, cover, (coverName) =>
     // One nested create: Prisma writes the row and its lists in one transaction.
     db.grocery.create({
@@ -126,7 +114,7 @@ export async function updateGrocery(
   const data = parseInput(updateGroceryInput, input);
   if (cover && data.removeCover) throw badInput("give either cover (a new file) or removeCover: true, not both", { field: "cover" });
   await editableGrocery(db, viewer, id);
-  const { kinds, rows } = listRows(data);
+  const { kinds, rows } = listRows(LIST_KINDS, data);
   const columns: Prisma.GroceryUncheckedUpdateManyInput = { updatedAt: new Date() };
   if (data.title !== undefined) Object.assign(columns, { title: data.title, titleSearch: searchKey(data.title) });
   if (data.description !== undefined) columns.description = data.description;

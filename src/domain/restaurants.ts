@@ -5,7 +5,7 @@ import type { Db, Prisma } from "../db/client.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
-import { searchKey, stringList, tagRows } from "./string-lists.ts";
+import { listRows, searchKey, stringList } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText, storable } from "./text.ts";
 import { editable } from "./ownership.ts";
@@ -152,25 +152,13 @@ function columnsOf(input: UpdateInput): Prisma.RestaurantUncheckedUpdateInput {
   return data;
 }
 
-/** Tag rows for the lists given, and the kinds they replace. */
-function listRows(input: UpdateInput) {
-  const kinds: TagKind[] = [];
-  const rows: ReturnType<typeof tagRows<TagKind>> = [];
-  for (const [field, kind] of Object.entries(LIST_KINDS) as [ListField, TagKind][]) {
-    const values = input[field];
-    if (values === undefined) continue;
-    kinds.push(kind);
-    rows.push(...tagRows(kind, values));
-  }
-  return { kinds, rows };
-}
 
 const photoRows = (photos: string[]) => photos.map((url, position) => ({ position, url }));
 const hoursRows = (hours: { open: string; close: string }[]) => hours.map((h, position) => ({ position, ...h }));
 
 export async function createRestaurant(db: Db, viewer: Viewer, input: unknown): Promise<RestaurantRow> {
   const data = parseInput(createRestaurantInput, input);
-  const { rows } = listRows(data);
+  const { rows } = listRows(LIST_KINDS, data);
   // One nested create: Prisma writes the row and its lists in one transaction.
   return db.restaurant.create({
     data: {
@@ -194,7 +182,7 @@ async function editableRestaurant(db: Db, viewer: Viewer, id: string) {
 export async function updateRestaurant(db: Db, viewer: Viewer, id: string, input: unknown): Promise<RestaurantRow> {
   const data = parseInput(updateRestaurantInput, input);
   await editableRestaurant(db, viewer, id);
-  const { kinds, rows } = listRows(data);
+  const { kinds, rows } = listRows(LIST_KINDS, data);
   const where = { restaurantId: id };
   // The row first: if it vanished meanwhile, the transaction stops there and nothing changes.
   const steps: Prisma.PrismaPromise<unknown>[] = [
