@@ -68,16 +68,12 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(explorerPlugin);
   const apollo = await createApollo(app, {
     schema,
-    createContext,
-    production: config.env === "production",
     limits: operationLimits(config),
     introspection: config.graphql.introspection,
     plugins: [graphqlErrorMetricsPlugin(metrics)],
   });
   await app.register(graphqlPlugin, {
-    schema,
     createContext,
-    production: config.env === "production",
     apollo,
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
   });

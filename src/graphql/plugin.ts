@@ -11,35 +11,38 @@ import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
-export type GraphqlPluginOptions = {
+export type ApolloOptions = {
   schema: GraphQLSchema;
-  createContext: ContextFactory;
-  production: boolean;
   /** Depth/alias/cost/token limits (see limits.ts). */
-  limits?: OperationLimits;
-  introspection?: boolean;
+  limits: OperationLimits;
+  introspection: boolean;
   /** More Apollo plugins (metrics, ...). */
-  plugins?: ApolloServerPlugin<Context>[];
-  /** Multipart file uploads (GraphQL multipart request spec); 5 MB and 1 file by default. */
-  uploads?: UploadLimits;
+  plugins: ApolloServerPlugin<Context>[];
 };
 
-export async function createApollo(app: FastifyInstance, options: GraphqlPluginOptions) {
+export async function createApollo(app: FastifyInstance, options: ApolloOptions) {
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
-    plugins: [fastifyApolloDrainPlugin(app), explorerLandingPage(), ...(options.limits?.plugins ?? []), ...(options.plugins ?? [])],
-    validationRules: options.limits?.validationRules,
-    parseOptions: options.limits?.parseOptions,
+    plugins: [fastifyApolloDrainPlugin(app), explorerLandingPage(), ...options.limits.plugins, ...options.plugins],
+    validationRules: options.limits.validationRules,
+    parseOptions: options.limits.parseOptions,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
     includeStacktraceInErrorResponses: false,
-    introspection: options.introspection ?? true,
+    introspection: options.introspection,
   });
   await apollo.start();
   return apollo;
 }
 
-export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPluginOptions & { apollo: ApolloServer<Context> }) {
-  registerGraphqlUploads(app, options.uploads ?? { maxFileBytes: 5 * 1024 * 1024, maxFiles: 1 });
+export type GraphqlPluginOptions = {
+  apollo: ApolloServer<Context>;
+  createContext: ContextFactory;
+  /** Multipart file uploads (GraphQL multipart request spec). */
+  uploads: UploadLimits;
+};
+
+export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPluginOptions) {
+  registerGraphqlUploads(app, options.uploads);
   await app.register(fastifyApollo(options.apollo), {
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
