@@ -1,30 +1,52 @@
 // The one place that knows which database is in use. Everything else talks to `Db`, the Prisma
 // client type of the SQLite variant; the PostgreSQL client has the same API and is cast once here.
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient as SqliteClient } from "../../generated/sqlite/client.ts";
+import { PrismaClient as SqliteClient, type Prisma } from "../../generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "../../generated/postgres/client.ts";
 import type { Config } from "../config.ts";
-import { sqliteAdapterFactory } from "./sqlite-adapter.ts";
+import { postgresDriver } from "./postgres-driver.ts";
+import { sqliteDriver } from "./sqlite-adapter.ts";
 
 export type Db = SqliteClient;
 export type { Prisma } from "../../generated/sqlite/client.ts";
 
 export type DatabaseOptions = Config["database"] & {
-  /** Called with each SQL statement Prisma sends (tests count them; metrics time them). */
+  /** Called with each SQL statement sent (tests count them; metrics time them). */
   onQuery?: (event: { query: string; durationMs: number; startedAt?: Date }) => void;
 };
 
+/** Runs a SELECT on the connection Prisma uses, without Prisma's query compiler (see reads.ts). */
+export type RowReader = (sql: Prisma.Sql) => Promise<Record<string, unknown>[]>;
+
+const rowReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<Record<string, unknown>[]> | undefined>();
+
+/**
+ * The direct reader of a client made by createDb, once its connection is open; undefined for a
+ * transaction's client (its reads must stay inside the transaction) or before the first query.
+ */
+export function directReader(db: Db): RowReader | undefined {
+  const read = rowReaders.get(db);
+  if (!read) return undefined;
+  return (sql) => read(sql) ?? db.$queryRaw<Record<string, unknown>[]>(sql);
+}
+
 export function createDb(options: DatabaseOptions): Db {
   const log = options.onQuery ? ([{ emit: "event", level: "query" }] as const) : undefined;
+  const driver =
+    options.provider === "sqlite" ? sqliteDriver(options.url, options.sqliteSynchronous) : postgresDriver(options.url, options.poolSize);
   const client =
     options.provider === "sqlite"
-      ? new SqliteClient({ adapter: sqliteAdapterFactory(options.url, options.sqliteSynchronous), log: log as never })
-      : (new PostgresClient({
-          adapter: new PrismaPg({ connectionString: options.url, max: options.poolSize }),
-          log: log as never,
-        }) as unknown as Db);
-  if (options.onQuery) {
-    const onQuery = options.onQuery;
+      ? new SqliteClient({ adapter: driver.factory, log: log as never })
+      : (new PostgresClient({ adapter: driver.factory, log: log as never }) as unknown as Db);
+  const onQuery = options.onQuery;
+  const placeholders = options.provider === "sqlite" ? (sql: Prisma.Sql) => sql.sql : (sql: Prisma.Sql) => sql.text;
+  rowReaders.set(client, (sql) => {
+    const text = placeholders(sql);
+    if (!onQuery) return driver.readRows(text, sql.values);
+    const startedAt = new Date();
+    const started = performance.now();
+    return driver.readRows(text, sql.values)?.finally(() => onQuery({ query: text, durationMs: performance.now() - started, startedAt }));
+  });
+  if (onQuery) {
     (client as unknown as { $on(e: "query", cb: (e: { query: string; duration: number; timestamp: Date }) => void): void }).$on(
       "query",
       (e) => onQuery({ query: e.query, durationMs: e.duration, startedAt: e.timestamp }),

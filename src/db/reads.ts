@@ -1,6 +1,7 @@
 // Hot read paths (rows by id, and the lists that follow a page of restaurants or groceries) as raw
-// SQL. Prisma 6.19 compiles every API query in WebAssembly with no plan cache (~0.5 ms each);
-// `$queryRaw` skips that step. Each function returns exactly what the equivalent Prisma call
+// SQL. Prisma 6.19 compiles every query in WebAssembly with no plan cache (~0.5 ms for an API
+// query, ~0.1 ms even for `$queryRaw`); these run on Prisma's own connection through
+// `directReader` (client.ts), which skips that step, or through `$queryRaw` inside a transaction. Each function returns exactly what the equivalent Prisma call
 // returns (test/graphql/reads.test.ts compares them on both databases), so callers cannot tell.
 // Writes stay on the Prisma API. When Prisma caches query plans (7.4+), this module can go.
 //
@@ -9,7 +10,7 @@
 // (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
 // normaliser of its column's kind.
 import { Prisma } from "../../generated/sqlite/client.ts";
-import type { Db } from "./client.ts";
+import { directReader, type Db } from "./client.ts";
 
 // ---- Values: one normaliser per column kind ----------------------------------------------------
 
@@ -130,8 +131,13 @@ function rowOf<T>(columns: Columns, raw: Record<string, unknown>, prefix = ""): 
   return row as T;
 }
 
+function rawRows(db: Db, sql: Prisma.Sql): Promise<Record<string, unknown>[]> {
+  const read = directReader(db);
+  return read ? read(sql) : db.$queryRaw<Record<string, unknown>[]>(sql);
+}
+
 async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
-  const raws = await db.$queryRaw<Record<string, unknown>[]>(sql);
+  const raws = await rawRows(db, sql);
   return raws.map((raw) => rowOf<T>(columns, raw));
 }
 
@@ -216,7 +222,8 @@ export async function openingHoursFor(
 /** Badges these restaurants hold, oldest grant first, each with its badge: one statement. */
 export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string[]): Promise<RestaurantBadgeWithBadge[]> {
   if (restaurantIds.length === 0) return [];
-  const raws = await db.$queryRaw<Record<string, unknown>[]>(
+  const raws = await rawRows(
+    db,
     Prisma.sql`SELECT ${BADGE_GRANT_COLUMNS}
       FROM "RestaurantBadge" rb JOIN "Badge" b ON b."id" = rb."badgeId"
       WHERE rb."restaurantId" IN (${inList(restaurantIds)})

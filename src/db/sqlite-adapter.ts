@@ -3,6 +3,8 @@
 // query from another request could land inside an open transaction (and be rolled back with it).
 // This wrapper queues every statement behind any open transaction, which makes each
 // transaction isolated and keeps acknowledged writes from being undone by someone else's rollback.
+// It also keeps prepared statements (the adapter prepares every statement anew) and offers reads
+// straight from the connection, behind the same queue, to src/db/reads.ts.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
@@ -41,8 +43,56 @@ function createQueue() {
   };
 }
 
-function serialised(adapter: SqlDriverAdapter): SqlDriverAdapter {
-  const acquire = createQueue();
+type Acquire = ReturnType<typeof createQueue>;
+
+/** Rows of one SELECT as objects, or undefined while Prisma has not opened the connection yet. */
+export type SqliteRowReader = (sql: string, args: readonly unknown[]) => Promise<Record<string, unknown>[]> | undefined;
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Makes `db.prepare` return a cached statement. better-sqlite3 binds a statement for good, so
+ * the adapter's `prepare(sql).bind(args)` gets a view that passes the arguments to each call
+ * instead. Statements are only ever run to completion (`all`, `run`), never iterated, so
+ * sharing one between callers is safe.
+ */
+function cachePreparedStatements(db: BetterSqlite3.Database): (sql: string) => BetterSqlite3.Statement {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const statement = (sql: string) => {
+    let stmt = cache.get(sql);
+    if (stmt) {
+      cache.delete(sql); // re-inserted below: the Map's order is the recency order
+    } else {
+      stmt = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sql, stmt);
+    return stmt;
+  };
+  const view = (stmt: BetterSqlite3.Statement, args: unknown[]) => ({
+    reader: stmt.reader,
+    bind: (bound: unknown[]) => view(stmt, bound),
+    columns: () => stmt.columns(),
+    raw: () => ({ all: () => stmt.raw(true).all(args) }),
+    run: () => stmt.run(args),
+  });
+  db.prepare = ((sql: string) => view(statement(sql), [])) as unknown as typeof db.prepare;
+  return statement;
+}
+
+function rowReader(statement: (sql: string) => BetterSqlite3.Statement, acquire: Acquire) {
+  return async (sql: string, args: readonly unknown[]) => {
+    const release = await acquire();
+    try {
+      return statement(sql).raw(false).all([...args]) as Record<string, unknown>[];
+    } finally {
+      release();
+    }
+  };
+}
+
+function serialised(adapter: SqlDriverAdapter, acquire: Acquire): SqlDriverAdapter {
   const queued =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
@@ -81,15 +131,21 @@ function serialised(adapter: SqlDriverAdapter): SqlDriverAdapter {
   });
 }
 
-export function sqliteAdapterFactory(url: string, synchronous: "FULL" | "NORMAL"): SqlDriverAdapterFactory {
+/** The adapter factory for Prisma, and a reader of the same connection once Prisma opened it. */
+export function sqliteDriver(url: string, synchronous: "FULL" | "NORMAL"): { factory: SqlDriverAdapterFactory; readRows: SqliteRowReader } {
   const inner = new PrismaBetterSQLite3({ url: `file:${prepareSqliteFile(url)}` });
-  return {
+  let read: ReturnType<typeof rowReader> | undefined;
+  const factory = {
     provider: inner.provider,
     adapterName: inner.adapterName,
     async connect() {
       const adapter = await inner.connect();
-      applyPragmas((adapter as unknown as { client: BetterSqlite3.Database }).client, synchronous);
-      return serialised(adapter);
+      const client = (adapter as unknown as { client: BetterSqlite3.Database }).client;
+      applyPragmas(client, synchronous);
+      const acquire = createQueue();
+      read = rowReader(cachePreparedStatements(client), acquire);
+      return serialised(adapter, acquire);
     },
   } as SqlDriverAdapterFactory;
+  return { factory, readRows: (sql, args) => read?.(sql, args) };
 }

@@ -1,0 +1,34 @@
+// Prisma's PostgreSQL adapter, and a reader of the same pool once Prisma opened it, for
+// src/db/reads.ts (raw reads that skip Prisma's query compiler).
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
+
+/** Rows of one SELECT as objects, or undefined while Prisma has not opened the pool yet. */
+export type PostgresRowReader = (sql: string, args: readonly unknown[]) => Promise<Record<string, unknown>[]> | undefined;
+
+const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
+
+/** pg's own parsers, except that a zone-less timestamp stays text (pg would read it in the process's zone). */
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMP ? (text: string) => text : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+export function postgresDriver(url: string, poolSize: number): { factory: SqlDriverAdapterFactory; readRows: PostgresRowReader } {
+  const inner = new PrismaPg({ connectionString: url, max: poolSize });
+  let pool: pg.Pool | undefined;
+  const factory = {
+    provider: inner.provider,
+    adapterName: inner.adapterName,
+    async connect() {
+      const adapter = await inner.connect();
+      pool = (adapter as unknown as { client: pg.Pool }).client;
+      return adapter;
+    },
+    connectToShadowDb: inner.connectToShadowDb.bind(inner),
+  } as SqlDriverAdapterFactory;
+  const readRows: PostgresRowReader = (sql, args) =>
+    pool?.query<Record<string, unknown>>({ text: sql, values: [...args], types }).then((result) => result.rows);
+  return { factory, readRows };
+}
