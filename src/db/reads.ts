@@ -55,7 +55,7 @@ const USER = {
   updatedAt: "date",
 } satisfies Columns;
 
-const RESTAURANT = {
+export const RESTAURANT = {
   id: "text",
   title: "text",
   titleSearch: "text",
@@ -87,7 +87,7 @@ const RESTAURANT = {
   updatedAt: "date",
 } satisfies Columns;
 
-const GROCERY = {
+export const GROCERY = {
   id: "text",
   title: "text",
   titleSearch: "text",
@@ -136,7 +136,8 @@ function rawRows(db: Db, sql: Prisma.Sql): Promise<Record<string, unknown>[]> {
   return read ? read(sql) : db.$queryRaw<Record<string, unknown>[]>(sql);
 }
 
-async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
+/** Rows of one SELECT, each value as Prisma would return it for its column kind. */
+export async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
   const raws = await rawRows(db, sql);
   return raws.map((raw) => rowOf<T>(columns, raw));
 }
@@ -152,8 +153,8 @@ export type CommentRow = Prisma.CommentGetPayload<object>;
 export type RestaurantBadgeWithBadge = Prisma.RestaurantBadgeGetPayload<{ include: { badge: true } }>;
 
 const USER_COLUMNS = selectList(USER, `"User"`);
-const RESTAURANT_COLUMNS = selectList(RESTAURANT, `"Restaurant"`);
-const GROCERY_COLUMNS = selectList(GROCERY, `"Grocery"`);
+export const RESTAURANT_COLUMNS = selectList(RESTAURANT, `"Restaurant"`);
+export const GROCERY_COLUMNS = selectList(GROCERY, `"Grocery"`);
 const COMMENT_COLUMNS = selectList(COMMENT, "c");
 const BADGE_GRANT_COLUMNS = Prisma.sql`${selectList(RESTAURANT_BADGE, "rb")}, ${selectList(BADGE, "b", "badge_")}`;
 

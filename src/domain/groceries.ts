@@ -4,6 +4,7 @@
 // fails; a replaced or removed file is deleted only after the change is committed.
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
+import { groceryPage } from "../db/searches.ts";
 import { deleteUpload, saveImage, type IncomingFile, type UploadSettings } from "../storage/uploads.ts";
 import { badInput, notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
@@ -13,7 +14,6 @@ import { listRows, searchKey, stringList } from "./string-lists.ts";
 import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
 import { editable } from "./ownership.ts";
-import { titleContains } from "./title-search.ts";
 import { parseInput } from "./validation.ts";
 
 export type GroceryRow = Prisma.GroceryGetPayload<object>;
@@ -196,22 +196,18 @@ export const groceryFilter = z
   })
   .nullish();
 
-async function whereOf(db: Db, filter: z.output<typeof groceryFilter>): Promise<Prisma.GroceryWhereInput> {
-  const all: Prisma.GroceryWhereInput[] = [];
-  // An empty filter value matches everything, as if it were not given.
-  if (filter?.title) all.push(await titleContains(db, "Grocery", searchKey(filter.title)));
-  if (filter?.category) all.push({ tags: { some: { kind: "CATEGORY", valueKey: searchKey(filter.category) } } });
-  return { AND: all };
-}
-
-/** Groceries matching every filter given, newest first (the id breaks ties). */
+/** Groceries matching every filter given, newest first (the id breaks ties). An empty value matches everything. */
 export async function searchGroceries(db: Db, args: { filter?: unknown } & PageArgs): Promise<Connection<GroceryRow>> {
   const window = pageWindow(args);
-  const where = await whereOf(db, parseInput(groceryFilter, args.filter));
-  const [items, total] = await Promise.all([
-    db.grocery.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.skip, take: window.take }),
-    db.grocery.count({ where }),
-  ]);
+  const filter = parseInput(groceryFilter, args.filter);
+  const { items, total } = await groceryPage(
+    db,
+    {
+      titleKey: filter?.title ? searchKey(filter.title) : undefined,
+      tags: filter?.category ? [{ kind: "CATEGORY", key: searchKey(filter.category) }] : [],
+    },
+    window,
+  );
   return toConnection(items, total, window);
 }
 

@@ -2,6 +2,7 @@
 // rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
+import { restaurantPage, type RestaurantQuery } from "../db/searches.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
@@ -9,7 +10,6 @@ import { listRows, searchKey, stringList } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText, storable } from "./text.ts";
 import { editable } from "./ownership.ts";
-import { titleContains } from "./title-search.ts";
 import { parseInput } from "./validation.ts";
 
 export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
@@ -235,34 +235,27 @@ export const restaurantFilter = z
   })
   .nullish();
 
-async function whereOf(db: Db, filter: z.output<typeof restaurantFilter>): Promise<Prisma.RestaurantWhereInput> {
-  const all: Prisma.RestaurantWhereInput[] = [];
-  // An empty text filter matches everything, as if it were not given.
-  if (filter?.text) all.push(await titleContains(db, "Restaurant", searchKey(filter.text)));
-  if (filter?.category) all.push({ tags: { some: { kind: "CATEGORY", valueKey: searchKey(filter.category) } } });
-  if (filter?.cuisine) all.push({ tags: { some: { kind: "CUISINE", valueKey: searchKey(filter.cuisine) } } });
-  if (filter?.city) all.push({ citySearch: searchKey(filter.city) });
-  if (filter?.canHomeDeliver != null) all.push({ canHomeDeliver: filter.canHomeDeliver });
-  return { AND: all };
+/** The filter as search keys: an empty value matches everything, as if it were not given. */
+function queryOf(filter: z.output<typeof restaurantFilter>, sort: RestaurantSort): RestaurantQuery {
+  const tags: RestaurantQuery["tags"] = [];
+  if (filter?.category) tags.push({ kind: "CATEGORY", key: searchKey(filter.category) });
+  if (filter?.cuisine) tags.push({ kind: "CUISINE", key: searchKey(filter.cuisine) });
+  return {
+    titleKey: filter?.text ? searchKey(filter.text) : undefined,
+    tags,
+    cityKey: filter?.city ? searchKey(filter.city) : undefined,
+    canHomeDeliver: filter?.canHomeDeliver ?? undefined,
+    sort,
+  };
 }
 
-// The id ends every order, so pages never overlap or skip rows that tie.
-const ORDERS: Record<RestaurantSort, Prisma.RestaurantOrderByWithRelationInput[]> = {
-  RATING: [{ ratingAvg: { sort: "desc", nulls: "last" } }, { id: "asc" }],
-  TITLE: [{ titleSearch: "asc" }, { id: "asc" }],
-  NEWEST: [{ createdAt: "desc" }, { id: "desc" }],
-};
-
+/** Restaurants matching every filter given, in the order asked (the id breaks ties). */
 export async function searchRestaurants(
   db: Db,
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
 ): Promise<Connection<RestaurantRow>> {
   const window = pageWindow(args);
-  const where = await whereOf(db, parseInput(restaurantFilter, args.filter));
-  const [items, total] = await Promise.all([
-    db.restaurant.findMany({ where, orderBy: ORDERS[args.sort ?? "NEWEST"], skip: window.skip, take: window.take }),
-    db.restaurant.count({ where }),
-  ]);
+  const { items, total } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window);
   return toConnection(items, total, window);
 }
 

@@ -1,0 +1,78 @@
+// Search pages as raw SQL, for the reason given in reads.ts: a page and its total in two
+// statements, with none of Prisma's per-query compile cost. The filter becomes a WHERE clause
+// both databases read alike. Title search is a literal substring test: LIKE with its wildcards
+// escaped (Prisma's `contains` leaves them live, prisma/orm#19506).
+import { Prisma } from "../../generated/sqlite/client.ts";
+import type { Db } from "./client.ts";
+import { GROCERY, GROCERY_COLUMNS, query, RESTAURANT, RESTAURANT_COLUMNS, type GroceryRow, type RestaurantRow } from "./reads.ts";
+
+/** What a search filter asks, as lower-cased search keys (absent: not filtered on). */
+export type TagCondition<K extends string> = { kind: K; key: string };
+
+export type RestaurantQuery = {
+  titleKey?: string;
+  tags: TagCondition<"CATEGORY" | "CUISINE">[];
+  cityKey?: string;
+  canHomeDeliver?: boolean;
+  sort: "RATING" | "TITLE" | "NEWEST";
+};
+
+export type GroceryQuery = { titleKey?: string; tags: TagCondition<"CATEGORY">[] };
+
+export type Window = { skip: number; take: number };
+
+const likeLiteral = (key: string) => `%${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const titleContains = (key: string) => Prisma.sql`"titleSearch" LIKE ${likeLiteral(key)} ESCAPE '\\'`;
+
+function hasTag(table: "Restaurant" | "Grocery", { kind, key }: TagCondition<string>) {
+  const [tags, owner] = table === "Restaurant" ? [`"RestaurantTag"`, `"restaurantId"`] : [`"GroceryTag"`, `"groceryId"`];
+  return Prisma.sql`EXISTS (SELECT 1 FROM ${Prisma.raw(tags)} t
+    WHERE t.${Prisma.raw(owner)} = ${Prisma.raw(`"${table}"`)}."id" AND t."kind" = ${kind} AND t."valueKey" = ${key})`;
+}
+
+const whereAll = (conditions: Prisma.Sql[]) =>
+  conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`;
+
+// The id ends every order, so pages never overlap or skip rows that tie.
+const RESTAURANT_ORDERS: Record<RestaurantQuery["sort"], Prisma.Sql> = {
+  RATING: Prisma.raw(`"ratingAvg" DESC NULLS LAST, "id" ASC`),
+  TITLE: Prisma.raw(`"titleSearch" ASC, "id" ASC`),
+  NEWEST: Prisma.raw(`"createdAt" DESC, "id" DESC`),
+};
+
+async function pageAndTotal<T>(db: Db, page: Prisma.Sql, total: Prisma.Sql, columns: Parameters<typeof query>[1]) {
+  const [items, [count]] = await Promise.all([query<T>(db, columns, page), query<{ n: number }>(db, { n: "int" }, total)]);
+  return { items, total: count?.n ?? 0 };
+}
+
+export function restaurantPage(db: Db, q: RestaurantQuery, window: Window) {
+  const conditions: Prisma.Sql[] = [];
+  if (q.titleKey) conditions.push(titleContains(q.titleKey));
+  for (const tag of q.tags) conditions.push(hasTag("Restaurant", tag));
+  if (q.cityKey) conditions.push(Prisma.sql`"citySearch" = ${q.cityKey}`);
+  if (q.canHomeDeliver != null) conditions.push(Prisma.raw(`"canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
+  const where = whereAll(conditions);
+  return pageAndTotal<RestaurantRow>(
+    db,
+    Prisma.sql`SELECT ${RESTAURANT_COLUMNS} FROM "Restaurant" ${where}
+      ORDER BY ${RESTAURANT_ORDERS[q.sort]} LIMIT ${window.take} OFFSET ${window.skip}`,
+    Prisma.sql`SELECT COUNT(*) AS "n" FROM "Restaurant" ${where}`,
+    RESTAURANT,
+  );
+}
+
+/** Groceries matching every condition, newest first (the id breaks ties). */
+export function groceryPage(db: Db, q: GroceryQuery, window: Window) {
+  const conditions: Prisma.Sql[] = [];
+  if (q.titleKey) conditions.push(titleContains(q.titleKey));
+  for (const tag of q.tags) conditions.push(hasTag("Grocery", tag));
+  const where = whereAll(conditions);
+  return pageAndTotal<GroceryRow>(
+    db,
+    Prisma.sql`SELECT ${GROCERY_COLUMNS} FROM "Grocery" ${where}
+      ORDER BY "createdAt" DESC, "id" DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+    Prisma.sql`SELECT COUNT(*) AS "n" FROM "Grocery" ${where}`,
+    GROCERY,
+  );
+}
