@@ -14,10 +14,13 @@ export type DatabaseOptions = Config["database"] & {
   onQuery?: (event: { query: string; durationMs: number; startedAt?: Date }) => void;
 };
 
-/** Runs a SELECT on the connection Prisma uses, without Prisma's query compiler (see reads.ts). */
-export type RowReader = (sql: Prisma.Sql) => Promise<Record<string, unknown>[]>;
+/** A SELECT's result: column names, and each row's values in that order. */
+export type RawRows = { names: string[]; rows: unknown[][] };
 
-const rowReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<Record<string, unknown>[]> | undefined>();
+/** Runs a SELECT on the connection Prisma uses, without Prisma's query compiler (see reads.ts). */
+export type RowReader = (sql: Prisma.Sql) => Promise<RawRows>;
+
+const rowReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows> | undefined>();
 
 /**
  * The direct reader of a client made by createDb, once its connection is open; undefined for a
@@ -26,7 +29,14 @@ const rowReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<Record<string, u
 export function directReader(db: Db): RowReader | undefined {
   const read = rowReaders.get(db);
   if (!read) return undefined;
-  return (sql) => read(sql) ?? db.$queryRaw<Record<string, unknown>[]>(sql);
+  return (sql) => read(sql) ?? fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
+}
+
+/** What `$queryRaw` returns (row objects), as RawRows. */
+export async function fromObjects(pending: Promise<Record<string, unknown>[]>): Promise<RawRows> {
+  const objects = await pending;
+  const names = objects.length > 0 ? Object.keys(objects[0]) : [];
+  return { names, rows: objects.map((object) => names.map((name) => object[name])) };
 }
 
 export function createDb(options: DatabaseOptions): Db {

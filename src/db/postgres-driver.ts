@@ -4,8 +4,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 
-/** Rows of one SELECT as objects, or undefined while Prisma has not opened the pool yet. */
-export type PostgresRowReader = (sql: string, args: readonly unknown[]) => Promise<Record<string, unknown>[]> | undefined;
+/** Column names and value rows of one SELECT, or undefined while Prisma has not opened the pool yet. */
+export type PostgresRowReader = (sql: string, args: readonly unknown[]) => Promise<{ names: string[]; rows: unknown[][] }> | undefined;
 
 const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
 
@@ -29,6 +29,8 @@ export function postgresDriver(url: string, poolSize: number): { factory: SqlDri
     connectToShadowDb: inner.connectToShadowDb.bind(inner),
   } as SqlDriverAdapterFactory;
   const readRows: PostgresRowReader = (sql, args) =>
-    pool?.query<Record<string, unknown>>({ text: sql, values: [...args], types }).then((result) => result.rows);
+    pool
+      ?.query<unknown[]>({ text: sql, values: [...args], types, rowMode: "array" })
+      .then((result) => ({ names: result.fields.map((field) => field.name), rows: result.rows }));
   return { factory, readRows };
 }

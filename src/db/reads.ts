@@ -10,7 +10,7 @@
 // (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
 // normaliser of its column's kind.
 import { Prisma } from "../../generated/sqlite/client.ts";
-import { directReader, type Db } from "./client.ts";
+import { directReader, fromObjects, type Db, type RawRows } from "./client.ts";
 
 // ---- Values: one normaliser per column kind ----------------------------------------------------
 
@@ -121,25 +121,30 @@ function selectList(columns: Columns, alias: string, prefix = ""): Prisma.Sql {
   );
 }
 
-/** The row a driver returned, as Prisma would return it (null stays null). */
-function rowOf<T>(columns: Columns, raw: Record<string, unknown>, prefix = ""): T {
-  const row: Record<string, unknown> = {};
-  for (const column in columns) {
-    const value = raw[prefix + column];
-    row[column] = value === null || value === undefined ? null : normalisers[columns[column]](value);
-  }
-  return row as T;
+/** The rows a driver returned, as Prisma would return them (null stays null). */
+function rowsOf<T>(columns: Columns, raw: RawRows, prefix = ""): T[] {
+  const names = Object.keys(columns);
+  const at = names.map((column) => raw.names.indexOf(prefix + column));
+  const kinds = names.map((column) => normalisers[columns[column]]);
+  return raw.rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) {
+      const value = at[i] < 0 ? null : values[at[i]];
+      row[names[i]] = value === null || value === undefined ? null : kinds[i](value);
+    }
+    return row as T;
+  });
 }
 
-function rawRows(db: Db, sql: Prisma.Sql): Promise<Record<string, unknown>[]> {
+/** Column names and value arrays (arrays: a driver builds them at half the cost of objects). */
+function rawRows(db: Db, sql: Prisma.Sql): Promise<RawRows> {
   const read = directReader(db);
-  return read ? read(sql) : db.$queryRaw<Record<string, unknown>[]>(sql);
+  return read ? read(sql) : fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql)); // the latter inside a transaction
 }
 
 /** Rows of one SELECT, each value as Prisma would return it for its column kind. */
 export async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
-  const raws = await rawRows(db, sql);
-  return raws.map((raw) => rowOf<T>(columns, raw));
+  return rowsOf<T>(columns, await rawRows(db, sql));
 }
 
 const inList = (values: readonly string[]) => Prisma.join([...values]);
@@ -223,17 +228,15 @@ export async function openingHoursFor(
 /** Badges these restaurants hold, oldest grant first, each with its badge: one statement. */
 export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string[]): Promise<RestaurantBadgeWithBadge[]> {
   if (restaurantIds.length === 0) return [];
-  const raws = await rawRows(
+  const raw = await rawRows(
     db,
     Prisma.sql`SELECT ${BADGE_GRANT_COLUMNS}
       FROM "RestaurantBadge" rb JOIN "Badge" b ON b."id" = rb."badgeId"
       WHERE rb."restaurantId" IN (${inList(restaurantIds)})
       ORDER BY rb."receivedAt" ASC, rb."badgeId" ASC`,
   );
-  return raws.map((raw) => ({
-    ...rowOf<Omit<RestaurantBadgeWithBadge, "badge">>(RESTAURANT_BADGE, raw),
-    badge: rowOf<RestaurantBadgeWithBadge["badge"]>(BADGE, raw, "badge_"),
-  }));
+  const badges = rowsOf<RestaurantBadgeWithBadge["badge"]>(BADGE, raw, "badge_");
+  return rowsOf<Omit<RestaurantBadgeWithBadge, "badge">>(RESTAURANT_BADGE, raw).map((grant, i) => ({ ...grant, badge: badges[i] }));
 }
 
 /**

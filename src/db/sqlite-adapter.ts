@@ -45,8 +45,8 @@ function createQueue() {
 
 type Acquire = ReturnType<typeof createQueue>;
 
-/** Rows of one SELECT as objects, or undefined while Prisma has not opened the connection yet. */
-export type SqliteRowReader = (sql: string, args: readonly unknown[]) => Promise<Record<string, unknown>[]> | undefined;
+/** Column names and value rows of one SELECT, or undefined while Prisma has not opened the connection yet. */
+export type SqliteRowReader = (sql: string, args: readonly unknown[]) => Promise<{ names: string[]; rows: unknown[][] }> | undefined;
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -82,10 +82,14 @@ function cachePreparedStatements(db: BetterSqlite3.Database): (sql: string) => B
 }
 
 function rowReader(statement: (sql: string) => BetterSqlite3.Statement, acquire: Acquire) {
+  const columnNames = new WeakMap<BetterSqlite3.Statement, string[]>();
   return async (sql: string, args: readonly unknown[]) => {
     const release = await acquire();
     try {
-      return statement(sql).raw(false).all([...args]) as Record<string, unknown>[];
+      const stmt = statement(sql);
+      let names = columnNames.get(stmt);
+      if (!names) columnNames.set(stmt, (names = stmt.columns().map((column) => column.name)));
+      return { names, rows: stmt.raw(true).all([...args]) as unknown[][] };
     } finally {
       release();
     }
