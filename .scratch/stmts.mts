@@ -10,8 +10,8 @@ const r = await db.restaurant.findFirst({ where: { comments: { some: {} } } });
 const login = await app.inject({ method: "POST", url: "/auth/token", payload: { username: "admin", password: "demo-password" } });
 const token = JSON.parse(login.body).token ?? JSON.parse(login.body).access_token;
 sql.length = 0;
-const q = `query($id: ID!) { restaurant(id: $id) { id id title rating commentCount owner { id username firstName avatar } latestComment { id title body rating createdAt author { id username firstName } } } }`;
-const res = await app.inject({ method: "POST", url: "/graphql", headers: { authorization: `Bearer ${token}` }, payload: { query: q, variables: { id: r!.id } } });
+const q = process.argv[2];
+const res = await app.inject({ method: "POST", url: "/graphql", headers: { authorization: `Bearer ${token}` }, payload: { query: q, variables: JSON.parse(process.argv[3] ?? "{}") } });
 console.log(res.statusCode, res.body.slice(0, 200));
 const raw = new Database("/tmp/b.db");
 for (const s of sql) {

@@ -31,19 +31,25 @@ function applyPragmas(db: BetterSqlite3.Database, synchronous: "FULL" | "NORMAL"
   db.pragma("temp_store = MEMORY");
 }
 
-/** A FIFO lock: each holder runs after the previous one released. */
+/** A FIFO lock: each holder runs after the previous one released. `idle`: nobody holds or waits. */
 function createQueue() {
   let tail: Promise<void> = Promise.resolve();
-  return function acquire(): Promise<() => void> {
+  let pending = 0;
+  function acquire(): Promise<() => void> {
+    pending++;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const previous = tail;
     tail = previous.then(() => held);
-    return previous.then(() => release);
-  };
+    return previous.then(() => () => {
+      pending--;
+      release();
+    });
+  }
+  return { acquire, idle: () => pending === 0 };
 }
 
-type Acquire = ReturnType<typeof createQueue>;
+type Queue = ReturnType<typeof createQueue>;
 
 /** Column names and value rows of one SELECT, or undefined while Prisma has not opened the connection yet. */
 export type SqliteRowReader = (sql: string, args: readonly unknown[]) => Promise<{ names: string[]; rows: unknown[][] }> | undefined;
@@ -81,22 +87,28 @@ function cachePreparedStatements(db: BetterSqlite3.Database): (sql: string) => B
   return statement;
 }
 
-function rowReader(statement: (sql: string) => BetterSqlite3.Statement, acquire: Acquire) {
+function rowReader(statement: (sql: string) => BetterSqlite3.Statement, queue: Queue) {
   const columnNames = new WeakMap<BetterSqlite3.Statement, string[]>();
+  const read = (sql: string, args: readonly unknown[]) => {
+    const stmt = statement(sql);
+    let names = columnNames.get(stmt);
+    if (!names) columnNames.set(stmt, (names = stmt.columns().map((column) => column.name)));
+    return { names, rows: stmt.raw(true).all([...args]) as unknown[][] };
+  };
   return async (sql: string, args: readonly unknown[]) => {
-    const release = await acquire();
+    // better-sqlite3 is synchronous: with no transaction open or waiting, nothing can run
+    // between the check and the read, so the queue's promise round trips can be skipped.
+    if (queue.idle()) return read(sql, args);
+    const release = await queue.acquire();
     try {
-      const stmt = statement(sql);
-      let names = columnNames.get(stmt);
-      if (!names) columnNames.set(stmt, (names = stmt.columns().map((column) => column.name)));
-      return { names, rows: stmt.raw(true).all([...args]) as unknown[][] };
+      return read(sql, args);
     } finally {
       release();
     }
   };
 }
 
-function serialised(adapter: SqlDriverAdapter, acquire: Acquire): SqlDriverAdapter {
+function serialised(adapter: SqlDriverAdapter, { acquire }: Queue): SqlDriverAdapter {
   const queued =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
@@ -146,9 +158,9 @@ export function sqliteDriver(url: string, synchronous: "FULL" | "NORMAL"): { fac
       const adapter = await inner.connect();
       const client = (adapter as unknown as { client: BetterSqlite3.Database }).client;
       applyPragmas(client, synchronous);
-      const acquire = createQueue();
-      read = rowReader(cachePreparedStatements(client), acquire);
-      return serialised(adapter, acquire);
+      const queue = createQueue();
+      read = rowReader(cachePreparedStatements(client), queue);
+      return serialised(adapter, queue);
     },
   } as SqlDriverAdapterFactory;
   return { factory, readRows: (sql, args) => read?.(sql, args) };
