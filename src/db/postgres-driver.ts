@@ -15,6 +15,18 @@ const types = {
     oid === TIMESTAMP ? (text: string) => text : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
+/** Statements named once are parsed and planned once per pooled connection (pg keeps them). */
+const MAX_NAMED_STATEMENTS = 1000;
+
+function statementNames() {
+  const names = new Map<string, string>();
+  return (sql: string) => {
+    let name = names.get(sql);
+    if (name === undefined && names.size < MAX_NAMED_STATEMENTS) names.set(sql, (name = `gw_read_${names.size}`));
+    return name; // undefined past the cap: sent unnamed (parsed each time), never wrong
+  };
+}
+
 export function postgresDriver(url: string, poolSize: number): { factory: SqlDriverAdapterFactory; readRows: PostgresRowReader } {
   const inner = new PrismaPg({ connectionString: url, max: poolSize });
   let pool: pg.Pool | undefined;
@@ -28,9 +40,10 @@ export function postgresDriver(url: string, poolSize: number): { factory: SqlDri
     },
     connectToShadowDb: inner.connectToShadowDb.bind(inner),
   } as SqlDriverAdapterFactory;
+  const nameOf = statementNames();
   const readRows: PostgresRowReader = (sql, args) =>
     pool
-      ?.query<unknown[]>({ text: sql, values: [...args], types, rowMode: "array" })
+      ?.query<unknown[]>({ name: nameOf(sql), text: sql, values: [...args], types, rowMode: "array" })
       .then((result) => ({ names: result.fields.map((field) => field.name), rows: result.rows }));
   return { factory, readRows };
 }
