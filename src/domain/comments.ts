@@ -4,7 +4,7 @@
 // database, so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
-import { latestCommentsFor } from "../db/reads.ts";
+import { latestCommentsFor, type CommentWithAuthor } from "../db/reads.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
@@ -61,7 +61,7 @@ export async function listComments(db: Db, restaurantId: string, page: PageArgs)
  * statement whatever the number of restaurants (see db/reads.ts).
  */
 export async function latestComments(db: Db, restaurantIds: readonly string[]) {
-  const latest = new Map<string, Comment>();
+  const latest = new Map<string, CommentWithAuthor>();
   for (const comment of await latestCommentsFor(db, restaurantIds)) latest.set(comment.restaurantId, comment);
   return latest;
 }

@@ -1,7 +1,7 @@
 // Batch-loading helpers shared by resolver files.
 import { badInput } from "../domain/errors.ts";
 import { idProblem } from "../domain/text.ts";
-import { groceriesByIds, restaurantsByIds, usersByIds } from "../db/reads.ts";
+import { groceriesByIds, restaurantsByIds, usersByIds, type UserRow } from "../db/reads.ts";
 import type { Context } from "./context.ts";
 
 /** Orders rows fetched for `keys` back into key order (null where none), as DataLoader expects. */
@@ -37,10 +37,16 @@ async function rowsById<R extends { id: string }>(ids: readonly string[], find: 
   });
 }
 
-export const loadUser = (ctx: Context, id: string) =>
-  ctx
-    .loader("userById", (ids: readonly string[]) => rowsById(ids, (some) => usersByIds(ctx.db, some)))
-    .load(id);
+const userLoader = (ctx: Context) =>
+  ctx.loader("userById", (ids: readonly string[]) => rowsById(ids, (some) => usersByIds(ctx.db, some)));
+
+export const loadUser = (ctx: Context, id: string) => userLoader(ctx).load(id);
+
+/** Users another statement already brought (a comment's author): later loads need no statement. */
+export function primeUsers(ctx: Context, users: Iterable<UserRow>) {
+  const loader = userLoader(ctx);
+  for (const user of users) loader.prime(user.id, user);
+}
 
 export const loadRestaurant = (ctx: Context, id: string) =>
   ctx

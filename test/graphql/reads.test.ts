@@ -257,13 +257,17 @@ describe("lists that follow a restaurant", () => {
     );
   });
 
-  it("latestCommentsFor gives the newest comment of each restaurant (higher id on a tie), in one statement", async () => {
+  it("latestCommentsFor gives the newest comment of each restaurant (higher id on a tie) with its author, in one statement", async () => {
     s.sql.length = 0;
     const raw = await reads.latestCommentsFor(s.db, [...ids.restaurants, ...UNKNOWN]);
     expect(s.sql).toHaveLength(1);
     const prisma = [];
     for (const restaurantId of ids.restaurants) {
-      const newest = await s.db.comment.findFirst({ where: { restaurantId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+      const newest = await s.db.comment.findFirst({
+        where: { restaurantId },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        include: { author: true },
+      });
       if (newest) prisma.push(newest);
     }
     expect(raw).toHaveLength(2); // `bare` has no comment
@@ -304,6 +308,18 @@ describe("lists that follow a grocery", () => {
 });
 
 describe("through the API", () => {
+  it("a latest comment's author comes with the comment: no statement of its own", async () => {
+    const { token } = await s.signUp("author_reader");
+    const query = `query($id: ID!) { restaurant(id: $id) { latestComment { id author { id username } } } }`;
+    await s.graphql(query, { id: ids.restaurants[0] }, token); // the token is now in the session cache
+    s.sql.length = 0;
+    const r = await s.graphql(query, { id: ids.restaurants[0] }, token);
+    expect(r.errors).toBeUndefined();
+    expect(s.sql).toHaveLength(2); // the restaurant; the latest comment with its author
+    const comment = await s.db.comment.findUnique({ where: { id: r.data.restaurant.latestComment.id }, include: { author: true } });
+    expect(r.data.restaurant.latestComment.author).toEqual({ id: comment!.author.id, username: comment!.author.username });
+  });
+
   it("a restaurant by id with owner, rating and latest comment answers the seeded values", async () => {
     const { token } = await s.signUp("reader");
     const r = await s.graphql(

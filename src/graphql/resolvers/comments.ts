@@ -3,13 +3,14 @@ import * as comments from "../../domain/comments.ts";
 import type { Comment } from "../../domain/comments.ts";
 import type { PageArgs } from "../../domain/pagination.ts";
 import { viewerOf, type Context } from "../context.ts";
-import { loadRestaurant, loadUser } from "../loaders.ts";
+import { loadRestaurant, loadUser, primeUsers } from "../loaders.ts";
 
 /** The newest comment of each restaurant asked for in this request, fetched together. */
 const loadLatestComment = (ctx: Context, restaurantId: string) =>
   ctx
     .loader("latestCommentByRestaurant", async (ids: readonly string[]) => {
       const latest = await comments.latestComments(ctx.db, ids);
+      primeUsers(ctx, [...latest.values()].map((comment) => comment.author));
       return ids.map((id) => latest.get(id) ?? null);
     })
     .load(restaurantId);
