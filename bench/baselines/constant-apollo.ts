@@ -3,6 +3,7 @@
 // loaders, limits, metrics) costs throughput, so this bounds the restaurant-by-id scenario.
 // Run: PORT=4100 node --import tsx bench/baselines/constant-apollo.ts
 import { ApolloServer } from "@apollo/server";
+import { ApolloServerPluginCacheControlDisabled } from "@apollo/server/plugin/disabled";
 import fastifyApollo, { fastifyApolloDrainPlugin } from "@as-integrations/fastify";
 import Fastify from "fastify";
 
@@ -44,7 +45,8 @@ const resolvers = {
 };
 
 const app = Fastify({ logger: false });
-const apollo = new ApolloServer({ typeDefs, resolvers, plugins: [fastifyApolloDrainPlugin(app)] });
+// The same Apollo plugins the service's GraphQL layer always has (src/graphql/plugin.ts).
+const apollo = new ApolloServer({ typeDefs, resolvers, plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginCacheControlDisabled()] });
 await apollo.start();
 await app.register(fastifyApollo(apollo), { path: "/graphql" });
 app.get("/healthz", async () => ({ status: "ok" }));

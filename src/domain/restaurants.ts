@@ -273,8 +273,9 @@ export function addressOf(r: RestaurantRow) {
     district: r.district,
     country: r.country,
   };
-  const empty = !geo && Object.values(parts).every((v) => v == null || v === "");
-  return empty ? null : { ...parts, geo };
+  let given = geo !== null;
+  for (const key in parts) given ||= Boolean(parts[key as keyof typeof parts]); // null and "" are not given
+  return given ? { ...parts, geo } : null;
 }
 
 /** A stored opening period; it runs past midnight when it closes earlier than it opens. */
