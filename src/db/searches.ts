@@ -1,5 +1,5 @@
-// Search pages as raw SQL, for the reason given in reads.ts: a page and its total in two
-// statements, with none of Prisma's per-query compile cost. The filter becomes a WHERE clause
+// Search pages as raw SQL, for the reason given in reads.ts: a page in one statement, and its
+// total in a second one only when asked, with none of Prisma's per-query compile cost. The filter becomes a WHERE clause
 // both databases read alike. Title search is a literal substring test: LIKE with its wildcards
 // escaped (Prisma's `contains` leaves them live, prisma/orm#19506).
 import { Prisma } from "../../generated/sqlite/client.ts";
@@ -41,11 +41,13 @@ const RESTAURANT_ORDERS: Record<RestaurantQuery["sort"], Prisma.Sql> = {
   NEWEST: Prisma.raw(`"createdAt" DESC, "id" DESC`),
 };
 
-async function pageAndTotal<T>(db: Db, page: Prisma.Sql, total: Prisma.Sql, columns: Parameters<typeof query>[1]) {
-  const [items, [count]] = await Promise.all([query<T>(db, columns, page), query<{ n: number }>(db, { n: "int" }, total)]);
-  return { items, total: count?.n ?? 0 };
+/** One more row than the page (it tells whether a next page exists), and the total on demand. */
+async function pageAndCount<T>(db: Db, page: Prisma.Sql, count: Prisma.Sql, columns: Parameters<typeof query>[1]) {
+  const rows = await query<T>(db, columns, page);
+  return { rows, count: async () => (await query<{ n: number }>(db, { n: "int" }, count))[0]?.n ?? 0 };
 }
 
+/** Restaurants matching every condition, in the order asked (the id breaks ties). */
 export function restaurantPage(db: Db, q: RestaurantQuery, window: Window) {
   const conditions: Prisma.Sql[] = [];
   if (q.titleKey) conditions.push(titleContains(q.titleKey));
@@ -53,10 +55,10 @@ export function restaurantPage(db: Db, q: RestaurantQuery, window: Window) {
   if (q.cityKey) conditions.push(Prisma.sql`"citySearch" = ${q.cityKey}`);
   if (q.canHomeDeliver != null) conditions.push(Prisma.raw(`"canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
   const where = whereAll(conditions);
-  return pageAndTotal<RestaurantRow>(
+  return pageAndCount<RestaurantRow>(
     db,
     Prisma.sql`SELECT ${RESTAURANT_COLUMNS} FROM "Restaurant" ${where}
-      ORDER BY ${RESTAURANT_ORDERS[q.sort]} LIMIT ${window.take} OFFSET ${window.skip}`,
+      ORDER BY ${RESTAURANT_ORDERS[q.sort]} LIMIT ${window.take + 1} OFFSET ${window.skip}`,
     Prisma.sql`SELECT COUNT(*) AS "n" FROM "Restaurant" ${where}`,
     RESTAURANT,
   );
@@ -68,10 +70,10 @@ export function groceryPage(db: Db, q: GroceryQuery, window: Window) {
   if (q.titleKey) conditions.push(titleContains(q.titleKey));
   for (const tag of q.tags) conditions.push(hasTag("Grocery", tag));
   const where = whereAll(conditions);
-  return pageAndTotal<GroceryRow>(
+  return pageAndCount<GroceryRow>(
     db,
     Prisma.sql`SELECT ${GROCERY_COLUMNS} FROM "Grocery" ${where}
-      ORDER BY "createdAt" DESC, "id" DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+      ORDER BY "createdAt" DESC, "id" DESC LIMIT ${window.take + 1} OFFSET ${window.skip}`,
     Prisma.sql`SELECT COUNT(*) AS "n" FROM "Grocery" ${where}`,
     GROCERY,
   );

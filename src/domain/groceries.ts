@@ -7,7 +7,7 @@ import type { Db, Prisma } from "../db/client.ts";
 import { groceryPage } from "../db/searches.ts";
 import { deleteUpload, saveImage, type IncomingFile, type UploadSettings } from "../storage/uploads.ts";
 import { badInput, notFound } from "./errors.ts";
-import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
+import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { removeFromShoppingList } from "./shopping-list.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
@@ -197,10 +197,10 @@ export const groceryFilter = z
   .nullish();
 
 /** Groceries matching every filter given, newest first (the id breaks ties). An empty value matches everything. */
-export async function searchGroceries(db: Db, args: { filter?: unknown } & PageArgs): Promise<Connection<GroceryRow>> {
+export async function searchGroceries(db: Db, args: { filter?: unknown } & PageArgs): Promise<LazyConnection<GroceryRow>> {
   const window = pageWindow(args);
   const filter = parseInput(groceryFilter, args.filter);
-  const { items, total } = await groceryPage(
+  const { rows, count } = await groceryPage(
     db,
     {
       titleKey: filter?.title ? searchKey(filter.title) : undefined,
@@ -208,7 +208,7 @@ export async function searchGroceries(db: Db, args: { filter?: unknown } & PageA
     },
     window,
   );
-  return toConnection(items, total, window);
+  return toLazyConnection(rows, window, count);
 }
 
 /** Path where a cover file is served. */

@@ -51,3 +51,22 @@ export function toConnection<T>(items: T[], totalCount: number, window: PageWind
     totalCount,
   };
 }
+
+/**
+ * A connection whose total is counted only when asked for: GraphQL's default resolver calls the
+ * `totalCount` function only if the field is selected (the REST shim never selects it), so a
+ * search that is not asked for its total skips the statement that would scan every match.
+ * `fetched` holds up to `take + 1` items: the extra one tells that a next page exists.
+ */
+export type LazyConnection<T> = Omit<Connection<T>, "totalCount"> & { totalCount: () => Promise<number> };
+
+export function toLazyConnection<T>(fetched: T[], window: PageWindow, count: () => Promise<number>): LazyConnection<T> {
+  const items = fetched.slice(0, window.take);
+  const { totalCount: _, ...page } = toConnection(items, 0, window);
+  let counted: Promise<number> | undefined;
+  return {
+    ...page,
+    pageInfo: { ...page.pageInfo, hasNextPage: fetched.length > window.take },
+    totalCount: () => (counted ??= count()),
+  };
+}

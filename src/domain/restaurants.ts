@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import { restaurantPage, type RestaurantQuery } from "../db/searches.ts";
 import { notFound } from "./errors.ts";
-import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
+import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
@@ -253,10 +253,10 @@ function queryOf(filter: z.output<typeof restaurantFilter>, sort: RestaurantSort
 export async function searchRestaurants(
   db: Db,
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
-): Promise<Connection<RestaurantRow>> {
+): Promise<LazyConnection<RestaurantRow>> {
   const window = pageWindow(args);
-  const { items, total } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window);
-  return toConnection(items, total, window);
+  const { rows, count } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window);
+  return toLazyConnection(rows, window, count);
 }
 
 // ---- Reading back ----------------------------------------------------------------------------

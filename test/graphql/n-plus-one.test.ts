@@ -119,3 +119,39 @@ describe("restaurants page cost", () => {
     expect(fifty.statements, fifty.sql.join("\n")).toBeLessThanOrEqual(16);
   });
 });
+
+describe("search totals are counted only when asked for", () => {
+  const SEARCH = `query($first: Int, $offset: Int, $total: Boolean!) { restaurants(first: $first, offset: $offset, sort: TITLE) {
+    totalCount @include(if: $total) pageInfo { hasNextPage } nodes { title } } }`;
+  const counts = (sql: string[]) => sql.filter((q) => /COUNT\(\*\)/i.test(q)).length;
+
+  it("no COUNT statement unless totalCount is selected; hasNextPage is right either way", async () => {
+    await s.graphql(SEARCH, { first: 1, total: false }, viewer.token); // token now in the session cache
+    for (const [first, offset, next] of [
+      [10, 40, false], // the last page exactly: 40..49
+      [10, 39, true], // one row left after it
+      [49, 0, true],
+      [50, 0, false],
+    ] as const) {
+      for (const total of [false, true]) {
+        s.sql.length = 0;
+        const r = await s.graphql(SEARCH, { first, offset, total }, viewer.token);
+        expect(r.errors).toBeUndefined();
+        expect(r.data.restaurants.nodes).toHaveLength(Math.min(first, 50 - offset));
+        expect(r.data.restaurants.pageInfo.hasNextPage, `first ${first}, offset ${offset}`).toBe(next);
+        expect(counts(s.sql)).toBe(total ? 1 : 0);
+        if (total) expect(r.data.restaurants.totalCount).toBe(50);
+      }
+    }
+  });
+
+  it("the REST search, which never shows a total, sends no COUNT", async () => {
+    s.sql.length = 0;
+    const res = await s.fetch("/restaurants?limit=5", { token: viewer.token });
+    expect(res.status).toBe(200);
+    expect(counts(s.sql)).toBe(0);
+    s.sql.length = 0;
+    expect((await s.fetch("/groceries?title=a", { token: viewer.token })).status).toBe(200);
+    expect(counts(s.sql)).toBe(0);
+  });
+});
