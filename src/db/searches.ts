@@ -21,9 +21,11 @@ export type GroceryQuery = { titleKey?: string; tags: TagCondition<"CATEGORY">[]
 
 export type Window = { skip: number; take: number };
 
-const likeLiteral = (key: string) => `%${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+// "!" escapes LIKE's wildcards: unlike a backslash, it means the same in SQLite and in
+// PostgreSQL whatever standard_conforming_strings says.
+const likeLiteral = (key: string) => `%${key.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 
-const titleContains = (key: string) => Prisma.sql`"titleSearch" LIKE ${likeLiteral(key)} ESCAPE '\\'`;
+const titleContains = (key: string) => Prisma.sql`"titleSearch" LIKE ${likeLiteral(key)} ESCAPE '!'`;
 
 function hasTag(table: "Restaurant" | "Grocery", { kind, key }: TagCondition<string>) {
   const [tags, owner] = table === "Restaurant" ? [`"RestaurantTag"`, `"restaurantId"`] : [`"GroceryTag"`, `"groceryId"`];

@@ -246,7 +246,7 @@ describe("groceries search", () => {
   let c: TestServer; // its own database, so counts and orders are exact
   let u: User;
   let v: User;
-  const titles = ["Green Apples", "apple juice", "Pineapple", "Bananas", "ÉPICES douces", "Épinards", "100% Cocoa", "Cocoa_nibs", "Back\\slash"];
+  const titles = ["Green Apples", "apple juice", "Pineapple", "Bananas! Ripe", "ÉPICES douces", "Épinards", "100% Cocoa", "Cocoa_nibs", "Back\\slash"];
 
   beforeAll(async () => {
     c = await startServer();
@@ -274,7 +274,10 @@ describe("groceries search", () => {
     expect(await titlesOf({ title: "nothing like it" })).toEqual([]);
   });
 
-  it("treats %, _ and \\ in the title filter as plain characters", async () => {
+  it("treats %, _, \\ and ! (the escape character) in the title filter as plain characters", async () => {
+    expect(await titlesOf({ title: "!" })).toEqual(["Bananas! Ripe"]);
+    expect(await titlesOf({ title: "s! r" })).toEqual(["Bananas! Ripe"]);
+    expect(await titlesOf({ title: "!%" })).toEqual([]);
     expect(await titlesOf({ title: "%" })).toEqual(["100% Cocoa"]);
     expect(await titlesOf({ title: "0% c" })).toEqual(["100% Cocoa"]);
     expect(await titlesOf({ title: "_" })).toEqual(["Cocoa_nibs"]);
