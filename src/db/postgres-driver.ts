@@ -3,9 +3,10 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
+import type { RawRows } from "./client.ts";
 
 /** Column names and value rows of one SELECT, or undefined while Prisma has not opened the pool yet. */
-export type PostgresRowReader = (sql: string, args: readonly unknown[]) => Promise<{ names: string[]; rows: unknown[][] }> | undefined;
+export type PostgresRowReader = (sql: string, args: readonly unknown[]) => Promise<RawRows> | undefined;
 
 const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
 

@@ -1,7 +1,7 @@
 // Search pages as raw SQL, for the reason given in reads.ts: a page in one statement, and its
-// total in a second one only when asked, with none of Prisma's per-query compile cost. The filter becomes a WHERE clause
-// both databases read alike. Title search is a literal substring test: LIKE with its wildcards
-// escaped (Prisma's `contains` leaves them live, prisma/orm#19506).
+// total in a second one only when asked, with none of Prisma's per-query compile cost. The
+// filter becomes a WHERE clause both databases read alike. Title search is a literal substring
+// test: LIKE with its wildcards escaped (Prisma's `contains` leaves them live, prisma/orm#19506).
 import { Prisma } from "../../generated/sqlite/client.ts";
 import type { Db } from "./client.ts";
 import { GROCERY, GROCERY_COLUMNS, query, RESTAURANT, RESTAURANT_COLUMNS, type GroceryRow, type RestaurantRow } from "./reads.ts";

@@ -8,6 +8,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import type { RawRows } from "./client.ts";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 
@@ -52,7 +53,7 @@ function createQueue() {
 type Queue = ReturnType<typeof createQueue>;
 
 /** Column names and value rows of one SELECT, or undefined while Prisma has not opened the connection yet. */
-export type SqliteRowReader = (sql: string, args: readonly unknown[]) => Promise<{ names: string[]; rows: unknown[][] }> | undefined;
+export type SqliteRowReader = (sql: string, args: readonly unknown[]) => Promise<RawRows> | undefined;
 
 const STATEMENT_CACHE_SIZE = 500;
 
