@@ -17,23 +17,21 @@ export type DatabaseOptions = Config["database"] & {
 /** A SELECT's result: column names, and each row's values in that order. */
 export type RawRows = { names: string[]; rows: unknown[][] };
 
-/** Runs a SELECT on the connection Prisma uses, without Prisma's query compiler (see reads.ts). */
-export type RowReader = (sql: Prisma.Sql) => Promise<RawRows>;
+const directReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows> | undefined>();
 
-const rowReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows> | undefined>();
+/** Whether `db` reads straight from its connection (a client made by createDb, not a transaction's). */
+export const readsDirectly = (db: Db) => directReaders.has(db);
 
 /**
- * The direct reader of a client made by createDb, once its connection is open; undefined for a
- * transaction's client (its reads must stay inside the transaction) or before the first query.
+ * Runs a SELECT without Prisma's query compiler (see reads.ts), on the connection Prisma opened.
+ * A transaction's client (its reads must see its own writes), or a client whose connection is
+ * not open yet, goes through `$queryRaw` instead.
  */
-export function directReader(db: Db): RowReader | undefined {
-  const read = rowReaders.get(db);
-  if (!read) return undefined;
-  return (sql) => read(sql) ?? fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
+export function readRows(db: Db, sql: Prisma.Sql): Promise<RawRows> {
+  return directReaders.get(db)?.(sql) ?? fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
 }
 
-/** What `$queryRaw` returns (row objects), as RawRows. */
-export async function fromObjects(pending: Promise<Record<string, unknown>[]>): Promise<RawRows> {
+async function fromObjects(pending: Promise<Record<string, unknown>[]>): Promise<RawRows> {
   const objects = await pending;
   const names = objects.length > 0 ? Object.keys(objects[0]) : [];
   return { names, rows: objects.map((object) => names.map((name) => object[name])) };
@@ -49,7 +47,7 @@ export function createDb(options: DatabaseOptions): Db {
       : (new PostgresClient({ adapter: driver.factory, log: log as never }) as unknown as Db);
   const onQuery = options.onQuery;
   const placeholders = options.provider === "sqlite" ? (sql: Prisma.Sql) => sql.sql : (sql: Prisma.Sql) => sql.text;
-  rowReaders.set(client, (sql) => {
+  directReaders.set(client, (sql) => {
     const text = placeholders(sql);
     if (!onQuery) return driver.readRows(text, sql.values);
     const startedAt = new Date();

@@ -1,7 +1,7 @@
 // Hot read paths (rows by id, and the lists that follow a page of restaurants or groceries) as raw
 // SQL. Prisma 6.19 compiles every query in WebAssembly with no plan cache (~0.5 ms for an API
-// query, ~0.1 ms even for `$queryRaw`); these run on Prisma's own connection through
-// `directReader` (client.ts), which skips that step, or through `$queryRaw` inside a transaction. Each function returns exactly what the equivalent Prisma call
+// query, ~0.1 ms even for `$queryRaw`); these run on Prisma's own connection without that step
+// (`readRows` in client.ts). Each function returns exactly what the equivalent Prisma call
 // returns (test/graphql/reads.test.ts compares them on both databases), so callers cannot tell.
 // Writes stay on the Prisma API. When Prisma caches query plans (7.4+), this module can go.
 //
@@ -10,7 +10,7 @@
 // (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
 // normaliser of its column's kind.
 import { Prisma } from "../../generated/sqlite/client.ts";
-import { directReader, fromObjects, type Db, type RawRows } from "./client.ts";
+import { readRows, type Db, type RawRows } from "./client.ts";
 
 // ---- Values: one normaliser per column kind ----------------------------------------------------
 
@@ -136,15 +136,9 @@ function rowsOf<T>(columns: Columns, raw: RawRows, prefix = ""): T[] {
   });
 }
 
-/** Column names and value arrays (arrays: a driver builds them at half the cost of objects). */
-function rawRows(db: Db, sql: Prisma.Sql): Promise<RawRows> {
-  const read = directReader(db);
-  return read ? read(sql) : fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql)); // the latter inside a transaction
-}
-
 /** Rows of one SELECT, each value as Prisma would return it for its column kind. */
 export async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
-  return rowsOf<T>(columns, await rawRows(db, sql));
+  return rowsOf<T>(columns, await readRows(db, sql));
 }
 
 const inList = (values: readonly string[]) => Prisma.join([...values]);
@@ -228,7 +222,7 @@ export async function openingHoursFor(
 /** Badges these restaurants hold, oldest grant first, each with its badge: one statement. */
 export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string[]): Promise<RestaurantBadgeWithBadge[]> {
   if (restaurantIds.length === 0) return [];
-  const raw = await rawRows(
+  const raw = await readRows(
     db,
     Prisma.sql`SELECT ${BADGE_GRANT_COLUMNS}
       FROM "RestaurantBadge" rb JOIN "Badge" b ON b."id" = rb."badgeId"
@@ -251,7 +245,7 @@ const LATEST_COMMENT_COLUMNS = Prisma.sql`${COMMENT_COLUMNS}, ${selectList(USER,
  */
 export async function latestCommentsFor(db: Db, restaurantIds: readonly string[]): Promise<CommentWithAuthor[]> {
   if (restaurantIds.length === 0) return [];
-  const raw = await rawRows(
+  const raw = await readRows(
     db,
     Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId" WHERE c."id" IN (
         SELECT (SELECT n."id" FROM "Comment" n WHERE n."restaurantId" = r."id" ORDER BY n."createdAt" DESC, n."id" DESC LIMIT 1)

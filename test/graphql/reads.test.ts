@@ -3,7 +3,7 @@
 // values, same order within each list. Seeded rows hold every kind of value: nulls, floats,
 // dates with milliseconds, booleans both ways, unicode, quotes, ties.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { directReader } from "../../src/db/client.ts";
+import { readsDirectly } from "../../src/db/client.ts";
 import * as reads from "../../src/db/reads.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -153,7 +153,7 @@ describe("value normalisers (what either driver may hand back for a computed col
 
 describe("the connection reads run on", () => {
   it("reads straight from Prisma's open connection, and counts each statement", async () => {
-    expect(directReader(s.db)).toBeDefined();
+    expect(readsDirectly(s.db)).toBe(true);
     const before = s.sql.length;
     await reads.usersByIds(s.db, ids.users);
     expect(s.sql.slice(before).filter((q) => q.includes(`FROM "User"`))).toHaveLength(1);
@@ -161,7 +161,7 @@ describe("the connection reads run on", () => {
 
   it("inside a transaction, reads go through the transaction (they see its own writes)", async () => {
     await s.db.$transaction(async (tx) => {
-      expect(directReader(tx as typeof s.db)).toBeUndefined();
+      expect(readsDirectly(tx as typeof s.db)).toBe(false);
       const user = await tx.user.create({ data: { username: "in_tx", passwordHash: "h", firstName: "Tx" } });
       expect(await reads.usersByIds(tx as typeof s.db, [user.id])).toHaveLength(1);
       throw new Error("roll back");
