@@ -17,6 +17,9 @@ export type DatabaseOptions = Config["database"] & {
 /** A SELECT's result: column names, and each row's values in that order. */
 export type RawRows = { names: string[]; rows: unknown[][] };
 
+/** A driver's reader of one SELECT (text with the driver's placeholders, and its values); undefined until Prisma opened the connection. */
+export type DriverReader = (sql: string, args: readonly unknown[]) => Promise<RawRows> | undefined;
+
 const directReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows> | undefined>();
 
 /** Whether `db` reads straight from its connection (a client made by createDb, not a transaction's). */

@@ -3,10 +3,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
-import type { RawRows } from "./client.ts";
-
-/** Column names and value rows of one SELECT, or undefined while Prisma has not opened the pool yet. */
-export type PostgresRowReader = (sql: string, args: readonly unknown[]) => Promise<RawRows> | undefined;
+import type { DriverReader } from "./client.ts";
 
 const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
 
@@ -28,7 +25,7 @@ function statementNames() {
   };
 }
 
-export function postgresDriver(url: string, poolSize: number): { factory: SqlDriverAdapterFactory; readRows: PostgresRowReader } {
+export function postgresDriver(url: string, poolSize: number): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
   const inner = new PrismaPg({ connectionString: url, max: poolSize });
   let pool: pg.Pool | undefined;
   const factory = {
@@ -42,7 +39,7 @@ export function postgresDriver(url: string, poolSize: number): { factory: SqlDri
     connectToShadowDb: inner.connectToShadowDb.bind(inner),
   } as SqlDriverAdapterFactory;
   const nameOf = statementNames();
-  const readRows: PostgresRowReader = (sql, args) =>
+  const readRows: DriverReader = (sql, args) =>
     pool
       ?.query<unknown[]>({ name: nameOf(sql), text: sql, values: [...args], types, rowMode: "array" })
       .then((result) => ({ names: result.fields.map((field) => field.name), rows: result.rows }));

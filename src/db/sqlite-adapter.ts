@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import type { RawRows } from "./client.ts";
+import type { DriverReader } from "./client.ts";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 
@@ -51,9 +51,6 @@ function createQueue() {
 }
 
 type Queue = ReturnType<typeof createQueue>;
-
-/** Column names and value rows of one SELECT, or undefined while Prisma has not opened the connection yet. */
-export type SqliteRowReader = (sql: string, args: readonly unknown[]) => Promise<RawRows> | undefined;
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -149,7 +146,7 @@ function serialised(adapter: SqlDriverAdapter, { acquire }: Queue): SqlDriverAda
 }
 
 /** The adapter factory for Prisma, and a reader of the same connection once Prisma opened it. */
-export function sqliteDriver(url: string, synchronous: "FULL" | "NORMAL"): { factory: SqlDriverAdapterFactory; readRows: SqliteRowReader } {
+export function sqliteDriver(url: string, synchronous: "FULL" | "NORMAL"): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
   const inner = new PrismaBetterSQLite3({ url: `file:${prepareSqliteFile(url)}` });
   let read: ReturnType<typeof rowReader> | undefined;
   const factory = {
