@@ -1,7 +1,6 @@
 // One HTTP server: /graphql, the REST routes, health checks. Built from config and a database
 // client so tests can start real servers on random ports.
 import Fastify, { type FastifyInstance } from "fastify";
-import formbody from "@fastify/formbody";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { contextFactory } from "./graphql/context.ts";
@@ -15,6 +14,7 @@ import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
 import { clientErrorHandler, errorHandlingPlugin, frameworkErrors } from "./http/errors.ts";
 import { utf8JsonParser } from "./http/json-body.ts";
+import { formBodyPlugin } from "./http/form-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
 import { loggerOptions } from "./http/logging.ts";
 import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, type Metrics } from "./http/metrics.ts";
@@ -63,7 +63,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(securityPlugin, { config });
   await app.register(rateLimitPlugin, { config });
   await app.register(metricsPlugin, { config, metrics });
-  await app.register(formbody);
+  await app.register(formBodyPlugin);
   await app.register(healthPlugin, { db });
   await app.register(explorerPlugin);
   const apollo = await createApollo(app, {

@@ -11,7 +11,7 @@ import { legacyBodyParsers } from "./body-parsers.ts";
 import { errorBody, statusForCode } from "./errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart } from "./multipart.ts";
-import { bodyProblem, restRequest } from "./request.ts";
+import { bodyProblem, queryProblem, restRequest } from "./request.ts";
 import type { HttpMethod, RestRoute } from "./route.ts";
 
 export type RestPluginOptions = {
@@ -71,7 +71,7 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
           return reply.code(statusForCode(known.code)).send(errorBody(known));
         }
       }
-      const problem = bodyProblem(request, sentBody);
+      const problem = queryProblem(request) ?? bodyProblem(request, sentBody);
       if (problem) return reply.code(400).send(errorBody({ code: "BAD_REQUEST", message: problem }));
       const req = restRequest(request, sentBody);
       const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];

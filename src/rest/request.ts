@@ -2,6 +2,7 @@
 // Form, multipart and query keys in bracket notation are expanded the way legacy clients (PHP,
 // jQuery, Rails) write them: `tags[]=a&tags[]=b`, `opening_hours[0][open]=08:00`, `address[city]=X`.
 import type { FastifyRequest } from "fastify";
+import { undecodableEscape } from "../http/utf8.ts";
 import type { RestRequest } from "./route.ts";
 
 const asRecord = (v: unknown): Record<string, unknown> =>
@@ -61,6 +62,16 @@ export function expandBrackets(flat: Record<string, unknown>): Record<string, un
     put(node, segments[segments.length - 1], value);
   }
   return Object.fromEntries(Object.keys(root.entries).map((k) => [k, finalize(root.entries[k])]));
+}
+
+/**
+ * Why the query string cannot be read, or null. Its parser keeps an escape that is not UTF-8
+ * ("?comment=caf%E9") as literal text, which a write would store changed and a search would miss.
+ */
+export function queryProblem(request: FastifyRequest): string | null {
+  const at = request.url.indexOf("?");
+  const escape = at < 0 ? undefined : undecodableEscape(request.url.slice(at + 1));
+  return escape ? `The query string has ${escape}, which is not UTF-8 once decoded; %-encode the UTF-8 bytes of the text.` : null;
 }
 
 const FORM = /^application\/x-www-form-urlencoded\b/i;

@@ -277,6 +277,16 @@ function envelopes(route: RestRoute, fields: Record<string, unknown>) {
       headers: { "content-type": "application/json" },
       body: Buffer.concat([Buffer.from(json.slice(0, -1) + (json.length > 2 ? "," : "") + '"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
     },
+    {
+      label: "a Latin-1 byte in a form",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: Buffer.concat([Buffer.from(`${queryString(Object.entries(fields))}&note=caf`), Buffer.from([0xe9])]),
+    },
+    {
+      label: "a %-escape that is not UTF-8 in a form",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `${queryString(Object.entries(fields))}&note=caf%E9`,
+    },
     { label: "text/plain", headers: { "content-type": "text/plain" }, body: json },
     { label: "application/xml", headers: { "content-type": "application/xml" }, body: "<restaurant><title>x</title></restaurant>" },
     { label: "JSON labelled as a form", headers: { "content-type": "application/x-www-form-urlencoded" }, body: json },
