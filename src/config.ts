@@ -72,6 +72,7 @@ const schema = z.object({
   GRAPHQL_MAX_COST: integer(20_000, 100, 10_000_000),
   GRAPHQL_MAX_TOKENS: integer(3000, 100, 1_000_000),
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
+  GRAPHQL_EXPLORER: z.enum(["true", "false"]).default("true"),
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
   METRICS_TOKEN: z.string().min(16, { message: "must have at least 16 characters" }).optional(),
   TRACING: z.enum(["off", "otlp", "console"]).default("off"),
@@ -103,7 +104,8 @@ export type Config = {
   corsOrigins: string[];
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
   trustProxy: boolean | number | string[];
-  graphql: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean };
+  /** `explorer`: the IDE at /explorer, and GET /graphql from a browser sending it there. */
+  graphql: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean; explorer: boolean };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
   /**
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: s.GRAPHQL_MAX_COST,
       maxTokens: s.GRAPHQL_MAX_TOKENS,
       introspection: s.GRAPHQL_INTROSPECTION === "true",
+      explorer: s.GRAPHQL_EXPLORER === "true",
     },
     metrics: { enabled: s.METRICS_ENABLED === "true", token: s.METRICS_TOKEN },
     tracing: { exporter: s.TRACING, sampleRatio: s.TRACING_SAMPLE_RATIO, serviceName: s.OTEL_SERVICE_NAME },

@@ -75,7 +75,7 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
 const address = await app.listen({ port: config.port, host: config.host }); // Fastify logs "Server listening at …"
-const facts = { address, emptyDatabase: (await db.user.count().catch(() => 1)) === 0 };
+const facts = { address, emptyDatabase: (await db.user.count().catch(() => 1)) === 0, explorer: config.graphql.explorer };
 // A block for a person at a terminal (as with pretty logs); log lines for everything else.
 if (process.stdout.isTTY && config.env !== "production") console.log(bannerText(facts));
 else logBanner(app.log, facts);

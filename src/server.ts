@@ -65,11 +65,12 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(metricsPlugin, { config, metrics });
   await app.register(formBodyPlugin);
   await app.register(healthPlugin, { db });
-  await app.register(explorerPlugin);
+  if (config.graphql.explorer) await app.register(explorerPlugin);
   const apollo = await createApollo(app, {
     schema,
     limits: operationLimits(config),
     introspection: config.graphql.introspection,
+    explorer: config.graphql.explorer,
     plugins: [graphqlErrorMetricsPlugin(metrics)],
   });
   await app.register(graphqlPlugin, {

@@ -107,6 +107,22 @@ describe("GET /graphql from a browser", () => {
   });
 });
 
+describe("GRAPHQL_EXPLORER=false", () => {
+  it("serves no IDE and no landing page, in production too, while operations still run", async () => {
+    const off = await startServer({ GRAPHQL_EXPLORER: "false", NODE_ENV: "production" });
+    try {
+      expect((await off.fetch("/explorer")).status).toBe(404);
+      const browser = await off.fetch("/graphql", { headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" } });
+      expect(browser.headers.get("content-type") ?? "").not.toMatch(/text\/html/);
+      expect(await browser.text()).not.toMatch(/explorer|<html/i);
+      const r = await off.graphql("{ __typename }");
+      expect(r.data).toEqual({ __typename: "Query" });
+    } finally {
+      await off.close();
+    }
+  });
+});
+
 describe("in headless Chromium with no internet access", () => {
   let profile: string;
   let ctx: BrowserContext;

@@ -1,7 +1,7 @@
 // /graphql over HTTP: Apollo Server behind Fastify. The context is built by the same factory the
 // REST shim uses, with the token from the Authorization header or the access_token query parameter.
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
-import { ApolloServerPluginCacheControlDisabled } from "@apollo/server/plugin/disabled";
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import fastifyApollo, { fastifyApolloDrainPlugin } from "@as-integrations/fastify";
 import type { FastifyInstance } from "fastify";
 import type { GraphQLSchema } from "graphql";
@@ -17,6 +17,8 @@ export type ApolloOptions = {
   /** Depth/alias/cost/token limits (see limits.ts). */
   limits: OperationLimits;
   introspection: boolean;
+  /** Whether a browser's GET /graphql is sent to the IDE; without it, no landing page at all. */
+  explorer: boolean;
   /** More Apollo plugins (metrics, ...). */
   plugins: ApolloServerPlugin<Context>[];
 };
@@ -26,7 +28,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
     schema: options.schema,
     plugins: [
       fastifyApolloDrainPlugin(app),
-      explorerLandingPage(),
+      options.explorer ? explorerLandingPage() : ApolloServerPluginLandingPageDisabled(),
       // The schema declares no cache hints, so the cache-control plugin would only wrap every
       // field's resolver to compute a policy nobody reads.
       ApolloServerPluginCacheControlDisabled(),

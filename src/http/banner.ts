@@ -9,6 +9,8 @@ export type BannerFacts = {
   address: string;
   /** No account exists yet: point at the demo data. */
   emptyDatabase: boolean;
+  /** The IDE is served (GRAPHQL_EXPLORER). */
+  explorer: boolean;
 };
 
 const registerCommand = (address: string) =>
@@ -16,13 +18,13 @@ const registerCommand = (address: string) =>
 const tokenCommand = (address: string) => `curl -s ${address}/auth/token -d 'username=ann&password=password-1'`;
 
 /** The block printed to a terminal. */
-export function bannerText({ address, emptyDatabase }: BannerFacts): string {
+export function bannerText({ address, emptyDatabase, explorer }: BannerFacts): string {
   return [
     "",
     `  Restaurants & groceries gateway listening on ${address}`,
     "",
     `  GraphQL API   POST ${address}/graphql`,
-    `  GraphQL IDE   ${address}${EXPLORER_PATH}  (or open ${address}/graphql in a browser)`,
+    ...(explorer ? [`  GraphQL IDE   ${address}${EXPLORER_PATH}  (or open ${address}/graphql in a browser)`] : []),
     `  OpenAPI       ${address}/openapi.json  (the legacy REST interface)`,
     "",
     "  Get a token (register, then sign in again whenever you need a new one):",
@@ -35,9 +37,9 @@ export function bannerText({ address, emptyDatabase }: BannerFacts): string {
 }
 
 /** The same facts as log lines, for non-terminals. */
-export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase }: BannerFacts) {
+export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase, explorer }: BannerFacts) {
   log.info({ url: `${address}/graphql` }, `GraphQL API: POST ${address}/graphql`);
-  log.info({ url: `${address}${EXPLORER_PATH}` }, `GraphQL IDE: ${address}${EXPLORER_PATH} (or open ${address}/graphql in a browser)`);
+  if (explorer) log.info({ url: `${address}${EXPLORER_PATH}` }, `GraphQL IDE: ${address}${EXPLORER_PATH} (or open ${address}/graphql in a browser)`);
   log.info({ url: `${address}/openapi.json` }, `OpenAPI document of the REST interface: ${address}/openapi.json`);
   log.info(`get a token: ${registerCommand(address)} ; later: ${tokenCommand(address)}`);
   if (emptyDatabase) log.info("the database is empty: `npm run seed` loads demo data (a demo user and an admin)");

@@ -65,9 +65,11 @@ it("the printed token commands work as printed", async () => {
 
 it("points at the demo data only while the database is empty; a terminal gets the same facts as a block", () => {
   expect(line(/database is empty: `npm run seed`/)).toBeDefined();
-  const block = bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false });
+  const block = bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: true });
   expect(block).toContain("http://127.0.0.1:4000/explorer");
   expect(block).toContain("http://127.0.0.1:4000/openapi.json");
   expect(block).toContain("curl -s http://127.0.0.1:4000/auth/token");
   expect(block).not.toContain("npm run seed");
+  // GRAPHQL_EXPLORER=false: the banner does not point at a page that answers 404.
+  expect(bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: false })).not.toContain("/explorer");
 });
