@@ -1,5 +1,5 @@
 // Body parsers of the REST scope (encapsulated: /graphql keeps the server's). Legacy bodies are
-// JSON, urlencoded forms (@fastify/formbody, registered for the whole server) or multipart.
+// JSON, urlencoded forms (src/http/form-body.ts, registered for the whole server) or multipart.
 import type { FastifyInstance } from "fastify";
 import { utf8JsonParser } from "../http/json-body.ts";
 
