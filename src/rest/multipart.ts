@@ -22,6 +22,19 @@ export async function registerMultipart(app: FastifyInstance, { maxFileBytes }: 
   });
 }
 
+// busboy decodes a text part in its declared charset (UTF-8 when none is) and turns bytes that do
+// not decode into U+FFFD before we see them: a Latin-1 "café" would be stored as "caf\uFFFD". Its
+// output cannot tell such bytes from a U+FFFD the client really sent, so a text part holding one
+// is refused (the rare client that means it can send JSON or a form, which are checked exactly).
+const REPLACEMENT_CHARACTER = "\uFFFD";
+
+const notUtf8Field = (name: string) =>
+  new DomainError(
+    "BAD_USER_INPUT",
+    `The multipart field ${name} is not valid UTF-8 text (it decodes with U+FFFD replacement characters); send its text as UTF-8.`,
+    { field: name },
+  );
+
 const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
 function multipartError(error: unknown, maxFileBytes: number): DomainError {
@@ -59,6 +72,7 @@ export async function readMultipart(request: FastifyRequest, { maxFileBytes }: M
         add(part.fieldname, receivedFile({ fieldName: part.fieldname, filename: part.filename, mimetype: part.mimetype, encoding: part.encoding, content }));
       } else {
         if (part.valueTruncated) throw new DomainError("PAYLOAD_TOO_LARGE", `${part.fieldname} is larger than ${MAX_FIELD_BYTES / 1024} KB.`);
+        if (typeof part.value === "string" && part.value.includes(REPLACEMENT_CHARACTER)) throw notUtf8Field(part.fieldname);
         add(part.fieldname, part.value);
       }
     }
