@@ -1,8 +1,9 @@
-// Text that is not UTF-8, in a form body, a multipart text part or a query string, is refused with a 400 that says so and
-// changes nothing; before, a Latin-1 byte became U+FFFD and an escape like %E9 was kept as the
+// Text that is not UTF-8, in a form body, a multipart text part or a query string, is refused
+// with a 400 that says so and changes nothing; before, a Latin-1 byte became U+FFFD and an escape like %E9 was kept as the
 // three characters "%E9", so the stored text silently differed from what the client meant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { multipartText } from "../hardening/corpus.ts";
 import { expectError, get, sendForm, sendJson, type Answer } from "./legacy.ts";
 
 let s: TestServer;
@@ -58,29 +59,28 @@ describe("form bodies", () => {
 
 describe("multipart bodies", () => {
   const boundary = "utf8boundary";
-  const part = (name: string, value: string, charset?: string) =>
-    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n${charset ? `Content-Type: text/plain; charset=${charset}\r\n` : ""}\r\n${value}\r\n`;
 
-  async function sendMultipart(...chunks: Buffer[]): Promise<Answer> {
-    const body = Uint8Array.from(Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]));
+  /** The parts, written as one multipart body in the given byte encoding. */
+  async function sendMultipart(parts: Parameters<typeof multipartText>[1], encoding: "utf8" | "latin1"): Promise<Answer> {
+    const body = Uint8Array.from(Buffer.from(multipartText(boundary, parts), encoding));
     const res = await s.fetch("/groceries", { method: "POST", token: user.token, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body });
     return { status: res.status, body: await res.json(), headers: res.headers };
   }
 
   it("stores UTF-8 text parts, and parts in the Latin-1 charset they declare, as meant", async () => {
-    const utf8 = await sendMultipart(Buffer.from(part("title", "Crème brûlée"), "utf8"));
+    const utf8 = await sendMultipart([{ name: "title", value: "Crème brûlée" }], "utf8");
     expect(utf8.status).toBe(201);
     expect(utf8.body.title).toBe("Crème brûlée");
-    const declared = await sendMultipart(Buffer.from(part("title", "Pâté maison", "iso-8859-1"), "latin1"));
+    const declared = await sendMultipart([{ name: "title", value: "Pâté maison", type: "text/plain; charset=iso-8859-1" }], "latin1");
     expect(declared.status).toBe(201);
     expect(declared.body.title).toBe("Pâté maison");
   });
 
   it("refuses a text part whose bytes are not UTF-8, storing nothing", async () => {
     const before = await s.db.grocery.count();
-    const a = await sendMultipart(Buffer.from(part("title", "Caf\u00e9"), "latin1"));
+    const a = await sendMultipart([{ name: "title", value: "Café" }], "latin1");
     expectError(a, 400, "BAD_USER_INPUT", /multipart field title is not valid UTF-8/);
-    const other = await sendMultipart(Buffer.from(part("title", "Café"), "utf8"), Buffer.from(part("description", "cr\u00e8me"), "latin1"));
+    const other = await sendMultipart([{ name: "title", value: "Cafe" }, { name: "description", value: "crème" }], "latin1");
     expectError(other, 400, "BAD_USER_INPUT", /multipart field description is not valid UTF-8/);
     expect(await s.db.grocery.count()).toBe(before);
   });
