@@ -8,6 +8,7 @@ const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as co
 
 /** "30d", "12h", "90m", "45s", "500ms" or a bare number of seconds -> milliseconds. */
 export function parseDuration(text: string): number | undefined {
+  if (text.length > 32) return undefined; // no duration is longer; never read a long text with a pattern
   const m = DURATION.exec(text.trim());
   if (!m) return undefined;
   return Number(m[1]) * UNIT_MS[(m[2] ?? "s") as keyof typeof UNIT_MS];

@@ -13,7 +13,9 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@pr
 import type BetterSqlite3 from "better-sqlite3";
 
 export function sqliteFilePath(url: string): string {
-  return url.replace(/^file:/, "").replace(/\?.*$/, "");
+  const file = url.replace(/^file:/, "");
+  const query = file.indexOf("?");
+  return query < 0 ? file : file.slice(0, query);
 }
 
 /** Opens (creating its folder if needed) an SQLite file in WAL mode. */

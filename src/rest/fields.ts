@@ -51,14 +51,24 @@ export const text: FieldKind = {
 };
 
 const INTEGER = /^[+-]?\d{1,15}$/;
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+// Each character has one place to go (the fraction only after a dot), so matching is linear;
+// `\d+\.?\d*` would split a run of digits every possible way before failing (issue 13).
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** No number a client means is longer ("-123.456789012345678e-10" is 25); longer text is refused unread. */
+export const MAX_NUMBER_TEXT = 32;
+
+/** The trimmed text of a number sent as a string, refused (naming the field) when too long to be one. */
+function numberText(v: string, name: string, what: string): string {
+  if (v.length > MAX_NUMBER_TEXT) throw badInput(`${name} must be ${what} of at most ${MAX_NUMBER_TEXT} characters, got ${v.length} characters`);
+  return v.trim();
+}
 
 export const integer: FieldKind = {
   schema: schema.integer(),
   coerce(value, name) {
     const v = single(value, name);
     if (typeof v === "number" && Number.isSafeInteger(v)) return v;
-    if (typeof v === "string" && INTEGER.test(v.trim())) return Number(v.trim());
+    if (typeof v === "string" && INTEGER.test(numberText(v, name, "a whole number"))) return Number(v.trim());
     throw badInput(`${name} must be a whole number, got ${JSON.stringify(v)?.slice(0, 40) ?? "a file"}`);
   },
 };
@@ -68,7 +78,7 @@ export const decimal: FieldKind = {
   coerce(value, name) {
     const v = single(value, name);
     if (typeof v === "number" && Number.isFinite(v)) return v;
-    if (typeof v === "string" && DECIMAL.test(v.trim()) && Number.isFinite(Number(v.trim()))) return Number(v.trim());
+    if (typeof v === "string" && DECIMAL.test(numberText(v, name, "a number")) && Number.isFinite(Number(v.trim()))) return Number(v.trim());
     throw badInput(`${name} must be a number such as 4 or 4.5, got ${JSON.stringify(v)?.slice(0, 40) ?? "a file"}`);
   },
 };
@@ -150,12 +160,18 @@ function objectOf(fieldKinds: Record<string, { kind: FieldKind; aliases?: string
   };
 }
 
+/** "08:00 - 12:00" is 13 characters; room for generous spacing, none for a megabyte. */
+const MAX_PERIOD_TEXT = 64;
+
 /** "HH:MM-HH:MM" (the detail's own format) or {open, close}: clients may send back what they read. */
 function openingPeriod(): FieldKind {
   const asObject = objectOf({ open: { kind: text }, close: { kind: text } }, 'an object {"open": "HH:MM", "close": "HH:MM"}');
   return {
     schema: schema.fields({ open: schema.string({ pattern: "^\\d{2}:\\d{2}$" }), close: schema.string({ pattern: "^\\d{2}:\\d{2}$" }) }, ["open", "close"]),
     coerce(value, name) {
+      if (typeof value === "string" && value.length > MAX_PERIOD_TEXT) {
+        throw badInput(`${name} must be "HH:MM-HH:MM" of at most ${MAX_PERIOD_TEXT} characters, got ${value.length} characters`);
+      }
       if (typeof value === "string" && !value.trim().startsWith("{")) {
         const m = /^\s*([^-\s]+)\s*-\s*([^-\s]+)\s*$/.exec(value);
         if (!m) throw badInput(`${name} must be {"open": "HH:MM", "close": "HH:MM"} or "HH:MM-HH:MM"`);

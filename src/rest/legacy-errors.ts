@@ -23,8 +23,16 @@ function renameWords(message: string, names: Names): string {
   const pairs = [...names].filter(([gql, legacy]) => gql !== legacy);
   if (!pairs.length) return message;
   const lookup = new Map(pairs);
-  const words = pairs.map(([gql]) => gql).sort((a, b) => b.length - a.length).map(escape);
-  return message.replace(new RegExp(`(?<![\\w.$"])(${words.join("|")})(?![\\w"])`, "g"), (w) => lookup.get(w) ?? w);
+  const words = pairs.map(([gql]) => gql).sort((a, b) => b.length - a.length);
+  return message.replace(standaloneWords(words), (w) => lookup.get(w) ?? w);
+}
+
+/**
+ * Any of `words` standing alone (not part of a longer name, not quoted). An alternation of
+ * literal words with one-character look-arounds: matching stays linear in the message (test/hardening/redos.test.ts checks it).
+ */
+export function standaloneWords(words: string[]): RegExp {
+  return new RegExp(`(?<![\\w.$"])(${words.map(escape).join("|")})(?![\\w"])`, "g");
 }
 
 const INVALID_AT = /^Variable "\$(\w+)" got invalid value [\s\S]*? at "([^"]+)"; ([\s\S]*)$/;

@@ -53,8 +53,9 @@ function ascii(text: string, sep: string): string {
     .normalize("NFD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, sep)
-    .replace(new RegExp(`^\\${sep}+|\\${sep}+$`, "g"), "");
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .join(sep);
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
