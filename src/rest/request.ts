@@ -11,6 +11,28 @@ const asRecord = (v: unknown): Record<string, unknown> =>
 const BRACKETED = /^([^[\]]+)((?:\[[^[\]]*\])+)$/;
 const UNSAFE = new Set(["__proto__", "constructor", "prototype"]);
 
+/**
+ * Deepest bracket nesting a field name may have. Legacy clients use two levels
+ * (`address[geo][lat]`, `opening_hours[0][open]`); a name 3,000 levels deep (9 KB) overflowed the
+ * stack while being expanded (issue 13), so deeper names are refused before anything is built.
+ */
+export const MAX_KEY_DEPTH = 5;
+
+/** How many `[` a field name holds: an upper bound on the levels it would expand to. */
+function keyDepth(key: string): number {
+  let depth = 0;
+  for (let at = key.indexOf("["); at >= 0; at = key.indexOf("[", at + 1)) depth++;
+  return depth;
+}
+
+/** Why these fields cannot be expanded (a name nested too deep), or null. */
+function nestingProblem(fields: Record<string, unknown>, where: string): string | null {
+  const key = Object.keys(fields).find((k) => keyDepth(k) > MAX_KEY_DEPTH);
+  if (key === undefined) return null;
+  const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
+  return `The ${where} has a field name nested ${keyDepth(key)} brackets deep ("${shown}"); at most ${MAX_KEY_DEPTH} levels are read, such as address[geo][lat].`;
+}
+
 type Node = Record<string, unknown>;
 
 /** Containers built from bracketed keys (not JSON objects a client sent): finalized into arrays when all keys are indices. */
@@ -54,6 +76,7 @@ function finalize(value: unknown): unknown {
 export function expandBrackets(flat: Record<string, unknown>): Record<string, unknown> {
   const root = new Built();
   for (const [key, value] of Object.entries(flat)) {
+    if (keyDepth(key) > MAX_KEY_DEPTH) continue; // refused beforehand (nestingProblem); never expanded
     const m = BRACKETED.exec(key);
     const segments = m ? [m[1], ...[...m[2].matchAll(/\[([^[\]]*)\]/g)].map((s) => s[1])] : [key];
     if (segments.some((s) => UNSAFE.has(s))) continue;
@@ -67,11 +90,13 @@ export function expandBrackets(flat: Record<string, unknown>): Record<string, un
 /**
  * Why the query string cannot be read, or null. Its parser keeps an escape that is not UTF-8
  * ("?comment=caf%E9") as literal text, which a write would store changed and a search would miss.
+ * A field name nested deeper than MAX_KEY_DEPTH is refused too.
  */
 export function queryProblem(request: FastifyRequest): string | null {
   const at = request.url.indexOf("?");
   const escape = at < 0 ? undefined : undecodableEscape(request.url.slice(at + 1));
-  return escape ? `The query string has ${escape}, which is not UTF-8 once decoded; %-encode the UTF-8 bytes of the text.` : null;
+  if (escape) return `The query string has ${escape}, which is not UTF-8 once decoded; %-encode the UTF-8 bytes of the text.`;
+  return nestingProblem(asRecord(request.query), "query string");
 }
 
 const FORM = /^application\/x-www-form-urlencoded\b/i;
@@ -79,7 +104,8 @@ const FORM = /^application\/x-www-form-urlencoded\b/i;
 /**
  * Why a parsed body cannot be read as fields, or null when it can (or there is none). A JSON array
  * or string would otherwise read as "no fields" (an edit changing nothing, a removal with no
- * `from`), and JSON sent as a form parses as one meaningless key.
+ * `from`), and JSON sent as a form parses as one meaningless key. A field name (form, multipart
+ * or JSON) nested deeper than MAX_KEY_DEPTH is refused too.
  */
 export function bodyProblem(request: FastifyRequest, body: unknown): string | null {
   if (body === undefined) return null;
@@ -90,7 +116,7 @@ export function bodyProblem(request: FastifyRequest, body: unknown): string | nu
   if (FORM.test(request.headers["content-type"] ?? "") && Object.keys(body).some((key) => /^\s*[{[]/.test(key))) {
     return "The body looks like JSON but is labelled application/x-www-form-urlencoded; send it with Content-Type: application/json.";
   }
-  return null;
+  return nestingProblem(body as Record<string, unknown>, "body");
 }
 
 export function restRequest(request: FastifyRequest, sentBody: unknown = request.body): RestRequest {
