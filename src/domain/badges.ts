@@ -3,14 +3,14 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { notFound } from "./errors.ts";
+import { imageReference } from "./image-references.ts";
 import { isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
 import { checkId, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 const grantInput = z.object({
   name: storable(z.string().trim().min(1, "name must not be empty").max(100, "name must have at most 100 characters"), "name"),
-  cover: storable(z.string().trim(), "cover")
-    .max(2000, "cover must have at most 2000 characters")
+  cover: imageReference(storable(z.string().trim(), "cover").max(2000, "cover must have at most 2000 characters"), "cover")
     .nullish()
     .transform((v) => v || null),
 });

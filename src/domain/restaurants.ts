@@ -9,6 +9,7 @@ import { isRecordNotFound } from "./prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText, storable } from "./text.ts";
+import { imageReference, imageReferenceMessage, isImageReference } from "./image-references.ts";
 import { editable } from "./ownership.ts";
 import { parseInput } from "./validation.ts";
 
@@ -36,12 +37,15 @@ const MAX_CITY = 200;
  * stored as sent; a value with a format (web or e-mail address) is trimmed first, as spaces around
  * an address are never part of it.
  */
-const optionalText = (field: string, check?: { test: (v: string) => boolean; message: string }, max = MAX_TEXT) =>
+const optionalText = (field: string, check?: { test: (v: string) => boolean; message: string; keepAsSent?: boolean }, max = MAX_TEXT) =>
   storable(z.string().max(max, `${field} must have at most ${max} characters`), field)
-    .transform((v) => (check ? v.trim() : v))
+    .transform((v) => (check && !check.keepAsSent ? v.trim() : v))
     .refine((v) => v.trim() === "" || !check || check.test(v), check?.message ?? "")
     .nullish()
     .transform((v) => (v === undefined ? undefined : v?.trim() ? v : null));
+
+/** Logo and cover: stored as sent, like free text, but only an http(s) URL or a file name. */
+const picture = (field: string) => ({ test: isImageReference, message: imageReferenceMessage(field), keepAsSent: true });
 
 /** A web address, loosely: no spaces, and either http(s)://host... or a bare host name with a dot. */
 function looksLikeWebAddress(value: string): boolean {
@@ -95,8 +99,8 @@ const title = requiredText("title", 200, "title is required and may not be null"
 /** Every field but the title; all optional, so the same shape serves create and update. */
 const restaurantFields = {
   description: optionalText("description"),
-  logo: optionalText("logo"),
-  cover: optionalText("cover"),
+  logo: optionalText("logo", picture("logo")),
+  cover: optionalText("cover", picture("cover")),
   url: optionalText("url", webAddress("url")),
   types: list,
   categories: list,
@@ -108,7 +112,12 @@ const restaurantFields = {
   canHomeDeliver: flag,
   priceRange: list,
   photos: z
-    .array(storable(z.string().trim().min(1, "photos must not be empty").max(MAX_TEXT, `photos must have at most ${MAX_TEXT} characters`), "photos"))
+    .array(
+      imageReference(
+        storable(z.string().trim().min(1, "photos must not be empty").max(MAX_TEXT, `photos must have at most ${MAX_TEXT} characters`), "photos"),
+        "photos",
+      ),
+    )
     .max(50, "photos holds at most 50 items")
     .nullish()
     .transform((v) => (v === null ? [] : v)),

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { badInput, conflict, DomainError, unauthenticated } from "./errors.ts";
+import { imageReference } from "./image-references.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts";
 import { issueToken, revokeToken, type Viewer } from "./tokens.ts";
 import { isStorable, optionalText, requiredText, storable } from "./text.ts";
@@ -22,7 +23,7 @@ export const registrationInput = z.object({
     "password",
   ),
   firstName: requiredText("firstName", 100),
-  avatar: optionalText("avatar", 2000).nullish(),
+  avatar: imageReference(optionalText("avatar", 2000), "avatar").nullish(),
 });
 
 export type Session = { token: string; expiresAt: Date; userId: string };
