@@ -35,7 +35,7 @@ const MAX_CITY = 200;
 /**
  * Optional text of at most 2000 characters; "", blank and null all mean "none" (null). Free text is
  * stored as sent; a value with a format (web or e-mail address) is trimmed first, as spaces around
- * an address are never part of it.
+ * an address are never part of it. Pictures are checked but kept as sent (`keepAsSent`).
  */
 const optionalText = (field: string, check?: { test: (v: string) => boolean; message: string; keepAsSent?: boolean }, max = MAX_TEXT) =>
   storable(z.string().max(max, `${field} must have at most ${max} characters`), field)
