@@ -2,10 +2,12 @@
 // uploads are bounded by UPLOAD_QUOTA_BYTES (replaced or removed files stop counting), and no
 // upload is stored while the disk is below UPLOAD_DISK_RESERVE_BYTES, so the database keeps room.
 // Through the real server, on REST multipart and GraphQL Upload; refusals store nothing.
-import { readdirSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, sendMultipart, type FilePart } from "../rest/legacy.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { recordCoverSizes } from "../../src/storage/sweep.ts";
 
 const PNG_HEAD = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
 /** A PNG header followed by filler: an "image" of exactly `size` bytes. */
@@ -75,6 +77,17 @@ describe("per-user upload quota", () => {
     expect(await groceriesOf(s, user.id)).toBe(3);
   });
 
+  it("covers stored without a size (older rows, the seeder) count once the start-up sweep has measured them", async () => {
+    const user = await s.signUp("legacy");
+    const name = "0123456789abcdef0123456789abcdef.png";
+    writeFileSync(path.join(s.config.uploadDir, name), pngOfSize(8000));
+    await s.db.grocery.create({ data: { title: "Old", titleSearch: "old", cover: name, ownerId: user.id } });
+    expect(await recordCoverSizes(s.db, s.config.uploadDir)).toBe(1);
+    expect(await recordCoverSizes(s.db, s.config.uploadDir)).toBe(0);
+    expectError(await sendMultipart(s, "POST", "/groceries", { title: "New" }, [coverPart(3000)], user.token), 413, "UPLOAD_QUOTA_EXCEEDED");
+    expect((await sendMultipart(s, "POST", "/groceries", { title: "New" }, [coverPart(2000)], user.token)).status).toBe(201);
+  });
+
   it("uploads sent at once never take a user past the quota", async () => {
     const user = await s.signUp("burst");
     const answers = await Promise.all(
@@ -108,5 +121,12 @@ describe("free-disk reserve", () => {
     expect(plain.status).toBe(201);
     const r = await s.graphql(`mutation { createRestaurant(input: { title: "R" }) { id } }`, undefined, user.token);
     expect(r.errors).toBeUndefined();
+  });
+
+  it("the OpenAPI document lists 507 for the routes that take a file, and only those", async () => {
+    const doc = (await (await s.fetch("/openapi.json")).json()) as any;
+    expect(doc.paths["/groceries"].post.responses["507"]).toEqual({ $ref: "#/components/responses/InsufficientStorage" });
+    expect(doc.paths["/groceries"].patch.responses["507"]).toBeDefined();
+    expect(doc.paths["/restaurants"].post.responses["507"]).toBeUndefined();
   });
 });
