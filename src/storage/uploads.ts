@@ -105,10 +105,10 @@ const wasTruncated = (source: Readable) => (source as Readable & { truncated?: b
 
 /**
  * Streams `source` to a new file and returns its name and size. Refuses (deleting what was
- * written) a file that is not an accepted image, is larger than the limit, or larger than
- * `quotaLeft` (UPLOAD_QUOTA_EXCEEDED), and any file while the disk is below its reserve, before
- * or after writing (STORAGE_FULL). The source is read to its end even when refused, without
- * being destroyed, so a multipart parser feeding it can move on.
+ * written) a file that is not an accepted image, is larger than the limit, or larger than what
+ * is left of the owner's quota (`quota.leftBytes`: UPLOAD_QUOTA_EXCEEDED), and any file while the
+ * disk is below its reserve, before or after writing (STORAGE_FULL). The source is read to its
+ * end even when refused, without being destroyed, so a multipart parser feeding it can move on.
  */
 export async function saveImage(
   settings: UploadSettings,
