@@ -51,6 +51,8 @@ const schema = z.object({
   UPLOAD_MAX_BYTES: integer(5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   UPLOAD_MAX_FILES: integer(1, 1, 20),
   UPLOAD_SWEEP_AGE: duration("10m"),
+  UPLOAD_QUOTA_BYTES: integer(100 * 1024 * 1024, 0, 2 ** 50),
+  UPLOAD_DISK_RESERVE_BYTES: integer(256 * 1024 * 1024, 0, 2 ** 50),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   TOKEN_TTL: duration("30d"),
   SESSION_CACHE_TTL: duration("5s", { allowZero: true }),
@@ -93,6 +95,10 @@ export type Config = {
   uploadMaxFiles: number;
   /** Unreferenced upload files older than this are removed at start-up (and hourly). */
   uploadSweepAgeMs: number;
+  /** Bytes of stored files one user's rows may reference in total (0 = no quota). */
+  uploadQuotaBytes: number;
+  /** Uploads are refused while UPLOAD_DIR's filesystem has less free space than this (0 = no reserve). */
+  uploadDiskReserveBytes: number;
   logLevel: string;
   tokenTtlMs: number;
   /** How long an authenticated token is remembered in-process (0 = look it up on every request). */
@@ -155,6 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadMaxBytes: s.UPLOAD_MAX_BYTES,
     uploadMaxFiles: s.UPLOAD_MAX_FILES,
     uploadSweepAgeMs: s.UPLOAD_SWEEP_AGE,
+    uploadQuotaBytes: s.UPLOAD_QUOTA_BYTES,
+    uploadDiskReserveBytes: s.UPLOAD_DISK_RESERVE_BYTES,
     logLevel: s.LOG_LEVEL,
     tokenTtlMs: s.TOKEN_TTL,
     sessionCacheTtlMs: s.SESSION_CACHE_TTL,

@@ -6,7 +6,7 @@ import { bannerText, logBanner } from "./http/banner.ts";
 import { createMetrics, observeStatement } from "./http/metrics.ts";
 import { loadTracing } from "./observability/load-tracing.ts";
 import { buildServer } from "./server.ts";
-import { sweepUploads } from "./storage/sweep.ts";
+import { recordCoverSizes, sweepUploads } from "./storage/sweep.ts";
 
 function readConfig(): Config {
   try {
@@ -45,6 +45,11 @@ async function sweep() {
     return [];
   });
   if (removed.length) app.log.info({ files: removed.length }, "removed unreferenced upload files");
+  const sized = await recordCoverSizes(db, config.uploadDir).catch((error) => {
+    app.log.warn({ err: error }, "recording cover sizes failed");
+    return 0;
+  });
+  if (sized) app.log.info({ covers: sized }, "recorded the size of covers stored without one (upload quota)");
 }
 await sweep();
 setInterval(sweep, 3_600_000).unref();

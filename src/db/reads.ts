@@ -94,6 +94,7 @@ export const GROCERY = {
   description: "text",
   alsoKnownAs: "text",
   cover: "text",
+  coverBytes: "int",
   ownerId: "text",
   createdAt: "date",
   updatedAt: "date",

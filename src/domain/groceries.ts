@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import { groceryPage } from "../db/searches.ts";
-import { deleteUpload, saveImage, type IncomingFile, type UploadSettings } from "../storage/uploads.ts";
+import { deleteUpload, quotaExceeded, saveImage, type IncomingFile, type SavedFile, type UploadSettings } from "../storage/uploads.ts";
 import { badInput, notFound } from "./errors.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
@@ -62,13 +62,48 @@ async function editableGrocery(db: Db, viewer: Viewer, id: string) {
  */
 const dropFile = (uploads: UploadSettings, name: string | null) => deleteUpload(uploads, name).catch(() => {});
 
-/** Runs `write` with a newly saved cover (if any); the file is removed again when `write` fails. */
-async function withNewCover<T>(uploads: UploadSettings, cover: IncomingFile | null | undefined, write: (name: string | null) => Promise<T>) {
-  const name = cover ? await saveImage(uploads, cover.open(), "cover") : null;
+// ---- Upload quota ----------------------------------------------------------------------------
+
+/** Bytes of cover files the user's groceries hold (each row records its cover's size). */
+async function storedBytes(db: Db | Prisma.TransactionClient, ownerId: string): Promise<number> {
+  const { _sum } = await db.grocery.aggregate({ where: { ownerId }, _sum: { coverBytes: true } });
+  return _sum.coverBytes ?? 0;
+}
+
+/**
+ * Inside a write's transaction: takes the owner's row lock, so concurrent uploads of one owner
+ * are counted one after the other (PostgreSQL; SQLite has one writer anyway), then refuses a
+ * cover of `bytes` that would take the owner past the quota, counting `freedBytes` (the cover it
+ * replaces) as gone.
+ */
+async function reserveQuota(tx: Prisma.TransactionClient, uploads: UploadSettings, ownerId: string, bytes: number, freedBytes = 0) {
+  if (uploads.quotaBytes <= 0 || bytes <= freedBytes) return;
+  await tx.$executeRaw`UPDATE "User" SET "id" = "id" WHERE "id" = ${ownerId}`;
+  const used = await storedBytes(tx, ownerId);
+  if (used - freedBytes + bytes > uploads.quotaBytes) throw quotaExceeded("cover", uploads.quotaBytes, used);
+}
+
+/**
+ * Runs `write` with a newly saved cover (if any); the file is removed again when `write` fails.
+ * The file is refused while streaming once it outgrows what is left of the owner's quota
+ * (`freedBytes` being the size of the cover it replaces); `write` checks again under a lock.
+ */
+async function withNewCover<T>(
+  db: Db,
+  uploads: UploadSettings,
+  owner: { id: string; freedBytes?: number },
+  cover: IncomingFile | null | undefined,
+  write: (saved: SavedFile | null) => Promise<T>,
+) {
+  let saved: SavedFile | null = null;
+  if (cover) {
+    const quota = uploads.quotaBytes > 0 ? await storedBytes(db, owner.id).then((used) => ({ used, left: uploads.quotaBytes - used + (owner.freedBytes ?? 0) })) : null;
+    saved = await saveImage(uploads, cover.open(), "cover", quota ? { leftBytes: quota.left, usedBytes: quota.used } : undefined);
+  }
   try {
-    return await write(name);
+    return await write(saved);
   } catch (error) {
-    await dropFile(uploads, name);
+    await dropFile(uploads, saved?.name ?? null);
     throw error;
   }
 }
@@ -84,19 +119,24 @@ export async function createGrocery(
 ): Promise<GroceryRow> {
   const data = parseInput(createGroceryInput, input);
   const { rows } = listRows(LIST_KINDS, data);
-  return withNewCover(uploads, cover, (coverName) =>
-    // One nested create: Prisma writes the row and its lists in one transaction.
-    db.grocery.create({
-      data: {
-        title: data.title,
-        titleSearch: searchKey(data.title),
-        description: data.description,
-        alsoKnownAs: data.alsoKnownAs,
-        cover: coverName,
-        ownerId: viewer.id,
-        tags: { createMany: { data: rows } },
-      },
-    }),
+  const row = (saved: SavedFile | null) => ({
+    title: data.title,
+    titleSearch: searchKey(data.title),
+    description: data.description,
+    alsoKnownAs: data.alsoKnownAs,
+    cover: saved?.name ?? null,
+    coverBytes: saved?.bytes ?? 0,
+    ownerId: viewer.id,
+    tags: { createMany: { data: rows } },
+  });
+  return withNewCover(db, uploads, { id: viewer.id }, cover, (saved) =>
+    saved
+      ? db.$transaction(async (tx) => {
+          await reserveQuota(tx, uploads, viewer.id, saved.bytes);
+          return tx.grocery.create({ data: row(saved) });
+        })
+      : // One nested create: Prisma writes the row and its lists in one transaction.
+        db.grocery.create({ data: row(null) }),
   );
 }
 
@@ -113,7 +153,7 @@ export async function updateGrocery(
 ): Promise<GroceryRow> {
   const data = parseInput(updateGroceryInput, input);
   if (cover && data.removeCover) throw badInput("give either cover (a new file) or removeCover: true, not both", { field: "cover" });
-  await editableGrocery(db, viewer, id);
+  const { ownerId } = await editableGrocery(db, viewer, id);
   const { kinds, rows } = listRows(LIST_KINDS, data);
   const columns: Prisma.GroceryUncheckedUpdateManyInput = { updatedAt: new Date() };
   if (data.title !== undefined) Object.assign(columns, { title: data.title, titleSearch: searchKey(data.title) });
@@ -121,15 +161,18 @@ export async function updateGrocery(
   if (data.alsoKnownAs !== undefined) columns.alsoKnownAs = data.alsoKnownAs;
   const coverChanges = cover != null || data.removeCover === true;
 
-  const { grocery, oldCover } = await withNewCover(uploads, cover, async (newCover) => {
-    if (coverChanges) columns.cover = newCover;
+  const replaced = cover ? await db.grocery.findUnique({ where: { id }, select: { coverBytes: true } }) : null;
+  const owner = { id: ownerId, freedBytes: replaced?.coverBytes ?? 0 };
+  const { grocery, oldCover } = await withNewCover(db, uploads, owner, cover, async (saved) => {
+    if (coverChanges) Object.assign(columns, { cover: saved?.name ?? null, coverBytes: saved?.bytes ?? 0 });
     // Optimistic check on the cover: the file to delete afterwards is exactly the one replaced,
     // even when two updates race (the loser sees the winner's cover and tries again).
     for (let attempt = 1; ; attempt++) {
       try {
         return await db.$transaction(async (tx) => {
-          const current = await tx.grocery.findUnique({ where: { id }, select: { cover: true } });
+          const current = await tx.grocery.findUnique({ where: { id }, select: { cover: true, coverBytes: true, ownerId: true } });
           if (!current) throw notFound("Grocery", id);
+          if (saved) await reserveQuota(tx, uploads, current.ownerId, saved.bytes, current.coverBytes);
           const { count } = await tx.grocery.updateMany({ where: { id, cover: current.cover }, data: columns });
           if (count === 0) throw new CoverChanged();
           if (kinds.length > 0) await tx.groceryTag.deleteMany({ where: { groceryId: id, kind: { in: kinds } } });

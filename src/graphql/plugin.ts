@@ -10,6 +10,7 @@ import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
+import { operationNamePlugin, rememberContext } from "./operation-name.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
 export type ApolloOptions = {
@@ -33,6 +34,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       // field's resolver to compute a policy nobody reads.
       ApolloServerPluginCacheControlDisabled(),
       ...options.limits.plugins,
+      operationNamePlugin,
       ...options.plugins,
     ],
     validationRules: options.limits.validationRules,
@@ -57,6 +59,10 @@ export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPlugin
   await app.register(fastifyApollo(options.apollo), {
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
-    context: async (request) => options.createContext(tokenFromRequest(request, {})),
+    context: async (request) => {
+      const context = await options.createContext(tokenFromRequest(request, {}));
+      rememberContext(request, context);
+      return context;
+    },
   });
 }

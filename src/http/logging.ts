@@ -1,6 +1,6 @@
 // Structured JSON logs (pino, Fastify's own logger): one line per request with its id, route or
 // GraphQL operation, status and duration. Tokens, passwords and upload contents never reach a log:
-// headers are not logged, and access_token is cut out of logged URLs.
+// headers and bodies are not logged, and secret-bearing parameters are cut out of logged URLs.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
@@ -14,9 +14,38 @@ export function requestId(req: IncomingMessage): string {
   return typeof given === "string" && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** The URL as logged: secrets in the query string replaced. */
+/**
+ * Query parameters whose values are never logged, by decoded, lower-cased name: anything naming a
+ * token, password or secret (`access_token`, `tags[token]`, `new_password`), and GraphQL's
+ * `query`, `variables` and `extensions`, which may carry any of them (`login(password: "…")`).
+ */
+const SECRET_PARAMETER = /token|passw|secret|^(query|variables|extensions)$/;
+
+/** A parameter name as the server reads it (`access%5Ftoken`, `%61ccess_token` = access_token); null if it does not decode. */
+function decodedName(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " ")).toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** The URL as logged: the value of every parameter that may hold a secret replaced, whatever the name's encoding or case. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:access_token|token|password)=)[^&]*/gi, "$1[redacted]");
+  const at = url.indexOf("?");
+  if (at < 0) return url;
+  const parameters = url
+    .slice(at + 1)
+    .split("&")
+    .map((parameter) => {
+      const equals = parameter.indexOf("=");
+      const name = equals < 0 ? parameter : parameter.slice(0, equals);
+      const decoded = decodedName(name);
+      // A name that does not decode cannot be told apart from a secret's: its value goes too.
+      if (decoded !== null && !SECRET_PARAMETER.test(decoded)) return parameter;
+      return equals < 0 ? name : `${name}=[redacted]`;
+    });
+  return `${url.slice(0, at)}?${parameters.join("&")}`;
 }
 
 const OPERATION = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;

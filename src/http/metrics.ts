@@ -7,6 +7,7 @@ import type { ApolloServerPlugin } from "@apollo/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
 import type { Config } from "../config.ts";
+import { resolvedOperationName } from "../graphql/operation-name.ts";
 
 export type Metrics = {
   registry: Registry;
@@ -14,6 +15,8 @@ export type Metrics = {
   duration: Histogram<"method" | "route" | "operation">;
   errors: Counter<"code">;
   statements: Histogram<"kind">;
+  /** GraphQL operation names admitted as label values so far (bounded by MAX_OPERATION_LABELS). */
+  operationNames: Set<string>;
 };
 
 /** One registry per server (tests start several in one process). */
@@ -22,6 +25,7 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry });
   return {
     registry,
+    operationNames: new Set(),
     requests: new Counter({
       name: "http_requests_total",
       help: "HTTP requests answered, by route (or GraphQL operation) and status",
@@ -67,16 +71,27 @@ export function graphqlErrorMetricsPlugin(metrics: Metrics): ApolloServerPlugin<
 }
 
 const CODE_BY_STATUS: Record<number, string> = { 400: "BAD_USER_INPUT", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND",
-  405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "RATE_LIMITED" };
+  405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "RATE_LIMITED", 507: "STORAGE_FULL" };
 
-const GRAPHQL_OPERATION_LABEL_MAX = 64;
+/** Most distinct GraphQL operation names kept as label values; later ones count as "other". */
+export const MAX_OPERATION_LABELS = 100;
 
-function operationLabel(request: FastifyRequest): string {
+/** HTTP methods worth a label of their own (Node accepts a few dozen more, e.g. PROPFIND). */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * The operation label of a request: "" outside /graphql; the name of the operation Apollo ran
+ * (never the client's operationName taken on trust), among the first MAX_OPERATION_LABELS names
+ * seen, else "other"; "anonymous" for an unnamed operation or one that never ran.
+ */
+function operationLabel(metrics: Metrics, request: FastifyRequest): string {
   if (!request.routeOptions?.url?.endsWith("/graphql")) return "";
-  const body = (request.method === "GET" ? request.query : request.body) as { operationName?: unknown } | undefined;
-  const name = body && typeof body.operationName === "string" ? body.operationName : "";
-  // Client-chosen names are bounded to keep label cardinality in check.
-  return /^[_A-Za-z][_0-9A-Za-z]*$/.test(name) ? name.slice(0, GRAPHQL_OPERATION_LABEL_MAX) : "anonymous";
+  const name = resolvedOperationName(request);
+  if (!name) return "anonymous";
+  if (metrics.operationNames.has(name)) return name;
+  if (metrics.operationNames.size >= MAX_OPERATION_LABELS) return "other";
+  metrics.operationNames.add(name);
+  return name;
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -88,7 +103,11 @@ function sameSecret(given: string, expected: string): boolean {
 export const metricsPlugin = fp(async (app: FastifyInstance, { config, metrics }: { config: Config; metrics: Metrics }) => {
   if (!config.metrics.enabled) return;
   app.addHook("onResponse", async (request, reply) => {
-    const labels = { method: request.method, route: request.routeOptions?.url ?? "unmatched", operation: operationLabel(request) };
+    const labels = {
+      method: METHODS.has(request.method) ? request.method : "other",
+      route: request.routeOptions?.url ?? "unmatched", // the route's pattern, never the raw URL
+      operation: operationLabel(metrics, request),
+    };
     metrics.requests.inc({ ...labels, status: String(reply.statusCode) });
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
     if (reply.statusCode >= 400 && !labels.operation) {

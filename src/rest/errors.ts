@@ -12,9 +12,11 @@ const STATUS_BY_CODE: Record<string, number> = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UPLOAD_QUOTA_EXCEEDED: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_SERVER_ERROR: 500,
+  STORAGE_FULL: 507,
 };
 
 export const statusForCode = (code: string) => STATUS_BY_CODE[code] ?? 500;

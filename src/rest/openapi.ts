@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of the REST interface, derived from the route table: each row's
 // fields (kind -> schema, where they go), response schema and status. Rows sharing a method +
 // path become one operation that describes each of them and the rule telling them apart.
+import { file } from "./fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import { PREFIXES } from "./plugin.ts";
 import type { RestParam, RestRoute } from "./route.ts";
@@ -12,9 +13,10 @@ const ERRORS: Record<number, [name: string, description: string]> = {
   403: ["Forbidden", "The caller may not do this, e.g. change someone else's resource (FORBIDDEN)."],
   404: ["NotFound", "No such resource (NOT_FOUND)."],
   409: ["Conflict", "Conflicts with existing data, e.g. a taken username (CONFLICT)."],
-  413: ["PayloadTooLarge", "The body or the file is too large (PAYLOAD_TOO_LARGE)."],
+  413: ["PayloadTooLarge", "The body or the file is too large (PAYLOAD_TOO_LARGE), or the file would take the owner past their upload quota (UPLOAD_QUOTA_EXCEEDED)."],
   415: ["UnsupportedMediaType", "Send JSON, a urlencoded form or multipart/form-data (UNSUPPORTED_MEDIA_TYPE)."],
   429: ["RateLimited", "Too many requests; see Retry-After (RATE_LIMITED)."],
+  507: ["InsufficientStorage", "The server is short of disk space and stores no uploads for now (STORAGE_FULL)."],
 };
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -86,7 +88,8 @@ function responses(rows: RestRoute[], method: string) {
     };
   }
   const isPublic = rows.every((r) => r.public);
-  const statuses = [400, ...(isPublic ? [409] : [401, 403, 404]), ...(BODY_METHODS.has(method) ? [413, 415] : []), 429];
+  const takesFile = rows.some((r) => r.params.some((p) => p.kind === file));
+  const statuses = [400, ...(isPublic ? [409] : [401, 403, 404]), ...(BODY_METHODS.has(method) ? [413, 415] : []), 429, ...(takesFile ? [507] : [])];
   for (const status of statuses) answers[String(status)] = { $ref: `#/components/responses/${ERRORS[status][0]}` };
   return answers;
 }

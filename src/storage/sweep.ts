@@ -34,3 +34,30 @@ export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promi
   }
   return removed;
 }
+
+/**
+ * Records the file size of covers stored before sizes were kept (and by the seeder), so that they
+ * count against their owner's upload quota. A row whose file is gone keeps 0.
+ */
+export async function recordCoverSizes(db: Db, dir: string): Promise<number> {
+  let recorded = 0;
+  let after: string | undefined;
+  for (;;) {
+    const rows = await db.grocery.findMany({
+      where: { cover: { not: null }, coverBytes: 0, ...(after ? { id: { gt: after } } : {}) },
+      select: { id: true, cover: true },
+      orderBy: { id: "asc" },
+      take: 500,
+    });
+    if (!rows.length) return recorded;
+    after = rows[rows.length - 1].id;
+    for (const row of rows) {
+      if (!row.cover || !isUploadName(row.cover)) continue;
+      const size = await stat(path.join(dir, row.cover)).then((s) => s.size, () => 0);
+      if (size === 0) continue;
+      // Only while the row still has that cover and no size: an upload meanwhile wrote its own.
+      const { count } = await db.grocery.updateMany({ where: { id: row.id, cover: row.cover, coverBytes: 0 }, data: { coverBytes: size } });
+      recorded += count;
+    }
+  }
+}

@@ -2,7 +2,7 @@
 // bytes show (never their name or declared type), size-capped while streaming, written to a temp
 // name and renamed so a crash never leaves half a file under a served name.
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { mkdir, open, rename, rm, statfs } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import type { Config } from "../config.ts";
@@ -13,9 +13,21 @@ export type UploadSettings = {
   dir: string;
   /** Largest accepted file, in bytes. */
   maxBytes: number;
+  /** Bytes of stored files one user's rows may reference in total (0 = no quota). */
+  quotaBytes: number;
+  /** Free space the filesystem keeps for the database: no upload is stored below it (0 = none). */
+  diskReserveBytes: number;
 };
 
-export const uploadSettings = (config: Config): UploadSettings => ({ dir: config.uploadDir, maxBytes: config.uploadMaxBytes });
+export const uploadSettings = (config: Config): UploadSettings => ({
+  dir: config.uploadDir,
+  maxBytes: config.uploadMaxBytes,
+  quotaBytes: config.uploadQuotaBytes,
+  diskReserveBytes: config.uploadDiskReserveBytes,
+});
+
+/** A file saved by saveImage: its name under the folder and its size. */
+export type SavedFile = { name: string; bytes: number };
 
 /** A file sent by a client; `open` gives its bytes once (GraphQL's Upload and the REST shim both make these). */
 export type IncomingFile = { filename: string; open(): Readable };
@@ -65,6 +77,26 @@ export const tooLarge = (field: string, maxBytes: number) =>
     maxBytes,
   });
 
+export const quotaExceeded = (field: string, quotaBytes: number, usedBytes: number) =>
+  new DomainError(
+    "UPLOAD_QUOTA_EXCEEDED",
+    `${field}: this file would take the owner's uploads past their quota of ${megabytes(quotaBytes)} (${megabytes(usedBytes)} stored); remove or replace covers to make room.`,
+    { field, quotaBytes, usedBytes },
+  );
+
+export const storageFull = (field: string) =>
+  new DomainError("STORAGE_FULL", `${field}: the server is short of disk space and stores no uploads for now; try again later.`, { field });
+
+/** Errors of a filesystem that ran out of space (or of the folder's own quota). */
+const isOutOfSpace = (error: unknown) => ["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? "");
+
+/** Refuses with STORAGE_FULL while the upload folder's filesystem has less free space than the reserve. */
+async function checkDiskReserve(settings: UploadSettings, field: string) {
+  if (settings.diskReserveBytes <= 0) return;
+  const fs = await statfs(settings.dir);
+  if (fs.bavail * fs.bsize < settings.diskReserveBytes) throw storageFull(field);
+}
+
 const notAnImage = (field: string) =>
   badInput(`${field}: the file is not a PNG, JPEG, WebP or GIF image (recognised by its content, not its name).`, { field });
 
@@ -72,28 +104,48 @@ const notAnImage = (field: string) =>
 const wasTruncated = (source: Readable) => (source as Readable & { truncated?: boolean }).truncated === true;
 
 /**
- * Streams `source` to a new file and returns its name. Refuses (deleting what was written) a file
- * that is not an accepted image or is larger than the limit. The source is read to its end even
- * when refused, without being destroyed, so a multipart parser feeding it can move on.
+ * Streams `source` to a new file and returns its name and size. Refuses (deleting what was
+ * written) a file that is not an accepted image, is larger than the limit, or larger than what
+ * is left of the owner's quota (`quota.leftBytes`: UPLOAD_QUOTA_EXCEEDED), and any file while the
+ * disk is below its reserve, before or after writing (STORAGE_FULL). The source is read to its
+ * end even when refused, without being destroyed, so a multipart parser feeding it can move on.
  */
-export async function saveImage(settings: UploadSettings, source: Readable, field = "cover"): Promise<string> {
+export async function saveImage(
+  settings: UploadSettings,
+  source: Readable,
+  field = "cover",
+  quota?: { leftBytes: number; usedBytes: number },
+): Promise<SavedFile> {
   await mkdir(settings.dir, { recursive: true });
+  try {
+    await checkDiskReserve(settings, field);
+  } catch (error) {
+    drain(source);
+    throw error;
+  }
   const id = randomBytes(16).toString("hex");
   // A dot-name never matches UPLOAD_NAME, so a temp file is never served.
   const tempPath = path.join(settings.dir, `.incoming-${id}`);
-  const file = await open(tempPath, "wx");
-  let format: ImageFormat | undefined;
+  let found: { format: ImageFormat; bytes: number };
   try {
-    // writeFile on a handle appends at the current position and loops until every byte is written.
-    format = await copyChecked(source, (chunk) => file.writeFile(chunk), settings.maxBytes, field);
-    await file.sync(); // durable before it gets its served name
+    const file = await open(tempPath, "wx");
+    try {
+      const tooMuch = quota && quota.leftBytes < settings.maxBytes ? () => quotaExceeded(field, settings.quotaBytes, quota.usedBytes) : null;
+      const limit = tooMuch ? Math.max(0, quota!.leftBytes) : settings.maxBytes;
+      // writeFile on a handle appends at the current position and loops until every byte is written.
+      found = await copyChecked(source, (chunk) => file.writeFile(chunk), limit, field, tooMuch ?? (() => tooLarge(field, settings.maxBytes)));
+      await file.sync(); // durable before it gets its served name
+    } finally {
+      await file.close().catch(() => {});
+    }
+    // Uploads in flight together may have taken the disk below the reserve meanwhile.
+    await checkDiskReserve(settings, field);
   } catch (error) {
-    await file.close().catch(() => {});
+    drain(source);
     await rm(tempPath, { force: true });
-    throw error;
+    throw isOutOfSpace(error) ? storageFull(field) : error;
   }
-  await file.close();
-  const name = `${id}.${format.extension}`;
+  const name = `${id}.${found.format.extension}`;
   try {
     await rename(tempPath, path.join(settings.dir, name));
   } catch (error) {
@@ -101,7 +153,14 @@ export async function saveImage(settings: UploadSettings, source: Readable, fiel
     throw error;
   }
   await syncFolder(settings.dir); // makes the new name itself durable
-  return name;
+  return { name, bytes: found.bytes };
+}
+
+/** Reads and drops what is left of a refused file, so the request behind it can finish. */
+function drain(source: Readable) {
+  if (source.readableEnded || source.destroyed) return;
+  source.on("error", () => {});
+  source.resume();
 }
 
 async function syncFolder(dir: string) {
@@ -117,7 +176,8 @@ function copyChecked(
   write: (chunk: Buffer) => Promise<unknown>,
   maxBytes: number,
   field: string,
-): Promise<ImageFormat> {
+  overLimit: () => DomainError,
+): Promise<{ format: ImageFormat; bytes: number }> {
   return new Promise((resolve, reject) => {
     let size = 0;
     let head = Buffer.alloc(0);
@@ -141,13 +201,13 @@ function copyChecked(
     source.on("close", () => {
       if (!source.readableEnded) fail(cutShort());
     });
-    source.on("limit", () => fail(tooLarge(field, maxBytes))); // busboy's own cap was hit
+    source.on("limit", () => fail(overLimit())); // busboy's own cap was hit
     source.on("error", (error) => fail(error));
     source.on("data", (chunk: Buffer | string) => {
       if (failed) return;
       const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       size += bytes.length;
-      if (size > maxBytes) return fail(tooLarge(field, maxBytes));
+      if (size > maxBytes) return fail(overLimit());
       if (!format) {
         head = Buffer.concat([head, bytes.subarray(0, SNIFF_BYTES)]).subarray(0, SNIFF_BYTES);
         if (head.length >= SNIFF_BYTES) {
@@ -165,10 +225,10 @@ function copyChecked(
     });
     source.on("end", () => {
       if (failed) return;
-      if (wasTruncated(source)) return fail(tooLarge(field, maxBytes));
+      if (wasTruncated(source)) return fail(overLimit());
       format ??= sniffImage(head); // a file shorter than SNIFF_BYTES
       if (!format) return fail(notAnImage(field));
-      const found = format;
+      const found = { format, bytes: size };
       writing.then(() => (failed ? undefined : resolve(found)));
     });
   });
