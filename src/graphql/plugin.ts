@@ -10,6 +10,7 @@ import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
+import { oneExpensiveFieldRule } from "./directives/expensive.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
 export type ApolloOptions = {
@@ -35,7 +36,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       ...options.limits.plugins,
       ...options.plugins,
     ],
-    validationRules: options.limits.validationRules,
+    validationRules: [...options.limits.validationRules, oneExpensiveFieldRule(options.schema)],
     parseOptions: options.limits.parseOptions,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
     includeStacktraceInErrorResponses: false,
@@ -57,6 +58,6 @@ export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPlugin
   await app.register(fastifyApollo(options.apollo), {
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
-    context: async (request) => options.createContext(tokenFromRequest(request, {})),
+    context: async (request) => options.createContext(tokenFromRequest(request, {}), request.ip),
   });
 }
