@@ -21,16 +21,25 @@ export type Context = {
   forgetToken(): void;
   /** Sign-up and login limits, counted against this request's client address. */
   guards: ClientGuards;
+  /** Counts `units` more requests against this request's rate-limit buckets; throws RATE_LIMITED past them. */
+  chargeRequests(units: number): Promise<void>;
   /** Accounts that signed in or registered in this request: their AuthPayload shows them as to themselves. */
   signedInNow: Set<string>;
 };
 
-/** `clientAddress`: the request's address (Fastify's request.ip, after TRUST_PROXY). */
-export type ContextFactory = (token: string | undefined, clientAddress: string) => Promise<Context>;
+/**
+ * `clientAddress`: the request's address (Fastify's request.ip, after TRUST_PROXY);
+ * `chargeRequests`: the rate limiter's (none for REST routes, which run one field each).
+ */
+export type ContextFactory = (
+  token: string | undefined,
+  clientAddress: string,
+  chargeRequests?: (units: number) => Promise<void>,
+) => Promise<Context>;
 
 export function contextFactory(db: Db, config: Config, guards: AccountGuards): ContextFactory {
   const sessions = new SessionCache(config.sessionCacheTtlMs);
-  return async (token, clientAddress) => {
+  return async (token, clientAddress, chargeRequests = async () => {}) => {
     const auth = await sessions.authenticate(db, token);
     const loaders = new Map<string, DataLoader<unknown, unknown>>();
     return {
@@ -40,6 +49,7 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards): C
       viewer: auth.state === "valid" ? auth.viewer : null,
       forgetToken: () => sessions.forget(token),
       guards: { ...guards, clientAddress },
+      chargeRequests,
       signedInNow: new Set(),
       loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>) {
         let loader = loaders.get(name) as DataLoader<K, V> | undefined;

@@ -10,7 +10,7 @@ import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
-import { oneExpensiveFieldRule } from "./directives/expensive.ts";
+import { expensiveFieldChargePlugin, expensiveFieldLimitRule } from "./directives/expensive.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
 export type ApolloOptions = {
@@ -34,9 +34,10 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       // field's resolver to compute a policy nobody reads.
       ApolloServerPluginCacheControlDisabled(),
       ...options.limits.plugins,
+      expensiveFieldChargePlugin(options.schema),
       ...options.plugins,
     ],
-    validationRules: [...options.limits.validationRules, oneExpensiveFieldRule(options.schema)],
+    validationRules: [...options.limits.validationRules, expensiveFieldLimitRule(options.schema)],
     parseOptions: options.limits.parseOptions,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
     includeStacktraceInErrorResponses: false,
@@ -58,6 +59,7 @@ export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPlugin
   await app.register(fastifyApollo(options.apollo), {
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
-    context: async (request) => options.createContext(tokenFromRequest(request, {}), request.ip),
+    context: async (request) =>
+      options.createContext(tokenFromRequest(request, {}), request.ip, (units) => app.chargeRequests(request, units)),
   });
 }

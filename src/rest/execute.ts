@@ -1,7 +1,7 @@
 // Runs a route-table row in-process: the row's document (parsed and validated once, at start-up)
 // is executed against the same schema and context as /graphql. No HTTP hop, no re-parsing.
 import { execute, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from "graphql";
-import { oneExpensiveFieldRule } from "../graphql/directives/expensive.ts";
+import { expensiveFieldLimitRule } from "../graphql/directives/expensive.ts";
 import type { Context } from "../graphql/context.ts";
 import { INTERNAL, toClientError, type ClientError } from "../graphql/errors.ts";
 import { statusForCode } from "./errors.ts";
@@ -12,8 +12,8 @@ import type { FieldValues, RestRequest, RestRoute } from "./route.ts";
 export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string> };
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
-  // The same rules as /graphql's, and at most one expensive field per route (one request each).
-  const rules = [...specifiedRules, oneExpensiveFieldRule(schema)];
+  // graphql-js's rules plus the per-operation maximum of expensive fields, as on /graphql.
+  const rules = [...specifiedRules, expensiveFieldLimitRule(schema)];
   return routes.map((route) => {
     const compiled = parse(route.document);
     const errors = validate(schema, compiled, rules);
