@@ -63,6 +63,11 @@ const schema = z.object({
   RATE_LIMIT_MAX: integer(600, 0, 1_000_000),
   RATE_LIMIT_WINDOW: duration("1m"),
   RATE_LIMIT_ADDRESS_FACTOR: integer(10, 1, 1000),
+  SIGNUP_RATE_LIMIT: integer(20, 0, 1_000_000),
+  LOGIN_FREE_ATTEMPTS: integer(5, 1, 1000),
+  LOGIN_BACKOFF_MAX: duration("15m", { allowZero: true }),
+  PASSWORD_HASH_CONCURRENCY: integer(2, 1, 64),
+  PASSWORD_HASH_QUEUE: integer(100, 0, 100_000),
   CORS_ORIGINS: z.string().default(""),
   TRUST_PROXY: z
     .string()
@@ -107,6 +112,11 @@ export type Config = {
   bodyLimitBytes: number;
   /** Requests per window per access token (per client address without one); max 0 turns it off. */
   rateLimit: { max: number; windowMs: number; addressFactor: number };
+  /**
+   * Abuse of accounts: sign-ups per client address an hour (0 = off); failed logins per username
+   * before back-off, and its longest lock (0 = off); scrypt calls at once and how many may wait.
+   */
+  accounts: { signUpsPerHour: number; loginFreeAttempts: number; loginBackoffMaxMs: number; hashConcurrency: number; hashQueue: number };
   /** Origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
@@ -169,6 +179,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT,
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     rateLimit: { max: s.RATE_LIMIT_MAX, windowMs: s.RATE_LIMIT_WINDOW, addressFactor: s.RATE_LIMIT_ADDRESS_FACTOR },
+    accounts: {
+      signUpsPerHour: s.SIGNUP_RATE_LIMIT,
+      loginFreeAttempts: s.LOGIN_FREE_ATTEMPTS,
+      loginBackoffMaxMs: s.LOGIN_BACKOFF_MAX,
+      hashConcurrency: s.PASSWORD_HASH_CONCURRENCY,
+      hashQueue: s.PASSWORD_HASH_QUEUE,
+    },
     corsOrigins: s.CORS_ORIGINS.split(",").map((o) => o.trim()).filter(Boolean),
     trustProxy: trustProxyOf(s.TRUST_PROXY),
     graphql: {

@@ -17,11 +17,14 @@ import { utf8JsonParser } from "./http/json-body.ts";
 import { formBodyPlugin } from "./http/form-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
 import { loggerOptions } from "./http/logging.ts";
-import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, type Metrics } from "./http/metrics.ts";
+import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, observePasswordHashing, type Metrics } from "./http/metrics.ts";
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
 import { uploadsPlugin } from "./http/uploads.ts";
 import type { Tracing } from "./observability/load-tracing.ts";
+import { PasswordHasher } from "./domain/passwords.ts";
+import { SignUpLimit } from "./domain/signup-limit.ts";
+import { LoginThrottle } from "./domain/login-throttle.ts";
 
 export type ServerOptions = {
   config: Config;
@@ -52,7 +55,14 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   });
   utf8JsonParser(app);
   const schema = tracing ? tracing.instrumentSchema(buildSchema()) : buildSchema();
-  const createContext = contextFactory(db, config);
+  const { accounts } = config;
+  const guards = {
+    passwords: new PasswordHasher({ concurrency: accounts.hashConcurrency, maxQueue: accounts.hashQueue }),
+    signUps: new SignUpLimit(accounts.signUpsPerHour),
+    logins: new LoginThrottle({ freeAttempts: accounts.loginFreeAttempts, maxDelayMs: accounts.loginBackoffMaxMs }),
+  };
+  observePasswordHashing(metrics, guards.passwords);
+  const createContext = contextFactory(db, config, guards);
   if (tracing) await app.register(tracing.requests); // first hook: everything after runs inside the request's span
 
   app.addHook("onRequest", async (request, reply) => {

@@ -7,6 +7,7 @@ export type ErrorCode =
   | "BAD_USER_INPUT"
   | "CONFLICT"
   | "RATE_LIMITED"
+  | "SERVER_BUSY"
   | "PAYLOAD_TOO_LARGE"
   | "UPLOAD_QUOTA_EXCEEDED"
   | "STORAGE_FULL"
@@ -30,3 +31,19 @@ export const forbidden = (message: string) => new DomainError("FORBIDDEN", messa
 export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND", `${what} ${JSON.stringify(id)} does not exist.`, { id });
 export const badInput = (message: string, details?: Record<string, unknown>) => new DomainError("BAD_USER_INPUT", message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) => new DomainError("CONFLICT", message, details);
+
+/**
+ * "Not now, try again in n seconds": RATE_LIMITED (429) for a caller over a limit, SERVER_BUSY (503)
+ * when the server has no room. `details.retryAfterSeconds` becomes the REST answer's Retry-After;
+ * `extensions.http` is how Apollo Server sets the GraphQL answer's status and header from a resolver.
+ */
+export class RetryLaterError extends DomainError {
+  readonly extensions: { http: { status: number; headers: Map<string, string> } };
+  constructor(code: "RATE_LIMITED" | "SERVER_BUSY", message: string, retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(code, message, { retryAfterSeconds: seconds });
+    this.extensions = {
+      http: { status: code === "RATE_LIMITED" ? 429 : 503, headers: new Map([["retry-after", String(seconds)]]) },
+    };
+  }
+}

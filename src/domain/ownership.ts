@@ -14,3 +14,7 @@ export function editable<T extends Owned>(what: "Restaurant" | "Grocery", id: st
   if (!canEdit(viewer, row)) throw forbidden(`Only the ${what.toLowerCase()}'s owner or an admin may change or remove it.`);
   return row;
 }
+
+/** Private facts about an account (its role) are for the account itself and for admins. */
+export const isSelfOrAdmin = (viewer: Viewer | null, accountId: string) =>
+  viewer !== null && (viewer.role === "ADMIN" || viewer.id === accountId);

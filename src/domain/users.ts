@@ -3,7 +3,9 @@ import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { badInput, conflict, DomainError, unauthenticated } from "./errors.ts";
 import { imageReference } from "./image-references.ts";
-import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts";
+import { DUMMY_HASH, hashPassword, verifyPassword, type PasswordHasher } from "./passwords.ts";
+import type { LoginThrottle } from "./login-throttle.ts";
+import type { SignUpLimit } from "./signup-limit.ts";
 import { issueToken, revokeToken, type Viewer } from "./tokens.ts";
 import { isStorable, optionalText, requiredText, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
@@ -28,14 +30,25 @@ export const registrationInput = z.object({
 
 export type Session = { token: string; expiresAt: Date; userId: string };
 
+/**
+ * The limits on sign-ups and sign-ins that come from clients (the command line has none): one
+ * bounded password hasher per server, sign-ups per address, back-off per account.
+ */
+export type AccountGuards = { passwords: PasswordHasher; signUps: SignUpLimit; logins: LoginThrottle };
+
+/** Who asks: the guards and the client address they count against. */
+export type ClientGuards = AccountGuards & { clientAddress: string };
+
 export async function register(
   db: Db,
   input: unknown,
   ttlMs: number,
   role: "USER" | "ADMIN" = "USER",
+  client?: ClientGuards,
 ): Promise<Session> {
   const data = parseInput(registrationInput, input);
-  const passwordHash = await hashPassword(data.password);
+  client?.signUps.take(client.clientAddress);
+  const passwordHash = client ? await client.passwords.hash(data.password) : await hashPassword(data.password);
   try {
     const user = await db.user.create({
       data: { username: data.username, passwordHash, firstName: data.firstName, avatar: data.avatar ?? null, role },
@@ -48,17 +61,29 @@ export async function register(
   }
 }
 
-export async function login(db: Db, username: unknown, password: unknown, ttlMs: number): Promise<Session> {
+export async function login(db: Db, username: unknown, password: unknown, ttlMs: number, client?: ClientGuards): Promise<Session> {
   if (typeof username !== "string" || typeof password !== "string" || !username || !password) {
     throw badInput("username and password are required", { fields: ["username", "password"] });
   }
   // A name the database cannot even compare (NUL, lone surrogate) belongs to nobody.
   const name = username.trim();
-  const user = isStorable(name) ? await db.user.findUnique({ where: { username: name }, select: { id: true, passwordHash: true } }) : null;
-  // Hash even for an unknown user so the answer takes as long either way.
-  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !ok) throw new DomainError("UNAUTHENTICATED", "username or password is wrong");
-  return { ...(await issueToken(db, user.id, ttlMs)), userId: user.id };
+  // Unknown names are throttled too, so a lock does not tell which names exist.
+  const attempt = client?.logins.begin(name, client.clientAddress);
+  let verdict: "right" | "wrong" | undefined;
+  try {
+    const user = isStorable(name) ? await db.user.findUnique({ where: { username: name }, select: { id: true, passwordHash: true } }) : null;
+    // Hash even for an unknown user so the answer takes as long either way.
+    const stored = user?.passwordHash ?? DUMMY_HASH;
+    const ok = client ? await client.passwords.verify(password, stored) : await verifyPassword(password, stored);
+    verdict = user && ok ? "right" : "wrong";
+    if (!user || !ok) throw new DomainError("UNAUTHENTICATED", "username or password is wrong");
+    return { ...(await issueToken(db, user.id, ttlMs)), userId: user.id };
+  } finally {
+    // Only a wrong password counts as a failure; a busy server or a failed look-up does not.
+    if (verdict === "right") attempt?.succeeded();
+    else if (verdict === "wrong") attempt?.failed();
+    else attempt?.abandoned();
+  }
 }
 
 export async function logout(db: Db, viewer: Viewer | null): Promise<void> {

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import { SessionCache } from "../domain/session-cache.ts";
 import type { Authentication, Viewer } from "../domain/tokens.ts";
+import type { AccountGuards, ClientGuards } from "../domain/users.ts";
 
 export type Context = {
   db: Db;
@@ -18,13 +19,27 @@ export type Context = {
   loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>): DataLoader<K, V>;
   /** Drops this request's token from the session cache (after it was revoked). */
   forgetToken(): void;
+  /** Sign-up and login limits, counted against this request's client address. */
+  guards: ClientGuards;
+  /** Counts `units` more requests against this request's rate-limit buckets; throws RATE_LIMITED past them. */
+  chargeRequests(units: number): Promise<void>;
+  /** Accounts that signed in or registered in this request: their AuthPayload shows them as to themselves. */
+  signedInNow: Set<string>;
 };
 
-export type ContextFactory = (token: string | undefined) => Promise<Context>;
+/**
+ * `clientAddress`: the request's address (Fastify's request.ip, after TRUST_PROXY);
+ * `chargeRequests`: the rate limiter's (none for REST routes, which run one field each).
+ */
+export type ContextFactory = (
+  token: string | undefined,
+  clientAddress: string,
+  chargeRequests?: (units: number) => Promise<void>,
+) => Promise<Context>;
 
-export function contextFactory(db: Db, config: Config): ContextFactory {
+export function contextFactory(db: Db, config: Config, guards: AccountGuards): ContextFactory {
   const sessions = new SessionCache(config.sessionCacheTtlMs);
-  return async (token) => {
+  return async (token, clientAddress, chargeRequests = async () => {}) => {
     const auth = await sessions.authenticate(db, token);
     const loaders = new Map<string, DataLoader<unknown, unknown>>();
     return {
@@ -33,6 +48,9 @@ export function contextFactory(db: Db, config: Config): ContextFactory {
       auth,
       viewer: auth.state === "valid" ? auth.viewer : null,
       forgetToken: () => sessions.forget(token),
+      guards: { ...guards, clientAddress },
+      chargeRequests,
+      signedInNow: new Set(),
       loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>) {
         let loader = loaders.get(name) as DataLoader<K, V> | undefined;
         if (!loader) {

@@ -7,7 +7,7 @@ import { DomainError, type ErrorCode } from "../domain/errors.ts";
 export type ClientError = { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
 
 /** Codes a client may see as they are; the request-level ones are folded into BAD_USER_INPUT. */
-const PASS_THROUGH = new Set(["BAD_USER_INPUT", "BAD_REQUEST", "RATE_LIMITED", "PAYLOAD_TOO_LARGE", "UPLOAD_QUOTA_EXCEEDED", "STORAGE_FULL", "UNAUTHENTICATED",
+const PASS_THROUGH = new Set(["BAD_USER_INPUT", "BAD_REQUEST", "RATE_LIMITED", "SERVER_BUSY", "PAYLOAD_TOO_LARGE", "UPLOAD_QUOTA_EXCEEDED", "STORAGE_FULL", "UNAUTHENTICATED",
   "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED"]);
 const AS_BAD_INPUT = new Set(["GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "OPERATION_RESOLUTION_FAILURE"]);
 

@@ -11,6 +11,7 @@ import { formatError } from "./errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
+import { expensiveFieldChargePlugin, expensiveFieldLimitRule } from "./directives/expensive.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
 export type ApolloOptions = {
@@ -35,9 +36,10 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       ApolloServerPluginCacheControlDisabled(),
       ...options.limits.plugins,
       operationNamePlugin,
+      expensiveFieldChargePlugin(options.schema),
       ...options.plugins,
     ],
-    validationRules: options.limits.validationRules,
+    validationRules: [...options.limits.validationRules, expensiveFieldLimitRule(options.schema)],
     parseOptions: options.limits.parseOptions,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
     includeStacktraceInErrorResponses: false,
@@ -60,7 +62,7 @@ export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPlugin
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
     context: async (request) => {
-      const context = await options.createContext(tokenFromRequest(request, {}));
+      const context = await options.createContext(tokenFromRequest(request, {}), request.ip, (units) => app.chargeRequests(request, units));
       rememberContext(request, context);
       return context;
     },

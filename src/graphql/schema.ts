@@ -4,6 +4,8 @@ import { fileURLToPath } from "node:url";
 import { makeExecutableSchema } from "@graphql-tools/schema";
 import type { GraphQLSchema } from "graphql";
 import { applyAuthDirectives } from "./directives/auth.ts";
+import { expensiveRootFields } from "./directives/expensive.ts";
+import { applyVisibilityDirectives } from "./directives/visibility.ts";
 import { badgesResolvers } from "./resolvers/badges.ts";
 import { commentsResolvers } from "./resolvers/comments.ts";
 import { groceriesResolvers } from "./resolvers/groceries.ts";
@@ -32,5 +34,6 @@ export function buildSchema(): GraphQLSchema {
       reportsResolvers,
     ],
   });
-  return applyAuthDirectives(schema);
+  expensiveRootFields(schema); // throws at start-up when a Mutation field lacks @expensive
+  return applyVisibilityDirectives(applyAuthDirectives(schema));
 }

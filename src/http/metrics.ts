@@ -5,7 +5,7 @@ import { timingSafeEqual } from "node:crypto";
 import fp from "fastify-plugin";
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Config } from "../config.ts";
 import { resolvedOperationName } from "../graphql/operation-name.ts";
 
@@ -54,6 +54,19 @@ export function createMetrics(): Metrics {
 export function observeStatement(metrics: Metrics, event: { query: string; durationMs: number }) {
   const kind = /^\s*(\w+)/.exec(event.query)?.[1]?.toLowerCase() ?? "other";
   metrics.statements.observe({ kind }, event.durationMs / 1000);
+}
+
+/** The password hasher's bound at work: scrypt calls running, waiting, at most at once, refused. */
+export function observePasswordHashing(
+  metrics: Metrics,
+  hasher: { inFlight: number; queued: number; peakRunning: number; refused: number },
+) {
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({ name, help, registers: [metrics.registry], collect() { this.set(read()); } });
+  gauge("password_hashes_in_flight", "scrypt calls running now", () => hasher.inFlight);
+  gauge("password_hashes_queued", "scrypt calls waiting for a slot", () => hasher.queued);
+  gauge("password_hashes_in_flight_peak", "most scrypt calls seen running at once since start", () => hasher.peakRunning);
+  gauge("password_hashes_refused", "scrypt calls refused (SERVER_BUSY) because the queue was full, since start", () => hasher.refused);
 }
 
 /** Counts GraphQL errors by their extensions.code (REST errors are counted from their status). */

@@ -7,8 +7,16 @@ import rateLimit from "@fastify/rate-limit";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
+import { RetryLaterError } from "../domain/errors.ts";
 import { hashToken } from "../domain/tokens.ts";
 import { tokenFromRequest } from "./token.ts";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Counts `units` more requests for this request (e.g. its extra expensive GraphQL fields); throws RATE_LIMITED past the limit. */
+    chargeRequests(request: FastifyRequest, units: number): Promise<void>;
+  }
+}
 
 export class RateLimitedError extends Error {
   readonly statusCode = 429;
@@ -25,7 +33,10 @@ export function rateLimitKey(request: FastifyRequest): string {
 }
 
 export const rateLimitPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
-  if (config.rateLimit.max === 0) return;
+  if (config.rateLimit.max === 0) {
+    app.decorate("chargeRequests", async () => {});
+    return;
+  }
   const exempt = (request: FastifyRequest) => request.url === "/healthz" || request.url === "/readyz";
   await app.register(rateLimit, {
     global: true,
@@ -41,6 +52,20 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, { config }: { con
     timeWindow: config.rateLimit.windowMs,
     keyGenerator: (request) => `addr:${request.ip}`,
   });
+  // Without options: the very buckets (store and key) of the limit above.
+  const sameBuckets = app.createRateLimit();
+  const overLimit = (ttlInSeconds: number) =>
+    new RetryLaterError("RATE_LIMITED", `Too many requests (expensive fields count one each); try again in ${ttlInSeconds} s.`, ttlInSeconds);
+  app.decorate("chargeRequests", async (request: FastifyRequest, units: number) => {
+    const withToken = Boolean(tokenFromRequest(request, {}));
+    for (let i = 0; i < units; i++) {
+      for (const limiter of withToken ? [sameBuckets, perAddress] : [sameBuckets]) {
+        const verdict = await limiter(request);
+        if (!verdict.isAllowed && verdict.isExceeded) throw overLimit(verdict.ttlInSeconds);
+      }
+    }
+  });
+
   app.addHook("onRequest", async (request, reply) => {
     if (exempt(request) || !tokenFromRequest(request, {})) return; // tokenless requests are counted by address already
     const verdict = await perAddress(request);

@@ -1,6 +1,7 @@
 // Runs a route-table row in-process: the row's document (parsed and validated once, at start-up)
 // is executed against the same schema and context as /graphql. No HTTP hop, no re-parsing.
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { execute, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { expensiveFieldLimitRule } from "../graphql/directives/expensive.ts";
 import type { Context } from "../graphql/context.ts";
 import { INTERNAL, toClientError, type ClientError } from "../graphql/errors.ts";
 import { statusForCode } from "./errors.ts";
@@ -11,9 +12,11 @@ import type { FieldValues, RestRequest, RestRoute } from "./route.ts";
 export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string> };
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
+  // graphql-js's rules plus the per-operation maximum of expensive fields, as on /graphql.
+  const rules = [...specifiedRules, expensiveFieldLimitRule(schema)];
   return routes.map((route) => {
     const compiled = parse(route.document);
-    const errors = validate(schema, compiled);
+    const errors = validate(schema, compiled, rules);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
     return { ...route, compiled, names: legacyNames(route) };
   });

@@ -4,7 +4,7 @@
 // scope, so multipart parsing applies to these routes only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLSchema } from "graphql";
-import type { Context } from "../graphql/context.ts";
+import type { ContextFactory } from "../graphql/context.ts";
 import { toClientError } from "../graphql/errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
 import { legacyBodyParsers } from "./body-parsers.ts";
@@ -17,7 +17,7 @@ import type { HttpMethod, RestRoute } from "./route.ts";
 export type RestPluginOptions = {
   schema: GraphQLSchema;
   routes: RestRoute[];
-  createContext: (token: string | undefined) => Promise<Context>;
+  createContext: ContextFactory;
   /** Largest accepted file part (a grocery cover); 5 MB when not configured. */
   maxFileBytes?: number;
 };
@@ -75,10 +75,12 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
       if (problem) return reply.code(400).send(errorBody({ code: "BAD_REQUEST", message: problem }));
       const req = restRequest(request, sentBody);
       const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
-      const context = await options.createContext(tokenFromRequest(request, req.body));
+      const context = await options.createContext(tokenFromRequest(request, req.body), request.ip);
       const outcome = await runRoute(options.schema, row, req, context);
       if (!outcome.ok) {
         if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
+        const retryAfter = outcome.error.details?.retryAfterSeconds;
+        if (typeof retryAfter === "number") reply.header("retry-after", retryAfter);
         return reply.code(outcome.status).send(errorBody(outcome.error));
       }
       reply.code(outcome.status);

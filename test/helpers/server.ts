@@ -51,6 +51,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     UPLOAD_DIR: uploads,
     PORT: "0",
     RATE_LIMIT_MAX: "0", // tests of the limiter turn it on themselves
+    // Tests register many users from 127.0.0.1 and make many failed logins on purpose; the tests
+    // of these limits (test/hardening/amplification.test.ts) turn them on.
+    SIGNUP_RATE_LIMIT: "0",
+    LOGIN_BACKOFF_MAX: "0",
     ...env,
     DATABASE_URL: database.url,
   });
