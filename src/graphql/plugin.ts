@@ -6,6 +6,7 @@ import fastifyApollo, { fastifyApolloDrainPlugin } from "@as-integrations/fastif
 import type { FastifyInstance } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
+import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
 import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
@@ -33,6 +34,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       // field's resolver to compute a policy nobody reads.
       ApolloServerPluginCacheControlDisabled(),
       ...options.limits.plugins,
+      availabilityStatusPlugin(),
       ...options.plugins,
     ],
     validationRules: options.limits.validationRules,
@@ -57,6 +59,12 @@ export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPlugin
   await app.register(fastifyApollo(options.apollo), {
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
-    context: async (request) => options.createContext(tokenFromRequest(request, {})),
+    context: async (request) => {
+      try {
+        return await options.createContext(tokenFromRequest(request, {}));
+      } catch (error) {
+        throw contextFailure(error);
+      }
+    },
   });
 }

@@ -1,8 +1,10 @@
-// Wires schema.graphql (the contract) to the resolvers, split by domain, and the auth rule.
+// Wires schema.graphql (the contract) to the resolvers, split by domain, the auth rule, and the
+// answer to database failures.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { makeExecutableSchema } from "@graphql-tools/schema";
 import type { GraphQLSchema } from "graphql";
+import { answerDatabaseFailures } from "./availability.ts";
 import { applyAuthDirectives } from "./directives/auth.ts";
 import { badgesResolvers } from "./resolvers/badges.ts";
 import { commentsResolvers } from "./resolvers/comments.ts";
@@ -32,5 +34,5 @@ export function buildSchema(): GraphQLSchema {
       reportsResolvers,
     ],
   });
-  return applyAuthDirectives(schema);
+  return answerDatabaseFailures(applyAuthDirectives(schema));
 }

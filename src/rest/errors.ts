@@ -15,6 +15,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+  STORAGE_FULL: 507,
 };
 
 export const statusForCode = (code: string) => STATUS_BY_CODE[code] ?? 500;
