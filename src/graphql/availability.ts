@@ -42,7 +42,10 @@ export function contextFailure(error: unknown): unknown {
   return new GraphQLError(down.message, { extensions: { code: down.code, http: { status: STATUS_BY_AVAILABILITY_CODE[down.code] } } });
 }
 
-/** An operation that produced no data because of a database failure answers 503 or 507, not 200. */
+/**
+ * An operation whose root fields all came back empty because of a database failure answers 503
+ * or 507, not 200 (a balancer or a client's retry logic reads the status, not the body).
+ */
 export function availabilityStatusPlugin(): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
@@ -50,7 +53,7 @@ export function availabilityStatusPlugin(): ApolloServerPlugin<Context> {
         async willSendResponse({ response }) {
           if (response.body.kind !== "single") return;
           const { data, errors } = response.body.singleResult;
-          if (data != null || !errors?.length) return;
+          if (!errors?.length || (data != null && Object.values(data).some((value) => value !== null))) return;
           const code = errors.map((e) => e.extensions?.code).find((c) => typeof c === "string" && c in STATUS_BY_AVAILABILITY_CODE);
           if (typeof code === "string") response.http.status = STATUS_BY_AVAILABILITY_CODE[code];
         },
