@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import pg from "pg";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -314,5 +315,59 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL unreachable", () => {
     const after = await graphql(s, CREATE, { input: { title: "after" } }, user.token);
     expect(after.status, after.text).toBe(200);
     expect(await s.db.restaurant.count({ where: { title: "never" } })).toBe(0);
+  });
+});
+
+// PostgreSQL only: a connection lost in the middle of a transaction. Prisma sends ROLLBACK on it,
+// which fails, and then never gives the connection back to the pool; with a pool of 2, two such
+// losses used to leave every later request waiting forever.
+describe.skipIf(testProvider() !== "postgres")("PostgreSQL connection lost inside a transaction", () => {
+  let s: TestServer;
+  let admin: pg.Client; // holds the row lock, in a transaction
+  let watcher: pg.Client; // looks at pg_stat_activity outside any transaction (inside one it sees a snapshot)
+  let user: { token: string; id: string };
+  let restaurantId: string;
+  beforeAll(async () => {
+    s = await startServer({ DB_POOL_SIZE: "2", SESSION_CACHE_TTL: "0" });
+    admin = new pg.Client({ connectionString: s.database.url });
+    await admin.connect();
+    watcher = new pg.Client({ connectionString: s.database.url });
+    await watcher.connect();
+    user = await s.signUp("lost");
+    restaurantId = (await graphql(s, CREATE, { input: { title: "Locked" } }, user.token)).body.data.createRestaurant.id;
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await watcher?.end();
+    await closeWithin(s);
+  });
+
+  /** The server's backend that waits for the test's row lock, once it waits. */
+  async function waitingBackend(): Promise<number> {
+    for (let i = 0; i < 50; i++) {
+      const { rows } = await watcher.query(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      if (rows.length) return rows[0].pid;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("the comment's transaction never waited for the row lock");
+  }
+
+  it("answers 503 each time and keeps the pool usable", async () => {
+    for (let round = 0; round < 3; round++) {
+      // The test holds the restaurant's row, so the comment's transaction (which updates the
+      // restaurant's rating totals) waits inside BEGIN ... COMMIT; then its connection is killed.
+      await admin.query("BEGIN");
+      await admin.query(`SELECT id FROM "Restaurant" WHERE id = $1 FOR UPDATE`, [restaurantId]);
+      const comment = rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, { title: `lost-${round}`, body: "b", rating: 3 });
+      await watcher.query("SELECT pg_terminate_backend($1)", [await waitingBackend()]);
+      await admin.query("ROLLBACK");
+      expectRefused(await comment, 503, "SERVICE_UNAVAILABLE");
+    }
+    expect((await graphql(s, ME, {}, user.token)).body).toEqual({ data: { me: { id: user.id } } });
+    const after = await rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, { title: "kept", body: "b", rating: 5 });
+    expect(after.status, after.text).toBe(201);
+    expect(await s.db.comment.count({ where: { restaurantId } })).toBe(1);
   });
 });
