@@ -3,6 +3,8 @@
 // query from another request could land inside an open transaction (and be rolled back with it).
 // This wrapper queues every statement behind any open transaction, which makes each
 // transaction isolated and keeps acknowledged writes from being undone by someone else's rollback.
+// Whatever way a transaction ends (COMMIT failing on a full disk included), it releases the queue
+// and leaves no transaction open; each write's outcome is reported to write-health.ts.
 // It also keeps prepared statements (the adapter prepares every statement anew) and offers reads
 // straight from the connection, behind the same queue, to src/db/reads.ts.
 import { mkdirSync } from "node:fs";
