@@ -167,12 +167,14 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite storage full (max_page_coun
 // SQLite only, and only where this process may mount a tmpfs (root in a permissive sandbox): a
 // real full filesystem makes the COMMIT itself fail, the case that used to wedge every later call.
 describe.skipIf(!canMountTmpfs)("SQLite on a full filesystem (2 MB tmpfs)", () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "gw-full-disk-"));
-  const filler = path.join(dir, "filler");
+  let dir: string;
+  let filler: string;
   let s: TestServer;
   let user: { token: string; id: string };
   let restaurantId: string;
   beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "gw-full-disk-"));
+    filler = path.join(dir, "filler");
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", dir]);
     s = await startServer({}, { database: sqliteFileDatabase(dir) });
     user = await s.signUp("disk");
@@ -213,7 +215,7 @@ describe.skipIf(!canMountTmpfs)("SQLite on a full filesystem (2 MB tmpfs)", () =
 // SQLite only, and only where chattr works (root on a filesystem with attributes): database files
 // that cannot be written (immutable here; read-only files behave alike for a non-root service).
 describe.skipIf(!canMakeImmutable)("SQLite with database files that cannot be written (chattr +i)", () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "gw-immutable-"));
+  let dir: string;
   // The database and its write-ahead log. Not the -shm index: SQLite maps it into memory, and
   // growing it when it cannot be written kills the process with SIGBUS, beyond any code's reach.
   const files = () => ["test.db", "test.db-wal"].map((name) => path.join(dir, name));
@@ -221,6 +223,7 @@ describe.skipIf(!canMakeImmutable)("SQLite with database files that cannot be wr
   let user: { token: string; id: string };
   let restaurantId: string;
   beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "gw-immutable-"));
     s = await startServer({}, { database: sqliteFileDatabase(dir) });
     user = await s.signUp("immutable");
     restaurantId = (await graphql(s, CREATE, { input: { title: "Before" } }, user.token)).body.data.createRestaurant.id;
