@@ -74,7 +74,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(rateLimitPlugin, { config });
   await app.register(metricsPlugin, { config, metrics });
   await app.register(formBodyPlugin);
-  await app.register(healthPlugin, { db });
+  await app.register(healthPlugin, { db, uploadDir: config.uploadDir });
   if (config.graphql.explorer) await app.register(explorerPlugin);
   const apollo = await createApollo(app, {
     schema,

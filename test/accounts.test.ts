@@ -126,7 +126,7 @@ describe("where the token is read from", () => {
 describe("health", () => {
   it("answers /healthz and /readyz", async () => {
     expect(await (await s.fetch("/healthz")).json()).toEqual({ status: "ok" });
-    expect(await (await s.fetch("/readyz")).json()).toEqual({ status: "ok", database: "ok" });
+    expect(await (await s.fetch("/readyz")).json()).toEqual({ status: "ok", database: "ok", writes: "ok", uploads: "ok" });
   });
 });
 

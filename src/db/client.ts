@@ -1,10 +1,12 @@
 // The one place that knows which database is in use. Everything else talks to `Db`, the Prisma
 // client type of the SQLite variant; the PostgreSQL client has the same API and is cast once here.
+import { randomUUID } from "node:crypto";
 import { PrismaClient as SqliteClient, type Prisma } from "../../generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "../../generated/postgres/client.ts";
 import type { Config } from "../config.ts";
 import { postgresDriver } from "./postgres-driver.ts";
 import { sqliteDriver } from "./sqlite-adapter.ts";
+import { WriteHealth, type WriteFailure } from "./write-health.ts";
 
 export type Db = SqliteClient;
 export type { Prisma } from "../../generated/sqlite/client.ts";
@@ -21,6 +23,32 @@ export type RawRows = { names: string[]; rows: unknown[][] };
 export type DriverReader = (sql: string, args: readonly unknown[]) => Promise<RawRows> | undefined;
 
 const directReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows> | undefined>();
+const writeHealths = new WeakMap<Db, WriteHealth>();
+
+/** Whether writes currently succeed on `db`'s connection (see write-health.ts). */
+export const writeHealthOf = (db: Db): WriteHealth | undefined => writeHealths.get(db);
+
+/** ~16 KB: enough that the probe needs new pages and log space, as a real write does. */
+const PROBE_PADDING = "x".repeat(16 * 1024);
+
+/**
+ * With a write failure on record, tries a write that keeps nothing, and answers the failure still
+ * on record (null: writes work). The probe adds a row to Prisma's migration table and removes it
+ * in the same transaction: nobody ever sees it (readers of that table also skip rows without
+ * `finished_at`), yet it needs room to write like any real write does, which a statement that
+ * changes nothing would not. It goes through the same driver, so its outcome is recorded there.
+ */
+export function checkWrites(db: Db): Promise<WriteFailure | null> {
+  const health = writeHealths.get(db);
+  if (!health) return Promise.resolve(null);
+  return health.check(async () => {
+    const id = randomUUID();
+    await db.$transaction([
+      db.$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, logs) VALUES (${id}, '', 'readiness write probe', ${PROBE_PADDING})`,
+      db.$executeRaw`DELETE FROM "_prisma_migrations" WHERE id = ${id}`,
+    ]);
+  });
+}
 
 /** Whether `db` reads straight from its connection (a client made by createDb, not a transaction's). */
 export const readsDirectly = (db: Db) => directReaders.has(db);
@@ -42,14 +70,18 @@ async function fromObjects(pending: Promise<Record<string, unknown>[]>): Promise
 
 export function createDb(options: DatabaseOptions): Db {
   const log = options.onQuery ? ([{ emit: "event", level: "query" }] as const) : undefined;
+  const health = new WriteHealth();
   const driver =
-    options.provider === "sqlite" ? sqliteDriver(options.url, options.sqliteSynchronous) : postgresDriver(options.url, options.poolSize);
+    options.provider === "sqlite"
+      ? sqliteDriver(options.url, options.sqliteSynchronous, health)
+      : postgresDriver(options.url, options.poolSize, health);
   const client =
     options.provider === "sqlite"
       ? new SqliteClient({ adapter: driver.factory, log: log as never })
       : (new PostgresClient({ adapter: driver.factory, log: log as never }) as unknown as Db);
   const onQuery = options.onQuery;
   const placeholders = options.provider === "sqlite" ? (sql: Prisma.Sql) => sql.sql : (sql: Prisma.Sql) => sql.text;
+  writeHealths.set(client, health);
   directReaders.set(client, (sql) => {
     const text = placeholders(sql);
     if (!onQuery) return driver.readRows(text, sql.values);

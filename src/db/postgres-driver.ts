@@ -1,9 +1,10 @@
 // Prisma's PostgreSQL adapter, and a reader of the same pool once Prisma opened it, for
 // src/db/reads.ts (raw reads that skip Prisma's query compiler).
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import type { DriverReader } from "./client.ts";
+import type { WriteHealth } from "./write-health.ts";
 
 const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
 
@@ -25,7 +26,71 @@ function statementNames() {
   };
 }
 
-export function postgresDriver(url: string, poolSize: number): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
+const WRITES = /^\s*(INSERT|UPDATE|DELETE|COMMIT)\b/i;
+
+/** Runs a statement, telling `health` whether a write succeeded or why it failed. */
+const tracked =
+  (health: WriteHealth, run: (query: SqlQuery) => Promise<any>) =>
+  async (query: SqlQuery) => {
+    try {
+      const result = await run(query);
+      if (WRITES.test(query.sql)) health.succeeded();
+      return result;
+    } catch (error) {
+      health.failed(error);
+      throw error;
+    }
+  };
+
+/**
+ * Prisma sends COMMIT and ROLLBACK as statements and only then calls commit() or rollback(),
+ * which give the pooled connection back; when the statement fails (the server went away, or
+ * refused the commit) it calls neither. Each such failure would keep one connection out of the
+ * pool for good, until every request waits forever. Here a failed COMMIT or ROLLBACK gives its
+ * connection back itself, destroyed, since its state is unknown.
+ */
+function releasedOnFailure(tx: Transaction, health: WriteHealth): Transaction {
+  const connection = (tx as unknown as { client: pg.PoolClient; cleanup?: () => void });
+  let released = false;
+  const release = (error?: Error) => {
+    if (released) return;
+    released = true;
+    connection.cleanup?.();
+    connection.client.release(error ?? false);
+  };
+  const executeRaw = tracked(health, tx.executeRaw.bind(tx));
+  return Object.assign(Object.create(tx) as Transaction, {
+    queryRaw: tracked(health, tx.queryRaw.bind(tx)),
+    async executeRaw(query: SqlQuery) {
+      try {
+        return await executeRaw(query);
+      } catch (error) {
+        if (query.sql === "COMMIT" || query.sql === "ROLLBACK") release(error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      }
+    },
+    commit: async () => release(),
+    rollback: async () => release(),
+  });
+}
+
+function withHealth(adapter: SqlDriverAdapter, health: WriteHealth): SqlDriverAdapter {
+  const startTransaction = adapter.startTransaction.bind(adapter);
+  return Object.assign(Object.create(adapter) as SqlDriverAdapter, {
+    queryRaw: tracked(health, adapter.queryRaw.bind(adapter)),
+    executeRaw: tracked(health, adapter.executeRaw.bind(adapter)),
+    async startTransaction(isolationLevel?: Parameters<SqlDriverAdapter["startTransaction"]>[0]) {
+      try {
+        return releasedOnFailure(await startTransaction(isolationLevel), health);
+      } catch (error) {
+        health.failed(error);
+        throw error;
+      }
+    },
+  });
+}
+
+export function postgresDriver(url: string, poolSize: number, health: WriteHealth): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
   const inner = new PrismaPg({ connectionString: url, max: poolSize });
   let pool: pg.Pool | undefined;
   const factory = {
@@ -34,7 +99,7 @@ export function postgresDriver(url: string, poolSize: number): { factory: SqlDri
     async connect() {
       const adapter = await inner.connect();
       pool = (adapter as unknown as { client: pg.Pool }).client;
-      return adapter;
+      return withHealth(adapter, health);
     },
     connectToShadowDb: inner.connectToShadowDb.bind(inner),
   } as SqlDriverAdapterFactory;

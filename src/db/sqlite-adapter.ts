@@ -3,13 +3,16 @@
 // query from another request could land inside an open transaction (and be rolled back with it).
 // This wrapper queues every statement behind any open transaction, which makes each
 // transaction isolated and keeps acknowledged writes from being undone by someone else's rollback.
+// Whatever way a transaction ends (COMMIT failing on a full disk included), it releases the queue
+// and leaves no transaction open; each write's outcome is reported to write-health.ts.
 // It also keeps prepared statements (the adapter prepares every statement anew) and offers reads
 // straight from the connection, behind the same queue, to src/db/reads.ts.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import type { DriverReader } from "./client.ts";
-import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
+import type { WriteHealth } from "./write-health.ts";
+import { DriverAdapterError, type SqlDriverAdapter, type SqlDriverAdapterFactory, type SqlQuery, type Transaction } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 
 export function sqliteFilePath(url: string): string {
@@ -108,13 +111,99 @@ function rowReader(statement: (sql: string) => BetterSqlite3.Statement, queue: Q
   };
 }
 
-function serialised(adapter: SqlDriverAdapter, { acquire }: Queue): SqlDriverAdapter {
+const BEGIN = { sql: "BEGIN", args: [], argTypes: [] };
+
+/**
+ * Ends whatever transaction is open on the connection. After a failed COMMIT, or a statement
+ * SQLite answered by rolling back on its own, the connection must not be left inside a
+ * transaction: later statements would join it, and direct reads would see its uncommitted rows.
+ */
+function rollbackLeftover(client: BetterSqlite3.Database) {
+  if (!client.inTransaction) return;
+  try {
+    client.exec("ROLLBACK");
+  } catch {
+    // Nothing left to undo if SQLite rolled back itself meanwhile; checked again at the next BEGIN.
+  }
+}
+
+/**
+ * One interactive transaction, holding the queue from BEGIN until COMMIT or ROLLBACK settles,
+ * whatever the outcome. Prisma sends COMMIT and ROLLBACK as statements, then calls commit() or
+ * rollback(); but when the COMMIT statement fails it calls neither (and its own rollback is
+ * refused as "already closed"), so a failed COMMIT releases everything here: the transaction is
+ * rolled back and the queue released. The adapter's own startTransaction is not used: it takes a
+ * lock of its own that a failed BEGIN never gives back.
+ */
+function transaction(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, release: () => void, health: WriteHealth): Transaction {
+  let open = true;
+  let abandoned = false; // SQLite rolled the whole transaction back after an error
+  const end = () => {
+    if (!open) return;
+    open = false;
+    rollbackLeftover(client);
+    release();
+  };
+  const closed = (what: string) =>
+    new DriverAdapterError({ kind: "TransactionAlreadyClosed", cause: `The transaction was ${what}; start a new one.` });
+  const statement =
+    <R>(run: (query: SqlQuery) => Promise<R>) =>
+    async (query: SqlQuery): Promise<R> => {
+      if (!open) throw closed("already ended");
+      // Statements after SQLite's own rollback would run outside any transaction, each committed
+      // on its own: half a write could stay. They are refused instead.
+      if (abandoned) throw closed("rolled back after an error");
+      try {
+        return await run(query);
+      } catch (error) {
+        health.failed(error);
+        if (!client.inTransaction) abandoned = true;
+        throw error;
+      }
+    };
+  const queryRaw = statement((query) => adapter.queryRaw(query));
+  const executeRaw = statement((query) => adapter.executeRaw(query));
+  return {
+    provider: adapter.provider,
+    adapterName: adapter.adapterName,
+    options: { usePhantomQuery: false },
+    queryRaw,
+    async executeRaw(query: SqlQuery) {
+      if (query.sql === "COMMIT") {
+        if (abandoned || !open) throw closed(abandoned ? "rolled back after an error" : "already ended");
+        try {
+          const changes = await adapter.executeRaw(query);
+          health.succeeded();
+          return changes;
+        } catch (error) {
+          health.failed(error);
+          end(); // Prisma will not call commit() or rollback() after a failed COMMIT
+          throw error;
+        }
+      }
+      if (query.sql === "ROLLBACK") {
+        end(); // SQLite may have rolled back already; end() rolls back only what is still open
+        return 0;
+      }
+      return executeRaw(query);
+    },
+    commit: async () => end(),
+    rollback: async () => end(),
+  };
+}
+
+function serialised(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, { acquire }: Queue, health: WriteHealth, writes: (sql: string) => boolean): SqlDriverAdapter {
   const queued =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    <A extends [SqlQuery], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       const release = await acquire();
       try {
-        return await fn(...args);
+        const result = await fn(...args);
+        if (writes(args[0].sql)) health.succeeded();
+        return result;
+      } catch (error) {
+        health.failed(error);
+        throw error;
       } finally {
         release();
       }
@@ -123,32 +212,37 @@ function serialised(adapter: SqlDriverAdapter, { acquire }: Queue): SqlDriverAda
   return Object.assign(Object.create(adapter) as SqlDriverAdapter, {
     queryRaw: queued(adapter.queryRaw.bind(adapter)),
     executeRaw: queued(adapter.executeRaw.bind(adapter)),
-    executeScript: queued(adapter.executeScript.bind(adapter)),
-    async startTransaction(isolationLevel?: Parameters<SqlDriverAdapter["startTransaction"]>[0]): Promise<Transaction> {
+    executeScript: async (script: string) => {
       const release = await acquire();
-      let tx: Transaction;
       try {
-        tx = await startTransaction(isolationLevel);
+        return await adapter.executeScript(script);
+      } finally {
+        release();
+      }
+    },
+    async startTransaction(isolationLevel?: Parameters<SqlDriverAdapter["startTransaction"]>[0]): Promise<Transaction> {
+      // The adapter refuses other isolation levels before taking anything: let it say so.
+      if (isolationLevel && isolationLevel !== "SERIALIZABLE") return startTransaction(isolationLevel);
+      const release = await acquire();
+      try {
+        rollbackLeftover(client);
+        await adapter.executeRaw(BEGIN);
       } catch (error) {
         release();
+        health.failed(error);
         throw error;
       }
-      const end = (fn: () => Promise<void>) => async () => {
-        try {
-          await fn();
-        } finally {
-          release();
-        }
-      };
-      tx.commit = end(tx.commit.bind(tx));
-      tx.rollback = end(tx.rollback.bind(tx));
-      return tx;
+      return transaction(adapter, client, release, health);
     },
   });
 }
 
 /** The adapter factory for Prisma, and a reader of the same connection once Prisma opened it. */
-export function sqliteDriver(url: string, synchronous: "FULL" | "NORMAL"): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
+export function sqliteDriver(
+  url: string,
+  synchronous: "FULL" | "NORMAL",
+  health: WriteHealth,
+): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
   const inner = new PrismaBetterSQLite3({ url: `file:${prepareSqliteFile(url)}` });
   let read: ReturnType<typeof rowReader> | undefined;
   const factory = {
@@ -159,8 +253,9 @@ export function sqliteDriver(url: string, synchronous: "FULL" | "NORMAL"): { fac
       const client = (adapter as unknown as { client: BetterSqlite3.Database }).client;
       applyPragmas(client, synchronous);
       const queue = createQueue();
-      read = rowReader(cachePreparedStatements(client), queue);
-      return serialised(adapter, queue);
+      const statement = cachePreparedStatements(client);
+      read = rowReader(statement, queue);
+      return serialised(adapter, client, queue, health, (sql) => !statement(sql).readonly);
     },
   } as SqlDriverAdapterFactory;
   return { factory, readRows: (sql, args) => read?.(sql, args) };

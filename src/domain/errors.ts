@@ -12,6 +12,7 @@ export type ErrorCode =
   | "UPLOAD_QUOTA_EXCEEDED"
   | "STORAGE_FULL"
   | "UNSUPPORTED_MEDIA_TYPE"
+  | "SERVICE_UNAVAILABLE"
   | "INTERNAL_SERVER_ERROR";
 
 export class DomainError extends Error {

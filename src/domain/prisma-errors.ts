@@ -1,4 +1,6 @@
 // Recognises database outcomes the domain answers on purpose (not as 500s).
+import { databaseFailure, type DatabaseFailure } from "../db/failures.ts";
+import { DomainError } from "./errors.ts";
 
 /** A unique constraint refused the write (Prisma P2002), on either database. */
 export function isUniqueViolation(error: unknown): boolean {
@@ -13,4 +15,21 @@ export function isRecordNotFound(error: unknown): boolean {
 /** A foreign key refused the write (Prisma P2003): the row it points at does not exist (any more). */
 export function isForeignKeyViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2003";
+}
+
+/**
+ * The database cannot do this now for the server's reasons (storage full, files not writable,
+ * server unreachable): a STORAGE_FULL or SERVICE_UNAVAILABLE error for the client, or null.
+ * `recent`: the failure the driver recorded last (see src/db/failures.ts).
+ */
+export function databaseUnavailable(error: unknown, recent?: DatabaseFailure): DomainError | null {
+  if (error instanceof DomainError) return null;
+  switch (databaseFailure(error, recent)) {
+    case "STORAGE_FULL":
+      return new DomainError("STORAGE_FULL", "The server's storage is full: the change was not saved. Try again later.");
+    case "UNAVAILABLE":
+      return new DomainError("SERVICE_UNAVAILABLE", "The database is unavailable right now. Try again shortly.");
+    default:
+      return null;
+  }
 }

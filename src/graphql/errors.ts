@@ -3,12 +3,14 @@
 // with a fixed message (the original is logged, never sent: no stack traces, no SQL).
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
+import { databaseUnavailable } from "../domain/prisma-errors.ts";
 
 export type ClientError = { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
 
 /** Codes a client may see as they are; the request-level ones are folded into BAD_USER_INPUT. */
 const PASS_THROUGH = new Set(["BAD_USER_INPUT", "BAD_REQUEST", "RATE_LIMITED", "SERVER_BUSY", "PAYLOAD_TOO_LARGE", "UPLOAD_QUOTA_EXCEEDED", "STORAGE_FULL", "UNAUTHENTICATED",
-  "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED"]);
+  "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED",
+  "SERVICE_UNAVAILABLE"]);
 const AS_BAD_INPUT = new Set(["GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "OPERATION_RESOLUTION_FAILURE"]);
 
 function knownCode(code: unknown): string | undefined {
@@ -19,9 +21,10 @@ function knownCode(code: unknown): string | undefined {
 
 export function toClientError(error: unknown): ClientError | null {
   const original = error instanceof GraphQLError ? error.originalError : error;
-  if (original instanceof DomainError) {
-    return { code: original.code, message: original.message, ...(original.details ? { details: original.details } : {}) };
-  }
+  // A database failure is the server's condition (503/507). GraphQL's own errors are never one:
+  // their messages may quote the client's text.
+  const known = original instanceof DomainError ? original : original instanceof GraphQLError ? null : databaseUnavailable(original);
+  if (known) return { code: known.code, message: known.message, ...(known.details ? { details: known.details } : {}) };
   if (!(error instanceof GraphQLError)) return null;
   // The outer error's message is the one to show: plugins (e.g. the suggestion mask) edit it in place.
   const code = knownCode(error.extensions?.code);

@@ -6,6 +6,7 @@ import fastifyApollo, { fastifyApolloDrainPlugin } from "@as-integrations/fastif
 import type { FastifyInstance } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
+import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
 import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
@@ -37,6 +38,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       ...options.limits.plugins,
       operationNamePlugin,
       expensiveFieldChargePlugin(options.schema),
+      availabilityStatusPlugin(),
       ...options.plugins,
     ],
     validationRules: [...options.limits.validationRules, expensiveFieldLimitRule(options.schema)],
@@ -62,9 +64,13 @@ export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPlugin
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
     context: async (request) => {
-      const context = await options.createContext(tokenFromRequest(request, {}), request.ip, (units) => app.chargeRequests(request, units));
-      rememberContext(request, context);
-      return context;
+      try {
+        const context = await options.createContext(tokenFromRequest(request, {}), request.ip, (units) => app.chargeRequests(request, units));
+        rememberContext(request, context);
+        return context;
+      } catch (error) {
+        throw contextFailure(error);
+      }
     },
   });
 }

@@ -1,8 +1,10 @@
-// Wires schema.graphql (the contract) to the resolvers, split by domain, and the auth rule.
+// Wires schema.graphql (the contract) to the resolvers, split by domain, the auth rule, and the
+// answer to database failures.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { makeExecutableSchema } from "@graphql-tools/schema";
 import type { GraphQLSchema } from "graphql";
+import { answerDatabaseFailures } from "./availability.ts";
 import { applyAuthDirectives } from "./directives/auth.ts";
 import { expensiveRootFields } from "./directives/expensive.ts";
 import { applyVisibilityDirectives } from "./directives/visibility.ts";
@@ -35,5 +37,5 @@ export function buildSchema(): GraphQLSchema {
     ],
   });
   expensiveRootFields(schema); // throws at start-up when a Mutation field lacks @expensive
-  return applyVisibilityDirectives(applyAuthDirectives(schema));
+  return answerDatabaseFailures(applyVisibilityDirectives(applyAuthDirectives(schema)));
 }

@@ -5,6 +5,8 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { databaseUnavailable } from "../domain/prisma-errors.ts";
+import { STATUS_BY_AVAILABILITY_CODE } from "../graphql/availability.ts";
 import { INTERNAL, type ClientError } from "../graphql/errors.ts";
 import { errorBody } from "../rest/errors.ts";
 
@@ -83,6 +85,12 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
 export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    // E.g. the database went away while the REST shim read the caller's token.
+    const down = status === 500 ? databaseUnavailable(error) : null;
+    if (down) {
+      request.log.warn({ err: error }, "database unavailable");
+      return send(request, reply, STATUS_BY_AVAILABILITY_CODE[down.code], down);
+    }
     if (status === 500) {
       request.log.error({ err: error }, "request failed");
       return send(request, reply, 500, INTERNAL);

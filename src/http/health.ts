@@ -1,16 +1,59 @@
-// /healthz: the process answers. /readyz: and its database does too.
+// /healthz: the process answers (liveness; it touches nothing that can hang). /readyz: the service
+// can do its work: the database answers, writes succeed, and the upload folder can be written.
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
 import type { FastifyInstance } from "fastify";
-import type { Db } from "../db/client.ts";
+import { checkWrites, type Db } from "../db/client.ts";
 
-export async function healthPlugin(app: FastifyInstance, { db }: { db: Db }) {
+/** A check that has not answered by then counts as failed: readiness answers, whatever hangs. */
+const CHECK_TIMEOUT_MS = 2000;
+
+function within<T>(ms: number, pending: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function databaseCheck(db: Db): Promise<string> {
+  await within(CHECK_TIMEOUT_MS, db.$queryRawUnsafe("SELECT 1"));
+  return "ok";
+}
+
+/** "ok", or why the last write failed while a probe write still fails (see src/db/write-health.ts). */
+async function writesCheck(db: Db): Promise<string> {
+  const failure = await within(CHECK_TIMEOUT_MS, checkWrites(db));
+  if (!failure) return "ok";
+  return failure.kind === "STORAGE_FULL" ? "storage full" : "failing";
+}
+
+/** Two system calls: the folder exists, is a folder, and this process may write in it. */
+async function uploadsCheck(dir: string): Promise<string> {
+  if (!(await stat(dir)).isDirectory()) throw new Error(`${dir} is not a folder`);
+  await access(dir, constants.W_OK);
+  return "ok";
+}
+
+export async function healthPlugin(app: FastifyInstance, { db, uploadDir }: { db: Db; uploadDir: string }) {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (request, reply) => {
-    try {
-      await db.$queryRawUnsafe("SELECT 1");
-      return { status: "ok", database: "ok" };
-    } catch (error) {
-      request.log.warn({ err: error }, "readiness check failed");
-      return reply.code(503).send({ status: "unavailable", database: "unreachable" });
-    }
+    const [database, writes, uploads] = await Promise.all([
+      databaseCheck(db).catch((error) => {
+        request.log.warn({ err: error }, "readiness: database unreachable");
+        return "unreachable";
+      }),
+      writesCheck(db).catch((error) => {
+        request.log.warn({ err: error }, "readiness: write probe failed");
+        return "failing";
+      }),
+      uploadsCheck(uploadDir).catch((error) => {
+        request.log.warn({ err: error }, "readiness: upload folder not writable");
+        return "not writable";
+      }),
+    ]);
+    const ready = database === "ok" && writes === "ok" && uploads === "ok";
+    if (!ready) request.log.warn({ database, writes, uploads }, "not ready");
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ok" : "unavailable", database, writes, uploads });
   });
 }

@@ -84,7 +84,7 @@ export function graphqlErrorMetricsPlugin(metrics: Metrics): ApolloServerPlugin<
 }
 
 const CODE_BY_STATUS: Record<number, string> = { 400: "BAD_USER_INPUT", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND",
-  405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "RATE_LIMITED", 507: "STORAGE_FULL" };
+  405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "RATE_LIMITED", 503: "SERVICE_UNAVAILABLE", 507: "STORAGE_FULL" };
 
 /** Most distinct GraphQL operation names kept as label values; later ones count as "other". */
 export const MAX_OPERATION_LABELS = 100;

@@ -38,8 +38,9 @@ export type TestServer = {
 
 let counter = 0;
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+/** `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default. */
+export async function startServer(env: Record<string, string> = {}, { database }: { database?: TestDatabase } = {}): Promise<TestServer> {
+  database ??= await createTestDatabase();
   // The upload folder sits in a private folder of its own, so a test can check that nothing was
   // written beside it without seeing other test files' temp folders.
   const uploadRoot = mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
@@ -58,6 +59,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     ...env,
     DATABASE_URL: database.url,
   });
+  const { drop } = database;
   await migrate(config.database);
   const sql: string[] = [];
   const metrics = createMetrics();
@@ -107,7 +109,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     async close() {
       await app.close();
       await db.$disconnect();
-      await database.drop();
+      await drop();
       rmSync(uploadRoot, { recursive: true, force: true });
     },
   };

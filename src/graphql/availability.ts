@@ -1,0 +1,63 @@
+// Database failures that are the server's condition (storage full, files not writable, database
+// unreachable) answer STORAGE_FULL (507) or SERVICE_UNAVAILABLE (503), over /graphql and the REST
+// shim alike, never INTERNAL_SERVER_ERROR.
+import type { ApolloServerPlugin } from "@apollo/server";
+import { MapperKind, mapSchema } from "@graphql-tools/utils";
+import { defaultFieldResolver, GraphQLError, type GraphQLSchema } from "graphql";
+import { writeHealthOf } from "../db/client.ts";
+import { databaseUnavailable } from "../domain/prisma-errors.ts";
+import type { Context } from "./context.ts";
+
+export const STATUS_BY_AVAILABILITY_CODE: Record<string, number> = { SERVICE_UNAVAILABLE: 503, STORAGE_FULL: 507 };
+
+const ROOT_TYPES = new Set(["Query", "Mutation"]);
+
+/**
+ * Root fields answer a database failure as STORAGE_FULL or SERVICE_UNAVAILABLE. Done here, with
+ * the request's database at hand, because when a COMMIT fails Prisma reports only "transaction
+ * already closed": the driver's record of the last failure (write-health.ts) tells why. Failures
+ * elsewhere (nested fields) are recognised from the error alone (src/graphql/errors.ts).
+ */
+export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (field, _name, typeName) => {
+      if (!ROOT_TYPES.has(typeName)) return field;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      field.resolve = async (source, args, ctx: Context, info) => {
+        try {
+          return await resolve(source, args, ctx, info);
+        } catch (error) {
+          throw databaseUnavailable(error, writeHealthOf(ctx.db)?.failure?.kind) ?? error;
+        }
+      };
+      return field;
+    },
+  });
+}
+
+/** For the context factory: a database failure while reading the token becomes a 503/507 answer. */
+export function contextFailure(error: unknown): unknown {
+  const down = databaseUnavailable(error);
+  if (!down) return error;
+  return new GraphQLError(down.message, { extensions: { code: down.code, http: { status: STATUS_BY_AVAILABILITY_CODE[down.code] } } });
+}
+
+/**
+ * An operation whose root fields all came back empty because of a database failure answers 503
+ * or 507, not 200 (a balancer or a client's retry logic reads the status, not the body).
+ */
+export function availabilityStatusPlugin(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          if (response.body.kind !== "single") return;
+          const { data, errors } = response.body.singleResult;
+          if (!errors?.length || (data != null && Object.values(data).some((value) => value !== null))) return;
+          const code = errors.map((e) => e.extensions?.code).find((c) => typeof c === "string" && c in STATUS_BY_AVAILABILITY_CODE);
+          if (typeof code === "string") response.http.status = STATUS_BY_AVAILABILITY_CODE[code];
+        },
+      };
+    },
+  };
+}
