@@ -14,7 +14,7 @@ import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
 export type ApolloOptions = {
   schema: GraphQLSchema;
-  /** Depth/alias/cost/token limits (see limits.ts). */
+  /** Depth/alias/cost/token limits, the response ceiling, suggestions (see limits.ts). */
   limits: OperationLimits;
   introspection: boolean;
   /** Whether a browser's GET /graphql is sent to the IDE; without it, no landing page at all. */
@@ -37,7 +37,9 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
     ],
     validationRules: options.limits.validationRules,
     parseOptions: options.limits.parseOptions,
-    formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
+    formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed"), {
+      hideSuggestions: options.limits.hideSuggestions,
+    }),
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
   });

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { makeExecutableSchema } from "@graphql-tools/schema";
 import type { GraphQLSchema } from "graphql";
 import { applyAuthDirectives } from "./directives/auth.ts";
+import { applyResponseCeiling } from "./response-ceiling.ts";
 import { badgesResolvers } from "./resolvers/badges.ts";
 import { commentsResolvers } from "./resolvers/comments.ts";
 import { groceriesResolvers } from "./resolvers/groceries.ts";
@@ -32,5 +33,5 @@ export function buildSchema(): GraphQLSchema {
       reportsResolvers,
     ],
   });
-  return applyAuthDirectives(schema);
+  return applyResponseCeiling(applyAuthDirectives(schema));
 }
