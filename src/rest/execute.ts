@@ -51,7 +51,9 @@ export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req:
   try {
     checkOperationCost(schema, route.compiled, undefined, variables, context.config.graphql.maxCost);
   } catch (error) {
-    return refused(toClientError(error) ?? INTERNAL);
+    const known = toClientError(error);
+    if (known) return refused(known);
+    throw error;
   }
   const result = await execute({ schema, document: route.compiled, variableValues: variables, contextValue: context });
   const tooLarge = ceilingCrossed(context);

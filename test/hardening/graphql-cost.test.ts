@@ -2,6 +2,9 @@
 // fragments, before anything runs, on /graphql and through the REST shim; and a hard ceiling on the
 // objects one response may hold stops an execution the estimate let through.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isObjectType } from "graphql";
+import { DEFAULT_PAGE_SIZE } from "../../src/domain/pagination.ts";
+import { buildSchema } from "../../src/graphql/schema.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 /** `comments(first: $n)` nested `levels` deep through Comment.restaurant, as in the issue. */
@@ -32,6 +35,14 @@ async function restaurantWithComments(s: TestServer, token: string, comments: nu
 
 /** The statements that read a page of comments (Restaurant.comments). */
 const commentReads = (s: TestServer) => s.sql.filter((q) => /FROM\s+\S*Comment\S*\s+WHERE[\s\S]*ORDER BY/i.test(q));
+
+it("declares the page-size default in the schema, equal to the domain's (used for an explicit null)", () => {
+  const schema = buildSchema();
+  const paged = Object.values(schema.getTypeMap()).filter(isObjectType)
+    .flatMap((type) => Object.values(type.getFields()).flatMap((field) => field.args.filter((arg) => arg.name === "first")));
+  expect(paged.length).toBeGreaterThan(5);
+  for (const first of paged) expect(first.defaultValue).toBe(DEFAULT_PAGE_SIZE);
+});
 
 describe("cost with variables and defaults (default limits)", () => {
   let s: TestServer;
