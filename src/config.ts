@@ -79,6 +79,7 @@ const schema = z.object({
   GRAPHQL_MAX_ALIASES: integer(30, 0, 1000),
   GRAPHQL_MAX_COST: integer(20_000, 100, 10_000_000),
   GRAPHQL_MAX_TOKENS: integer(3000, 100, 1_000_000),
+  GRAPHQL_MAX_RESPONSE_OBJECTS: integer(50_000, 100, 10_000_000),
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
   GRAPHQL_EXPLORER: z.enum(["true", "false"]).default("true"),
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
@@ -122,7 +123,11 @@ export type Config = {
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
   trustProxy: boolean | number | string[];
   /** `explorer`: the IDE at /explorer, and GET /graphql from a browser sending it there. */
-  graphql: { maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean; explorer: boolean };
+  graphql: {
+    maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean; explorer: boolean;
+    /** Most list items (objects) one response may hold; execution stops when it is crossed. */
+    maxResponseObjects: number;
+  };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
   /**
@@ -193,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAliases: s.GRAPHQL_MAX_ALIASES,
       maxCost: s.GRAPHQL_MAX_COST,
       maxTokens: s.GRAPHQL_MAX_TOKENS,
+      maxResponseObjects: s.GRAPHQL_MAX_RESPONSE_OBJECTS,
       introspection: s.GRAPHQL_INTROSPECTION === "true",
       explorer: s.GRAPHQL_EXPLORER === "true",
     },

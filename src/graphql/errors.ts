@@ -4,6 +4,7 @@
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
+import { withoutSuggestions } from "./suggestions.ts";
 
 export type ClientError = { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
 
@@ -42,10 +43,14 @@ export function toClientError(error: unknown): ClientError | null {
 
 export const INTERNAL: ClientError = { code: "INTERNAL_SERVER_ERROR", message: "Internal server error; it has been logged." };
 
-/** Apollo's formatError: keeps path/locations, replaces everything else with the client-safe shape. */
-export function formatError(onInternal: (error: unknown) => void) {
+/**
+ * Apollo's formatError: keeps path/locations, replaces everything else with the client-safe shape.
+ * `hideSuggestions`: cut graphql-js's "Did you mean ..." out of every message (suggestions.ts).
+ */
+export function formatError(onInternal: (error: unknown) => void, { hideSuggestions = false } = {}) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const safe = toClientError(error) ?? (onInternal(error), INTERNAL);
+    const known = toClientError(error);
+    const safe = known ? (hideSuggestions ? withoutSuggestions(known) : known) : (onInternal(error), INTERNAL);
     return {
       message: safe.message,
       ...(formatted.locations ? { locations: formatted.locations } : {}),

@@ -1,18 +1,24 @@
-// Limits on what one GraphQL operation may ask for: depth, aliases, cost and directives
-// (graphql-armor validation rules) and tokens (graphql-js's own parser option, which stops
-// parsing early; armor's token plugin throws from a hook and would surface as a 500).
-// All are checked before anything runs. Field suggestions
-// ("did you mean ...") are turned off in production so the schema cannot be guessed by typos
-// when introspection is off. Batched requests stay off (Apollo's default).
+// Limits on what one GraphQL operation may ask for: depth, aliases and directives (graphql-armor
+// validation rules), tokens (graphql-js's own parser option, which stops parsing early; armor's
+// token plugin throws from a hook and would surface as a 500), cost (cost.ts: computed with the
+// variables and defaults, which a validation rule never sees) and what the response may hold
+// (response-ceiling.ts, wired into the schema). All but the ceiling are checked before anything
+// runs. Suggestions ("did you mean ...") are cut out of messages in production and whenever
+// introspection is off, so the schema cannot be guessed by typos. Batched requests stay off
+// (Apollo's default).
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { ValidationRule } from "graphql";
 import type { Config } from "../config.ts";
+import { costLimitPlugin } from "./cost.ts";
+import { responseCeilingPlugin } from "./response-ceiling.ts";
+import { suggestionsHidden } from "./suggestions.ts";
 
 export type OperationLimits = {
   plugins: ApolloServerPlugin<any>[];
   validationRules: ValidationRule[];
   parseOptions: { maxTokens: number };
+  hideSuggestions: boolean;
 };
 
 export function operationLimits(config: Config): OperationLimits {
@@ -20,15 +26,17 @@ export function operationLimits(config: Config): OperationLimits {
   const armor = new ApolloArmor({
     maxDepth: { n: maxDepth, ignoreIntrospection: true },
     maxAliases: { n: maxAliases },
-    costLimit: { maxCost, ignoreIntrospection: true },
+    costLimit: { enabled: false },
     maxTokens: { enabled: false },
     maxDirectives: { n: 20 },
-    blockFieldSuggestion: { enabled: config.env === "production" },
+    // Its mask misses enum-value suggestions and errors raised after validation: suggestions.ts does it.
+    blockFieldSuggestion: { enabled: false },
   });
   const protection = armor.protect();
   return {
-    plugins: (protection.plugins ?? []) as ApolloServerPlugin<any>[],
+    plugins: [...((protection.plugins ?? []) as ApolloServerPlugin<any>[]), costLimitPlugin(maxCost), responseCeilingPlugin()],
     validationRules: (protection.validationRules ?? []) as ValidationRule[],
     parseOptions: { maxTokens },
+    hideSuggestions: suggestionsHidden(config),
   };
 }

@@ -17,7 +17,7 @@ import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
 
 export type ApolloOptions = {
   schema: GraphQLSchema;
-  /** Depth/alias/cost/token limits (see limits.ts). */
+  /** Depth/alias/cost/token limits, the response ceiling, suggestions (see limits.ts). */
   limits: OperationLimits;
   introspection: boolean;
   /** Whether a browser's GET /graphql is sent to the IDE; without it, no landing page at all. */
@@ -43,7 +43,9 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
     ],
     validationRules: [...options.limits.validationRules, expensiveFieldLimitRule(options.schema)],
     parseOptions: options.limits.parseOptions,
-    formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
+    formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed"), {
+      hideSuggestions: options.limits.hideSuggestions,
+    }),
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
   });

@@ -1,5 +1,5 @@
-// Wires schema.graphql (the contract) to the resolvers, split by domain, the auth rule, and the
-// answer to database failures.
+// Wires schema.graphql (the contract) to the resolvers, split by domain, then the declared rules
+// wrapped around them: auth, private fields, the response ceiling and the answer to database failures.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { makeExecutableSchema } from "@graphql-tools/schema";
@@ -8,6 +8,7 @@ import { answerDatabaseFailures } from "./availability.ts";
 import { applyAuthDirectives } from "./directives/auth.ts";
 import { expensiveRootFields } from "./directives/expensive.ts";
 import { applyVisibilityDirectives } from "./directives/visibility.ts";
+import { applyResponseCeiling } from "./response-ceiling.ts";
 import { badgesResolvers } from "./resolvers/badges.ts";
 import { commentsResolvers } from "./resolvers/comments.ts";
 import { groceriesResolvers } from "./resolvers/groceries.ts";
@@ -37,5 +38,5 @@ export function buildSchema(): GraphQLSchema {
     ],
   });
   expensiveRootFields(schema); // throws at start-up when a Mutation field lacks @expensive
-  return answerDatabaseFailures(applyVisibilityDirectives(applyAuthDirectives(schema)));
+  return answerDatabaseFailures(applyResponseCeiling(applyVisibilityDirectives(applyAuthDirectives(schema))));
 }

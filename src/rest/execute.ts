@@ -3,7 +3,10 @@
 import { execute, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import { expensiveFieldLimitRule } from "../graphql/directives/expensive.ts";
 import type { Context } from "../graphql/context.ts";
+import { checkOperationCost } from "../graphql/cost.ts";
 import { INTERNAL, toClientError, type ClientError } from "../graphql/errors.ts";
+import { ceilingCrossed } from "../graphql/response-ceiling.ts";
+import { suggestionsHidden, withoutSuggestions } from "../graphql/suggestions.ts";
 import { statusForCode } from "./errors.ts";
 import { legacyError } from "./legacy-errors.ts";
 import { buildVariables, legacyNames, readValues } from "./params.ts";
@@ -47,12 +50,22 @@ export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req:
     if (known) return refused(known);
     throw error;
   }
+  // The same cost limit and response ceiling as /graphql: a route's page size comes from the request.
+  try {
+    checkOperationCost(schema, route.compiled, undefined, variables, context.config.graphql.maxCost);
+  } catch (error) {
+    const known = toClientError(error);
+    if (known) return refused(known);
+    throw error;
+  }
   const result = await execute({ schema, document: route.compiled, variableValues: variables, contextValue: context });
+  const tooLarge = ceilingCrossed(context);
+  if (tooLarge) return refused(tooLarge);
   if (result.errors?.length) {
     const first = result.errors[0];
     const known = legacyError(first, route.names);
     if (!known) return { ok: false, status: 500, error: INTERNAL, internal: first.originalError ?? first };
-    return refused(known);
+    return refused(suggestionsHidden(context.config) ? withoutSuggestions(known) : known);
   }
   try {
     const data = (result.data ?? {}) as Record<string, any>;

@@ -1,0 +1,164 @@
+// The cost of one operation, computed with its variables and argument defaults applied, before any
+// resolver runs (a validation rule cannot do this: it never sees variables). The same check serves
+// /graphql (an Apollo plugin) and the REST shim (runRoute), so both faces refuse the same work.
+//
+// Cost = how many fields the response may hold: a field costs 1; an object adds its selections; a
+// list of a paged field (one with `first`, e.g. `comments(first: $n) { nodes {...} edges {...} }`)
+// counts its items' cost `first` times, with `first` as coerced from variables or the schema's
+// default (`first: Int = 20`), and at most the page size the domain allows. Other lists count
+// one item: the response ceiling (response-ceiling.ts) bounds what they really hold.
+import type { ApolloServerPlugin } from "@apollo/server";
+import {
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  getVariableValues,
+  GraphQLError,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isCompositeType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from "graphql";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/pagination.ts";
+
+type Variables = Record<string, unknown>;
+
+/**
+ * Most items a page may hold for a coerced `first` (the schema's default applied; null means the
+ * domain's default). More than the maximum is refused by the domain before any list is read.
+ */
+export function pageItems(first: unknown): number {
+  const asked = typeof first === "number" ? first : DEFAULT_PAGE_SIZE;
+  return Math.min(Math.max(asked, 0), MAX_PAGE_SIZE);
+}
+
+function pageSize(field: GraphQLField<unknown, unknown>, args: Variables): number | undefined {
+  return field.args.some((arg) => arg.name === "first") ? pageItems(args.first) : undefined;
+}
+
+class CostWalker {
+  /** A fragment's cost depends only on the page size it is spread under; a document may spread one many times. */
+  private readonly fragmentCosts = new Map<string, number>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: Map<string, FragmentDefinitionNode>,
+    private readonly variables: Variables,
+  ) {}
+
+  private included(node: FieldNode | { directives?: FieldNode["directives"] }): boolean {
+    const skip = getDirectiveValues(GraphQLSkipDirective, node, this.variables);
+    if (skip?.if === true) return false;
+    const include = getDirectiveValues(GraphQLIncludeDirective, node, this.variables);
+    return include?.if !== false;
+  }
+
+  /** `listItems`: how many items each list field of this selection holds (the enclosing field's page size). */
+  selectionSet(type: GraphQLCompositeType, set: SelectionSetNode, listItems: number): number {
+    let cost = 0;
+    for (const selection of set.selections) {
+      try {
+        if (!this.included(selection)) continue;
+      } catch {
+        continue; // a bad @skip/@include argument fails the whole operation before any resolver
+      }
+      if (selection.kind === Kind.FIELD) cost += this.field(type, selection, listItems);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const on = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : type;
+        if (on && isCompositeType(on)) cost += this.selectionSet(on, selection.selectionSet, listItems);
+      } else {
+        cost += this.fragment(selection.name.value, listItems);
+      }
+    }
+    return cost;
+  }
+
+  private fragment(name: string, listItems: number): number {
+    const key = `${name}:${listItems}`;
+    const known = this.fragmentCosts.get(key);
+    if (known !== undefined) return known;
+    const definition = this.fragments.get(name);
+    const on = definition && this.schema.getType(definition.typeCondition.name.value);
+    const cost = definition && on && isCompositeType(on) ? this.selectionSet(on, definition.selectionSet, listItems) : 0;
+    this.fragmentCosts.set(key, cost);
+    return cost;
+  }
+
+  private field(parent: GraphQLCompositeType, node: FieldNode, listItems: number): number {
+    const name = node.name.value;
+    if (name === "__typename") return 1;
+    if (name.startsWith("__")) return 0; // introspection: bounded by the schema, allowed by its own setting
+    const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+    if (!field) return 0; // validation has refused it already
+    const type = getNamedType(field.type);
+    if (!node.selectionSet || !isCompositeType(type)) return 1;
+    let args: Variables;
+    try {
+      args = getArgumentValues(field, node, this.variables);
+    } catch {
+      return 0; // a field whose arguments do not coerce fails before its resolver: nothing below it runs
+    }
+    const items = isListType(getNullableType(field.type)) ? listItems : 1;
+    return 1 + items * this.selectionSet(type, node.selectionSet, pageSize(field, args) ?? 1);
+  }
+}
+
+/**
+ * The operation's cost, or undefined when it cannot run (unknown operation, variables that do
+ * not coerce): execution then refuses it before any resolver, with graphql-js's own message.
+ */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined,
+  rawVariables: Variables | null | undefined): number | undefined {
+  const operation = getOperationAST(document, operationName);
+  const root = operation && schema.getRootType(operation.operation);
+  if (!operation || !root) return undefined;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 1 });
+  if (coerced.errors) return undefined;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  return new CostWalker(schema, fragments, coerced.coerced).selectionSet(root, operation.selectionSet, 1);
+}
+
+/** The refusal: 400 with BAD_USER_INPUT (the codes a client may see are fixed), naming the cost and the limit. */
+export function costLimitError(cost: number, maxCost: number): GraphQLError {
+  const shown = Number.isSafeInteger(cost) ? String(cost) : `more than ${Number.MAX_SAFE_INTEGER}`;
+  return new GraphQLError(
+    `Operation cost ${shown} is above the limit of ${maxCost} (GRAPHQL_MAX_COST): each list counts its items once per ` +
+      "page size (`first`, default 20), so ask for smaller pages or fewer nested lists.",
+    { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } },
+  );
+}
+
+/** Throws costLimitError when the operation, with these variables, costs more than `maxCost`. */
+export function checkOperationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined,
+  variables: Variables | null | undefined, maxCost: number): void {
+  const cost = operationCost(schema, document, operationName, variables);
+  if (cost !== undefined && cost > maxCost) throw costLimitError(cost, maxCost);
+}
+
+/** /graphql: the check runs once the operation is known and before execution starts. */
+export function costLimitPlugin(maxCost: number): ApolloServerPlugin<any> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operationName, request }) {
+          checkOperationCost(schema, document, operationName, request.variables, maxCost);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,177 @@
+// The cost of an operation counts page sizes from variables and argument defaults, aliases and
+// fragments, before anything runs, on /graphql and through the REST shim; and a hard ceiling on the
+// objects one response may hold stops an execution the estimate let through.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isObjectType } from "graphql";
+import { DEFAULT_PAGE_SIZE } from "../../src/domain/pagination.ts";
+import { buildSchema } from "../../src/graphql/schema.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+/** `comments(first: $n)` nested `levels` deep through Comment.restaurant, as in the issue. */
+function nested(levels: number, first = "first: $n", leaf = "id"): string {
+  let inner = leaf;
+  for (let level = 0; level < levels; level++) {
+    const args = first ? `(${first})` : "";
+    inner = level === 0 ? `comments${args} { nodes { ${inner} } }` : `comments${args} { nodes { restaurant { ${inner} } } }`;
+  }
+  return inner;
+}
+
+const ISSUE_QUERY = `query($r: ID!, $n: Int) { restaurant(id: $r) { ${nested(3)} } }`;
+
+const codeOf = (r: { errors?: { extensions?: { code?: string } }[] }) => r.errors?.[0]?.extensions?.code;
+
+/** A restaurant with `comments` comments, made through the API like any user could. */
+async function restaurantWithComments(s: TestServer, token: string, comments: number, extra = ""): Promise<string> {
+  const created = await s.graphql(`mutation { createRestaurant(input: { title: "Busy" ${extra} }) { id } }`, {}, token);
+  const id = created.data.createRestaurant.id as string;
+  for (let i = 0; i < comments; i++) {
+    const added = await s.graphql(
+      `mutation($r: ID!) { addComment(restaurantId: $r, input: { title: "t", body: "b", rating: 3 }) { id } }`, { r: id }, token);
+    expect(added.errors).toBeUndefined();
+  }
+  return id;
+}
+
+/** The statements that read a page of comments (Restaurant.comments). */
+const commentReads = (s: TestServer) => s.sql.filter((q) => /FROM\s+\S*Comment\S*\s+WHERE[\s\S]*ORDER BY/i.test(q));
+
+it("declares the page-size default in the schema, equal to the domain's (used for an explicit null)", () => {
+  const schema = buildSchema();
+  const paged = Object.values(schema.getTypeMap()).filter(isObjectType)
+    .flatMap((type) => Object.values(type.getFields()).flatMap((field) => field.args.filter((arg) => arg.name === "first")));
+  expect(paged.length).toBeGreaterThan(5);
+  for (const first of paged) expect(first.defaultValue).toBe(DEFAULT_PAGE_SIZE);
+});
+
+describe("cost with variables and defaults (default limits)", () => {
+  let s: TestServer;
+  let token: string;
+  let restaurantId: string;
+  beforeAll(async () => {
+    s = await startServer();
+    token = (await s.signUp("cost")).token;
+    restaurantId = await restaurantWithComments(s, token, 3);
+  });
+  afterAll(async () => s?.close());
+
+  it("refuses the issue's query with {n: 100} before reading anything, stating the cost and the limit", async () => {
+    s.sql.length = 0;
+    const refused = await s.graphql(ISSUE_QUERY, { r: restaurantId, n: 100 }, token);
+    expect(refused.status).toBe(400);
+    expect(refused.data).toBeUndefined();
+    expect(codeOf(refused)).toBe("BAD_USER_INPUT");
+    expect(refused.errors?.[0].message).toMatch(/cost 1030303 is above the limit of 20000/);
+    expect(commentReads(s)).toEqual([]);
+  });
+
+  it("answers the same query with a small page size", async () => {
+    const ok = await s.graphql(ISSUE_QUERY, { r: restaurantId, n: 2 }, token);
+    expect(ok.status).toBe(200);
+    expect(ok.errors).toBeUndefined();
+    expect(ok.data.restaurant.comments.nodes).toHaveLength(2);
+  });
+});
+
+describe("cost (GRAPHQL_MAX_COST=500; depth 30, as fragments count as levels)", () => {
+  let s: TestServer;
+  let token: string;
+  let restaurantId: string;
+  beforeAll(async () => {
+    s = await startServer({ GRAPHQL_MAX_COST: "500", GRAPHQL_MAX_DEPTH: "30" });
+    token = (await s.signUp("tight")).token;
+    restaurantId = await restaurantWithComments(s, token, 3);
+  });
+  afterAll(async () => s?.close());
+
+  it("counts an omitted `first` (and `first: null`) as the default page size, 20", async () => {
+    // 2 levels with `id title` at the bottom: 1 + 20 x (1 + 1 + 1 + 20 x 2 ...) = 863 > 500.
+    const omitted = await s.graphql(`query($r: ID!) { restaurant(id: $r) { ${nested(2, "", "id title")} } }`, { r: restaurantId }, token);
+    expect(omitted.status).toBe(400);
+    expect(omitted.errors?.[0].message).toMatch(/cost 863 is above the limit of 500/);
+    const asNull = await s.graphql(`query($r: ID!, $n: Int) { restaurant(id: $r) { ${nested(2, "first: $n", "id title")} } }`, { r: restaurantId, n: null }, token);
+    expect(asNull.errors?.[0].message).toMatch(/cost 863 is above/);
+    const small = await s.graphql(`query($r: ID!) { restaurant(id: $r) { ${nested(2, "first: 2", "id title")} } }`, { r: restaurantId }, token);
+    expect(small.errors).toBeUndefined();
+  });
+
+  it("adds up aliases: 2 aliases of a 218-cost query pass, 4 are refused", async () => {
+    const aliased = (n: number) =>
+      `query($r: ID!, $n: Int) { ${Array.from({ length: n }, (_, i) => `a${i}: restaurant(id: $r) { ${nested(3)} }`).join(" ")} }`;
+    const two = await s.graphql(aliased(2), { r: restaurantId, n: 5 }, token);
+    expect(two.errors).toBeUndefined();
+    s.sql.length = 0;
+    const four = await s.graphql(aliased(4), { r: restaurantId, n: 5 }, token);
+    expect(four.status).toBe(400);
+    expect(four.errors?.[0].message).toMatch(/cost 872 is above the limit of 500/);
+    expect(commentReads(s)).toEqual([]);
+  });
+
+  it("counts fields reached through fragments and inline fragments like the same fields written out", async () => {
+    const withFragments = `query($r: ID!, $n: Int) { restaurant(id: $r) { ...Level1 } }
+      fragment Level1 on Restaurant { comments(first: $n) { ...Page1 } }
+      fragment Page1 on CommentConnection { nodes { restaurant { ... on Restaurant { comments(first: $n) { ...Page2 } } } } }
+      fragment Page2 on CommentConnection { nodes { restaurant { comments(first: $n) { nodes { ...Leaf } } } } }
+      fragment Leaf on Comment { id }`;
+    const spelled = await s.graphql(ISSUE_QUERY, { r: restaurantId, n: 7 }, token);
+    const viaFragments = await s.graphql(withFragments, { r: restaurantId, n: 7 }, token);
+    expect(spelled.status).toBe(400);
+    expect(viaFragments.status).toBe(400);
+    const costOf = (m?: string) => /cost (\d+)/.exec(m ?? "")?.[1];
+    expect(costOf(viaFragments.errors?.[0].message)).toBe(costOf(spelled.errors?.[0].message));
+    expect(Number(costOf(spelled.errors?.[0].message))).toBeGreaterThan(500);
+  });
+
+  it("applies the same limit to the REST shim's documents, with the page size from the request", async () => {
+    const refused = await s.fetch(`/restaurants/${restaurantId}/comments?limit=100`, { token });
+    expect(refused.status).toBe(400);
+    const body = await refused.json();
+    expect(body.error.code).toBe("BAD_USER_INPUT");
+    expect(body.error.message).toMatch(/cost \d+ is above the limit of 500/);
+    const ok = await s.fetch(`/restaurants/${restaurantId}/comments?limit=10`, { token });
+    expect(ok.status).toBe(200);
+  });
+});
+
+describe("response ceiling (GRAPHQL_MAX_RESPONSE_OBJECTS=100, cost limit out of the way)", () => {
+  let s: TestServer;
+  let token: string;
+  let restaurantId: string;
+  beforeAll(async () => {
+    s = await startServer({ GRAPHQL_MAX_COST: "10000000", GRAPHQL_MAX_RESPONSE_OBJECTS: "100" });
+    token = (await s.signUp("ceil")).token;
+    restaurantId = await restaurantWithComments(s, token, 12, `openingHours: [{ open: "09:00", close: "17:00" }]`);
+  });
+  afterAll(async () => s?.close());
+
+  it("stops the execution once the response would hold more objects, and answers one clear error", async () => {
+    s.sql.length = 0;
+    const stopped = await s.graphql(ISSUE_QUERY, { r: restaurantId, n: 12 }, token);
+    expect(stopped.status).toBe(400);
+    expect(stopped.data).toBeUndefined();
+    expect(stopped.errors).toHaveLength(1);
+    expect(codeOf(stopped)).toBe("BAD_USER_INPUT");
+    expect(stopped.errors?.[0].message).toMatch(/more than 100 objects/);
+    // 1 + 12 pages (and 144 more) would be read without the ceiling: 12 + 7 x 12 <= 100 < 12 + 8 x 12.
+    // Reads already started may finish after the answer (PostgreSQL is asynchronous): let them land.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(commentReads(s).length).toBeGreaterThan(0);
+    expect(commentReads(s).length).toBeLessThanOrEqual(1 + 7);
+  });
+
+  it("answers what stays under the ceiling", async () => {
+    const ok = await s.graphql(`query($r: ID!, $n: Int) { restaurant(id: $r) { ${nested(2)} } }`, { r: restaurantId, n: 5 }, token);
+    expect(ok.status).toBe(200);
+    expect(ok.errors).toBeUndefined();
+  });
+
+  it("counts lists that have no page size (opening hours) and applies to the REST shim", async () => {
+    // A full page of 100 restaurants plus the opening hours in it holds more than 100 objects.
+    const refused = await s.fetch(`/restaurants?limit=100`, { token });
+    expect(refused.status).toBe(400);
+    const body = await refused.json();
+    expect(body.error).toMatchObject({ code: "BAD_USER_INPUT", message: expect.stringMatching(/more than 100 objects/) });
+    const ok = await s.fetch(`/restaurants?limit=50`, { token });
+    expect(ok.status).toBe(200);
+  });
+});
