@@ -20,12 +20,16 @@ export type Context = {
   forgetToken(): void;
 };
 
-export type ContextFactory = (token: string | undefined) => Promise<Context>;
+/** `known`: the token's authentication when already checked for this request (src/http/token-first.ts). */
+export type ContextFactory = ((token: string | undefined, known?: Authentication) => Promise<Context>) & {
+  /** Checks a token the same way (and through the same session cache) as building a context does. */
+  authenticate(token: string | undefined): Promise<Authentication>;
+};
 
 export function contextFactory(db: Db, config: Config): ContextFactory {
   const sessions = new SessionCache(config.sessionCacheTtlMs);
-  return async (token) => {
-    const auth = await sessions.authenticate(db, token);
+  const create = async (token: string | undefined, known?: Authentication): Promise<Context> => {
+    const auth = known ?? (await sessions.authenticate(db, token));
     const loaders = new Map<string, DataLoader<unknown, unknown>>();
     return {
       db,
@@ -43,6 +47,7 @@ export function contextFactory(db: Db, config: Config): ContextFactory {
       },
     };
   };
+  return Object.assign(create, { authenticate: (token: string | undefined) => sessions.authenticate(db, token) });
 }
 
 /** The signed-in user; only for resolvers behind @requireAuth, where it is always set. */

@@ -6,6 +6,7 @@ import fastifyApollo, { fastifyApolloDrainPlugin } from "@as-integrations/fastif
 import type { FastifyInstance } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
+import { checkedAuthentication } from "../http/token-first.ts";
 import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
@@ -53,10 +54,13 @@ export type GraphqlPluginOptions = {
 };
 
 export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPluginOptions) {
-  registerGraphqlUploads(app, options.uploads);
+  registerGraphqlUploads(app, options.uploads, options.createContext.authenticate);
   await app.register(fastifyApollo(options.apollo), {
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
-    context: async (request) => options.createContext(tokenFromRequest(request, {})),
+    context: async (request) => {
+      const token = tokenFromRequest(request, {});
+      return options.createContext(token, checkedAuthentication(request, token));
+    },
   });
 }

@@ -4,22 +4,25 @@
 // scope, so multipart parsing applies to these routes only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLSchema } from "graphql";
-import type { Context } from "../graphql/context.ts";
+import type { ContextFactory } from "../graphql/context.ts";
 import { toClientError } from "../graphql/errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
+import { checkedAuthentication, tokenBeforeBody } from "../http/token-first.ts";
 import { legacyBodyParsers } from "./body-parsers.ts";
 import { errorBody, statusForCode } from "./errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
-import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart } from "./multipart.ts";
+import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
 import type { HttpMethod, RestRoute } from "./route.ts";
 
 export type RestPluginOptions = {
   schema: GraphQLSchema;
   routes: RestRoute[];
-  createContext: (token: string | undefined) => Promise<Context>;
+  createContext: ContextFactory;
   /** Largest accepted file part (a grocery cover); 5 MB when not configured. */
   maxFileBytes?: number;
+  /** Where a multipart file waits (as a dot-file) until its route has run: UPLOAD_DIR. */
+  spoolDir: string;
 };
 
 /** Every path is served as written and under /v1 (DESIGN.md "Other gaps"). */
@@ -63,28 +66,38 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
     const { method, path } = rows[0];
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       let sentBody: unknown = request.body;
-      if (request.isMultipart()) {
-        try {
-          sentBody = await readMultipart(request, limits);
-        } catch (error) {
-          const known = toClientError(error)!;
-          return reply.code(statusForCode(known.code)).send(errorBody(known));
+      const spooled = new SpooledFiles(options.spoolDir);
+      // Also when the connection is lost mid-upload: a partial file never stays behind.
+      reply.raw.once("close", () => void spooled.removeAll());
+      try {
+        if (request.isMultipart()) {
+          try {
+            sentBody = await readMultipart(request, limits, spooled);
+          } catch (error) {
+            const known = toClientError(error)!;
+            return reply.code(statusForCode(known.code)).send(errorBody(known));
+          }
         }
+        const problem = queryProblem(request) ?? bodyProblem(request, sentBody);
+        if (problem) return reply.code(400).send(errorBody({ code: "BAD_REQUEST", message: problem }));
+        const req = restRequest(request, sentBody);
+        const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
+        const token = tokenFromRequest(request, req.body);
+        const context = await options.createContext(token, checkedAuthentication(request, token));
+        const outcome = await runRoute(options.schema, row, req, context);
+        if (!outcome.ok) {
+          if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
+          return reply.code(outcome.status).send(errorBody(outcome.error));
+        }
+        reply.code(outcome.status);
+        return outcome.body === undefined ? reply.send() : reply.send(outcome.body);
+      } finally {
+        await spooled.removeAll();
       }
-      const problem = queryProblem(request) ?? bodyProblem(request, sentBody);
-      if (problem) return reply.code(400).send(errorBody({ code: "BAD_REQUEST", message: problem }));
-      const req = restRequest(request, sentBody);
-      const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
-      const context = await options.createContext(tokenFromRequest(request, req.body));
-      const outcome = await runRoute(options.schema, row, req, context);
-      if (!outcome.ok) {
-        if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
-        return reply.code(outcome.status).send(errorBody(outcome.error));
-      }
-      reply.code(outcome.status);
-      return outcome.body === undefined ? reply.send() : reply.send(outcome.body);
     };
-    for (const prefix of PREFIXES) app.route({ method, url: prefix + path, handler });
+    // Routes that need a token check one sent in the header or query string before reading the body.
+    const onRequest = rows.some((r) => r.public) ? [] : [tokenBeforeBody(options.createContext.authenticate)];
+    for (const prefix of PREFIXES) app.route({ method, url: prefix + path, onRequest, handler });
   }
 
   for (const [path, allowed] of allowedMethods(options.routes)) {
