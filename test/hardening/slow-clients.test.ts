@@ -52,6 +52,9 @@ async function connect(s: TestServer): Promise<Raw> {
 const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
 const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Log lines at level error or above, or of a 5xx answer (start the server with LOG_LEVEL=warn). */
+const errorsLogged = (s: TestServer) =>
+  s.logs.map((line) => JSON.parse(line)).filter((entry) => entry.level >= 50 || entry.res?.statusCode >= 500);
 const filesIn = (s: TestServer) => readdirSync(s.config.uploadDir);
 
 /** Polls until the upload folder is empty (files are removed as their connection closes). */
@@ -75,7 +78,7 @@ const multipartHead = (path: string, length: number, extra = "") =>
 describe("REQUEST_TIMEOUT: the whole request must arrive in time", () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer({ REQUEST_TIMEOUT: "1s", BODY_MIN_RATE: "0" });
+    s = await startServer({ REQUEST_TIMEOUT: "1s", BODY_MIN_RATE: "0", LOG_LEVEL: "warn" });
   });
   afterAll(async () => s?.close());
 
@@ -108,13 +111,17 @@ describe("REQUEST_TIMEOUT: the whole request must arrive in time", () => {
     expect(statusOf(c.received())).toBe(200);
     c.socket.destroy();
   });
+
+  it("logged no error for the requests it cut (no 500 either)", () => {
+    expect(errorsLogged(s)).toEqual([]);
+  });
 });
 
 describe("BODY_MIN_RATE: a body must keep coming", () => {
   let s: TestServer;
   let token: string;
   beforeAll(async () => {
-    s = await startServer({ REQUEST_TIMEOUT: "60s", BODY_MIN_RATE: "1000", BODY_MIN_RATE_WINDOW: "500ms" });
+    s = await startServer({ REQUEST_TIMEOUT: "60s", BODY_MIN_RATE: "1000", BODY_MIN_RATE_WINDOW: "500ms", LOG_LEVEL: "warn" });
     token = (await s.signUp("uploader")).token;
   });
   afterAll(async () => s?.close());
@@ -173,8 +180,13 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
     c.socket.write(multipartHead("/graphql", 1_000_000, `Authorization: Bearer ${token}\r\nApollo-Require-Preflight: true\r\n`) + body);
     c.socket.write(Buffer.concat([PNG, Buffer.alloc(64 * 1024, 1)]));
     expect(await c.closedWithin(10_000)).toBe(true);
+    expect(statusOf(c.received())).toBe(408);
     expect(await s.db.grocery.count()).toBe(0);
     expect(await uploadFolderEmpties(s)).toEqual([]);
+  });
+
+  it("logged no error for any of these cut-short requests (no 500 either)", () => {
+    expect(errorsLogged(s)).toEqual([]);
   });
 });
 
@@ -182,15 +194,14 @@ describe("a token in the header or query string is checked before the body is re
   let s: TestServer;
   let user: { token: string };
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({ LOG_LEVEL: "warn" });
     user = await s.signUp("owner");
   });
   afterAll(async () => s?.close());
 
-  /** Sends the head and the first KB of a 5 MB body, then waits for the server's answer. */
-  async function sendFirstKilobyte(head: (length: number) => string, firstBytes: string) {
+  /** Sends the head and the first KB of a body of `length` bytes, then waits for the server's answer. */
+  async function sendFirstKilobyte(head: (length: number) => string, firstBytes: string, length = 5 * 1024 * 1024) {
     const c = await connect(s);
-    const length = 5 * 1024 * 1024;
     c.socket.write(head(length));
     c.socket.write(firstBytes.padEnd(1024, " "));
     const answered = await c.answeredWithin(5000);
@@ -215,6 +226,7 @@ describe("a token in the header or query string is checked before the body is re
     const { c, answered } = await sendFirstKilobyte(
       (length) => `POST /restaurants?access_token=${token} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
       `{"title":"`,
+      512 * 1024, // under BODY_LIMIT_BYTES, so only the token can refuse it early
     );
     expect(answered).toBe(true);
     expect(statusOf(c.received())).toBe(401);
@@ -244,6 +256,10 @@ describe("a token in the header or query string is checked before the body is re
       json: { username: "newcomer", password: "password-1", first_name: "N" },
     });
     expect(registered.status).toBe(201);
+  });
+
+  it("logged no error for the refused requests (no 500 either)", () => {
+    expect(errorsLogged(s)).toEqual([]);
   });
 });
 
