@@ -91,6 +91,15 @@ describe("REQUEST_TIMEOUT: the whole request must arrive in time", () => {
     expect(await s.db.user.count()).toBe(0);
   });
 
+  it("a connection that sends nothing, or half its headers, is closed at the timeout", async () => {
+    const silent = await connect(s);
+    const halfway = await connect(s);
+    halfway.socket.write(`GET /restaurants HTTP/1.1\r\nHost: x\r\n`);
+    expect(await silent.closedWithin(10_000)).toBe(true);
+    expect(await halfway.closedWithin(10_000)).toBe(true);
+    expect(statusOf(halfway.received())).toBe(408);
+  });
+
   it("a body arriving fast enough for any rate but never finishing is cut at the timeout", async () => {
     const c = await connect(s);
     c.socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"username":"`);
