@@ -12,7 +12,7 @@
 // Also: an answer sent before the request's body has fully arrived (a refused token, a body that
 // is too large) closes the connection, so the unread rest neither lingers nor is parsed as the
 // next request.
-import type { Socket } from "node:net";
+import { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { answerAndClose } from "./errors.ts";
@@ -36,7 +36,8 @@ function watchBody(request: FastifyRequest, socket: Socket, { minBytesPerSecond,
 export const bodyRatePlugin = fp(async (app: FastifyInstance, options: BodyRateOptions) => {
   app.addHook("onRequest", async (request) => {
     const socket = request.raw.socket;
-    if (options.minBytesPerSecond > 0 && socket && !request.raw.complete) watchBody(request, socket, options);
+    // Only real connections (an injected request has a stand-in socket with no byte count).
+    if (options.minBytesPerSecond > 0 && socket instanceof Socket && !request.raw.complete) watchBody(request, socket, options);
   });
   app.addHook("onSend", async (request, reply) => {
     if (!request.raw.complete) reply.header("connection", "close");

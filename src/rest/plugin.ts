@@ -64,36 +64,42 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
 
   for (const rows of groupByMethodAndPath(compiled).values()) {
     const { method, path } = rows[0];
-    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    /** The route's answer; a multipart file it received waits in `spooled` meanwhile. */
+    const answer = async (request: FastifyRequest, spooled: SpooledFiles): Promise<{ status: number; body?: unknown }> => {
       let sentBody: unknown = request.body;
+      if (request.isMultipart()) {
+        try {
+          sentBody = await readMultipart(request, limits, spooled);
+        } catch (error) {
+          const known = toClientError(error)!;
+          return { status: statusForCode(known.code), body: errorBody(known) };
+        }
+      }
+      const problem = queryProblem(request) ?? bodyProblem(request, sentBody);
+      if (problem) return { status: 400, body: errorBody({ code: "BAD_REQUEST", message: problem }) };
+      const req = restRequest(request, sentBody);
+      const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
+      const token = tokenFromRequest(request, req.body);
+      const context = await options.createContext(token, checkedAuthentication(request, token));
+      const outcome = await runRoute(options.schema, row, req, context);
+      if (!outcome.ok) {
+        if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
+        return { status: outcome.status, body: errorBody(outcome.error) };
+      }
+      return { status: outcome.status, body: outcome.body };
+    };
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const spooled = new SpooledFiles(options.spoolDir);
       // Also when the connection is lost mid-upload: a partial file never stays behind.
       reply.raw.once("close", () => void spooled.removeAll());
+      let result: { status: number; body?: unknown };
       try {
-        if (request.isMultipart()) {
-          try {
-            sentBody = await readMultipart(request, limits, spooled);
-          } catch (error) {
-            const known = toClientError(error)!;
-            return reply.code(statusForCode(known.code)).send(errorBody(known));
-          }
-        }
-        const problem = queryProblem(request) ?? bodyProblem(request, sentBody);
-        if (problem) return reply.code(400).send(errorBody({ code: "BAD_REQUEST", message: problem }));
-        const req = restRequest(request, sentBody);
-        const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
-        const token = tokenFromRequest(request, req.body);
-        const context = await options.createContext(token, checkedAuthentication(request, token));
-        const outcome = await runRoute(options.schema, row, req, context);
-        if (!outcome.ok) {
-          if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
-          return reply.code(outcome.status).send(errorBody(outcome.error));
-        }
-        reply.code(outcome.status);
-        return outcome.body === undefined ? reply.send() : reply.send(outcome.body);
+        result = await answer(request, spooled);
       } finally {
-        await spooled.removeAll();
+        await spooled.removeAll(); // before answering: the client never sees the file still there
       }
+      reply.code(result.status);
+      return result.body === undefined ? reply.send() : reply.send(result.body);
     };
     // Routes that need a token check one sent in the header or query string before reading the body.
     const onRequest = rows.some((r) => r.public) ? [] : [tokenBeforeBody(options.createContext.authenticate)];
