@@ -65,7 +65,7 @@ export const connectionLimitsPlugin = fp(async (app: FastifyInstance, limits: Co
 
   const isHealthCheck = (request: FastifyRequest) => (request.method === "GET" || request.method === "HEAD") && HEALTH_REQUEST.test(request.url);
 
-  // First hook of all: a reserve connection is never rate-limited, authenticated or read.
+  // Before rate limiting and authentication: a reserve connection costs no work and its body is never read.
   app.addHook("onRequest", async (request, reply) => {
     const over = reserved.get(request.raw.socket);
     if (!over) return;
