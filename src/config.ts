@@ -87,6 +87,13 @@ const schema = z.object({
   TRACING: z.enum(["off", "otlp", "console"]).default("off"),
   TRACING_SAMPLE_RATIO: z.coerce.number({ message: "must be a number from 0 to 1" }).min(0, { message: "must be from 0 to 1" }).max(1, { message: "must be from 0 to 1" }).default(1),
   OTEL_SERVICE_NAME: z.string().min(1).default("restaurants-groceries-gateway"),
+  // Slow clients (issue 13 item 4): how long a request may take to arrive, how fast its body must
+  // come, and how many connections the server holds.
+  REQUEST_TIMEOUT: duration("60s"),
+  BODY_MIN_RATE: integer(1024, 0, 100 * 1024 * 1024),
+  BODY_MIN_RATE_WINDOW: duration("10s"),
+  MAX_CONNECTIONS: integer(1000, 1, 1_000_000),
+  MAX_CONNECTIONS_PER_ADDRESS: integer(100, 0, 1_000_000),
 });
 
 export type Config = {
@@ -135,6 +142,12 @@ export type Config = {
    * exports over OTLP/HTTP (OTEL_EXPORTER_OTLP_* variables); "console" prints spans (development).
    */
   tracing: { exporter: "off" | "otlp" | "console"; sampleRatio: number; serviceName: string };
+  /**
+   * Slow clients: `requestTimeoutMs` for the whole request (headers and body) to arrive; a body
+   * must bring `bodyMinRate` bytes/s (0 = off) in every `bodyMinRateWindowMs`; open connections
+   * are capped in total and per client address (0 = no cap per address), with a reserve for health checks.
+   */
+  slowClients: { requestTimeoutMs: number; bodyMinRate: number; bodyMinRateWindowMs: number; maxConnections: number; maxConnectionsPerAddress: number };
 };
 
 function trustProxyOf(value: string): boolean | number | string[] {
@@ -204,5 +217,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metrics: { enabled: s.METRICS_ENABLED === "true", token: s.METRICS_TOKEN },
     tracing: { exporter: s.TRACING, sampleRatio: s.TRACING_SAMPLE_RATIO, serviceName: s.OTEL_SERVICE_NAME },
+    slowClients: {
+      requestTimeoutMs: s.REQUEST_TIMEOUT,
+      bodyMinRate: s.BODY_MIN_RATE,
+      bodyMinRateWindowMs: s.BODY_MIN_RATE_WINDOW,
+      maxConnections: s.MAX_CONNECTIONS,
+      maxConnectionsPerAddress: s.MAX_CONNECTIONS_PER_ADDRESS,
+    },
   };
 }

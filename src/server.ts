@@ -13,6 +13,8 @@ import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
 import { clientErrorHandler, errorHandlingPlugin, frameworkErrors } from "./http/errors.ts";
+import { bodyRatePlugin } from "./http/body-rate.ts";
+import { connectionLimitsPlugin } from "./http/connection-limits.ts";
 import { utf8JsonParser } from "./http/json-body.ts";
 import { formBodyPlugin } from "./http/form-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
@@ -39,6 +41,15 @@ export type ServerOptions = {
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
+/**
+ * Node's own request timeout (REQUEST_TIMEOUT: the whole request, headers and body, must arrive
+ * within it; 408 and the connection closed otherwise), checked this often: its default of 30 s
+ * would let a request live up to twice its timeout.
+ */
+function requestTimeouts(timeoutMs: number) {
+  return { requestTimeout: timeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, timeoutMs / 4)) };
+}
+
 export async function buildServer({ config, db, logStream, metrics = createMetrics(), tracing }: ServerOptions): Promise<FastifyInstance> {
   const logging = loggerOptions(config);
   const app = Fastify({
@@ -48,6 +59,9 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     // A hop count becomes "trust the nearest n proxies" (Fastify's types take it as a function).
     trustProxy: typeof config.trustProxy === "number" ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
+    // Fastify's own requestTimeout defaults to 0 (off) and overrides Node's: set both.
+    requestTimeout: config.slowClients.requestTimeoutMs,
+    http: requestTimeouts(config.slowClients.requestTimeoutMs),
     forceCloseConnections: "idle",
     frameworkErrors,
     clientErrorHandler,
@@ -68,6 +82,13 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  // Behind a proxy every client shares its address: no bound per address then (connection-limits.ts).
+  const behindProxy = Array.isArray(config.trustProxy) ? config.trustProxy.length > 0 : Boolean(config.trustProxy);
+  await app.register(connectionLimitsPlugin, {
+    maxConnections: config.slowClients.maxConnections,
+    maxConnectionsPerAddress: behindProxy ? 0 : config.slowClients.maxConnectionsPerAddress,
+  });
+  await app.register(bodyRatePlugin, { minBytesPerSecond: config.slowClients.bodyMinRate, windowMs: config.slowClients.bodyMinRateWindowMs });
   await app.register(errorHandlingPlugin);
   await app.register(gracefulClosePlugin);
   await app.register(securityPlugin, { config });
@@ -89,7 +110,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
   });
   await app.register(uploadsPlugin, { config });
-  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes });
+  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir });
   await app.register(openApiPlugin, { routes });
   return app;
 }

@@ -27,20 +27,25 @@ export type Context = {
   signedInNow: Set<string>;
 };
 
-/**
- * `clientAddress`: the request's address (Fastify's request.ip, after TRUST_PROXY);
- * `chargeRequests`: the rate limiter's (none for REST routes, which run one field each).
- */
-export type ContextFactory = (
-  token: string | undefined,
-  clientAddress: string,
-  chargeRequests?: (units: number) => Promise<void>,
-) => Promise<Context>;
+/** What the HTTP layer knows of the request a context is built for. */
+export type ContextRequest = {
+  /** The request's address (Fastify's request.ip, after TRUST_PROXY): sign-up and login limits count against it. */
+  clientAddress: string;
+  /** The rate limiter's charge for expensive fields (none for REST routes, which run one field each). */
+  chargeRequests?: (units: number) => Promise<void>;
+  /** The token's authentication when already checked for this request (src/http/token-first.ts). */
+  known?: Authentication;
+};
+
+export type ContextFactory = ((token: string | undefined, request: ContextRequest) => Promise<Context>) & {
+  /** Checks a token the same way (and through the same session cache) as building a context does. */
+  authenticate(token: string | undefined): Promise<Authentication>;
+};
 
 export function contextFactory(db: Db, config: Config, guards: AccountGuards): ContextFactory {
   const sessions = new SessionCache(config.sessionCacheTtlMs);
-  return async (token, clientAddress, chargeRequests = async () => {}) => {
-    const auth = await sessions.authenticate(db, token);
+  const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known }: ContextRequest): Promise<Context> => {
+    const auth = known ?? (await sessions.authenticate(db, token));
     const loaders = new Map<string, DataLoader<unknown, unknown>>();
     return {
       db,
@@ -61,6 +66,7 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards): C
       },
     };
   };
+  return Object.assign(create, { authenticate: (token: string | undefined) => sessions.authenticate(db, token) });
 }
 
 /** The signed-in user; only for resolvers behind @requireAuth, where it is always set. */

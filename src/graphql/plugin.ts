@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
 import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
+import { checkedAuthentication } from "../http/token-first.ts";
 import type { Context, ContextFactory } from "./context.ts";
 import { formatError } from "./errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
@@ -61,13 +62,18 @@ export type GraphqlPluginOptions = {
 };
 
 export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPluginOptions) {
-  registerGraphqlUploads(app, options.uploads);
+  registerGraphqlUploads(app, options.uploads, options.createContext.authenticate);
   await app.register(fastifyApollo(options.apollo), {
     path: "/graphql",
     // GraphQL reads the token from the header or query string only: the body is the operation.
     context: async (request) => {
+      const token = tokenFromRequest(request, {});
       try {
-        const context = await options.createContext(tokenFromRequest(request, {}), request.ip, (units) => app.chargeRequests(request, units));
+        const context = await options.createContext(token, {
+          clientAddress: request.ip,
+          chargeRequests: (units) => app.chargeRequests(request, units),
+          known: checkedAuthentication(request, token),
+        });
         rememberContext(request, context);
         return context;
       } catch (error) {

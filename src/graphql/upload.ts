@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { processRequest, Upload, type FileUpload } from "graphql-upload-minimal";
 import { badInput, DomainError } from "../domain/errors.ts";
+import { tokenBeforeBody, type Authenticate } from "../http/token-first.ts";
 import { tooLarge, type IncomingFile } from "../storage/uploads.ts";
 
 export type UploadLimits = { maxFileBytes: number; maxFiles: number };
@@ -68,8 +69,15 @@ function requestEnded(request: FastifyRequest): Promise<void> {
 }
 
 /** Registers multipart handling in the scope of the /graphql route (call before registering it). */
-export function registerGraphqlUploads(app: FastifyInstance, limits: UploadLimits) {
+export function registerGraphqlUploads(app: FastifyInstance, limits: UploadLimits, authenticate: Authenticate) {
   const pending = new WeakMap<FastifyRequest, Upload[]>();
+
+  // Every field taking an Upload needs a signed-in user, and /graphql reads tokens from the header
+  // or query string only: a multipart request without a valid one is refused before its body is read.
+  const checkToken = tokenBeforeBody(authenticate, { required: true });
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.method === "POST" && isMultipart(request)) return checkToken(request, reply);
+  });
 
   // Leave the body stream unread: processRequest reads it in the hook below.
   if (app.hasContentTypeParser("multipart/form-data")) app.removeContentTypeParser("multipart/form-data");

@@ -37,7 +37,7 @@ function messageFor(error: FastifyError): string {
 
 const isGraphqlPath = (url: string) => /^(\/v1)?\/graphql\/?(\?|$)/.test(url);
 
-function send(request: FastifyRequest, reply: FastifyReply, status: number, error: ClientError) {
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, error: ClientError) {
   reply.code(status);
   if (isGraphqlPath(request.url)) return reply.send({ errors: [{ message: error.message, extensions: { code: error.code } }] });
   return reply.send(errorBody(error));
@@ -50,18 +50,35 @@ function send(request: FastifyRequest, reply: FastifyReply, status: number, erro
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
-    return send(request, reply, 414, { code: "BAD_REQUEST", message: "A path segment is too long; ids are at most 100 characters." });
+    return sendError(request, reply, 414, { code: "BAD_REQUEST", message: "A path segment is too long; ids are at most 100 characters." });
   }
   if (error.code === "FST_ERR_BAD_URL") {
-    return send(request, reply, 400, { code: "BAD_REQUEST", message: "The path does not decode: its percent-encoded bytes are not UTF-8 text." });
+    return sendError(request, reply, 400, { code: "BAD_REQUEST", message: "The path does not decode: its percent-encoded bytes are not UTF-8 text." });
   }
   request.log.error({ err: error }, "request failed");
-  return send(request, reply, 500, INTERNAL);
+  return sendError(request, reply, 500, INTERNAL);
+}
+
+/**
+ * Answers on a bare socket (outside Fastify's reply) and closes it: for requests refused before or
+ * while they arrive. Nothing is written when an answer to this request has already begun (a second
+ * status line would corrupt it); the socket is closed either way.
+ */
+export function answerAndClose(socket: Socket, status: number, code: string, message: string, error?: Error) {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify(errorBody({ code, message }));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (pass it as `clientErrorHandler`):
- * headers or URL over the size limit, a timeout, bytes that are not HTTP. Same answer shape.
+ * headers or URL over the size limit, a request that did not arrive within REQUEST_TIMEOUT, bytes
+ * that are not HTTP. Same answer shape.
  */
 export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
   // A reset connection has nobody left to answer.
@@ -73,13 +90,7 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
         ? [408, "REQUEST_TIMEOUT", "The request took too long to arrive."]
         : [400, "BAD_REQUEST", "The request is not valid HTTP."];
   this.log.debug({ err: error }, "client error");
-  if (socket.writable) {
-    const body = JSON.stringify(errorBody({ code, message }));
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(error);
+  answerAndClose(socket, status, code, message, error);
 }
 
 export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
@@ -89,13 +100,13 @@ export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
     const down = status === 500 ? databaseUnavailable(error) : null;
     if (down) {
       request.log.warn({ err: error }, "database unavailable");
-      return send(request, reply, STATUS_BY_AVAILABILITY_CODE[down.code], down);
+      return sendError(request, reply, STATUS_BY_AVAILABILITY_CODE[down.code], down);
     }
     if (status === 500) {
       request.log.error({ err: error }, "request failed");
-      return send(request, reply, 500, INTERNAL);
+      return sendError(request, reply, 500, INTERNAL);
     }
-    return send(request, reply, status, { code: CODE_BY_STATUS[status] ?? "BAD_REQUEST", message: messageFor(error) });
+    return sendError(request, reply, status, { code: CODE_BY_STATUS[status] ?? "BAD_REQUEST", message: messageFor(error) });
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody({ code: "NOT_FOUND", message: `No route for ${request.method} ${request.url.split("?")[0]}.` })),

@@ -1,6 +1,15 @@
 // multipart/form-data for the REST routes (a grocery's cover): registered in the REST plugin's
 // scope only (/graphql has its own upload handling), with limits; fields become body fields and
 // the file a ReceivedFile that the `file` field kind turns into an Upload.
+// The route needs every field before it runs (they pick the operation and its variables) and the
+// file may come first, so the file waits on disk, not in memory: a slow or stalled upload holds a
+// few kilobytes of buffers, whatever the file's size.
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { DomainError } from "../domain/errors.ts";
@@ -55,8 +64,45 @@ function multipartError(error: unknown, maxFileBytes: number): DomainError {
   }
 }
 
-/** Reads every part: text fields (repeated names -> arrays) and at most one file, kept in memory. */
-export async function readMultipart(request: FastifyRequest, { maxFileBytes }: MultipartLimits): Promise<Record<string, unknown>> {
+/**
+ * The files of one request, each in a dot-file of the upload folder: never served, and swept like
+ * any crash leftover (their names start with ".incoming-"). The route removes them once it has run,
+ * or when its connection is lost.
+ */
+export class SpooledFiles {
+  private readonly paths: string[] = [];
+  private removed = false;
+
+  constructor(private readonly dir: string) {}
+
+  /** Streams `source` to a new file and returns its path and size; a file cut short is removed. */
+  async spool(source: Readable): Promise<{ path: string; size: number }> {
+    await mkdir(this.dir, { recursive: true });
+    const file = path.join(this.dir, `.incoming-multipart-${randomBytes(16).toString("hex")}`);
+    this.paths.push(file);
+    const sink = createWriteStream(file, { flags: "wx" });
+    try {
+      await pipeline(source, sink);
+    } catch (error) {
+      await rm(file, { force: true });
+      throw error;
+    }
+    if (this.removed) await rm(file, { force: true }); // the request ended while it was written
+    return { path: file, size: sink.bytesWritten };
+  }
+
+  async removeAll(): Promise<void> {
+    this.removed = true;
+    await Promise.all(this.paths.splice(0).map((file) => rm(file, { force: true })));
+  }
+}
+
+/** Reads every part: text fields (repeated names -> arrays) and at most one file, spooled to disk. */
+export async function readMultipart(
+  request: FastifyRequest,
+  { maxFileBytes }: MultipartLimits,
+  spooled: SpooledFiles,
+): Promise<Record<string, unknown>> {
   const fields: Record<string, unknown> = {};
   const add = (name: string, value: unknown) => {
     if (!Object.hasOwn(fields, name)) fields[name] = value;
@@ -66,10 +112,11 @@ export async function readMultipart(request: FastifyRequest, { maxFileBytes }: M
   try {
     for await (const part of request.parts()) {
       if (part.type === "file") {
-        const content = await part.toBuffer();
+        const { path: file, size } = await spooled.spool(part.file);
+        if ((part.file as Readable & { truncated?: boolean }).truncated) throw multipartError({ code: "FST_REQ_FILE_TOO_LARGE" }, maxFileBytes);
         // A browser form with no file chosen sends an empty part without a name: no file.
-        if (!part.filename && content.length === 0) continue;
-        add(part.fieldname, receivedFile({ fieldName: part.fieldname, filename: part.filename, mimetype: part.mimetype, encoding: part.encoding, content }));
+        if (!part.filename && size === 0) continue;
+        add(part.fieldname, receivedFile({ fieldName: part.fieldname, filename: part.filename, mimetype: part.mimetype, encoding: part.encoding, path: file }));
       } else {
         if (part.valueTruncated) throw new DomainError("PAYLOAD_TOO_LARGE", `${part.fieldname} is larger than ${MAX_FIELD_BYTES / 1024} KB.`);
         if (typeof part.value === "string" && part.value.includes(REPLACEMENT_CHARACTER)) throw notUtf8Field(part.fieldname);

@@ -7,10 +7,11 @@ import type { GraphQLSchema } from "graphql";
 import type { ContextFactory } from "../graphql/context.ts";
 import { toClientError } from "../graphql/errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
+import { checkedAuthentication, tokenBeforeBody } from "../http/token-first.ts";
 import { legacyBodyParsers } from "./body-parsers.ts";
 import { errorBody, statusForCode } from "./errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
-import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart } from "./multipart.ts";
+import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
 import type { HttpMethod, RestRoute } from "./route.ts";
 
@@ -20,7 +21,12 @@ export type RestPluginOptions = {
   createContext: ContextFactory;
   /** Largest accepted file part (a grocery cover); 5 MB when not configured. */
   maxFileBytes?: number;
+  /** Where a multipart file waits (as a dot-file) until its route has run: UPLOAD_DIR. */
+  spoolDir: string;
 };
+
+/** A route's status and legacy body; `retryAfter` (seconds) for a limit the client must wait out. */
+type RouteAnswer = { status: number; body?: unknown; retryAfter?: number };
 
 /** Every path is served as written and under /v1 (DESIGN.md "Other gaps"). */
 export const PREFIXES = ["", "/v1"] as const;
@@ -61,32 +67,48 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
 
   for (const rows of groupByMethodAndPath(compiled).values()) {
     const { method, path } = rows[0];
-    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    /** The route's answer; a multipart file it received waits in `spooled` meanwhile. */
+    const answer = async (request: FastifyRequest, spooled: SpooledFiles): Promise<RouteAnswer> => {
       let sentBody: unknown = request.body;
       if (request.isMultipart()) {
         try {
-          sentBody = await readMultipart(request, limits);
+          sentBody = await readMultipart(request, limits, spooled);
         } catch (error) {
           const known = toClientError(error)!;
-          return reply.code(statusForCode(known.code)).send(errorBody(known));
+          return { status: statusForCode(known.code), body: errorBody(known) };
         }
       }
       const problem = queryProblem(request) ?? bodyProblem(request, sentBody);
-      if (problem) return reply.code(400).send(errorBody({ code: "BAD_REQUEST", message: problem }));
+      if (problem) return { status: 400, body: errorBody({ code: "BAD_REQUEST", message: problem }) };
       const req = restRequest(request, sentBody);
       const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
-      const context = await options.createContext(tokenFromRequest(request, req.body), request.ip);
+      const token = tokenFromRequest(request, req.body);
+      const context = await options.createContext(token, { clientAddress: request.ip, known: checkedAuthentication(request, token) });
       const outcome = await runRoute(options.schema, row, req, context);
       if (!outcome.ok) {
         if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
         const retryAfter = outcome.error.details?.retryAfterSeconds;
-        if (typeof retryAfter === "number") reply.header("retry-after", retryAfter);
-        return reply.code(outcome.status).send(errorBody(outcome.error));
+        return { status: outcome.status, body: errorBody(outcome.error), retryAfter: typeof retryAfter === "number" ? retryAfter : undefined };
       }
-      reply.code(outcome.status);
-      return outcome.body === undefined ? reply.send() : reply.send(outcome.body);
+      return { status: outcome.status, body: outcome.body };
     };
-    for (const prefix of PREFIXES) app.route({ method, url: prefix + path, handler });
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const spooled = new SpooledFiles(options.spoolDir);
+      // Also when the connection is lost mid-upload: a partial file never stays behind.
+      reply.raw.once("close", () => void spooled.removeAll());
+      let result: RouteAnswer;
+      try {
+        result = await answer(request, spooled);
+      } finally {
+        await spooled.removeAll(); // before answering: the client never sees the file still there
+      }
+      reply.code(result.status);
+      if (result.retryAfter !== undefined) reply.header("retry-after", result.retryAfter);
+      return result.body === undefined ? reply.send() : reply.send(result.body);
+    };
+    // Routes that need a token check one sent in the header or query string before reading the body.
+    const onRequest = rows.some((r) => r.public) ? [] : [tokenBeforeBody(options.createContext.authenticate)];
+    for (const prefix of PREFIXES) app.route({ method, url: prefix + path, onRequest, handler });
   }
 
   for (const [path, allowed] of allowedMethods(options.routes)) {

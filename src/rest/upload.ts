@@ -1,7 +1,7 @@
 // A file part of a multipart request, and the Upload value made from it: graphql-upload-minimal's
 // Upload scalar accepts an `Upload` instance and hands resolvers its promise, which resolves to
 // {filename, fieldName, mimetype, encoding, createReadStream}: the same thing /graphql gives.
-import { Readable } from "node:stream";
+import { createReadStream } from "node:fs";
 import { Upload } from "graphql-upload-minimal";
 
 const RECEIVED = Symbol("received file");
@@ -12,7 +12,8 @@ export type ReceivedFile = {
   filename: string;
   mimetype: string;
   encoding: string;
-  content: Buffer;
+  /** Where its bytes wait (src/rest/multipart.ts), until the route has run. */
+  path: string;
 };
 
 export function receivedFile(parts: Omit<ReceivedFile, typeof RECEIVED>): ReceivedFile {
@@ -29,8 +30,8 @@ export function toUpload(file: ReceivedFile): Upload {
     filename: file.filename,
     mimetype: file.mimetype,
     encoding: file.encoding,
-    // The file is already in memory (at most the upload limit): each call gets a fresh stream.
-    createReadStream: () => Readable.from([file.content]),
+    // The file has fully arrived: each call gets a fresh stream of it.
+    createReadStream: () => createReadStream(file.path),
   });
   return upload;
 }

@@ -202,7 +202,8 @@ function copyChecked(
       if (!source.readableEnded) fail(cutShort());
     });
     source.on("limit", () => fail(overLimit())); // busboy's own cap was hit
-    source.on("error", (error) => fail(error));
+    // A parser reports a client that went away mid-file as 499 (graphql-upload-minimal): the client's doing, not ours.
+    source.on("error", (error) => fail((error as { status?: unknown }).status === 499 ? cutShort() : error));
     source.on("data", (chunk: Buffer | string) => {
       if (failed) return;
       const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;

@@ -1,0 +1,44 @@
+// A token sent where it can be read before the body (the Authorization header or the
+// access_token query parameter) is checked before any of the body is read, on routes that need
+// one: a made-up, expired or revoked token gets 401 at once, and the connection is closed (see
+// body-rate.ts) instead of the server receiving, parsing or storing a body it will refuse.
+// Tokens sent in the body itself can only be checked once it is read (bounded by the body
+// limits, REQUEST_TIMEOUT and BODY_MIN_RATE).
+//
+// The answer is remembered for the request, so building its context costs no second look-up.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Authentication } from "../domain/tokens.ts";
+import { sendError } from "./errors.ts";
+import { tokenFromRequest } from "./token.ts";
+
+export type Authenticate = (token: string | undefined) => Promise<Authentication>;
+
+const checked = new WeakMap<FastifyRequest, { token: string; auth: Authentication }>();
+
+const INVALID = "The access token is invalid, expired or revoked; sign in again for a new one.";
+
+/**
+ * An onRequest hook for routes that need a valid token. With `required`, a request with no token
+ * in the header or query string is refused too (where the body cannot carry one: /graphql uploads).
+ */
+export function tokenBeforeBody(authenticate: Authenticate, { required = false } = {}) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = tokenFromRequest(request, {});
+    if (!token) {
+      if (!required) return;
+      return sendError(request, reply, 401, {
+        code: "UNAUTHENTICATED",
+        message: "An access token is required: send Authorization: Bearer <token> (get one from login or register).",
+      });
+    }
+    const auth = await authenticate(token);
+    if (auth.state !== "valid") return sendError(request, reply, 401, { code: "UNAUTHENTICATED", message: INVALID });
+    checked.set(request, { token, auth });
+  };
+}
+
+/** The answer tokenBeforeBody got for this request's `token`, if it checked that token. */
+export function checkedAuthentication(request: FastifyRequest, token: string | undefined): Authentication | undefined {
+  const seen = checked.get(request);
+  return seen && seen.token === token ? seen.auth : undefined;
+}
