@@ -3,7 +3,7 @@
 // A known path asked with another method answers 405 with Allow. Runs in its own encapsulated
 // scope, so multipart parsing applies to these routes only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { GraphQLSchema } from "graphql";
+import { Kind, type GraphQLSchema } from "graphql";
 import type { ContextFactory } from "../graphql/context.ts";
 import { toClientError } from "../graphql/errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
@@ -108,7 +108,9 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
     };
     // Routes that need a token check one sent in the header or query string before reading the body.
     const onRequest = rows.some((r) => r.public) ? [] : [tokenBeforeBody(options.createContext.authenticate)];
-    for (const prefix of PREFIXES) app.route({ method, url: prefix + path, onRequest, handler });
+    // A GET that changes something (GET /signout) gets no automatic HEAD route: a HEAD must change nothing.
+    const exposeHeadRoute = !rows.some((r) => r.compiled.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "mutation"));
+    for (const prefix of PREFIXES) app.route({ method, url: prefix + path, onRequest, handler, exposeHeadRoute });
   }
 
   for (const [path, allowed] of allowedMethods(options.routes)) {

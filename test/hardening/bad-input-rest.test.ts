@@ -112,7 +112,7 @@ function validRequest(route: RestRoute, f: Fixtures): Request {
     if (!picker) throw new Error(`${routeName(route)}: no field makes its \`when\` accept the request`);
     fields[picker.name] = sampleOf(picker);
   }
-  if (route.operation === "Sign in") Object.assign(fields, { username: w.owner.username, password: PASSWORD });
+  if ((route.aliasOf ?? route.operation) === "Sign in") Object.assign(fields, { username: w.owner.username, password: PASSWORD });
   return { path: route.path.replace(/:(\w+)/g, (_m, name) => encodeURIComponent(params[name])), params, fields };
 }
 
