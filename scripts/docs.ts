@@ -4,7 +4,8 @@
 // (exit code 1 if not). test/operability/docs.test.ts fails when README.md is out of date.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Kind, parse, type OperationDefinitionNode } from "graphql";
+import { buildSchema, Kind, parse, type OperationDefinitionNode } from "graphql";
+import { anonymouslyReadableDocument } from "../src/graphql/directives/auth.ts";
 import { PREFIXES } from "../src/rest/plugin.ts";
 import type { RestRoute } from "../src/rest/route.ts";
 import { routes } from "../src/rest/routes/index.ts";
@@ -12,6 +13,13 @@ import { routes } from "../src/rest/routes/index.ts";
 export const README_PATH = fileURLToPath(new URL("../README.md", import.meta.url));
 export const START = "<!-- routes:start -->";
 export const END = "<!-- routes:end -->";
+
+/** The contract alone (no resolvers): enough to read each field's declared auth rule. */
+const contract = buildSchema(readFileSync(fileURLToPath(new URL("../schema.graphql", import.meta.url)), "utf8"));
+
+/** The token column: reads declared anonymousReads need none with ANONYMOUS_READS=true. */
+const tokenCell = (r: RestRoute) =>
+  r.public ? "no" : anonymouslyReadableDocument(contract, parse(r.document)) ? "yes (no with `ANONYMOUS_READS=true`)" : "yes";
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim();
 
@@ -30,7 +38,7 @@ export function routesSection(table: RestRoute[] = routes): string {
     [
       cell(r.operation),
       `\`${r.method} ${r.path}\``,
-      r.public ? "no" : "yes",
+      tokenCell(r),
       graphqlFields(r),
       String(r.status),
       cell(r.whenText ?? ""),

@@ -94,6 +94,8 @@ const schema = z.object({
   BODY_MIN_RATE_WINDOW: duration("10s"),
   MAX_CONNECTIONS: integer(1000, 1, 1_000_000),
   MAX_CONNECTIONS_PER_ADDRESS: integer(100, 0, 1_000_000),
+  // Legacy clients of the original service (issue 14).
+  ANONYMOUS_READS: z.enum(["true", "false"]).default("false"),
 });
 
 export type Config = {
@@ -148,6 +150,11 @@ export type Config = {
    * are capped in total and per client address (0 = no cap per address), with a reserve for health checks.
    */
   slowClients: { requestTimeoutMs: number; bodyMinRate: number; bodyMinRateWindowMs: number; maxConnections: number; maxConnectionsPerAddress: number };
+  /**
+   * Legacy clients of the original service: `anonymousReads` lets requests without a token call
+   * the reads declared @requireAuth(anonymousReads: true), as an anonymous viewer.
+   */
+  legacy: { anonymousReads: boolean };
 };
 
 function trustProxyOf(value: string): boolean | number | string[] {
@@ -224,5 +231,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: s.MAX_CONNECTIONS,
       maxConnectionsPerAddress: s.MAX_CONNECTIONS_PER_ADDRESS,
     },
+    legacy: { anonymousReads: s.ANONYMOUS_READS === "true" },
   };
 }

@@ -10,6 +10,9 @@ import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
 import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
+import type { RestRoute } from "./rest/route.ts";
+import { anonymouslyReadableDocument } from "./graphql/directives/auth.ts";
+import { parse } from "graphql";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
 import { clientErrorHandler, errorHandlingPlugin, frameworkErrors } from "./http/errors.ts";
@@ -111,6 +114,8 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   });
   await app.register(uploadsPlugin, { config });
   await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir });
-  await app.register(openApiPlugin, { routes });
+  // The document says which routes answer without a token under this configuration.
+  const readsWithoutToken = (row: RestRoute) => config.legacy.anonymousReads && anonymouslyReadableDocument(schema, parse(row.document));
+  await app.register(openApiPlugin, { routes, readsWithoutToken });
   return app;
 }

@@ -1,6 +1,7 @@
 // Runs a route-table row in-process: the row's document (parsed and validated once, at start-up)
 // is executed against the same schema and context as /graphql. No HTTP hop, no re-parsing.
 import { execute, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { anonymouslyReadableDocument, readsAnonymously } from "../graphql/directives/auth.ts";
 import { expensiveFieldLimitRule } from "../graphql/directives/expensive.ts";
 import type { Context } from "../graphql/context.ts";
 import { checkOperationCost } from "../graphql/cost.ts";
@@ -12,7 +13,8 @@ import { legacyError } from "./legacy-errors.ts";
 import { buildVariables, legacyNames, readValues } from "./params.ts";
 import type { FieldValues, RestRequest, RestRoute } from "./route.ts";
 
-export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string> };
+/** `anonymousReads`: every root field the row runs is declared @requireAuth(anonymousReads: true). */
+export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string>; anonymousReads: boolean };
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
   // graphql-js's rules plus the per-operation maximum of expensive fields, as on /graphql.
@@ -21,7 +23,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     const compiled = parse(route.document);
     const errors = validate(schema, compiled, rules);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
-    return { ...route, compiled, names: legacyNames(route) };
+    return { ...route, compiled, names: legacyNames(route), anonymousReads: anonymouslyReadableDocument(schema, compiled) };
   });
 }
 
@@ -39,7 +41,7 @@ function unauthenticatedFor(context: Context): ClientError {
 }
 
 export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, context: Context): Promise<RestOutcome> {
-  if (!route.public && !context.viewer) return refused(unauthenticatedFor(context));
+  if (!route.public && !context.viewer && !(route.anonymousReads && readsAnonymously(context))) return refused(unauthenticatedFor(context));
   let values: FieldValues;
   let variables: Record<string, unknown>;
   try {

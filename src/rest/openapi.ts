@@ -94,11 +94,22 @@ function responses(rows: RestRoute[], method: string) {
   return answers;
 }
 
-function operation(rows: RestRoute[]) {
+/** What the served document depends on beyond the route table. */
+export type OpenApiOptions = {
+  /** Rows a request without any token may call (ANONYMOUS_READS on and the row only reads). */
+  readsWithoutToken?: (row: RestRoute) => boolean;
+};
+
+/** An empty security requirement makes the token optional (OpenAPI 3.1). */
+const TOKEN_OPTIONAL = [{ bearer: [] }, { accessTokenQuery: [] }, {}];
+
+function operation(rows: RestRoute[], options: OpenApiOptions) {
   const { method } = rows[0];
+  const anonymous = !rows.every((r) => r.public) && rows.every((r) => options.readsWithoutToken?.(r));
   const names = rows.map((r) => r.operation);
   const description = [
     ...rows.map((r) => `**${r.operation}**${r.whenText ? ` (${r.whenText})` : ""}: ${r.summary} Answers ${r.status}.`),
+    ...(anonymous ? ["No token is needed: the service runs with ANONYMOUS_READS=true (an anonymous caller sees what every user sees)."] : []),
     "Fields other than path segments may be sent in the body or the query string.",
   ].join("\n\n");
   return {
@@ -107,14 +118,14 @@ function operation(rows: RestRoute[]) {
     description,
     tags: [rows[0].tag],
     "x-legacy-operations": names,
-    ...(rows.every((r) => r.public) ? { security: [] } : {}),
+    ...(rows.every((r) => r.public) ? { security: [] } : anonymous ? { security: TOKEN_OPTIONAL } : {}),
     parameters: parameters(rows, method),
     ...(BODY_METHODS.has(method) ? { requestBody: requestBody(rows) } : {}),
     responses: responses(rows, method),
   };
 }
 
-export function openApiDocument(routes: RestRoute[]) {
+export function openApiDocument(routes: RestRoute[], options: OpenApiOptions = {}) {
   const paths: Record<string, Record<string, object>> = {};
   const groups = new Map<string, RestRoute[]>();
   for (const row of routes) {
@@ -123,7 +134,7 @@ export function openApiDocument(routes: RestRoute[]) {
   }
   for (const rows of groups.values()) {
     const path = openApiPath(rows[0].path);
-    (paths[path] ??= {})[rows[0].method.toLowerCase()] = operation(rows);
+    (paths[path] ??= {})[rows[0].method.toLowerCase()] = operation(rows, options);
   }
   return {
     openapi: "3.1.0",
