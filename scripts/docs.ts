@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { buildSchema, Kind, parse, type OperationDefinitionNode } from "graphql";
 import { anonymouslyReadableDocument } from "../src/graphql/directives/auth.ts";
-import { PREFIXES } from "../src/rest/plugin.ts";
+import { loadConfig } from "../src/config.ts";
 import type { RestRoute } from "../src/rest/route.ts";
 import { routes } from "../src/rest/routes/index.ts";
 
@@ -33,7 +33,8 @@ export function graphqlFields(route: RestRoute): string {
 
 /** The generated part of the README: a sentence and one table row per route. */
 export function routesSection(table: RestRoute[] = routes): string {
-  const prefixes = PREFIXES.filter(Boolean).map((p) => `\`${p}\``);
+  // The default REST_PREFIXES (the README describes the service as it starts with no settings).
+  const prefixes = loadConfig({}).legacy.restPrefixes.map((p) => `\`${p}\``);
   const rows = table.map((r) =>
     [
       cell(r.operation),

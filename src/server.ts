@@ -113,9 +113,10 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
   });
   await app.register(uploadsPlugin, { config });
-  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir });
+  const prefixes = config.legacy.restPrefixes;
+  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, prefixes });
   // The document says which routes answer without a token under this configuration.
   const readsWithoutToken = (row: RestRoute) => config.legacy.anonymousReads && anonymouslyReadableDocument(schema, parse(row.document));
-  await app.register(openApiPlugin, { routes, readsWithoutToken });
+  await app.register(openApiPlugin, { routes, readsWithoutToken, prefixes });
   return app;
 }

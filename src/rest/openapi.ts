@@ -3,7 +3,7 @@
 // path become one operation that describes each of them and the rule telling them apart.
 import { file } from "./fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
-import { PREFIXES } from "./plugin.ts";
+import { servedPrefixes } from "./plugin.ts";
 import type { RestParam, RestRoute } from "./route.ts";
 import { errorSchema } from "./shapes/error.ts";
 
@@ -96,6 +96,8 @@ function responses(rows: RestRoute[], method: string) {
 
 /** What the served document depends on beyond the route table. */
 export type OpenApiOptions = {
+  /** REST_PREFIXES: the other roots every path answers under. */
+  prefixes: string[];
   /** Rows a request without any token may call (ANONYMOUS_READS on and the row only reads). */
   readsWithoutToken?: (row: RestRoute) => boolean;
 };
@@ -125,7 +127,7 @@ function operation(rows: RestRoute[], options: OpenApiOptions) {
   };
 }
 
-export function openApiDocument(routes: RestRoute[], options: OpenApiOptions = {}) {
+export function openApiDocument(routes: RestRoute[], options: OpenApiOptions) {
   const paths: Record<string, Record<string, object>> = {};
   const groups = new Map<string, RestRoute[]>();
   for (const row of routes) {
@@ -143,11 +145,12 @@ export function openApiDocument(routes: RestRoute[], options: OpenApiOptions = {
       version: "1.0.0",
       description:
         "The legacy REST paths, answered by the GraphQL gateway (/graphql is the full API). Paths answer with and " +
-        "without a trailing slash, and under /v1. Requests may be JSON, urlencoded forms or multipart/form-data; " +
+        `without a trailing slash${options.prefixes.length ? `, and under ${options.prefixes.join(", ")}` : ""}. ` +
+        "Requests may be JSON, urlencoded forms or multipart/form-data; " +
         "lists may be sent as repeated keys, `key[]` or JSON arrays; booleans as true/false/1/0. The access token " +
         "is read from Authorization: Bearer, the access_token query parameter, or an access_token body field.",
     },
-    servers: PREFIXES.map((prefix) => ({ url: prefix || "/", description: prefix ? "the same routes under a version prefix" : "legacy paths" })),
+    servers: servedPrefixes(options.prefixes).map((prefix) => ({ url: prefix || "/", description: prefix ? "the same routes under a prefix" : "legacy paths" })),
     tags: [
       { name: "accounts", description: "Accounts and access tokens" },
       { name: "restaurants", description: "Restaurants, comments and orders" },
