@@ -11,6 +11,7 @@ import { restPlugin } from "./rest/plugin.ts";
 import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
 import type { RestRoute } from "./rest/route.ts";
+import { editVariables } from "./rest/nothing-sent.ts";
 import { anonymouslyReadableDocument } from "./graphql/directives/auth.ts";
 import { parse } from "graphql";
 import { healthPlugin } from "./http/health.ts";
@@ -117,6 +118,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, prefixes });
   // The document says which routes answer without a token under this configuration.
   const readsWithoutToken = (row: RestRoute) => config.legacy.anonymousReads && anonymouslyReadableDocument(schema, parse(row.document));
-  await app.register(openApiPlugin, { routes, readsWithoutToken, prefixes });
+  const needsAField = (row: RestRoute) => editVariables(schema, parse(row.document)).length > 0;
+  await app.register(openApiPlugin, { routes, readsWithoutToken, needsAField, prefixes });
   return app;
 }

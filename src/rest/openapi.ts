@@ -3,6 +3,7 @@
 // path become one operation that describes each of them and the rule telling them apart.
 import { file } from "./fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
+import { editFields } from "./nothing-sent.ts";
 import { servedPrefixes } from "./plugin.ts";
 import type { RestParam, RestRoute } from "./route.ts";
 import { errorSchema } from "./shapes/error.ts";
@@ -100,6 +101,8 @@ export type OpenApiOptions = {
   prefixes: string[];
   /** Rows a request without any token may call (ANONYMOUS_READS on and the row only reads). */
   readsWithoutToken?: (row: RestRoute) => boolean;
+  /** Rows that refuse a request carrying none of their fields (edits; see nothing-sent.ts). */
+  needsAField?: (row: RestRoute) => boolean;
 };
 
 /** An empty security requirement makes the token optional (OpenAPI 3.1). */
@@ -110,7 +113,10 @@ function operation(rows: RestRoute[], options: OpenApiOptions) {
   const anonymous = !rows.every((r) => r.public) && rows.every((r) => options.readsWithoutToken?.(r));
   const names = rows.map((r) => r.operation);
   const description = [
-    ...rows.map((r) => `**${r.operation}**${r.whenText ? ` (${r.whenText})` : ""}: ${r.summary} Answers ${r.status}.`),
+    ...rows.map((r) => {
+      const needs = options.needsAField?.(r) ? ` A request must carry at least one of: ${editFields(r).join(", ")} (else 400).` : "";
+      return `**${r.operation}**${r.whenText ? ` (${r.whenText})` : ""}: ${r.summary} Answers ${r.status}.${needs}`;
+    }),
     ...(anonymous ? ["No token is needed: the service runs with ANONYMOUS_READS=true (an anonymous caller sees what every user sees)."] : []),
     "Fields other than path segments may be sent in the body or the query string.",
   ].join("\n\n");

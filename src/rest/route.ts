@@ -63,6 +63,11 @@ export type RestRoute = {
   response?: JsonSchema;
   /** The legacy body made from the operation's data; may throw a DomainError (e.g. NOT_FOUND for a null get). */
   body?: (data: Record<string, any>, values: FieldValues) => unknown;
+  /**
+   * Added to the 400 of a request that carries none of an edit's fields (see nothing-sent.ts),
+   * e.g. where a payload meant for another operation should go.
+   */
+  nothingSentHint?: string;
   /** For another spelling of a row (see `aliasOf`): the operation it spells. */
   aliasOf?: string;
 };
