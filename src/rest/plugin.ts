@@ -1,6 +1,6 @@
 // Serves the route table: one Fastify route per method + path (as written and under each of
-// REST_PREFIXES, /v1 by default), picking
-// the first row whose `when` accepts the request when several operations share a method + path.
+// REST_PREFIXES, /v1 by default), picking the first row whose `when` accepts the request when
+// several operations share a method + path.
 // A known path asked with another method answers 405 with Allow. Runs in its own encapsulated
 // scope, so multipart parsing applies to these routes only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
