@@ -4,14 +4,22 @@
 // (exit code 1 if not). test/operability/docs.test.ts fails when README.md is out of date.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Kind, parse, type OperationDefinitionNode } from "graphql";
-import { PREFIXES } from "../src/rest/plugin.ts";
+import { buildSchema, Kind, parse, type OperationDefinitionNode } from "graphql";
+import { anonymouslyReadableDocument } from "../src/graphql/directives/auth.ts";
+import { loadConfig } from "../src/config.ts";
 import type { RestRoute } from "../src/rest/route.ts";
 import { routes } from "../src/rest/routes/index.ts";
 
 export const README_PATH = fileURLToPath(new URL("../README.md", import.meta.url));
 export const START = "<!-- routes:start -->";
 export const END = "<!-- routes:end -->";
+
+/** The contract alone (no resolvers): enough to read each field's declared auth rule. */
+const contract = buildSchema(readFileSync(fileURLToPath(new URL("../schema.graphql", import.meta.url)), "utf8"));
+
+/** The token column: reads declared anonymousReads need none with ANONYMOUS_READS=true. */
+const tokenCell = (r: RestRoute) =>
+  r.public ? "no" : anonymouslyReadableDocument(contract, parse(r.document)) ? "yes (no with `ANONYMOUS_READS=true`)" : "yes";
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim();
 
@@ -25,12 +33,13 @@ export function graphqlFields(route: RestRoute): string {
 
 /** The generated part of the README: a sentence and one table row per route. */
 export function routesSection(table: RestRoute[] = routes): string {
-  const prefixes = PREFIXES.filter(Boolean).map((p) => `\`${p}\``);
+  // The default REST_PREFIXES (the README describes the service as it starts with no settings).
+  const prefixes = loadConfig({}).legacy.restPrefixes.map((p) => `\`${p}\``);
   const rows = table.map((r) =>
     [
       cell(r.operation),
       `\`${r.method} ${r.path}\``,
-      r.public ? "no" : "yes",
+      tokenCell(r),
       graphqlFields(r),
       String(r.status),
       cell(r.whenText ?? ""),

@@ -94,6 +94,26 @@ const schema = z.object({
   BODY_MIN_RATE_WINDOW: duration("10s"),
   MAX_CONNECTIONS: integer(1000, 1, 1_000_000),
   MAX_CONNECTIONS_PER_ADDRESS: integer(100, 0, 1_000_000),
+  // Legacy clients of the original service (issue 14).
+  ANONYMOUS_READS: z.enum(["true", "false"]).default("false"),
+  REST_PREFIXES: z
+    .string()
+    .default("/v1")
+    .transform((v, ctx) => {
+      if (v === "none") return [];
+      const prefixes = v.split(",");
+      // Path segments of unreserved characters, none starting with a dot (no "." or ".."): no spaces, no trailing slash.
+      const bad = prefixes.find((p) => !/^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/.test(p));
+      if (bad !== undefined) {
+        ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} is not a path prefix; write e.g. /v1,/api (each starts with /, no trailing slash, no spaces), or none` });
+        return z.NEVER;
+      }
+      if (new Set(prefixes).size < prefixes.length) {
+        ctx.addIssue({ code: "custom", message: "lists a prefix twice" });
+        return z.NEVER;
+      }
+      return prefixes;
+    }),
 });
 
 export type Config = {
@@ -148,6 +168,12 @@ export type Config = {
    * are capped in total and per client address (0 = no cap per address), with a reserve for health checks.
    */
   slowClients: { requestTimeoutMs: number; bodyMinRate: number; bodyMinRateWindowMs: number; maxConnections: number; maxConnectionsPerAddress: number };
+  /**
+   * Legacy clients of the original service: `anonymousReads` lets requests without a token call
+   * the reads declared @requireAuth(anonymousReads: true), as an anonymous viewer. Every legacy
+   * route also answers under each of `restPrefixes` (e.g. ["/v1", "/api"]).
+   */
+  legacy: { anonymousReads: boolean; restPrefixes: string[] };
 };
 
 function trustProxyOf(value: string): boolean | number | string[] {
@@ -224,5 +250,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: s.MAX_CONNECTIONS,
       maxConnectionsPerAddress: s.MAX_CONNECTIONS_PER_ADDRESS,
     },
+    legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
   };
 }

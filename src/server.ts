@@ -10,6 +10,10 @@ import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
 import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
+import type { RestRoute } from "./rest/route.ts";
+import { editVariables } from "./rest/nothing-sent.ts";
+import { anonymouslyReadableDocument } from "./graphql/directives/auth.ts";
+import { parse } from "graphql";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
 import { clientErrorHandler, errorHandlingPlugin, frameworkErrors } from "./http/errors.ts";
@@ -110,7 +114,11 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
   });
   await app.register(uploadsPlugin, { config });
-  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir });
-  await app.register(openApiPlugin, { routes });
+  const prefixes = config.legacy.restPrefixes;
+  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, prefixes });
+  // The document says which routes answer without a token under this configuration.
+  const readsWithoutToken = (row: RestRoute) => config.legacy.anonymousReads && anonymouslyReadableDocument(schema, parse(row.document));
+  const needsAField = (row: RestRoute) => editVariables(schema, parse(row.document)).length > 0;
+  await app.register(openApiPlugin, { routes, readsWithoutToken, needsAField, prefixes });
   return app;
 }

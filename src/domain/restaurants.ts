@@ -101,7 +101,8 @@ const restaurantFields = {
   description: optionalText("description"),
   logo: optionalText("logo", picture("logo")),
   cover: optionalText("cover", picture("cover")),
-  url: optionalText("url", webAddress("url")),
+  // Free text (issue 14): the original service's examples are slugs such as "kababish-bangalore".
+  url: optionalText("url"),
   types: list,
   categories: list,
   cuisines: list,

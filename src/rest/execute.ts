@@ -1,6 +1,7 @@
 // Runs a route-table row in-process: the row's document (parsed and validated once, at start-up)
 // is executed against the same schema and context as /graphql. No HTTP hop, no re-parsing.
 import { execute, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { anonymouslyReadableDocument, readsAnonymously } from "../graphql/directives/auth.ts";
 import { expensiveFieldLimitRule } from "../graphql/directives/expensive.ts";
 import type { Context } from "../graphql/context.ts";
 import { checkOperationCost } from "../graphql/cost.ts";
@@ -9,10 +10,15 @@ import { ceilingCrossed } from "../graphql/response-ceiling.ts";
 import { suggestionsHidden, withoutSuggestions } from "../graphql/suggestions.ts";
 import { statusForCode } from "./errors.ts";
 import { legacyError } from "./legacy-errors.ts";
+import { editVariables, nothingSent } from "./nothing-sent.ts";
 import { buildVariables, legacyNames, readValues } from "./params.ts";
 import type { FieldValues, RestRequest, RestRoute } from "./route.ts";
 
-export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string> };
+/**
+ * `anonymousReads`: every root field the row runs is declared @requireAuth(anonymousReads: true).
+ * `edits`: the variables that are edits, at least one of which the request must set (nothing-sent.ts).
+ */
+export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string>; anonymousReads: boolean; edits: string[] };
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
   // graphql-js's rules plus the per-operation maximum of expensive fields, as on /graphql.
@@ -21,7 +27,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     const compiled = parse(route.document);
     const errors = validate(schema, compiled, rules);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
-    return { ...route, compiled, names: legacyNames(route) };
+    const edits = editVariables(schema, compiled);
+    return { ...route, compiled, names: legacyNames(route), anonymousReads: anonymouslyReadableDocument(schema, compiled), edits };
   });
 }
 
@@ -39,7 +46,7 @@ function unauthenticatedFor(context: Context): ClientError {
 }
 
 export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, context: Context): Promise<RestOutcome> {
-  if (!route.public && !context.viewer) return refused(unauthenticatedFor(context));
+  if (!route.public && !context.viewer && !(route.anonymousReads && readsAnonymously(context))) return refused(unauthenticatedFor(context));
   let values: FieldValues;
   let variables: Record<string, unknown>;
   try {
@@ -50,6 +57,8 @@ export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req:
     if (known) return refused(known);
     throw error;
   }
+  const empty = nothingSent(route, route.edits, variables);
+  if (empty) return refused(empty);
   // The same cost limit and response ceiling as /graphql: a route's page size comes from the request.
   try {
     checkOperationCost(schema, route.compiled, undefined, variables, context.config.graphql.maxCost);

@@ -3,7 +3,8 @@
 // path become one operation that describes each of them and the rule telling them apart.
 import { file } from "./fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
-import { PREFIXES } from "./plugin.ts";
+import { editFields } from "./nothing-sent.ts";
+import { servedPrefixes } from "./plugin.ts";
 import type { RestParam, RestRoute } from "./route.ts";
 import { errorSchema } from "./shapes/error.ts";
 
@@ -94,11 +95,29 @@ function responses(rows: RestRoute[], method: string) {
   return answers;
 }
 
-function operation(rows: RestRoute[]) {
+/** What the served document depends on beyond the route table. */
+export type OpenApiOptions = {
+  /** REST_PREFIXES: the other roots every path answers under. */
+  prefixes: string[];
+  /** Rows a request without any token may call (ANONYMOUS_READS on and the row only reads). */
+  readsWithoutToken?: (row: RestRoute) => boolean;
+  /** Rows that refuse a request carrying none of their fields (edits; see nothing-sent.ts). */
+  needsAField?: (row: RestRoute) => boolean;
+};
+
+/** An empty security requirement makes the token optional (OpenAPI 3.1). */
+const TOKEN_OPTIONAL = [{ bearer: [] }, { accessTokenQuery: [] }, {}];
+
+function operation(rows: RestRoute[], options: OpenApiOptions) {
   const { method } = rows[0];
+  const anonymous = !rows.every((r) => r.public) && rows.every((r) => options.readsWithoutToken?.(r));
   const names = rows.map((r) => r.operation);
   const description = [
-    ...rows.map((r) => `**${r.operation}**${r.whenText ? ` (${r.whenText})` : ""}: ${r.summary} Answers ${r.status}.`),
+    ...rows.map((r) => {
+      const needs = options.needsAField?.(r) ? ` A request must carry at least one of: ${editFields(r).join(", ")} (else 400).` : "";
+      return `**${r.operation}**${r.whenText ? ` (${r.whenText})` : ""}: ${r.summary} Answers ${r.status}.${needs}`;
+    }),
+    ...(anonymous ? ["No token is needed: the service runs with ANONYMOUS_READS=true (an anonymous caller sees what every user sees)."] : []),
     "Fields other than path segments may be sent in the body or the query string.",
   ].join("\n\n");
   return {
@@ -107,14 +126,14 @@ function operation(rows: RestRoute[]) {
     description,
     tags: [rows[0].tag],
     "x-legacy-operations": names,
-    ...(rows.every((r) => r.public) ? { security: [] } : {}),
+    ...(rows.every((r) => r.public) ? { security: [] } : anonymous ? { security: TOKEN_OPTIONAL } : {}),
     parameters: parameters(rows, method),
     ...(BODY_METHODS.has(method) ? { requestBody: requestBody(rows) } : {}),
     responses: responses(rows, method),
   };
 }
 
-export function openApiDocument(routes: RestRoute[]) {
+export function openApiDocument(routes: RestRoute[], options: OpenApiOptions) {
   const paths: Record<string, Record<string, object>> = {};
   const groups = new Map<string, RestRoute[]>();
   for (const row of routes) {
@@ -123,7 +142,7 @@ export function openApiDocument(routes: RestRoute[]) {
   }
   for (const rows of groups.values()) {
     const path = openApiPath(rows[0].path);
-    (paths[path] ??= {})[rows[0].method.toLowerCase()] = operation(rows);
+    (paths[path] ??= {})[rows[0].method.toLowerCase()] = operation(rows, options);
   }
   return {
     openapi: "3.1.0",
@@ -132,11 +151,12 @@ export function openApiDocument(routes: RestRoute[]) {
       version: "1.0.0",
       description:
         "The legacy REST paths, answered by the GraphQL gateway (/graphql is the full API). Paths answer with and " +
-        "without a trailing slash, and under /v1. Requests may be JSON, urlencoded forms or multipart/form-data; " +
+        `without a trailing slash${options.prefixes.length ? `, and under ${options.prefixes.join(", ")}` : ""}. ` +
+        "Requests may be JSON, urlencoded forms or multipart/form-data; " +
         "lists may be sent as repeated keys, `key[]` or JSON arrays; booleans as true/false/1/0. The access token " +
         "is read from Authorization: Bearer, the access_token query parameter, or an access_token body field.",
     },
-    servers: PREFIXES.map((prefix) => ({ url: prefix || "/", description: prefix ? "the same routes under a version prefix" : "legacy paths" })),
+    servers: servedPrefixes(options.prefixes).map((prefix) => ({ url: prefix || "/", description: prefix ? "the same routes under a prefix" : "legacy paths" })),
     tags: [
       { name: "accounts", description: "Accounts and access tokens" },
       { name: "restaurants", description: "Restaurants, comments and orders" },

@@ -1,9 +1,10 @@
-// Serves the route table: one Fastify route per method + path (with and without /v1), picking
-// the first row whose `when` accepts the request when several operations share a method + path.
+// Serves the route table: one Fastify route per method + path (as written and under each of
+// REST_PREFIXES, /v1 by default), picking the first row whose `when` accepts the request when
+// several operations share a method + path.
 // A known path asked with another method answers 405 with Allow. Runs in its own encapsulated
 // scope, so multipart parsing applies to these routes only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { GraphQLSchema } from "graphql";
+import { Kind, type GraphQLSchema } from "graphql";
 import type { ContextFactory } from "../graphql/context.ts";
 import { toClientError } from "../graphql/errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
@@ -23,13 +24,15 @@ export type RestPluginOptions = {
   maxFileBytes?: number;
   /** Where a multipart file waits (as a dot-file) until its route has run: UPLOAD_DIR. */
   spoolDir: string;
+  /** REST_PREFIXES: every path also answers under each of these (e.g. /v1, /api). */
+  prefixes: string[];
 };
 
 /** A route's status and legacy body; `retryAfter` (seconds) for a limit the client must wait out. */
 type RouteAnswer = { status: number; body?: unknown; retryAfter?: number };
 
-/** Every path is served as written and under /v1 (DESIGN.md "Other gaps"). */
-export const PREFIXES = ["", "/v1"] as const;
+/** Every path is served as written and under each configured prefix (DESIGN.md "Other gaps"). */
+export const servedPrefixes = (prefixes: string[]) => ["", ...prefixes];
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 function groupByMethodAndPath(routes: CompiledRoute[]): Map<string, CompiledRoute[]> {
@@ -64,6 +67,7 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
   await registerMultipart(app, limits);
   legacyBodyParsers(app);
   const compiled = compileRoutes(options.schema, options.routes);
+  const prefixes = servedPrefixes(options.prefixes);
 
   for (const rows of groupByMethodAndPath(compiled).values()) {
     const { method, path } = rows[0];
@@ -108,7 +112,9 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
     };
     // Routes that need a token check one sent in the header or query string before reading the body.
     const onRequest = rows.some((r) => r.public) ? [] : [tokenBeforeBody(options.createContext.authenticate)];
-    for (const prefix of PREFIXES) app.route({ method, url: prefix + path, onRequest, handler });
+    // A GET that changes something (GET /signout) gets no automatic HEAD route: a HEAD must change nothing.
+    const exposeHeadRoute = !rows.some((r) => r.compiled.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "mutation"));
+    for (const prefix of prefixes) app.route({ method, url: prefix + path, onRequest, handler, exposeHeadRoute });
   }
 
   for (const [path, allowed] of allowedMethods(options.routes)) {
@@ -120,6 +126,6 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
         .code(405)
         .header("allow", allow)
         .send(errorBody({ code: "METHOD_NOT_ALLOWED", message: `${request.method} is not allowed here; use ${allow}.` }));
-    for (const prefix of PREFIXES) app.route({ method: refused, url: prefix + path, handler });
+    for (const prefix of prefixes) app.route({ method: refused, url: prefix + path, handler });
   }
 }

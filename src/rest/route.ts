@@ -63,4 +63,28 @@ export type RestRoute = {
   response?: JsonSchema;
   /** The legacy body made from the operation's data; may throw a DomainError (e.g. NOT_FOUND for a null get). */
   body?: (data: Record<string, any>, values: FieldValues) => unknown;
+  /**
+   * Added to the 400 of a request that carries none of an edit's fields (see nothing-sent.ts),
+   * e.g. where a payload meant for another operation should go.
+   */
+  nothingSentHint?: string;
+  /** For another spelling of a row (see `aliasOf`): the operation it spells. */
+  aliasOf?: string;
 };
+
+/**
+ * The same row under another method and path (the original documentation's spellings): the same
+ * fields, GraphQL document and token rule, so the same validation, rate limits and login throttle.
+ * `changes` may give the alias its own status and answer.
+ */
+export function aliasOf(row: RestRoute, changes: Pick<RestRoute, "method" | "path"> & Partial<Pick<RestRoute, "status" | "response" | "body">>): RestRoute {
+  const { body, response, ...rest } = row;
+  return {
+    ...rest,
+    ...("body" in changes || "status" in changes ? {} : { body, response }),
+    ...changes,
+    operation: `${row.operation} (alias)`,
+    summary: `Another path for ${row.operation} (${row.method} ${row.path}), from the original service's documentation. ${row.summary}`,
+    aliasOf: row.operation,
+  };
+}

@@ -123,6 +123,21 @@ describe("createRestaurant", () => {
     expect(r.cuisines.map((c: string) => c.toLowerCase())).toEqual(["thai", "street food"]);
   });
 
+  // The url was refused unless it looked like a web address: that check was the bug (issue 14).
+  // The spec types url as a String and the original documentation's example is a slug.
+  it("stores url as free text (a slug, words), on create and on update", async () => {
+    const r = await create({ title: "Kababish", url: "kababish-bangalore" });
+    expect(r.url).toBe("kababish-bangalore");
+    const updated = await ok(UPDATE, { id: r.id, input: { url: "not a url at all" } }, owner.token);
+    expect(updated.updateRestaurant.url).toBe("not a url at all");
+    expect((await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id } })).url).toBe("not a url at all");
+  });
+
+  it("keeps the loose web-address check on website", async () => {
+    const error = await fails("BAD_USER_INPUT", CREATE, { input: { title: "Valid", website: "not a url" } }, owner.token);
+    expect(error.message).toMatch(/website must be a web address/);
+  });
+
   it("fills defaults when only a title is given", async () => {
     const r = await create({ title: "Bare" });
     expect(r).toMatchObject({
@@ -158,7 +173,7 @@ describe("createRestaurant", () => {
     ["a star rating over 5", { starRating: 5.5 }, /starRating/],
     ["a negative star rating", { starRating: -1 }, /starRating/],
     ["an e-mail without @", { email: "ann.example.com" }, /email/],
-    ["a url that is not a web address", { url: "not a url" }, /url/],
+    ["a url over 2000 characters", { url: "u".repeat(2001) }, /url.*2000/],
     ["a website with another scheme", { website: "javascript:alert(1)" }, /website/],
     ["a description over 2000 characters", { description: "d".repeat(2001) }, /description.*2000/],
     ["a latitude over 90", { address: { geo: { latitude: 90.5, longitude: 0 } } }, /latitude/],

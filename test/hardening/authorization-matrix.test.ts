@@ -139,6 +139,8 @@ const REST_CASES: Record<string, RestCase> = {
   },
   "POST /auth/token (Sign in)": { access: "public", request: async (w) => ({ path: "/auth/token", body: { username: w.owner.username, password: PASSWORD } }) },
   "DELETE /auth/token (Sign out)": { access: "signedIn", request: async () => ({ path: "/auth/token" }) },
+  "POST /signin (Sign in (alias))": { access: "public", request: async (w) => ({ path: "/signin", body: { username: w.owner.username, password: PASSWORD } }) },
+  "GET /signout (Sign out (alias))": { access: "signedIn", request: async () => ({ path: "/signout" }) },
   "POST /restaurants (Add restaurant)": { access: "signedIn", request: async () => ({ path: "/restaurants", body: { title: "Added", categories: ["vegan"] } }) },
   "GET /restaurants (Search restaurants)": { access: "signedIn", request: async () => ({ path: "/restaurants", query: { q: "target", limit: "5" } }) },
   "PUT /restaurants/order (Order Recipe)": {

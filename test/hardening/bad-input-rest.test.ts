@@ -9,7 +9,10 @@
 // read echoed back into an edit): they are checked to be ignored, not stored, and harmless.
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSchema } from "../../src/graphql/schema.ts";
+import { editFields, editVariables } from "../../src/rest/nothing-sent.ts";
 import { boolean, choice, decimal, file, integer, openingHours, text, textList, address, contact } from "../../src/rest/fields.ts";
 import type { RestParam, RestRequest, RestRoute } from "../../src/rest/route.ts";
 import { routes } from "../../src/rest/routes/index.ts";
@@ -47,6 +50,9 @@ afterAll(async () => {
   console.log(tally.summary());
   await s?.close();
 });
+
+/** The contract alone: which rows are edits. */
+const contract = buildSchema();
 
 const routeName = (r: RestRoute) => `${r.method} ${r.path} (${r.operation})`;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -112,7 +118,12 @@ function validRequest(route: RestRoute, f: Fixtures): Request {
     if (!picker) throw new Error(`${routeName(route)}: no field makes its \`when\` accept the request`);
     fields[picker.name] = sampleOf(picker);
   }
-  if (route.operation === "Sign in") Object.assign(fields, { username: w.owner.username, password: PASSWORD });
+  // An edit needs one of its fields (src/rest/nothing-sent.ts): its first, with a valid value.
+  const edits = editFields(route);
+  if (editVariables(contract, parse(route.document)).length && !edits.some((name) => Object.hasOwn(fields, name))) {
+    fields[edits[0]] = sampleOf(route.params.find((p) => p.name === edits[0])!);
+  }
+  if ((route.aliasOf ?? route.operation) === "Sign in") Object.assign(fields, { username: w.owner.username, password: PASSWORD });
   return { path: route.path.replace(/:(\w+)/g, (_m, name) => encodeURIComponent(params[name])), params, fields };
 }
 

@@ -138,6 +138,20 @@ describe("Add restaurant: POST /restaurants", () => {
     expect(await s.db.restaurant.count()).toBe(before);
   });
 
+  // A url that was not a web address used to get 400: that refusal was the bug (issue 14). The
+  // spec types url as a String; the original documentation's example is the slug below.
+  it("takes url as free text, such as the original documentation's slug; website keeps its check", async () => {
+    const slug = await sendJson(s, "POST", "/restaurants", { title: "Kababish", url: "kababish-bangalore" }, owner.token);
+    expect(slug.status, JSON.stringify(slug.body)).toBe(201);
+    expect(slug.body.url).toBe("kababish-bangalore");
+    const form = await sendForm(s, "PUT", `/restaurants/${slug.body._id}`, { url: "user friendly url" }, owner.token);
+    expect(form.status, JSON.stringify(form.body)).toBe(200);
+    expect(form.body.url).toBe("user friendly url");
+    expect((await get(s, `/restaurants/${slug.body._id}`, owner.token)).body.url).toBe("user friendly url");
+    expectError(await sendJson(s, "POST", "/restaurants", { title: "X", url: "u".repeat(2001) }, owner.token), 400, "BAD_USER_INPUT", /url.*2000/);
+    expectError(await sendJson(s, "POST", "/restaurants", { title: "X", website: "not a web address" }, owner.token), 400, "BAD_USER_INPUT", /website/);
+  });
+
   it("answers 401 without a token and creates nothing", async () => {
     const before = await s.db.restaurant.count();
     expectError(await sendJson(s, "POST", "/restaurants", REGISTRATION), 401, "UNAUTHENTICATED");

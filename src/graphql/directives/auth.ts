@@ -1,10 +1,15 @@
 // Auth as a declared rule: @requireAuth / @public on every root field, checked here once.
+// `@requireAuth(anonymousReads: true)` marks the reads a request without any token may call when
+// ANONYMOUS_READS is on (legacy clients of the original service read without one); the REST shim
+// reads the same declaration (anonymouslyReadable) to decide which routes need a token.
 import { getDirective, MapperKind, mapSchema } from "@graphql-tools/utils";
-import { defaultFieldResolver, type GraphQLSchema } from "graphql";
+import { defaultFieldResolver, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { DomainError, forbidden } from "../../domain/errors.ts";
 import type { Context } from "../context.ts";
 
 const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
+
+type AuthRule = { role?: "USER" | "ADMIN"; anonymousReads?: boolean };
 
 function unauthenticatedFor(ctx: Context): DomainError {
   return new DomainError(
@@ -15,19 +20,49 @@ function unauthenticatedFor(ctx: Context): DomainError {
   );
 }
 
+/**
+ * Whether this request may call an anonymousReads field without being signed in: the setting is
+ * on and it sent no token at all (an invalid, expired or revoked token still gets 401, so a
+ * client learns to sign in again).
+ */
+export const readsAnonymously = (ctx: Context) => ctx.config.legacy.anonymousReads && ctx.auth.state === "none";
+
+/** "Query.restaurant" and the like: the root fields declared @requireAuth(anonymousReads: true). */
+export function anonymouslyReadable(schema: GraphQLSchema): Set<string> {
+  const fields = new Set<string>();
+  const query = schema.getQueryType();
+  for (const field of Object.values(query?.getFields() ?? {})) {
+    const rule = getDirective(schema, field, "requireAuth")?.[0] as AuthRule | undefined;
+    if (rule?.anonymousReads) fields.add(`${query!.name}.${field.name}`);
+  }
+  return fields;
+}
+
+/** Whether every root field a document's operation selects is declared anonymousReads (plain fields only). */
+export function anonymouslyReadableDocument(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const readable = anonymouslyReadable(schema);
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (operation?.operation !== "query") return false;
+  const selections = operation.selectionSet.selections;
+  return selections.length > 0 && selections.every((s) => s.kind === Kind.FIELD && readable.has(`Query.${s.name.value}`));
+}
+
 export function applyAuthDirectives(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
-      const rule = getDirective(schema, field, "requireAuth")?.[0] as { role?: "USER" | "ADMIN" } | undefined;
+      const rule = getDirective(schema, field, "requireAuth")?.[0] as AuthRule | undefined;
       const isPublic = Boolean(getDirective(schema, field, "public")?.[0]);
       if (ROOT_TYPES.has(typeName) && !rule && !isPublic) {
         throw new Error(`${typeName}.${fieldName} declares neither @requireAuth nor @public`);
       }
       if (!rule) return field;
+      if (rule.anonymousReads && (typeName !== "Query" || rule.role === "ADMIN")) {
+        throw new Error(`${typeName}.${fieldName}: anonymousReads is for reads (Query fields) open to every user`);
+      }
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = (source, args, ctx: Context, info) => {
-        if (!ctx.viewer) throw unauthenticatedFor(ctx);
-        if (rule.role === "ADMIN" && ctx.viewer.role !== "ADMIN") throw forbidden(`${fieldName} is for admins only.`);
+        if (!ctx.viewer && !(rule.anonymousReads && readsAnonymously(ctx))) throw unauthenticatedFor(ctx);
+        if (rule.role === "ADMIN" && ctx.viewer?.role !== "ADMIN") throw forbidden(`${fieldName} is for admins only.`);
         return resolve(source, args, ctx, info);
       };
       return field;

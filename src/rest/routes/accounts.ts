@@ -1,8 +1,9 @@
-// Accounts and tokens (DESIGN.md "Tokens"): POST /users, POST /auth/token, DELETE /auth/token.
+// Accounts and tokens (DESIGN.md "Tokens"): POST /users, POST /auth/token, DELETE /auth/token,
+// and the original documentation's spellings of the last two: POST /signin, GET /signout.
 import { text } from "../fields.ts";
 import * as s from "../json-schema.ts";
 import { inBody } from "../params.ts";
-import type { RestRoute } from "../route.ts";
+import { aliasOf, type RestRoute } from "../route.ts";
 import { legacyUser, userSchema, USER_FIELDS } from "../shapes/user.ts";
 
 const SESSION_FIELDS = `accessToken expiresAt user { ${USER_FIELDS} }`;
@@ -26,46 +27,61 @@ const credentials = [
   inBody("password", text, { required: true, to: "password", description: "at least 8 characters" }),
 ];
 
+const register: RestRoute = {
+  operation: "Register",
+  summary: "Creates an account and answers a token for it.",
+  tag: "accounts",
+  method: "POST",
+  path: "/users",
+  public: true,
+  params: [
+    inBody("username", text, { required: true, to: "input.username", description: "3 to 40 letters, digits, '_', '.' or '-'" }),
+    inBody("password", text, { required: true, to: "input.password", description: "8 to 200 characters" }),
+    inBody("first_name", text, { required: true, aliases: ["firstName"], to: "input.firstName" }),
+    inBody("avatar", text, { to: "input.avatar", description: "URL or file name of a picture" }),
+  ],
+  document: `mutation Register($input: RegisterInput!) { register(input: $input) { ${SESSION_FIELDS} } }`,
+  status: 201,
+  response: sessionSchema,
+  body: (data) => session(data.register),
+};
+
+const signIn: RestRoute = {
+  operation: "Sign in",
+  summary: "Answers a new access token for a username and password.",
+  tag: "accounts",
+  method: "POST",
+  path: "/auth/token",
+  public: true,
+  params: credentials,
+  document: `mutation Login($username: String!, $password: String!) { login(username: $username, password: $password) { ${SESSION_FIELDS} } }`,
+  status: 200,
+  response: sessionSchema,
+  body: (data) => session(data.login),
+};
+
+const signOut: RestRoute = {
+  operation: "Sign out",
+  summary: "Revokes the access token sent with this request.",
+  tag: "accounts",
+  method: "DELETE",
+  path: "/auth/token",
+  params: [],
+  document: `mutation Logout { logout }`,
+  status: 204,
+};
+
 export const accountRoutes: RestRoute[] = [
-  {
-    operation: "Register",
-    summary: "Creates an account and answers a token for it.",
-    tag: "accounts",
-    method: "POST",
-    path: "/users",
-    public: true,
-    params: [
-      inBody("username", text, { required: true, to: "input.username", description: "3 to 40 letters, digits, '_', '.' or '-'" }),
-      inBody("password", text, { required: true, to: "input.password", description: "8 to 200 characters" }),
-      inBody("first_name", text, { required: true, aliases: ["firstName"], to: "input.firstName" }),
-      inBody("avatar", text, { to: "input.avatar", description: "URL or file name of a picture" }),
-    ],
-    document: `mutation Register($input: RegisterInput!) { register(input: $input) { ${SESSION_FIELDS} } }`,
-    status: 201,
-    response: sessionSchema,
-    body: (data) => session(data.register),
-  },
-  {
-    operation: "Sign in",
-    summary: "Answers a new access token for a username and password.",
-    tag: "accounts",
-    method: "POST",
-    path: "/auth/token",
-    public: true,
-    params: credentials,
-    document: `mutation Login($username: String!, $password: String!) { login(username: $username, password: $password) { ${SESSION_FIELDS} } }`,
+  register,
+  signIn,
+  signOut,
+  aliasOf(signIn, { method: "POST", path: "/signin" }),
+  // The original documentation answers 200 here; a small body for clients that parse every answer.
+  aliasOf(signOut, {
+    method: "GET",
+    path: "/signout",
     status: 200,
-    response: sessionSchema,
-    body: (data) => session(data.login),
-  },
-  {
-    operation: "Sign out",
-    summary: "Revokes the access token sent with this request.",
-    tag: "accounts",
-    method: "DELETE",
-    path: "/auth/token",
-    params: [],
-    document: `mutation Logout { logout }`,
-    status: 204,
-  },
+    response: s.answer({ signed_out: s.boolean({ enum: [true] }) }),
+    body: () => ({ signed_out: true }),
+  }),
 ];
