@@ -374,6 +374,9 @@ describe("reports (admin list)", () => {
   });
 
   it("loads targets and people for a page in a fixed number of statements", async () => {
+    // A first call looks the admin's token up if its cache entry expired (SESSION_CACHE_TTL) during
+    // a slow run; the two measured calls then both find it cached.
+    await list({ first: 1 });
     s.sql.length = 0;
     await list({ first: 100 });
     const forHundred = s.sql.length;
