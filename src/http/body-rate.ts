@@ -10,8 +10,12 @@
 // reader is behind, e.g. a resolver not yet streaming a file) do not count against the client.
 //
 // Also: an answer sent before the request's body has fully arrived (a refused token, a body that
-// is too large) closes the connection, so the unread rest neither lingers nor is parsed as the
-// next request.
+// is too large) closes the connection, so the unread rest is never parsed as the next request.
+// The close lingers: the server stops writing, then reads and drops what the client is still
+// sending for at most LINGER_MS before closing. Closing at once, with unread bytes in the
+// kernel's buffer, sends a reset that can reach the client before it has read the answer (Node
+// 24's fetch then reports EPIPE instead of the 413). Nothing read while lingering is kept.
+import type { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -33,6 +37,28 @@ function watchBody(request: FastifyRequest, socket: Socket, { minBytesPerSecond,
   setTimeout(check, windowMs).unref();
 }
 
+/** Longest a connection answered before its body arrived keeps draining that body before it closes. */
+export const LINGER_MS = 2_000;
+
+/**
+ * Node ends such a connection with `destroySoon()` once the answer is written: here that becomes
+ * "stop writing (FIN), let the rest of the body be read and dropped (Node dumps an unread body),
+ * close once it has all arrived or after LINGER_MS, and never before the answer is flushed".
+ */
+function lingerOnClose(socket: Socket, incoming: IncomingMessage) {
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    const close = () => (this.writableFinished ? this.destroy() : this.once("finish", () => this.destroy()));
+    this.end();
+    if (incoming.complete) return void close();
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    incoming.once("end", close);
+    this.once("close", () => clearTimeout(timer));
+    incoming.resume();
+    this.resume();
+  };
+}
+
 export const bodyRatePlugin = fp(async (app: FastifyInstance, options: BodyRateOptions) => {
   app.addHook("onRequest", async (request) => {
     const socket = request.raw.socket;
@@ -40,6 +66,9 @@ export const bodyRatePlugin = fp(async (app: FastifyInstance, options: BodyRateO
     if (options.minBytesPerSecond > 0 && socket instanceof Socket && !request.raw.complete) watchBody(request, socket, options);
   });
   app.addHook("onSend", async (request, reply) => {
-    if (!request.raw.complete) reply.header("connection", "close");
+    if (request.raw.complete) return;
+    reply.header("connection", "close");
+    const socket = request.raw.socket;
+    if (socket instanceof Socket) lingerOnClose(socket, request.raw);
   });
 });
