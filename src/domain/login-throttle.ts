@@ -12,7 +12,9 @@ import { RetryLaterError } from "./errors.ts";
 
 const BASE_DELAY_MS = 1000;
 const FORGET_AFTER_MS = 86_400_000;
-const MAX_ENTRIES = 100_000;
+export const MAX_ENTRIES = 100_000;
+/** How many locked names eviction steps over (moving them to the back) before it drops one anyway. */
+const LOCKED_SKIPS = 8;
 const KNOWN_ADDRESSES_PER_ACCOUNT = 5;
 
 export type LoginThrottleSettings = {
@@ -78,7 +80,7 @@ export class LoginThrottle {
     if (state && state.inFlight === 0 && state.lastFailure && now - state.lastFailure > FORGET_AFTER_MS) state = undefined;
     if (!state) {
       state = { failures: 0, lockedUntil: 0, inFlight: 0, lastFailure: 0 };
-      this.bound(this.states);
+      this.boundStates(now);
     }
     // Re-inserted on use, so the Map's order is least recently used first.
     this.states.delete(key);
@@ -94,7 +96,21 @@ export class LoginThrottle {
     this.knownAddresses.set(username, addresses.slice(-KNOWN_ADDRESSES_PER_ACCOUNT));
   }
 
-  /** Keeps a map under MAX_ENTRIES by forgetting its least recently used entries. */
+  /**
+   * Keeps the states under the bound by forgetting the least recently used, stepping over a few
+   * locked ones (moved to the back): otherwise a guesser could unlock a name by sending logins
+   * for enough other names to push its lock out.
+   */
+  private boundStates(now: number): void {
+    let skips = 0;
+    for (const [key, state] of this.states) {
+      if (this.states.size < MAX_ENTRIES) break;
+      this.states.delete(key);
+      if (state.lockedUntil > now && skips++ < LOCKED_SKIPS) this.states.set(key, state);
+    }
+  }
+
+  /** Keeps a map under the bound by forgetting its least recently used entries. */
   private bound(map: Map<string, unknown>): void {
     for (const key of map.keys()) {
       if (map.size < MAX_ENTRIES) break;
