@@ -31,6 +31,7 @@ import type { Tracing } from "./observability/load-tracing.ts";
 import { PasswordHasher } from "./domain/passwords.ts";
 import { SignUpLimit } from "./domain/signup-limit.ts";
 import { LoginThrottle } from "./domain/login-throttle.ts";
+import { InProcessBus, type EventBus } from "./events/bus.ts";
 
 export type ServerOptions = {
   config: Config;
@@ -41,6 +42,8 @@ export type ServerOptions = {
   metrics?: Metrics;
   /** OpenTelemetry hooks when TRACING is on (see src/observability/load-tracing.ts). */
   tracing?: Tracing;
+  /** Where committed writes announce themselves to subscribers (src/events); in-process by default. */
+  events?: EventBus;
 };
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
@@ -54,7 +57,7 @@ function requestTimeouts(timeoutMs: number) {
   return { requestTimeout: timeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, timeoutMs / 4)) };
 }
 
-export async function buildServer({ config, db, logStream, metrics = createMetrics(), tracing }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ config, db, logStream, metrics = createMetrics(), tracing, events = new InProcessBus() }: ServerOptions): Promise<FastifyInstance> {
   const logging = loggerOptions(config);
   const app = Fastify({
     ...logging,
@@ -80,7 +83,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     logins: new LoginThrottle({ freeAttempts: accounts.loginFreeAttempts, maxDelayMs: accounts.loginBackoffMaxMs }),
   };
   observePasswordHashing(metrics, guards.passwords);
-  const createContext = contextFactory(db, config, guards);
+  const createContext = contextFactory(db, config, guards, events);
   if (tracing) await app.register(tracing.requests); // first hook: everything after runs inside the request's span
 
   app.addHook("onRequest", async (request, reply) => {

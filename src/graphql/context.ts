@@ -5,6 +5,7 @@ import type { Db } from "../db/client.ts";
 import { SessionCache } from "../domain/session-cache.ts";
 import type { Authentication, Viewer } from "../domain/tokens.ts";
 import type { AccountGuards, ClientGuards } from "../domain/users.ts";
+import type { EventBus } from "../events/bus.ts";
 
 export type Context = {
   db: Db;
@@ -25,6 +26,8 @@ export type Context = {
   chargeRequests(units: number): Promise<void>;
   /** Accounts that signed in or registered in this request: their AuthPayload shows them as to themselves. */
   signedInNow: Set<string>;
+  /** Where this request's committed writes are announced to subscribers. */
+  events: EventBus;
 };
 
 /** What the HTTP layer knows of the request a context is built for. */
@@ -42,7 +45,7 @@ export type ContextFactory = ((token: string | undefined, request: ContextReques
   authenticate(token: string | undefined): Promise<Authentication>;
 };
 
-export function contextFactory(db: Db, config: Config, guards: AccountGuards): ContextFactory {
+export function contextFactory(db: Db, config: Config, guards: AccountGuards, events: EventBus): ContextFactory {
   const sessions = new SessionCache(config.sessionCacheTtlMs);
   const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known }: ContextRequest): Promise<Context> => {
     const auth = known ?? (await sessions.authenticate(db, token));
@@ -56,6 +59,7 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards): C
       guards: { ...guards, clientAddress },
       chargeRequests,
       signedInNow: new Set(),
+      events,
       loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>) {
         let loader = loaders.get(name) as DataLoader<K, V> | undefined;
         if (!loader) {
