@@ -1,0 +1,64 @@
+// The SQL text of the hottest reads, committed beside this file as reviewed snapshots (one per
+// database), as PostGraphile does with its plans: a change in what is sent to the database —
+// a new statement, a column read for nothing, a lost join — shows up in review as a diff of
+// hot-sql/*.sql, not only as a changed count. Update them with `npx vitest run -u` and read the diff.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { testProvider } from "../helpers/database.ts";
+
+let s: TestServer;
+let token: string;
+let restaurantId: string;
+
+const BY_ID = `query($id: ID!) { restaurant(id: $id) { id title rating owner { username }
+  latestComment { title rating author { username } } } }`;
+const PAGE_OF_50 = `{ restaurants(first: 50) { totalCount pageInfo { hasNextPage endCursor }
+  nodes { id title rating owner { username } } } }`;
+const SEARCH = `{ restaurants(first: 20, filter: { text: "place" }, sort: RATING) { nodes { id title rating } } }`;
+
+beforeAll(async () => {
+  s = await startServer();
+  const owner = await s.signUp("owner");
+  token = owner.token;
+  for (let i = 0; i < 3; i++) {
+    const r = await s.graphql(
+      `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
+      { input: { title: `Place ${i}` } },
+      token,
+    );
+    expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+    restaurantId = r.data.createRestaurant.id;
+  }
+  const c = await s.graphql(
+    `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Good", body: "Nice", rating: 4 }) { id } }`,
+    { id: restaurantId },
+    token,
+  );
+  expect(c.errors, JSON.stringify(c.errors)).toBeUndefined();
+});
+afterAll(async () => s?.close());
+
+/** The statements one request sent, after a first run that warmed the session cache. */
+async function statementsOf(query: string, variables?: Record<string, unknown>) {
+  await s.graphql(query, variables, token);
+  s.sql.length = 0;
+  const r = await s.graphql(query, variables, token);
+  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+  return `${s.sql.map((q) => q.replace(/\s+/g, " ").trim()).join(";\n")};\n`;
+}
+
+describe(`hot reads send the reviewed SQL (${testProvider()})`, () => {
+  const file = (name: string) => `./hot-sql/${name}.${testProvider()}.sql`;
+
+  it("restaurant by id with owner, rating and latest comment with its author", async () => {
+    await expect(await statementsOf(BY_ID, { id: restaurantId })).toMatchFileSnapshot(file("restaurant-by-id"));
+  });
+
+  it("a page of 50 restaurants with owner, totalCount and pageInfo", async () => {
+    await expect(await statementsOf(PAGE_OF_50)).toMatchFileSnapshot(file("page-of-50"));
+  });
+
+  it("a search by title sorted by rating", async () => {
+    await expect(await statementsOf(SEARCH)).toMatchFileSnapshot(file("search"));
+  });
+});
