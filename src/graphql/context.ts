@@ -6,6 +6,7 @@ import { SessionCache } from "../domain/session-cache.ts";
 import type { Authentication, Viewer } from "../domain/tokens.ts";
 import type { AccountGuards, ClientGuards } from "../domain/users.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { LoaderDefinition } from "./loader-definition.ts";
 
 export type Context = {
   db: Db;
@@ -14,10 +15,10 @@ export type Context = {
   /** The signed-in user, or null; resolvers behind @requireAuth may rely on it being set. */
   viewer: Viewer | null;
   /**
-   * A DataLoader for this request, created on first use under `name`. Resolver files declare their
-   * batch functions next to the fields that use them, so each concern stays in its own file.
+   * This request's DataLoader of `definition`, created on first use. Resolver files declare their
+   * loaders (defineLoader) next to the fields that use them, so each concern stays in its own file.
    */
-  loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>): DataLoader<K, V>;
+  loaderOf<K, V>(definition: LoaderDefinition<K, V>): DataLoader<K, V>;
   /** Drops this request's token from the session cache (after it was revoked). */
   forgetToken(): void;
   /** Sign-up and login limits, counted against this request's client address. */
@@ -49,8 +50,8 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards, ev
   const sessions = new SessionCache(config.sessionCacheTtlMs);
   const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known }: ContextRequest): Promise<Context> => {
     const auth = known ?? (await sessions.authenticate(db, token));
-    const loaders = new Map<string, DataLoader<unknown, unknown>>();
-    return {
+    const loaders = new Map<LoaderDefinition<never, unknown>, DataLoader<unknown, unknown>>();
+    const context: Context = {
       db,
       config,
       auth,
@@ -60,15 +61,16 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards, ev
       chargeRequests,
       signedInNow: new Set(),
       events,
-      loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>) {
-        let loader = loaders.get(name) as DataLoader<K, V> | undefined;
+      loaderOf<K, V>(definition: LoaderDefinition<K, V>) {
+        let loader = loaders.get(definition) as DataLoader<K, V> | undefined;
         if (!loader) {
-          loader = new DataLoader<K, V>(batch, { maxBatchSize: 500 });
-          loaders.set(name, loader as DataLoader<unknown, unknown>);
+          loader = new DataLoader<K, V>((keys) => definition.batch(context, keys), { maxBatchSize: 500, name: definition.name });
+          loaders.set(definition, loader as DataLoader<unknown, unknown>);
         }
         return loader;
       },
     };
+    return context;
   };
   return Object.assign(create, { authenticate: (token: string | undefined) => sessions.authenticate(db, token) });
 }

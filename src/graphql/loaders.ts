@@ -3,6 +3,7 @@ import { badInput } from "../domain/errors.ts";
 import { idProblem } from "../domain/text.ts";
 import { groceriesByIds, restaurantsByIds, usersByIds, type UserRow } from "../db/reads.ts";
 import type { Context } from "./context.ts";
+import { defineLoader } from "./loader-definition.ts";
 
 /** Orders rows fetched for `keys` back into key order (null where none), as DataLoader expects. */
 export function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | null)[] {
@@ -37,8 +38,15 @@ async function rowsById<R extends { id: string }>(ids: readonly string[], find: 
   });
 }
 
-const userLoader = (ctx: Context) =>
-  ctx.loader("userById", (ids: readonly string[]) => rowsById(ids, (some) => usersByIds(ctx.db, some)));
+const userById = defineLoader("userById", (ctx: Context, ids: readonly string[]) => rowsById(ids, (some) => usersByIds(ctx.db, some)));
+const restaurantById = defineLoader("restaurantById", (ctx: Context, ids: readonly string[]) =>
+  rowsById(ids, (some) => restaurantsByIds(ctx.db, some)),
+);
+const groceryById = defineLoader("groceryById", (ctx: Context, ids: readonly string[]) =>
+  rowsById(ids, (some) => groceriesByIds(ctx.db, some)),
+);
+
+const userLoader = (ctx: Context) => ctx.loaderOf(userById);
 
 export const loadUser = (ctx: Context, id: string) => userLoader(ctx).load(id);
 
@@ -48,14 +56,6 @@ export function primeUsers(ctx: Context, users: Iterable<UserRow>) {
   for (const user of users) loader.prime(user.id, user);
 }
 
-export const loadRestaurant = (ctx: Context, id: string) =>
-  ctx
-    .loader("restaurantById", (ids: readonly string[]) =>
-      rowsById(ids, (some) => restaurantsByIds(ctx.db, some)),
-    )
-    .load(id);
+export const loadRestaurant = (ctx: Context, id: string) => ctx.loaderOf(restaurantById).load(id);
 
-export const loadGrocery = (ctx: Context, id: string) =>
-  ctx
-    .loader("groceryById", (ids: readonly string[]) => rowsById(ids, (some) => groceriesByIds(ctx.db, some)))
-    .load(id);
+export const loadGrocery = (ctx: Context, id: string) => ctx.loaderOf(groceryById).load(id);

@@ -2,16 +2,15 @@
 import * as badges from "../../domain/badges.ts";
 import type { Context } from "../context.ts";
 import { groupedByKey } from "../loaders.ts";
+import { defineLoader } from "../loader-definition.ts";
 import { restaurantBadgesFor } from "../../db/reads.ts";
 
+const restaurantBadges = defineLoader("restaurantBadges", async (ctx: Context, ids: readonly string[]) => {
+  const rows = await restaurantBadgesFor(ctx.db, ids);
+  return groupedByKey(ids, rows, (r) => r.restaurantId);
+});
 /** The badges a restaurant holds, oldest grant first, each with its badge (one query per batch). */
-const badgesOf = (ctx: Context, restaurantId: string) =>
-  ctx
-    .loader("restaurantBadges", async (ids: readonly string[]) => {
-      const rows = await restaurantBadgesFor(ctx.db, ids);
-      return groupedByKey(ids, rows, (r) => r.restaurantId);
-    })
-    .load(restaurantId);
+const badgesOf = (ctx: Context, restaurantId: string) => ctx.loaderOf(restaurantBadges).load(restaurantId);
 
 export const badgesResolvers = {
   Query: {

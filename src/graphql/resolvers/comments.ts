@@ -4,16 +4,15 @@ import type { Comment } from "../../domain/comments.ts";
 import type { PageArgs } from "../../domain/pagination.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { loadRestaurant, loadUser, primeUsers } from "../loaders.ts";
+import { defineLoader } from "../loader-definition.ts";
 
+const latestCommentByRestaurant = defineLoader("latestCommentByRestaurant", async (ctx: Context, ids: readonly string[]) => {
+  const latest = await comments.latestComments(ctx.db, ids);
+  primeUsers(ctx, [...latest.values()].map((comment) => comment.author));
+  return ids.map((id) => latest.get(id) ?? null);
+});
 /** The newest comment of each restaurant asked for in this request, fetched together. */
-const loadLatestComment = (ctx: Context, restaurantId: string) =>
-  ctx
-    .loader("latestCommentByRestaurant", async (ids: readonly string[]) => {
-      const latest = await comments.latestComments(ctx.db, ids);
-      primeUsers(ctx, [...latest.values()].map((comment) => comment.author));
-      return ids.map((id) => latest.get(id) ?? null);
-    })
-    .load(restaurantId);
+const loadLatestComment = (ctx: Context, restaurantId: string) => ctx.loaderOf(latestCommentByRestaurant).load(restaurantId);
 
 export const commentsResolvers = {
   Mutation: {

@@ -9,21 +9,18 @@ import { listsByKind } from "../../domain/string-lists.ts";
 import { uploadSettings } from "../../storage/uploads.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { groupedByKey, loadGrocery, loadUser } from "../loaders.ts";
+import { defineLoader } from "../loader-definition.ts";
 import { groceryTagsFor } from "../../db/reads.ts";
 import { incomingFile } from "../upload.ts";
 
-const tagListsOf = (ctx: Context, groceryId: string) =>
-  ctx
-    .loader("groceryTagLists", async (ids: readonly string[]) => {
-      const rows = await groceryTagsFor(ctx.db, ids);
-      return groupedByKey(ids, rows, (r) => r.groceryId).map((list) => listsByKind<TagKind>(list));
-    })
-    .load(groceryId);
+const groceryTagLists = defineLoader("groceryTagLists", async (ctx: Context, ids: readonly string[]) => {
+  const rows = await groceryTagsFor(ctx.db, ids);
+  return groupedByKey(ids, rows, (r) => r.groceryId).map((list) => listsByKind<TagKind>(list));
+});
+const tagListsOf = (ctx: Context, groceryId: string) => ctx.loaderOf(groceryTagLists).load(groceryId);
 
-const quantityOnMyList = (ctx: Context, groceryId: string) =>
-  ctx
-    .loader("myShoppingListQuantity", (ids: readonly string[]) => quantitiesOnList(ctx.db, viewerOf(ctx).id, ids))
-    .load(groceryId);
+const myShoppingListQuantity = defineLoader("myShoppingListQuantity", (ctx: Context, ids: readonly string[]) => quantitiesOnList(ctx.db, viewerOf(ctx).id, ids));
+const quantityOnMyList = (ctx: Context, groceryId: string) => ctx.loaderOf(myShoppingListQuantity).load(groceryId);
 
 const list = (field: groceries.ListField) => async (g: GroceryRow, _: unknown, ctx: Context) =>
   (await tagListsOf(ctx, g.id))[groceries.LIST_KINDS[field]] ?? [];

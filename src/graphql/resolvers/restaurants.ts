@@ -8,40 +8,33 @@ import { listsByKind } from "../../domain/string-lists.ts";
 import type { PageArgs } from "../../domain/pagination.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { byKey, groupedByKey, loadRestaurant, loadUser } from "../loaders.ts";
+import { defineLoader } from "../loader-definition.ts";
 import { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantTagsFor } from "../../db/reads.ts";
 
-const tagListsOf = (ctx: Context, restaurantId: string) =>
-  ctx
-    .loader("restaurantTagLists", async (ids: readonly string[]) => {
-      const rows = await restaurantTagsFor(ctx.db, ids);
-      return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => listsByKind<TagKind>(list));
-    })
-    .load(restaurantId);
+const restaurantTagLists = defineLoader("restaurantTagLists", async (ctx: Context, ids: readonly string[]) => {
+  const rows = await restaurantTagsFor(ctx.db, ids);
+  return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => listsByKind<TagKind>(list));
+});
+const tagListsOf = (ctx: Context, restaurantId: string) => ctx.loaderOf(restaurantTagLists).load(restaurantId);
 
-const photosOf = (ctx: Context, restaurantId: string) =>
-  ctx
-    .loader("restaurantPhotos", async (ids: readonly string[]) => {
-      const rows = await restaurantPhotosFor(ctx.db, ids);
-      return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => list.map((p) => p.url));
-    })
-    .load(restaurantId);
+const restaurantPhotos = defineLoader("restaurantPhotos", async (ctx: Context, ids: readonly string[]) => {
+  const rows = await restaurantPhotosFor(ctx.db, ids);
+  return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => list.map((p) => p.url));
+});
+const photosOf = (ctx: Context, restaurantId: string) => ctx.loaderOf(restaurantPhotos).load(restaurantId);
 
-const openingHoursOf = (ctx: Context, restaurantId: string) =>
-  ctx
-    .loader("restaurantOpeningHours", async (ids: readonly string[]) => {
-      const rows = await openingHoursFor(ctx.db, ids);
-      return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => list.map(restaurants.openingPeriod));
-    })
-    .load(restaurantId);
+const restaurantOpeningHours = defineLoader("restaurantOpeningHours", async (ctx: Context, ids: readonly string[]) => {
+  const rows = await openingHoursFor(ctx.db, ids);
+  return groupedByKey(ids, rows, (r) => r.restaurantId).map((list) => list.map(restaurants.openingPeriod));
+});
+const openingHoursOf = (ctx: Context, restaurantId: string) => ctx.loaderOf(restaurantOpeningHours).load(restaurantId);
 
+const ownerRating = defineLoader("ownerRating", async (ctx: Context, ids: readonly string[]) => {
+  const sums = await ownerRatingSums(ctx.db, ids);
+  return byKey(ids, sums, (s) => s.ownerId).map((s) => restaurants.meanRating(s?.ratingSum ?? 0, s?.ratingCount ?? 0));
+});
 /** Mean comment rating over the restaurants a user owns, from the denormalised sums. */
-const ownerRatingOf = (ctx: Context, userId: string) =>
-  ctx
-    .loader("ownerRating", async (ids: readonly string[]) => {
-      const sums = await ownerRatingSums(ctx.db, ids);
-      return byKey(ids, sums, (s) => s.ownerId).map((s) => restaurants.meanRating(s?.ratingSum ?? 0, s?.ratingCount ?? 0));
-    })
-    .load(userId);
+const ownerRatingOf = (ctx: Context, userId: string) => ctx.loaderOf(ownerRating).load(userId);
 
 const list = (field: ListField) => async (r: RestaurantRow, _: unknown, ctx: Context) =>
   (await tagListsOf(ctx, r.id))[restaurants.LIST_KINDS[field]] ?? [];
