@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { buildSchema, Kind, parse, type OperationDefinitionNode } from "graphql";
-import { anonymouslyReadableDocument } from "../src/graphql/directives/auth.ts";
+import { documentAccess } from "../src/graphql/directives/auth.ts";
 import { loadConfig } from "../src/config.ts";
 import type { RestRoute } from "../src/rest/route.ts";
 import { routes } from "../src/rest/routes/index.ts";
@@ -19,7 +19,7 @@ const contract = buildSchema(readFileSync(fileURLToPath(new URL("../schema.graph
 
 /** The token column: reads declared anonymousReads need none with ANONYMOUS_READS=true. */
 const tokenCell = (r: RestRoute) =>
-  r.public ? "no" : anonymouslyReadableDocument(contract, parse(r.document)) ? "yes (no with `ANONYMOUS_READS=true`)" : "yes";
+  ({ public: "no", anonymousReads: "yes (no with `ANONYMOUS_READS=true`)", signedIn: "yes" })[documentAccess(contract, parse(r.document))];
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim();
 

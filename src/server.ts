@@ -12,7 +12,7 @@ import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
 import type { RestRoute } from "./rest/route.ts";
 import { editVariables } from "./rest/nothing-sent.ts";
-import { anonymouslyReadableDocument } from "./graphql/directives/auth.ts";
+import { documentAccess } from "./graphql/directives/auth.ts";
 import { parse } from "graphql";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
@@ -119,9 +119,13 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(uploadsPlugin, { config });
   const prefixes = config.legacy.restPrefixes;
   await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, prefixes });
-  // The document says which routes answer without a token under this configuration.
-  const readsWithoutToken = (row: RestRoute) => config.legacy.anonymousReads && anonymouslyReadableDocument(schema, parse(row.document));
+  // The document says which routes answer without a token under this configuration, from the
+  // same declarations (@public, @requireAuth(anonymousReads)) that guard the fields they run.
+  const tokenNeeded = (row: RestRoute) => {
+    const access = documentAccess(schema, parse(row.document));
+    return access === "public" ? "no" : access === "anonymousReads" && config.legacy.anonymousReads ? "optional" : "yes";
+  };
   const needsAField = (row: RestRoute) => editVariables(schema, parse(row.document)).length > 0;
-  await app.register(openApiPlugin, { routes, readsWithoutToken, needsAField, prefixes });
+  await app.register(openApiPlugin, { routes, tokenNeeded, needsAField, prefixes });
   return app;
 }

@@ -26,8 +26,17 @@ export class DomainError extends Error {
   }
 }
 
-export const unauthenticated = (message = "A valid access token is required (Authorization: Bearer, or access_token).") =>
-  new DomainError("UNAUTHENTICATED", message);
+/**
+ * The one answer, on every face, to a caller who must be signed in and is not. It depends only on
+ * whether a token came: one that is invalid, expired or revoked tells the client to sign in again.
+ */
+export const signInRequired = (tokenSent: boolean) =>
+  new DomainError(
+    "UNAUTHENTICATED",
+    tokenSent
+      ? "The access token is invalid, expired or revoked; sign in again for a new one."
+      : "An access token is required: send Authorization: Bearer <token> (get one from the login mutation or POST /auth/token).",
+  );
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND", `${what} ${JSON.stringify(id)} does not exist.`, { id });
 export const badInput = (message: string, details?: Record<string, unknown>) => new DomainError("BAD_USER_INPUT", message, details);

@@ -1,7 +1,7 @@
 // Accounts: registration, login, logout, roles.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
-import { badInput, conflict, DomainError, unauthenticated } from "./errors.ts";
+import { badInput, conflict, DomainError, signInRequired } from "./errors.ts";
 import { imageReference } from "./image-references.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword, type PasswordHasher } from "./passwords.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
@@ -87,7 +87,7 @@ export async function login(db: Db, username: unknown, password: unknown, ttlMs:
 }
 
 export async function logout(db: Db, viewer: Viewer | null): Promise<void> {
-  if (!viewer) throw unauthenticated();
+  if (!viewer) throw signInRequired(false);
   await revokeToken(db, viewer.tokenId);
 }
 

@@ -7,6 +7,7 @@
 //
 // The answer is remembered for the request, so building its context costs no second look-up.
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { signInRequired } from "../domain/errors.ts";
 import type { Authentication } from "../domain/tokens.ts";
 import { sendError } from "./errors.ts";
 import { tokenFromRequest } from "./token.ts";
@@ -15,7 +16,11 @@ export type Authenticate = (token: string | undefined) => Promise<Authentication
 
 const checked = new WeakMap<FastifyRequest, { token: string; auth: Authentication }>();
 
-const INVALID = "The access token is invalid, expired or revoked; sign in again for a new one.";
+/** The refusal's code and words, the same as every other face's (domain/errors.ts). */
+const refusal = (tokenSent: boolean) => {
+  const { code, message } = signInRequired(tokenSent);
+  return { code, message };
+};
 
 /**
  * An onRequest hook for routes that need a valid token. With `required`, a request with no token
@@ -26,13 +31,10 @@ export function tokenBeforeBody(authenticate: Authenticate, { required = false }
     const token = tokenFromRequest(request, {});
     if (!token) {
       if (!required) return;
-      return sendError(request, reply, 401, {
-        code: "UNAUTHENTICATED",
-        message: "An access token is required: send Authorization: Bearer <token> (get one from login or register).",
-      });
+      return sendError(request, reply, 401, refusal(false));
     }
     const auth = await authenticate(token);
-    if (auth.state !== "valid") return sendError(request, reply, 401, { code: "UNAUTHENTICATED", message: INVALID });
+    if (auth.state !== "valid") return sendError(request, reply, 401, refusal(true));
     checked.set(request, { token, auth });
   };
 }

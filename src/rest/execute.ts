@@ -1,7 +1,7 @@
 // Runs a route-table row in-process: the row's document (parsed and validated once, at start-up)
 // is executed against the same schema and context as /graphql. No HTTP hop, no re-parsing.
 import { execute, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from "graphql";
-import { anonymouslyReadableDocument, readsAnonymously } from "../graphql/directives/auth.ts";
+import { documentAccess, signInRefusal, type DocumentAccess } from "../graphql/directives/auth.ts";
 import { expensiveFieldLimitRule } from "../graphql/directives/expensive.ts";
 import type { Context } from "../graphql/context.ts";
 import { checkOperationCost } from "../graphql/cost.ts";
@@ -15,10 +15,10 @@ import { buildVariables, legacyNames, readValues } from "./params.ts";
 import type { FieldValues, RestRequest, RestRoute } from "./route.ts";
 
 /**
- * `anonymousReads`: every root field the row runs is declared @requireAuth(anonymousReads: true).
+ * `access`: who may call the row, from its root fields' @public / @requireAuth declarations.
  * `edits`: the variables that are edits, at least one of which the request must set (nothing-sent.ts).
  */
-export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string>; anonymousReads: boolean; edits: string[] };
+export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string>; access: DocumentAccess; edits: string[] };
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
   // graphql-js's rules plus the per-operation maximum of expensive fields, as on /graphql.
@@ -28,7 +28,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     const errors = validate(schema, compiled, rules);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
     const edits = editVariables(schema, compiled);
-    return { ...route, compiled, names: legacyNames(route), anonymousReads: anonymouslyReadableDocument(schema, compiled), edits };
+    return { ...route, compiled, names: legacyNames(route), access: documentAccess(schema, compiled), edits };
   });
 }
 
@@ -38,15 +38,11 @@ export type RestOutcome =
 
 const refused = (error: ClientError): RestOutcome => ({ ok: false, status: statusForCode(error.code), error });
 
-/** The legacy interface says every data operation needs a valid token: that answer comes before any field check. */
-function unauthenticatedFor(context: Context): ClientError {
-  return context.auth.state === "invalid"
-    ? { code: "UNAUTHENTICATED", message: "The access token is invalid, expired or revoked; sign in again for a new one." }
-    : { code: "UNAUTHENTICATED", message: "An access token is required: send Authorization: Bearer <token> or access_token (get one from POST /auth/token)." };
-}
-
 export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, context: Context): Promise<RestOutcome> {
-  if (!route.public && !context.viewer && !(route.anonymousReads && readsAnonymously(context))) return refused(unauthenticatedFor(context));
+  // The legacy interface says every data operation needs a valid token: that answer comes before
+  // any field check, with the same rule and words as the fields' own @requireAuth.
+  const refusal = route.access === "public" ? null : signInRefusal(context, route.access === "anonymousReads");
+  if (refusal) return refused(toClientError(refusal)!);
   let values: FieldValues;
   let variables: Record<string, unknown>;
   try {

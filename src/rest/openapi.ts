@@ -40,24 +40,24 @@ function describe(param: RestParam): JsonSchema {
   };
 }
 
-function bodySchema(row: RestRoute, multipart: boolean): JsonSchema {
+function bodySchema(row: RestRoute, multipart: boolean, options: OpenApiOptions): JsonSchema {
   const fields = row.params.filter((p) => p.in === "body" && (multipart || !p.kind.multipartOnly));
   const properties: Record<string, JsonSchema> = Object.fromEntries(fields.map((p) => [p.name, describe(p)]));
-  if (!row.public) properties.access_token = { type: "string", description: "the access token, when not sent as Authorization: Bearer" };
+  if (options.tokenNeeded(row) !== "no") properties.access_token = { type: "string", description: "the access token, when not sent as Authorization: Bearer" };
   const required = fields.filter((p) => p.required).map((p) => p.name);
   return { type: "object", ...(row.whenText ? { title: row.operation } : {}), properties, ...(required.length ? { required } : {}) };
 }
 
-function requestBody(rows: RestRoute[]) {
+function requestBody(rows: RestRoute[], options: OpenApiOptions) {
   const either = (schemas: JsonSchema[]) => (schemas.length === 1 ? schemas[0] : { anyOf: schemas });
   const withFile = rows.some((r) => r.params.some((p) => p.kind.multipartOnly));
-  const plain = either(rows.map((r) => bodySchema(r, false)));
+  const plain = either(rows.map((r) => bodySchema(r, false, options)));
   return {
     required: rows.every((r) => r.params.some((p) => p.in === "body" && p.required)),
     content: {
       "application/json": { schema: plain },
       "application/x-www-form-urlencoded": { schema: plain },
-      ...(withFile ? { "multipart/form-data": { schema: either(rows.map((r) => bodySchema(r, true))) } } : {}),
+      ...(withFile ? { "multipart/form-data": { schema: either(rows.map((r) => bodySchema(r, true, options))) } } : {}),
     },
   };
 }
@@ -77,7 +77,7 @@ function parameters(rows: RestRoute[], method: string) {
   return [...seen.values()];
 }
 
-function responses(rows: RestRoute[], method: string) {
+function responses(rows: RestRoute[], method: string, options: OpenApiOptions) {
   const answers: Record<string, object> = {};
   for (const row of rows) {
     const key = String(row.status);
@@ -88,7 +88,7 @@ function responses(rows: RestRoute[], method: string) {
       ...(row.response ? { content: { "application/json": { schema: row.response } } } : {}),
     };
   }
-  const isPublic = rows.every((r) => r.public);
+  const isPublic = rows.every((r) => options.tokenNeeded(r) === "no");
   const takesFile = rows.some((r) => r.params.some((p) => p.kind === file));
   const statuses = [400, ...(isPublic ? [409] : [401, 403, 404]), ...(BODY_METHODS.has(method) ? [413, 415] : []), 429, ...(takesFile ? [507] : [])];
   for (const status of statuses) answers[String(status)] = { $ref: `#/components/responses/${ERRORS[status][0]}` };
@@ -99,8 +99,11 @@ function responses(rows: RestRoute[], method: string) {
 export type OpenApiOptions = {
   /** REST_PREFIXES: the other roots every path answers under. */
   prefixes: string[];
-  /** Rows a request without any token may call (ANONYMOUS_READS on and the row only reads). */
-  readsWithoutToken?: (row: RestRoute) => boolean;
+  /**
+   * Whether a row needs a token: "no" (its fields are @public), "optional" (ANONYMOUS_READS is on
+   * and its fields are anonymousReads) or "yes"; read from the schema's declarations.
+   */
+  tokenNeeded: (row: RestRoute) => "no" | "optional" | "yes";
   /** Rows that refuse a request carrying none of their fields (edits; see nothing-sent.ts). */
   needsAField?: (row: RestRoute) => boolean;
 };
@@ -110,7 +113,7 @@ const TOKEN_OPTIONAL = [{ bearer: [] }, { accessTokenQuery: [] }, {}];
 
 function operation(rows: RestRoute[], options: OpenApiOptions) {
   const { method } = rows[0];
-  const anonymous = !rows.every((r) => r.public) && rows.every((r) => options.readsWithoutToken?.(r));
+  const anonymous = rows.every((r) => options.tokenNeeded(r) === "optional");
   const names = rows.map((r) => r.operation);
   const description = [
     ...rows.map((r) => {
@@ -126,10 +129,10 @@ function operation(rows: RestRoute[], options: OpenApiOptions) {
     description,
     tags: [rows[0].tag],
     "x-legacy-operations": names,
-    ...(rows.every((r) => r.public) ? { security: [] } : anonymous ? { security: TOKEN_OPTIONAL } : {}),
+    ...(rows.every((r) => options.tokenNeeded(r) === "no") ? { security: [] } : anonymous ? { security: TOKEN_OPTIONAL } : {}),
     parameters: parameters(rows, method),
-    ...(BODY_METHODS.has(method) ? { requestBody: requestBody(rows) } : {}),
-    responses: responses(rows, method),
+    ...(BODY_METHODS.has(method) ? { requestBody: requestBody(rows, options) } : {}),
+    responses: responses(rows, method, options),
   };
 }
 

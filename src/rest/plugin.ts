@@ -111,7 +111,7 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
       return result.body === undefined ? reply.send() : reply.send(result.body);
     };
     // Routes that need a token check one sent in the header or query string before reading the body.
-    const onRequest = rows.some((r) => r.public) ? [] : [tokenBeforeBody(options.createContext.authenticate)];
+    const onRequest = rows.some((r) => r.access === "public") ? [] : [tokenBeforeBody(options.createContext.authenticate)];
     // A GET that changes something (GET /signout) gets no automatic HEAD route: a HEAD must change nothing.
     const exposeHeadRoute = !rows.some((r) => r.compiled.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "mutation"));
     for (const prefix of prefixes) app.route({ method, url: prefix + path, onRequest, handler, exposeHeadRoute });

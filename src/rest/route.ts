@@ -47,8 +47,6 @@ export type RestRoute = {
   method: HttpMethod;
   /** Fastify-style path, e.g. /restaurants/:restaurant_id */
   path: string;
-  /** Callable without an access token. */
-  public?: boolean;
   /** For method+path pairs shared by several operations: does this request mean this row? Rows are tried in order. */
   when?: (req: RestRequest) => boolean;
   /** The `when` rule in words, for the OpenAPI document. */

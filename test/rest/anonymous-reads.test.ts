@@ -107,7 +107,7 @@ describe("the declaration", () => {
   it("opens exactly the searches and gets of restaurants and groceries, and the REST rows that only run them", () => {
     const schema = buildSchema();
     expect([...anonymouslyReadable(schema)].sort()).toEqual(["Query.groceries", "Query.grocery", "Query.restaurant", "Query.restaurants"]);
-    const open = compileRoutes(schema, routes).filter((r) => r.anonymousReads).map((r) => `${r.method} ${r.path}`);
+    const open = compileRoutes(schema, routes).filter((r) => r.access === "anonymousReads").map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual(["GET /groceries", "GET /groceries/:grocery_id", "GET /restaurants", "GET /restaurants/:restaurant_id", "GET /restaurants/:restaurant_id/comments"]);
   });
 });

@@ -4,20 +4,23 @@
 // reads the same declaration (anonymouslyReadable) to decide which routes need a token.
 import { getDirective, MapperKind, mapSchema } from "@graphql-tools/utils";
 import { defaultFieldResolver, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
-import { DomainError, forbidden } from "../../domain/errors.ts";
+import { forbidden, signInRequired, type DomainError } from "../../domain/errors.ts";
 import type { Context } from "../context.ts";
 
 const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
 
 type AuthRule = { role?: "USER" | "ADMIN"; anonymousReads?: boolean };
 
-function unauthenticatedFor(ctx: Context): DomainError {
-  return new DomainError(
-    "UNAUTHENTICATED",
-    ctx.auth.state === "invalid"
-      ? "The access token is invalid, expired or revoked; sign in again for a new one."
-      : "An access token is required: send Authorization: Bearer <token> (get one from login or register).",
-  );
+/** Who may run a document, from its root fields' declarations (the REST shim's routes are documents). */
+export type DocumentAccess = "public" | "anonymousReads" | "signedIn";
+
+/**
+ * The refusal for a caller who must be signed in and is not, or null: a field or document that
+ * is `anonymousReads` lets a caller without any token through when ANONYMOUS_READS is on.
+ */
+export function signInRefusal(ctx: Context, anonymousReads: boolean): DomainError | null {
+  if (ctx.viewer || (anonymousReads && readsAnonymously(ctx))) return null;
+  return signInRequired(ctx.auth.state === "invalid");
 }
 
 /**
@@ -47,6 +50,27 @@ export function anonymouslyReadableDocument(schema: GraphQLSchema, document: Doc
   return selections.length > 0 && selections.every((s) => s.kind === Kind.FIELD && readable.has(`Query.${s.name.value}`));
 }
 
+/** Whether every root field a document's operation selects is declared @public (plain fields only). */
+function publicDocument(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const root = operation && schema.getRootType(operation.operation);
+  const selections = operation?.selectionSet.selections ?? [];
+  return (
+    Boolean(root) &&
+    selections.length > 0 &&
+    selections.every((s) => {
+      const field = s.kind === Kind.FIELD ? root!.getFields()[s.name.value] : undefined;
+      return Boolean(field && getDirective(schema, field, "public")?.[0]);
+    })
+  );
+}
+
+/** Who may run `document`: read from the same declarations that guard its fields. */
+export function documentAccess(schema: GraphQLSchema, document: DocumentNode): DocumentAccess {
+  if (publicDocument(schema, document)) return "public";
+  return anonymouslyReadableDocument(schema, document) ? "anonymousReads" : "signedIn";
+}
+
 export function applyAuthDirectives(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
@@ -61,7 +85,8 @@ export function applyAuthDirectives(schema: GraphQLSchema): GraphQLSchema {
       }
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = (source, args, ctx: Context, info) => {
-        if (!ctx.viewer && !(rule.anonymousReads && readsAnonymously(ctx))) throw unauthenticatedFor(ctx);
+        const refusal = signInRefusal(ctx, Boolean(rule.anonymousReads));
+        if (refusal) throw refusal;
         if (rule.role === "ADMIN" && ctx.viewer?.role !== "ADMIN") throw forbidden(`${fieldName} is for admins only.`);
         return resolve(source, args, ctx, info);
       };

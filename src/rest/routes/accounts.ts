@@ -33,7 +33,6 @@ const register: RestRoute = {
   tag: "accounts",
   method: "POST",
   path: "/users",
-  public: true,
   params: [
     inBody("username", text, { required: true, to: "input.username", description: "3 to 40 letters, digits, '_', '.' or '-'" }),
     inBody("password", text, { required: true, to: "input.password", description: "8 to 200 characters" }),
@@ -52,7 +51,6 @@ const signIn: RestRoute = {
   tag: "accounts",
   method: "POST",
   path: "/auth/token",
-  public: true,
   params: credentials,
   document: `mutation Login($username: String!, $password: String!) { login(username: $username, password: $password) { ${SESSION_FIELDS} } }`,
   status: 200,
