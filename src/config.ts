@@ -114,6 +114,11 @@ const schema = z.object({
       }
       return prefixes;
     }),
+  // Several instances as one (issue 17): Redis shares rate-limit counts (and can carry live events).
+  REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v) && URL.canParse(v), { message: "must be a URL like redis://host:6379 (rediss:// for TLS)" })
+    .optional(),
 });
 
 export type Config = {
@@ -174,6 +179,8 @@ export type Config = {
    * route also answers under each of `restPrefixes` (e.g. ["/v1", "/api"]).
    */
   legacy: { anonymousReads: boolean; restPrefixes: string[] };
+  /** Redis shared by every instance (rate-limit counts); unset = counts per process. */
+  redisUrl?: string;
 };
 
 function trustProxyOf(value: string): boolean | number | string[] {
@@ -251,5 +258,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: s.MAX_CONNECTIONS_PER_ADDRESS,
     },
     legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
+    redisUrl: s.REDIS_URL,
   };
 }

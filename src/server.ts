@@ -23,7 +23,7 @@ import { utf8JsonParser } from "./http/json-body.ts";
 import { formBodyPlugin } from "./http/form-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
 import { loggerOptions } from "./http/logging.ts";
-import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, observePasswordHashing, type Metrics } from "./http/metrics.ts";
+import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, observePasswordHashing, observeSharedRedis, type Metrics } from "./http/metrics.ts";
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
 import { uploadsPlugin } from "./http/uploads.ts";
@@ -32,6 +32,7 @@ import { PasswordHasher } from "./domain/passwords.ts";
 import { SignUpLimit } from "./domain/signup-limit.ts";
 import { LoginThrottle } from "./domain/login-throttle.ts";
 import { InProcessBus, type EventBus } from "./events/bus.ts";
+import { connectRedis } from "./redis/connection.ts";
 
 export type ServerOptions = {
   config: Config;
@@ -99,10 +100,14 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(errorHandlingPlugin);
   await app.register(gracefulClosePlugin);
   await app.register(securityPlugin, { config });
-  await app.register(rateLimitPlugin, { config });
+  // REDIS_URL: rate-limit counts shared by every instance (per process while Redis is away).
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
+  if (redis) app.addHook("onClose", () => redis.close());
+  const shared = redis && { redis, countedLocally: observeSharedRedis(metrics, redis) };
+  await app.register(rateLimitPlugin, { config, shared });
   await app.register(metricsPlugin, { config, metrics });
   await app.register(formBodyPlugin);
-  await app.register(healthPlugin, { db, uploadDir: config.uploadDir });
+  await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis });
   if (config.graphql.explorer) await app.register(explorerPlugin);
   const apollo = await createApollo(app, {
     schema,

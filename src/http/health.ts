@@ -4,6 +4,7 @@ import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import type { FastifyInstance } from "fastify";
 import { checkWrites, type Db } from "../db/client.ts";
+import type { SharedRedis } from "../redis/connection.ts";
 
 /** A check that has not answered by then counts as failed: readiness answers, whatever hangs. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -35,7 +36,7 @@ async function uploadsCheck(dir: string): Promise<string> {
   return "ok";
 }
 
-export async function healthPlugin(app: FastifyInstance, { db, uploadDir }: { db: Db; uploadDir: string }) {
+export async function healthPlugin(app: FastifyInstance, { db, uploadDir, redis }: { db: Db; uploadDir: string; redis?: SharedRedis }) {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (request, reply) => {
     const [database, writes, uploads] = await Promise.all([
@@ -54,6 +55,9 @@ export async function healthPlugin(app: FastifyInstance, { db, uploadDir }: { db
     ]);
     const ready = database === "ok" && writes === "ok" && uploads === "ok";
     if (!ready) request.log.warn({ database, writes, uploads }, "not ready");
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ok" : "unavailable", database, writes, uploads });
+    // Shown, never counted against readiness: without Redis an instance still serves, with its
+    // rate limits per instance; failing every instance's check would turn a Redis outage into a full one.
+    const shared = redis ? { redis: redis.reachable() ? "ok" : "unreachable" } : {};
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ok" : "unavailable", database, writes, uploads, ...shared });
   });
 }

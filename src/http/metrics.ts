@@ -69,6 +69,27 @@ export function observePasswordHashing(
   gauge("password_hashes_refused", "scrypt calls refused (SERVER_BUSY) because the queue was full, since start", () => hasher.refused);
 }
 
+/**
+ * Redis for shared rate limits (REDIS_URL): whether it answers now, and how many counts this
+ * process kept itself because it did not. Returns the function that records one such count.
+ */
+export function observeSharedRedis(metrics: Metrics, redis: { reachable(): boolean }): () => void {
+  new Gauge({
+    name: "redis_reachable",
+    help: "1 while Redis (REDIS_URL) answers, 0 while rate limits are counted per instance instead",
+    registers: [metrics.registry],
+    collect() {
+      this.set(redis.reachable() ? 1 : 0);
+    },
+  });
+  const local = new Counter({
+    name: "rate_limit_local_counts_total",
+    help: "Rate-limit counts kept in this process because Redis could not answer (unreachable or past its timeout)",
+    registers: [metrics.registry],
+  });
+  return () => local.inc();
+}
+
 /** Counts GraphQL errors by their extensions.code (REST errors are counted from their status). */
 export function graphqlErrorMetricsPlugin(metrics: Metrics): ApolloServerPlugin<any> {
   return {

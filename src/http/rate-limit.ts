@@ -1,8 +1,9 @@
 // Per-token rate limit (per client address for requests without a token), 429 + Retry-After.
 // A second, looser ceiling per address covers requests that carry made-up tokens (each would
 // otherwise get a fresh bucket, e.g. to brute-force a login).
-// @fastify/rate-limit keeps counts in memory by default; its `store` option (e.g. Redis) lets
-// several instances share them. Health checks are exempt so orchestrators never get 429.
+// Counts live in this process's memory, or in Redis with REDIS_URL so every instance shares them
+// (rate-limit-store.ts: per process again while Redis cannot answer). Health checks are exempt so
+// orchestrators never get 429.
 import rateLimit from "@fastify/rate-limit";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -10,6 +11,8 @@ import type { Config } from "../config.ts";
 import { RetryLaterError } from "../domain/errors.ts";
 import { hashToken } from "../domain/tokens.ts";
 import { tokenFromRequest } from "./token.ts";
+import { sharedRateLimitStore } from "./rate-limit-store.ts";
+import type { SharedRedis } from "../redis/connection.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -32,14 +35,29 @@ export function rateLimitKey(request: FastifyRequest): string {
   return token ? `t:${hashToken(token)}` : `a:${request.ip}`;
 }
 
-export const rateLimitPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
+/** Redis failing while connected (timeouts) is logged at most this often; losing the connection is logged once. */
+const FALLBACK_WARNING_INTERVAL_MS = 10_000;
+
+type SharedCounts = { redis: SharedRedis; countedLocally: () => void };
+
+export const rateLimitPlugin = fp(async (app: FastifyInstance, { config, shared }: { config: Config; shared?: SharedCounts }) => {
   if (config.rateLimit.max === 0) {
     app.decorate("chargeRequests", async () => {});
     return;
   }
+  let lastWarning = 0;
+  const store = shared
+    ? sharedRateLimitStore(shared.redis, (error) => {
+        shared.countedLocally();
+        if (!error || Date.now() - lastWarning < FALLBACK_WARNING_INTERVAL_MS) return;
+        lastWarning = Date.now();
+        app.log.warn({ reason: error.message }, "Redis did not answer a rate-limit count: counted in this process instead");
+      })
+    : undefined;
   const exempt = (request: FastifyRequest) => request.url === "/healthz" || request.url === "/readyz";
   await app.register(rateLimit, {
     global: true,
+    store,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
     keyGenerator: rateLimitKey,

@@ -38,14 +38,21 @@ export type TestServer = {
 
 let counter = 0;
 
-/** `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default. */
-export async function startServer(env: Record<string, string> = {}, { database }: { database?: TestDatabase } = {}): Promise<TestServer> {
-  database ??= await createTestDatabase();
+/**
+ * `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default.
+ * `alongside`: another instance of the same deployment: this server uses that one's database and
+ * upload folder, and leaves both to it (close this one first).
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  { database, alongside }: { database?: TestDatabase; alongside?: TestServer } = {},
+): Promise<TestServer> {
+  database ??= alongside?.database ?? (await createTestDatabase());
   // The upload folder sits in a private folder of its own, so a test can check that nothing was
   // written beside it without seeing other test files' temp folders.
-  const uploadRoot = mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
-  const uploads = path.join(uploadRoot, "uploads");
-  mkdirSync(uploads);
+  const uploadRoot = alongside ? undefined : mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
+  const uploads = alongside ? alongside.config.uploadDir : path.join(uploadRoot!, "uploads");
+  if (uploadRoot) mkdirSync(uploads);
   const config = loadConfig({
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
@@ -59,7 +66,7 @@ export async function startServer(env: Record<string, string> = {}, { database }
     ...env,
     DATABASE_URL: database.url,
   });
-  const { drop } = database;
+  const drop = alongside ? async () => {} : database.drop;
   await migrate(config.database);
   const sql: string[] = [];
   const metrics = createMetrics();
@@ -110,7 +117,7 @@ export async function startServer(env: Record<string, string> = {}, { database }
       await app.close();
       await db.$disconnect();
       await drop();
-      rmSync(uploadRoot, { recursive: true, force: true });
+      if (uploadRoot) rmSync(uploadRoot, { recursive: true, force: true });
     },
   };
   return server;
