@@ -123,7 +123,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   });
   await app.register(uploadsPlugin, { config });
   const prefixes = config.legacy.restPrefixes;
-  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, prefixes });
+  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
   // The document says which routes answer without a token under this configuration, from the
   // same declarations (@public, @requireAuth(anonymousReads)) that guard the fields they run.
   const tokenNeeded = (row: RestRoute) => {

@@ -13,6 +13,7 @@ import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { DomainError } from "../domain/errors.ts";
+import { checkDiskReserve, storageFull } from "../storage/uploads.ts";
 import { receivedFile } from "./upload.ts";
 
 /** DESIGN.md "Covers": 5 MB by default. */
@@ -73,11 +74,20 @@ export class SpooledFiles {
   private readonly paths: string[] = [];
   private removed = false;
 
-  constructor(private readonly dir: string) {}
+  /** `diskReserveBytes`: UPLOAD_DISK_RESERVE_BYTES, the free space no upload may take. */
+  constructor(
+    private readonly dir: string,
+    private readonly diskReserveBytes = 0,
+  ) {}
 
-  /** Streams `source` to a new file and returns its path and size; a file cut short is removed. */
-  async spool(source: Readable): Promise<{ path: string; size: number }> {
+  /**
+   * Streams `source` to a new file and returns its path and size; a file cut short is removed.
+   * While the disk is below its reserve nothing is written (STORAGE_FULL): the cover would be
+   * refused anyway, and uploads in flight must not be what fills the disk.
+   */
+  async spool(source: Readable, field: string): Promise<{ path: string; size: number }> {
     await mkdir(this.dir, { recursive: true });
+    await checkDiskReserve({ dir: this.dir, diskReserveBytes: this.diskReserveBytes }, field);
     const file = path.join(this.dir, `.incoming-multipart-${randomBytes(16).toString("hex")}`);
     this.paths.push(file);
     const sink = createWriteStream(file, { flags: "wx" });
@@ -85,7 +95,7 @@ export class SpooledFiles {
       await pipeline(source, sink);
     } catch (error) {
       await rm(file, { force: true });
-      throw error;
+      throw (error as NodeJS.ErrnoException).code === "ENOSPC" ? storageFull(field) : error;
     }
     if (this.removed) await rm(file, { force: true }); // the request ended while it was written
     return { path: file, size: sink.bytesWritten };
@@ -112,7 +122,7 @@ export async function readMultipart(
   try {
     for await (const part of request.parts()) {
       if (part.type === "file") {
-        const { path: file, size } = await spooled.spool(part.file);
+        const { path: file, size } = await spooled.spool(part.file, part.fieldname);
         if ((part.file as Readable & { truncated?: boolean }).truncated) throw multipartError({ code: "FST_REQ_FILE_TOO_LARGE" }, maxFileBytes);
         // A browser form with no file chosen sends an empty part without a name: no file.
         if (!part.filename && size === 0) continue;

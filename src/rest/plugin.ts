@@ -24,6 +24,8 @@ export type RestPluginOptions = {
   maxFileBytes?: number;
   /** Where a multipart file waits (as a dot-file) until its route has run: UPLOAD_DIR. */
   spoolDir: string;
+  /** UPLOAD_DISK_RESERVE_BYTES: no file is spooled while the disk has less free space. */
+  diskReserveBytes?: number;
   /** REST_PREFIXES: every path also answers under each of these (e.g. /v1, /api). */
   prefixes: string[];
 };
@@ -97,7 +99,7 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
       return { status: outcome.status, body: outcome.body };
     };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const spooled = new SpooledFiles(options.spoolDir);
+      const spooled = new SpooledFiles(options.spoolDir, options.diskReserveBytes);
       // Also when the connection is lost mid-upload: a partial file never stays behind.
       reply.raw.once("close", () => void spooled.removeAll());
       let result: RouteAnswer;

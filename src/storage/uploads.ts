@@ -91,7 +91,7 @@ export const storageFull = (field: string) =>
 const isOutOfSpace = (error: unknown) => ["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? "");
 
 /** Refuses with STORAGE_FULL while the upload folder's filesystem has less free space than the reserve. */
-async function checkDiskReserve(settings: UploadSettings, field: string) {
+export async function checkDiskReserve(settings: Pick<UploadSettings, "dir" | "diskReserveBytes">, field: string) {
   if (settings.diskReserveBytes <= 0) return;
   const fs = await statfs(settings.dir);
   if (fs.bavail * fs.bsize < settings.diskReserveBytes) throw storageFull(field);

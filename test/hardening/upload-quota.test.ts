@@ -2,7 +2,7 @@
 // uploads are bounded by UPLOAD_QUOTA_BYTES (replaced or removed files stop counting), and no
 // upload is stored while the disk is below UPLOAD_DISK_RESERVE_BYTES, so the database keeps room.
 // Through the real server, on REST multipart and GraphQL Upload; refusals store nothing.
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, watch, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, sendMultipart, type FilePart } from "../rest/legacy.ts";
@@ -121,6 +121,22 @@ describe("free-disk reserve", () => {
     expect(plain.status).toBe(201);
     const r = await s.graphql(`mutation { createRestaurant(input: { title: "R" }) { id } }`, undefined, user.token);
     expect(r.errors).toBeUndefined();
+  });
+
+  it("writes no byte of a REST upload to disk while below the reserve, not even a spool file", async () => {
+    const user = await s.signUp("spool");
+    const created: string[] = [];
+    // inotify sees a file that is created and removed at once, which a listing after the answer would miss.
+    const watcher = watch(s.config.uploadDir, (_event, name) => void (name && created.push(name)));
+    try {
+      const big = await sendMultipart(s, "POST", "/groceries", { title: "Full" }, [coverPart(2 * 1024 * 1024)], user.token);
+      expectError(big, 507, "STORAGE_FULL");
+      await new Promise((resolve) => setTimeout(resolve, 200)); // let inotify's events arrive
+    } finally {
+      watcher.close();
+    }
+    expect(created).toEqual([]);
+    expect(await groceriesOf(s, user.id)).toBe(0);
   });
 
   it("the OpenAPI document lists 507 for the routes that take a file, and only those", async () => {
