@@ -44,6 +44,8 @@ export class PostgresBus extends InProcessBus implements EventBus {
   private listener: pg.Client | undefined;
   private listening = false;
   private closed = false;
+  /** A publish-only bus never listens: waiting for its LISTEN returns at once. */
+  private publishOnly = false;
   private everListened = false;
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
@@ -51,12 +53,17 @@ export class PostgresBus extends InProcessBus implements EventBus {
   private readonly gapListeners = new Set<() => void>();
   private waiters: (() => void)[] = [];
 
-  constructor(private readonly url: string) {
+  /** `listen: false`: publish only, no LISTEN connection (the admin command line, which has no listeners). */
+  constructor(
+    private readonly url: string,
+    { listen = true }: { listen?: boolean } = {},
+  ) {
     super();
     this.publisher = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 30_000, application_name: PUBLISH_APPLICATION_NAME });
     // An idle connection that dies (database restart) is dropped by the pool; without a handler it would crash the process.
     this.publisher.on("error", (error) => this.log.warn({ err: error }, "live events: publishing connection lost"));
-    void this.connect();
+    if (listen) void this.connect();
+    else this.publishOnly = true;
   }
 
   useLogger(log: BusLogger): void {
@@ -90,7 +97,7 @@ export class PostgresBus extends InProcessBus implements EventBus {
 
   /** Resolves once the LISTEN connection is in place (at once if it is): events published from then on arrive. */
   whenListening(): Promise<void> {
-    if (this.listening || this.closed) return Promise.resolve();
+    if (this.listening || this.closed || this.publishOnly) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 

@@ -7,6 +7,8 @@ import { loadConfig, type Config } from "../../src/config.ts";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { buildServer } from "../../src/server.ts";
+import { createEventBus } from "../../src/events/create-bus.ts";
+import type { EventBus } from "../../src/events/bus.ts";
 import { createMetrics, observeStatement } from "../../src/http/metrics.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FastifyInstance } from "fastify";
@@ -23,6 +25,8 @@ export type TestServer = {
   app: FastifyInstance;
   db: Db;
   config: Config;
+  /** The server's event bus (PostgresBus on PostgreSQL, in-process on SQLite). */
+  events: EventBus;
   database: TestDatabase;
   /** Every SQL statement Prisma sent since the last `sql.length = 0`. */
   sql: string[];
@@ -71,7 +75,10 @@ export async function startServer(env: Record<string, string> = {}, { database }
     },
   });
   const logs: string[] = [];
-  const app = await buildServer({ config, db, metrics, logStream: { write: (line) => void logs.push(line) } });
+  // The same bus as in production for this database (src/main.ts): on PostgreSQL, servers started
+  // on one database hear each other's events.
+  const events = await createEventBus(config);
+  const app = await buildServer({ config, db, metrics, events, logStream: { write: (line) => void logs.push(line) } });
   const address = await app.listen({ port: 0, host: "127.0.0.1" });
 
   const doFetch: TestServer["fetch"] = (p, init = {}) => {
@@ -87,6 +94,7 @@ export async function startServer(env: Record<string, string> = {}, { database }
     app,
     db,
     config,
+    events,
     database,
     sql,
     logs,
@@ -108,6 +116,7 @@ export async function startServer(env: Record<string, string> = {}, { database }
     },
     async close() {
       await app.close();
+      await events.close();
       await db.$disconnect();
       await drop();
       rmSync(uploadRoot, { recursive: true, force: true });
