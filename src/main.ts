@@ -4,6 +4,7 @@ import { createDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { bannerText, logBanner } from "./http/banner.ts";
 import { createMetrics, observeStatement } from "./http/metrics.ts";
+import { createEventBus } from "./events/create-bus.ts";
 import { loadTracing } from "./observability/load-tracing.ts";
 import { buildServer } from "./server.ts";
 import { recordCoverSizes, sweepUploads } from "./storage/sweep.ts";
@@ -36,7 +37,9 @@ const db = createDb({
   ...config.database,
   onQuery: statementObservers.length ? (e) => statementObservers.forEach((observe) => observe(e)) : undefined,
 });
-const app = await buildServer({ config, db, metrics, tracing });
+// PostgreSQL: events reach every instance through LISTEN/NOTIFY; SQLite: in-process (src/events/create-bus.ts).
+const events = await createEventBus(config);
+const app = await buildServer({ config, db, metrics, tracing, events });
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
 
 async function sweep() {
@@ -66,7 +69,8 @@ async function shutdown(signal: string) {
   timer.unref();
   try {
     await app.close(); // stops accepting, waits for in-flight requests, drains Apollo
-    app.log.info("requests finished; closing the database");
+    app.log.info("requests finished; closing the event bus and the database");
+    await events.close(); // after the server: the last writes' events still go out
     await db.$disconnect();
     await tracing?.shutdown(); // sends the spans still buffered
     app.log.info("stopped");

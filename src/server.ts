@@ -85,6 +85,8 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   };
   observePasswordHashing(metrics, guards.passwords);
   const createContext = contextFactory(db, config, guards, events);
+  app.addHook("onClose", async () => createContext.close());
+  events.useLogger?.(app.log.child({ component: "events" }));
   if (tracing) await app.register(tracing.requests); // first hook: everything after runs inside the request's span
 
   app.addHook("onRequest", async (request, reply) => {

@@ -6,6 +6,7 @@
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
+import { createEventBus } from "../events/create-bus.ts";
 import { DomainError } from "../domain/errors.ts";
 import { accountCommands } from "./admin/accounts.ts";
 import { badgeCommands } from "./admin/badges.ts";
@@ -56,14 +57,17 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   await migrate(config.database);
   const db = createDb(config.database);
+  // On PostgreSQL, running servers hear of revocations and role changes made here at once.
+  const events = await createEventBus(config, { publishOnly: true });
   try {
-    await command.run({ db, config, print: (line) => console.log(line) }, input);
+    await command.run({ db, config, events, print: (line) => console.log(line) }, input);
     return 0;
   } catch (error) {
     // An option checked while running (e.g. --limit): name the command in the usage hint.
     if (error instanceof UsageError && !error.command) throw new UsageError(error.message, command);
     throw error;
   } finally {
+    await events.close(); // sends what is still waiting
     await db.$disconnect();
   }
 }

@@ -1,16 +1,32 @@
 // A short-lived, bounded, in-process memory of tokens already authenticated, so a burst of
-// requests with one token costs one database look-up instead of one each. A logout through this
-// process forgets the token at once; a revocation made elsewhere (another instance, the admin
-// command line) or a role change takes effect within the TTL. TTL 0 turns the cache off.
+// requests with one token costs one database look-up instead of one each. It follows the event
+// bus: a logout, a revocation or a role change made anywhere (this process, another instance,
+// the admin command line) publishes an event, and every process drops the entries it concerns as
+// soon as it arrives. Without that event (a gap in delivery, or SQLite's admin command line in
+// another process) a change takes effect within the TTL. TTL 0 turns the cache off.
 import type { Db } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { LiveEvent } from "../events/live-event.ts";
 import { authenticate, hashToken, type Authentication } from "./tokens.ts";
 
 const MAX_ENTRIES = 10_000;
 
-export class SessionCache {
-  private readonly entries = new Map<string, { auth: Authentication; until: number }>();
+type Entry = { auth: Authentication & { state: "valid" }; until: number };
 
-  constructor(private readonly ttlMs: number) {}
+export class SessionCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly unfollow: (() => void)[] = [];
+
+  constructor(
+    private readonly ttlMs: number,
+    events?: EventBus,
+  ) {
+    if (events) {
+      this.unfollow.push(events.listen((event) => this.apply(event)));
+      // Events lost in a gap may have revoked anything: look every token up again.
+      if (events.listenForGaps) this.unfollow.push(events.listenForGaps(() => this.entries.clear()));
+    }
+  }
 
   async authenticate(db: Db, token: string | undefined): Promise<Authentication> {
     if (!token || this.ttlMs === 0) return authenticate(db, token);
@@ -30,7 +46,26 @@ export class SessionCache {
     if (token) this.entries.delete(hashToken(token));
   }
 
-  private remember(key: string, auth: Authentication, until: number) {
+  /** Stops following the event bus (the server closes). */
+  close(): void {
+    for (const stop of this.unfollow.splice(0)) stop();
+    this.entries.clear();
+  }
+
+  /**
+   * Drops the entries an event concerns. Revocations are rare and the cache is bounded, so a scan
+   * costs less than keeping indexes by session and by user in step with eviction.
+   */
+  private apply(event: LiveEvent) {
+    if (event.topic === "sessionRevoked") this.dropWhere((entry) => entry.auth.viewer.tokenId === event.sessionId);
+    else if (event.topic === "userChanged") this.dropWhere((entry) => entry.auth.viewer.id === event.userId);
+  }
+
+  private dropWhere(concerned: (entry: Entry) => boolean) {
+    for (const [key, entry] of this.entries) if (concerned(entry)) this.entries.delete(key);
+  }
+
+  private remember(key: string, auth: Entry["auth"], until: number) {
     this.entries.delete(key);
     this.entries.set(key, { auth, until });
     // Map keeps insertion order: the first key is the oldest.

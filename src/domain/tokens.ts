@@ -1,6 +1,7 @@
 // Access tokens: opaque random strings handed to the client once; only their SHA-256 is stored.
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
 
 export type Viewer = { id: string; username: string; role: "USER" | "ADMIN"; tokenId: string };
 
@@ -32,7 +33,9 @@ export async function revokeToken(db: Db, tokenId: string): Promise<void> {
   await db.accessToken.updateMany({ where: { id: tokenId, revokedAt: null }, data: { revokedAt: new Date() } });
 }
 
-export async function revokeAllTokens(db: Db, userId: string): Promise<number> {
+/** Signs a user out everywhere; every instance's session cache hears of it through `events` (so `db` must not be a transaction's). */
+export async function revokeAllTokens(db: Db, userId: string, events: EventBus): Promise<number> {
   const { count } = await db.accessToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
+  events.publish({ topic: "userChanged", userId });
   return count;
 }

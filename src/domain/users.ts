@@ -7,6 +7,7 @@ import { DUMMY_HASH, hashPassword, verifyPassword, type PasswordHasher } from ".
 import type { LoginThrottle } from "./login-throttle.ts";
 import type { SignUpLimit } from "./signup-limit.ts";
 import { issueToken, revokeToken, type Viewer } from "./tokens.ts";
+import type { EventBus } from "../events/bus.ts";
 import { isStorable, optionalText, requiredText, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
@@ -86,12 +87,17 @@ export async function login(db: Db, username: unknown, password: unknown, ttlMs:
   }
 }
 
-export async function logout(db: Db, viewer: Viewer | null): Promise<void> {
+/** Revokes the caller's token; every instance's session cache hears of it through `events` (so `db` must not be a transaction's). */
+export async function logout(db: Db, viewer: Viewer | null, events: EventBus): Promise<void> {
   if (!viewer) throw signInRequired(false);
   await revokeToken(db, viewer.tokenId);
+  events.publish({ topic: "sessionRevoked", userId: viewer.id, sessionId: viewer.tokenId });
 }
 
-export async function setRole(db: Db, username: string, role: "USER" | "ADMIN"): Promise<void> {
-  const { count } = await db.user.updateMany({ where: { username }, data: { role } });
-  if (count === 0) throw new DomainError("NOT_FOUND", `user "${username}" does not exist`);
+/** Changes a user's role; every instance's session cache hears of it through `events` (so `db` must not be a transaction's). */
+export async function setRole(db: Db, username: string, role: "USER" | "ADMIN", events: EventBus): Promise<void> {
+  const user = await db.user.findUnique({ where: { username }, select: { id: true } });
+  const { count } = user ? await db.user.updateMany({ where: { id: user.id }, data: { role } }) : { count: 0 };
+  if (!user || count === 0) throw new DomainError("NOT_FOUND", `user "${username}" does not exist`);
+  events.publish({ topic: "userChanged", userId: user.id });
 }

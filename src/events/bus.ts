@@ -5,6 +5,13 @@ import type { LiveEvent } from "./live-event.ts";
 
 export type LiveListener = (event: LiveEvent) => void;
 
+/** Where a bus reports trouble; pino's signature, so Fastify's `app.log` fits. */
+export type BusLogger = {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+};
+
 export interface EventBus {
   /**
    * Sends `event` to every listener on every instance. Call it only after the write's transaction
@@ -16,14 +23,26 @@ export interface EventBus {
   listen(listener: LiveListener): () => void;
   /** Stops delivering and releases connections (on shutdown). */
   close(): Promise<void>;
+  /**
+   * Calls `listener` after a gap in delivery (a lost connection came back): events published
+   * during the gap never arrive, so a listener that keeps state derived from events (a cache)
+   * should drop it. Absent on buses that never have gaps (in-process).
+   */
+  listenForGaps?(listener: () => void): () => void;
+  /** Takes the server's logger (buildServer hands it over); a bus built before the server logs nothing until then. */
+  useLogger?(log: BusLogger): void;
 }
+
+/** The event as sent: stamped with the time it was published, unless it already was. */
+export const stamped = (event: LiveEvent): LiveEvent => (event.publishedAt === undefined ? { ...event, publishedAt: Date.now() } : event);
 
 /** Delivery within this process, on a later tick so a publisher never runs a subscriber's code. */
 export class InProcessBus implements EventBus {
   private readonly listeners = new Set<LiveListener>();
 
   publish(event: LiveEvent): void {
-    queueMicrotask(() => this.deliver(event));
+    const sent = stamped(event);
+    queueMicrotask(() => this.deliver(sent));
   }
 
   listen(listener: LiveListener): () => void {

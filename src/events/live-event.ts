@@ -1,12 +1,22 @@
 // What the live-update path carries: ids only, never rows. Each subscriber loads what it may see
 // after the event arrives, so the payload stays far below PostgreSQL's 8,000-byte NOTIFY limit
 // and nothing one user may not read travels to another instance inside an event.
-export type LiveEvent =
+type Topics =
   | { topic: "commentAdded"; restaurantId: string; commentId: string }
   | { topic: "restaurantChanged"; restaurantId: string; change: "UPDATED" | "REMOVED" }
   | { topic: "orderPlaced"; restaurantId: string; orderId: string }
   | { topic: "reportFiled"; reportId: string }
-  | { topic: "shoppingListChanged"; userId: string };
+  | { topic: "shoppingListChanged"; userId: string }
+  // Sessions: every instance drops what it remembers of them (src/domain/session-cache.ts).
+  /** One access token was revoked (logout); `sessionId` is its row id, never the token or its hash. */
+  | { topic: "sessionRevoked"; userId: string; sessionId: string }
+  /** Something every session of this user depends on changed: its role, or all its tokens were revoked. */
+  | { topic: "userChanged"; userId: string };
+
+/** Set by the bus when the event is published (ms since the epoch): receivers measure delivery lag with it. */
+type Stamp = { publishedAt?: number };
+
+export type LiveEvent = Topics & Stamp;
 
 export type LiveTopic = LiveEvent["topic"];
 

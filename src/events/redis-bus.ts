@@ -7,7 +7,7 @@
 // away is lost for the other instances (at most once; a lost event costs an update, never a
 // write). Both connections reconnect by themselves, and the subscriber subscribes again.
 import { randomUUID } from "node:crypto";
-import { InProcessBus, type EventBus } from "./bus.ts";
+import { InProcessBus, stamped, type BusLogger, type EventBus } from "./bus.ts";
 import type { LiveEvent, LiveTopic } from "./live-event.ts";
 import { connectRedis, type SharedRedis } from "../redis/connection.ts";
 
@@ -22,6 +22,8 @@ const FIELDS: Record<LiveTopic, string[]> = {
   orderPlaced: ["restaurantId", "orderId"],
   reportFiled: ["reportId"],
   shoppingListChanged: ["userId"],
+  sessionRevoked: ["userId", "sessionId"],
+  userChanged: ["userId"],
 };
 
 /** The event in a message from the channel, or undefined when it is not one (bad JSON, unknown topic, missing id). */
@@ -42,44 +44,83 @@ export function eventFromMessage(text: string): { origin: string; event: LiveEve
   if (!fields.every((field) => typeof values[field] === "string")) return undefined;
   if (topic === "restaurantChanged" && values.change !== "UPDATED" && values.change !== "REMOVED") return undefined;
   // Only the known fields travel on: nothing else a message carried reaches a subscriber.
-  return { origin, event: Object.fromEntries([["topic", topic], ...fields.map((f) => [f, values[f]])]) as LiveEvent };
+  const stamp = typeof values.publishedAt === "number" && Number.isFinite(values.publishedAt) ? [["publishedAt", values.publishedAt]] : [];
+  return { origin, event: Object.fromEntries([["topic", topic], ...fields.map((f) => [f, values[f]]), ...stamp]) as LiveEvent };
 }
+
+export type RedisBusOptions = {
+  /** Publish only (the admin command line): no subscriber connection, nothing delivered here. */
+  publishOnly?: boolean;
+  channel?: string;
+};
 
 export class RedisBus extends InProcessBus implements EventBus {
   /** This instance, in every message it sends. */
   private readonly origin = randomUUID();
   private readonly publisher: SharedRedis;
-  private readonly subscriber: SharedRedis;
+  private readonly subscriber?: SharedRedis;
+  private readonly channel: string;
+  private readonly gapListeners = new Set<() => void>();
+  /** Log lines go to the server's logger once it hands it over (useLogger). */
+  private log: Log;
 
-  constructor(url: string, log: Log, private readonly channel = DEFAULT_CHANNEL) {
+  constructor(url: string, log?: Log, { publishOnly = false, channel = DEFAULT_CHANNEL }: RedisBusOptions = {}) {
     super();
-    this.publisher = connectRedis(url, log, { purpose: "live events (publishing)", whileAway: "reach only this instance" });
-    this.subscriber = connectRedis(url, log, { purpose: "live events (receiving)", whileAway: "from other instances are lost", subscriber: true });
-    this.subscriber.client.on("message", (channel: string, text: string) => {
+    this.channel = channel;
+    this.log = log ?? { warn() {}, info() {} };
+    const forward: Log = { warn: (o, m) => this.log.warn(o, m), info: (o, m) => this.log.info(o, m) };
+    this.publisher = connectRedis(url, forward, { purpose: "live events (publishing)", whileAway: "reach only this instance" });
+    if (publishOnly) return;
+    const subscriber = connectRedis(url, forward, { purpose: "live events (receiving)", whileAway: "from other instances are lost", subscriber: true });
+    this.subscriber = subscriber;
+    subscriber.client.on("message", (channel: string, text: string) => {
       if (channel !== this.channel) return;
       const received = eventFromMessage(text);
       if (received && received.origin !== this.origin) this.deliver(received.event);
     });
+    // Every "ready" after the first ends a gap: what was published meanwhile never arrives here.
+    let readyBefore = false;
+    subscriber.client.on("ready", () => {
+      if (readyBefore) for (const listener of [...this.gapListeners]) listener();
+      readyBefore = true;
+    });
     // Queued until connected; ioredis subscribes again after every reconnect.
-    this.subscriber.client.subscribe(this.channel).catch(() => {});
+    subscriber.client.subscribe(this.channel).catch(() => {});
+  }
+
+  useLogger(log: BusLogger): void {
+    this.log = log;
+  }
+
+  listenForGaps(listener: () => void): () => void {
+    this.gapListeners.add(listener);
+    return () => this.gapListeners.delete(listener);
+  }
+
+  /** Resolves once the publisher is connected, or after `ms` (a publisher that must not lose its first event waits). */
+  async whenConnected(ms: number): Promise<void> {
+    const started = Date.now();
+    while (!this.publisher.reachable() && Date.now() - started < ms) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   /** Delivered here at once; sent to the others unless the publisher is disconnected (then lost for them). */
   override publish(event: LiveEvent): void {
-    super.publish(event);
+    const sent = stamped(event);
+    super.publish(sent);
     if (!this.publisher.reachable()) return;
-    this.publisher.client.publish(this.channel, JSON.stringify({ origin: this.origin, event })).catch(() => {
+    this.publisher.client.publish(this.channel, JSON.stringify({ origin: this.origin, event: sent })).catch(() => {
       // Lost for the other instances (at most once); the connection logs the outage.
     });
   }
 
   /** True while both connections are up (events flow both ways). */
   connected(): boolean {
-    return this.publisher.reachable() && this.subscriber.reachable();
+    return this.publisher.reachable() && (this.subscriber?.reachable() ?? true);
   }
 
   override async close(): Promise<void> {
     await super.close();
-    await Promise.all([this.publisher.close(), this.subscriber.close()]);
+    this.gapListeners.clear();
+    await Promise.all([this.publisher.close(), this.subscriber?.close()]);
   }
 }

@@ -44,10 +44,12 @@ export type ContextRequest = {
 export type ContextFactory = ((token: string | undefined, request: ContextRequest) => Promise<Context>) & {
   /** Checks a token the same way (and through the same session cache) as building a context does. */
   authenticate(token: string | undefined): Promise<Authentication>;
+  /** Stops the session cache following the event bus (the server closes). */
+  close(): void;
 };
 
 export function contextFactory(db: Db, config: Config, guards: AccountGuards, events: EventBus): ContextFactory {
-  const sessions = new SessionCache(config.sessionCacheTtlMs);
+  const sessions = new SessionCache(config.sessionCacheTtlMs, events);
   const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known }: ContextRequest): Promise<Context> => {
     const auth = known ?? (await sessions.authenticate(db, token));
     const loaders = new Map<LoaderDefinition<never, unknown>, DataLoader<unknown, unknown>>();
@@ -72,7 +74,10 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards, ev
     };
     return context;
   };
-  return Object.assign(create, { authenticate: (token: string | undefined) => sessions.authenticate(db, token) });
+  return Object.assign(create, {
+    authenticate: (token: string | undefined) => sessions.authenticate(db, token),
+    close: () => sessions.close(),
+  });
 }
 
 /** The signed-in user; only for resolvers behind @requireAuth, where it is always set. */

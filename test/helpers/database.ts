@@ -35,3 +35,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * One database for `count` servers (e.g. two instances on one PostgreSQL): each server's close()
+ * drops its share, and the database goes with the last one.
+ */
+export function shareTestDatabase(database: TestDatabase, count: number): TestDatabase[] {
+  let left = count;
+  const share: TestDatabase = { ...database, drop: async () => (--left === 0 ? database.drop() : undefined) };
+  return Array.from({ length: count }, () => share);
+}

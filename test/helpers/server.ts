@@ -7,6 +7,8 @@ import { loadConfig, type Config } from "../../src/config.ts";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { buildServer } from "../../src/server.ts";
+import { createEventBus } from "../../src/events/create-bus.ts";
+import type { EventBus } from "../../src/events/bus.ts";
 import { createMetrics, observeStatement } from "../../src/http/metrics.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FastifyInstance } from "fastify";
@@ -23,6 +25,8 @@ export type TestServer = {
   app: FastifyInstance;
   db: Db;
   config: Config;
+  /** The server's event bus (PostgresBus on PostgreSQL, in-process on SQLite). */
+  events: EventBus;
   database: TestDatabase;
   /** Every SQL statement Prisma sent since the last `sql.length = 0`. */
   sql: string[];
@@ -78,7 +82,10 @@ export async function startServer(
     },
   });
   const logs: string[] = [];
-  const app = await buildServer({ config, db, metrics, logStream: { write: (line) => void logs.push(line) } });
+  // The same bus as in production for this database (src/main.ts): on PostgreSQL, servers started
+  // on one database hear each other's events.
+  const events = await createEventBus(config);
+  const app = await buildServer({ config, db, metrics, events, logStream: { write: (line) => void logs.push(line) } });
   const address = await app.listen({ port: 0, host: "127.0.0.1" });
 
   const doFetch: TestServer["fetch"] = (p, init = {}) => {
@@ -94,6 +101,7 @@ export async function startServer(
     app,
     db,
     config,
+    events,
     database,
     sql,
     logs,
@@ -115,6 +123,7 @@ export async function startServer(
     },
     async close() {
       await app.close();
+      await events.close();
       await db.$disconnect();
       await drop();
       if (uploadRoot) rmSync(uploadRoot, { recursive: true, force: true });

@@ -34,8 +34,8 @@ const promote: Command = {
   name: "promote",
   args: ["username"],
   summary: "Makes an existing user an admin.",
-  async run({ db, print }, { args }) {
-    await setRole(db, args.username, "ADMIN");
+  async run({ db, events, print }, { args }) {
+    await setRole(db, args.username, "ADMIN", events);
     print(`"${args.username}" is now an admin`);
   },
 };
@@ -44,8 +44,8 @@ const demote: Command = {
   name: "demote",
   args: ["username"],
   summary: "Makes an admin a plain user.",
-  async run({ db, print }, { args }) {
-    await setRole(db, args.username, "USER");
+  async run({ db, events, print }, { args }) {
+    await setRole(db, args.username, "USER", events);
     print(`"${args.username}" is now a user`);
   },
 };
@@ -55,9 +55,9 @@ const revokeTokens: Command = {
   args: ["username"],
   summary: "Signs a user out everywhere: revokes all their access tokens.",
   details: "They can sign in again with their password (POST /auth/token or the login mutation).",
-  async run({ db, print }, { args }) {
+  async run({ db, events, print }, { args }) {
     const user = await userNamed(db, args.username);
-    print(`revoked ${await revokeAllTokens(db, user.id)} token(s) of "${args.username}"`);
+    print(`revoked ${await revokeAllTokens(db, user.id, events)} token(s) of "${args.username}"`);
   },
 };
 

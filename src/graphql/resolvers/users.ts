@@ -21,7 +21,7 @@ export const userResolvers = {
     login: async (_: unknown, args: { username: string; password: string }, ctx: Context) =>
       authPayload(ctx, await users.login(ctx.db, args.username, args.password, ctx.config.tokenTtlMs, ctx.guards)),
     logout: async (_: unknown, __: unknown, ctx: Context) => {
-      await users.logout(ctx.db, ctx.viewer);
+      await users.logout(ctx.db, ctx.viewer, ctx.events);
       ctx.forgetToken();
       return true;
     },

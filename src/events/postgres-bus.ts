@@ -1,0 +1,202 @@
+// Live events across instances through PostgreSQL LISTEN/NOTIFY: no infrastructure beyond the
+// database every instance already shares.
+//
+// Delivery is at most once. Each process keeps one connection of its own (not one of Prisma's
+// pool) that LISTENs; when it drops, the bus reconnects with back-off, and whatever was NOTIFYed
+// during the gap is lost (PostgreSQL only queues notifications for listeners connected when they
+// are sent). After such a gap, listenForGaps tells caches to drop what they derived from events.
+//
+// One delivery path: a process receives its own NOTIFY back, and that echo is how its own
+// listeners get its own events too (never a direct local call). So every listener on every
+// instance sees each event exactly once and in the same order (PostgreSQL hands notifications to
+// every listener in commit order), whichever instance made the write, and local and remote
+// listeners cannot disagree about what they missed. The price: a database round trip before
+// local listeners hear of a local write.
+//
+// Publishing runs `SELECT pg_notify(...)` on a one-connection pool of its own, outside any
+// transaction (publish is called after the write committed). One connection also keeps a
+// process's events in the order it published them.
+import pg from "pg";
+import { InProcessBus, stamped, type BusLogger, type EventBus } from "./bus.ts";
+import type { LiveEvent } from "./live-event.ts";
+
+/** The channel every instance LISTENs on (NOTIFY is scoped to one database, so deployments never mix). */
+export const LIVE_EVENTS_CHANNEL = "gateway_live_events";
+
+/** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more (with the default block size). */
+export const MAX_PAYLOAD_BYTES = 7_999;
+
+/** Publishes waiting for the database beyond this are dropped (and logged): a stalled database must not grow memory without bound. */
+const MAX_PENDING_PUBLISHES = 10_000;
+
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 5_000;
+
+/** How the bus's connections show up in pg_stat_activity. */
+export const LISTEN_APPLICATION_NAME = "gateway-events-listen";
+export const PUBLISH_APPLICATION_NAME = "gateway-events-publish";
+
+const silent: BusLogger = { info() {}, warn() {}, error() {} };
+
+export class PostgresBus extends InProcessBus implements EventBus {
+  private log: BusLogger = silent;
+  private readonly publisher: pg.Pool;
+  private listener: pg.Client | undefined;
+  private listening = false;
+  private closed = false;
+  /** A publish-only bus never listens: waiting for its LISTEN returns at once. */
+  private publishOnly = false;
+  private everListened = false;
+  private failures = 0;
+  private retry: NodeJS.Timeout | undefined;
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly gapListeners = new Set<() => void>();
+  private waiters: (() => void)[] = [];
+
+  /** `listen: false`: publish only, no LISTEN connection (the admin command line, which has no listeners). */
+  constructor(
+    private readonly url: string,
+    { listen = true }: { listen?: boolean } = {},
+  ) {
+    super();
+    this.publisher = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 30_000, application_name: PUBLISH_APPLICATION_NAME });
+    // An idle connection that dies (database restart) is dropped by the pool; without a handler it would crash the process.
+    this.publisher.on("error", (error) => this.log.warn({ err: error }, "live events: publishing connection lost"));
+    if (listen) void this.connect();
+    else this.publishOnly = true;
+  }
+
+  useLogger(log: BusLogger): void {
+    this.log = log;
+  }
+
+  publish(event: LiveEvent): void {
+    if (this.closed) return;
+    const payload = JSON.stringify(stamped(event));
+    const bytes = Buffer.byteLength(payload, "utf8");
+    if (bytes > MAX_PAYLOAD_BYTES) {
+      // Events carry ids only, so this is a bug in the publisher; the write itself already committed.
+      this.log.error({ topic: event.topic, bytes, limit: MAX_PAYLOAD_BYTES }, "live event too large for NOTIFY; not sent");
+      return;
+    }
+    if (this.pending.size >= MAX_PENDING_PUBLISHES) {
+      this.log.warn({ topic: event.topic, pending: this.pending.size }, "live events: too many publishes waiting for the database; event dropped");
+      return;
+    }
+    const sent = this.publisher
+      .query("SELECT pg_notify($1, $2)", [LIVE_EVENTS_CHANNEL, payload])
+      .catch((error: Error) => this.log.warn({ err: error, topic: event.topic }, "live event not published"))
+      .finally(() => this.pending.delete(sent));
+    this.pending.add(sent);
+  }
+
+  listenForGaps(listener: () => void): () => void {
+    this.gapListeners.add(listener);
+    return () => this.gapListeners.delete(listener);
+  }
+
+  /** Resolves once the LISTEN connection is in place (at once if it is): events published from then on arrive. */
+  whenListening(): Promise<void> {
+    if (this.listening || this.closed || this.publishOnly) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.retry);
+    // Events of the last writes (the server finished its requests before closing the bus) still go out.
+    await Promise.allSettled([...this.pending]);
+    const listener = this.listener;
+    this.listener = undefined;
+    this.listening = false;
+    this.releaseWaiters();
+    await Promise.allSettled([listener?.end(), this.publisher.end()]);
+    this.gapListeners.clear();
+    await super.close();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.url, application_name: LISTEN_APPLICATION_NAME, keepAlive: true });
+    this.listener = client;
+    let lost = false;
+    const onLost = (error?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (this.listener === client) {
+        this.listener = undefined;
+        this.listening = false;
+      }
+      client.end().catch(() => {});
+      if (this.closed) return;
+      this.log.warn({ err: error, attempt: this.failures + 1 }, "live events: LISTEN connection lost; reconnecting (events meanwhile are lost)");
+      this.scheduleReconnect();
+    };
+    // Kept for the client's whole life: an 'error' without a handler would crash the process.
+    client.on("error", onLost);
+    client.on("end", () => onLost());
+    client.on("notification", (message) => {
+      if (message.channel === LIVE_EVENTS_CHANNEL && !lost) this.receive(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${LIVE_EVENTS_CHANNEL}`);
+    } catch (error) {
+      onLost(error as Error);
+      return;
+    }
+    if (lost) return;
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return;
+    }
+    this.listening = true;
+    this.failures = 0;
+    if (this.everListened) {
+      this.log.info({}, "live events: listening again; events sent during the gap were lost");
+      for (const listener of [...this.gapListeners]) {
+        try {
+          listener();
+        } catch (error) {
+          this.log.error({ err: error }, "live events: a gap listener failed");
+        }
+      }
+    }
+    this.everListened = true;
+    this.releaseWaiters();
+  }
+
+  private scheduleReconnect() {
+    if (this.closed || this.retry) return;
+    // Exponential back-off with jitter, so instances that lost the database together do not return in lock-step.
+    const ceiling = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.failures);
+    this.failures++;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.connect();
+    }, ceiling / 2 + Math.random() * (ceiling / 2));
+    this.retry.unref();
+  }
+
+  private receive(payload: string | undefined) {
+    let event: LiveEvent;
+    try {
+      event = JSON.parse(payload ?? "");
+    } catch {
+      this.log.warn({ bytes: payload?.length }, "live events: a notification that is not JSON; ignored");
+      return;
+    }
+    if (typeof event !== "object" || event === null || typeof event.topic !== "string") {
+      this.log.warn({}, "live events: a notification without a topic; ignored");
+      return;
+    }
+    this.deliver(event);
+  }
+
+  private releaseWaiters() {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
