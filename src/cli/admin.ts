@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { DomainError } from "../domain/errors.ts";
+import { InProcessBus } from "../events/bus.ts";
 import { accountCommands } from "./admin/accounts.ts";
 import { badgeCommands } from "./admin/badges.ts";
 import { commandHelp, parseCommandLine, usage, UsageError, type Command } from "./admin/command.ts";
@@ -56,14 +57,19 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   await migrate(config.database);
   const db = createDb(config.database);
+  // Badge commands announce their changes like the server does. In-process, nobody outside this
+  // command hears them: on SQLite the server's subscribers live in another process (a badge
+  // granted here reaches them only with a bus shared across processes, e.g. PostgreSQL's).
+  const events = new InProcessBus();
   try {
-    await command.run({ db, config, print: (line) => console.log(line) }, input);
+    await command.run({ db, events, config, print: (line) => console.log(line) }, input);
     return 0;
   } catch (error) {
     // An option checked while running (e.g. --limit): name the command in the usage hint.
     if (error instanceof UsageError && !error.command) throw new UsageError(error.message, command);
     throw error;
   } finally {
+    await events.close();
     await db.$disconnect();
   }
 }

@@ -8,20 +8,21 @@ import { authenticate, hashToken, type Authentication } from "./tokens.ts";
 const MAX_ENTRIES = 10_000;
 
 export class SessionCache {
-  private readonly entries = new Map<string, { auth: Authentication; until: number }>();
+  private readonly entries = new Map<string, { auth: Authentication; until: number; at: number }>();
 
   constructor(private readonly ttlMs: number) {}
 
-  async authenticate(db: Db, token: string | undefined): Promise<Authentication> {
+  /** `maxAgeMs`: accept only an answer looked up at most this long ago (a long-lived connection re-checking its token). */
+  async authenticate(db: Db, token: string | undefined, maxAgeMs?: number): Promise<Authentication> {
     if (!token || this.ttlMs === 0) return authenticate(db, token);
     const key = hashToken(token);
     const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.until > now) return hit.auth;
+    if (hit && hit.until > now && (maxAgeMs === undefined || now - hit.at <= maxAgeMs)) return hit.auth;
     const auth = await authenticate(db, token);
     if (auth.state === "valid") {
       // Never past the token's own expiry.
-      this.remember(key, auth, Math.min(now + this.ttlMs, auth.expiresAt.getTime()));
+      this.remember(key, { auth, until: Math.min(now + this.ttlMs, auth.expiresAt.getTime()), at: now });
     }
     return auth;
   }
@@ -30,9 +31,9 @@ export class SessionCache {
     if (token) this.entries.delete(hashToken(token));
   }
 
-  private remember(key: string, auth: Authentication, until: number) {
+  private remember(key: string, entry: { auth: Authentication; until: number; at: number }) {
     this.entries.delete(key);
-    this.entries.set(key, { auth, until });
+    this.entries.set(key, entry);
     // Map keeps insertion order: the first key is the oldest.
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
   }

@@ -1,9 +1,9 @@
 // The live-update path: writes publish events after their transaction committed; every
 // subscriber on every instance receives them. One implementation per deployment shape:
 // in-process (SQLite: one process owns the database) and PostgreSQL LISTEN/NOTIFY (postgres-bus.ts).
-import type { LiveEvent } from "./live-event.ts";
+import type { LiveEvent, PublishedEvent } from "./live-event.ts";
 
-export type LiveListener = (event: LiveEvent) => void;
+export type LiveListener = (event: PublishedEvent) => void;
 
 export interface EventBus {
   /**
@@ -23,7 +23,8 @@ export class InProcessBus implements EventBus {
   private readonly listeners = new Set<LiveListener>();
 
   publish(event: LiveEvent): void {
-    queueMicrotask(() => this.deliver(event));
+    const published = { ...event, publishedAt: Date.now() };
+    queueMicrotask(() => this.deliver(published));
   }
 
   listen(listener: LiveListener): () => void {
@@ -36,7 +37,7 @@ export class InProcessBus implements EventBus {
   }
 
   /** Hands `event` to each listener; one listener's failure never stops the others. */
-  protected deliver(event: LiveEvent): void {
+  protected deliver(event: PublishedEvent): void {
     for (const listener of [...this.listeners]) {
       try {
         listener(event);

@@ -41,8 +41,11 @@ export type ContextRequest = {
 };
 
 export type ContextFactory = ((token: string | undefined, request: ContextRequest) => Promise<Context>) & {
-  /** Checks a token the same way (and through the same session cache) as building a context does. */
-  authenticate(token: string | undefined): Promise<Authentication>;
+  /**
+   * Checks a token the same way (and through the same session cache) as building a context does;
+   * `maxAgeMs` refuses cached answers older than that (WebSocket connections re-checking their token).
+   */
+  authenticate(token: string | undefined, maxAgeMs?: number): Promise<Authentication>;
 };
 
 export function contextFactory(db: Db, config: Config, guards: AccountGuards, events: EventBus): ContextFactory {
@@ -70,7 +73,7 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards, ev
       },
     };
   };
-  return Object.assign(create, { authenticate: (token: string | undefined) => sessions.authenticate(db, token) });
+  return Object.assign(create, { authenticate: (token: string | undefined, maxAgeMs?: number) => sessions.authenticate(db, token, maxAgeMs) });
 }
 
 /** The signed-in user; only for resolvers behind @requireAuth, where it is always set. */

@@ -10,6 +10,7 @@ import { buildServer } from "../../src/server.ts";
 import { createMetrics, observeStatement } from "../../src/http/metrics.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FastifyInstance } from "fastify";
+import type { EventBus } from "../../src/events/bus.ts";
 
 export type GraphqlResult<T = any> = {
   status: number;
@@ -38,8 +39,14 @@ export type TestServer = {
 
 let counter = 0;
 
-/** `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default. */
-export async function startServer(env: Record<string, string> = {}, { database }: { database?: TestDatabase } = {}): Promise<TestServer> {
+/**
+ * `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default.
+ * `events`: the server's event bus (live updates); the server's own in-process bus by default.
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  { database, events }: { database?: TestDatabase; events?: EventBus } = {},
+): Promise<TestServer> {
   database ??= await createTestDatabase();
   // The upload folder sits in a private folder of its own, so a test can check that nothing was
   // written beside it without seeing other test files' temp folders.
@@ -71,7 +78,7 @@ export async function startServer(env: Record<string, string> = {}, { database }
     },
   });
   const logs: string[] = [];
-  const app = await buildServer({ config, db, metrics, logStream: { write: (line) => void logs.push(line) } });
+  const app = await buildServer({ config, db, metrics, events, logStream: { write: (line) => void logs.push(line) } });
   const address = await app.listen({ port: 0, host: "127.0.0.1" });
 
   const doFetch: TestServer["fetch"] = (p, init = {}) => {

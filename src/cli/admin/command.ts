@@ -2,6 +2,7 @@
 // read. A wrong command line is a UsageError: one line saying what to fix, exit code 2.
 import type { Config } from "../../config.ts";
 import type { Db } from "../../db/client.ts";
+import type { EventBus } from "../../events/bus.ts";
 
 export type OptionSpec = {
   /** Placeholder of the option's value (e.g. "USER"); absent for a flag such as --all. */
@@ -17,7 +18,8 @@ export type CommandInput = {
   options: Record<string, string | true | undefined>;
 };
 
-export type RunContext = { db: Db; config: Config; print(line: string): void };
+/** `events`: where writes that subscribers follow (badges) are announced once committed. */
+export type RunContext = { db: Db; events: EventBus; config: Config; print(line: string): void };
 
 export type Command = {
   name: string;
