@@ -94,6 +94,13 @@ const schema = z.object({
   BODY_MIN_RATE_WINDOW: duration("10s"),
   MAX_CONNECTIONS: integer(1000, 1, 1_000_000),
   MAX_CONNECTIONS_PER_ADDRESS: integer(100, 0, 1_000_000),
+  // Live updates over WebSocket (issue 15): subscriptions per connection and per token, the
+  // connection_init wait, the largest message, the keep-alive ping interval (0 = no pings).
+  WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: integer(50, 1, 10_000),
+  WS_MAX_SUBSCRIPTIONS_PER_TOKEN: integer(200, 1, 1_000_000),
+  WS_CONNECTION_INIT_TIMEOUT: duration("10s"),
+  WS_MAX_MESSAGE_BYTES: integer(64 * 1024, 1024, 100 * 1024 * 1024),
+  WS_KEEPALIVE: duration("15s", { allowZero: true }),
   // Legacy clients of the original service (issue 14).
   ANONYMOUS_READS: z.enum(["true", "false"]).default("false"),
   REST_PREFIXES: z
@@ -181,6 +188,13 @@ export type Config = {
   legacy: { anonymousReads: boolean; restPrefixes: string[] };
   /** Redis shared by every instance (rate-limit counts); unset = counts per process. */
   redisUrl?: string;
+  /**
+   * GraphQL subscriptions over WebSocket: most active subscriptions per connection and per token
+   * (across this instance's connections), how long a new socket may take to send connection_init,
+   * the largest message accepted (bytes), and how often idle peers are pinged (0 = never; one
+   * that misses a pong for that long is dropped).
+   */
+  live: { maxSubscriptionsPerConnection: number; maxSubscriptionsPerToken: number; connectionInitTimeoutMs: number; maxMessageBytes: number; keepAliveMs: number };
 };
 
 function trustProxyOf(value: string): boolean | number | string[] {
@@ -259,5 +273,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
     redisUrl: s.REDIS_URL,
+    live: {
+      maxSubscriptionsPerConnection: s.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxSubscriptionsPerToken: s.WS_MAX_SUBSCRIPTIONS_PER_TOKEN,
+      connectionInitTimeoutMs: s.WS_CONNECTION_INIT_TIMEOUT,
+      maxMessageBytes: s.WS_MAX_MESSAGE_BYTES,
+      keepAliveMs: s.WS_KEEPALIVE,
+    },
   };
 }

@@ -5,6 +5,8 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { contextFactory } from "./graphql/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
+import { graphqlWebSocket } from "./graphql/websocket.ts";
+import { formatError } from "./graphql/errors.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
@@ -110,10 +112,20 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(metricsPlugin, { config, metrics });
   await app.register(formBodyPlugin);
   await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis });
+  const limits = operationLimits(config);
+  // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
+  const webSocket = await graphqlWebSocket(app, {
+    schema,
+    limits,
+    createContext,
+    config,
+    metrics,
+    formatError: formatError((error) => app.log.error({ err: error }, "GraphQL subscription failed"), { hideSuggestions: limits.hideSuggestions }),
+  });
   if (config.graphql.explorer) await app.register(explorerPlugin);
   const apollo = await createApollo(app, {
     schema,
-    limits: operationLimits(config),
+    limits,
     introspection: config.graphql.introspection,
     explorer: config.graphql.explorer,
     plugins: [graphqlErrorMetricsPlugin(metrics)],
@@ -122,6 +134,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     createContext,
     apollo,
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
+    webSocket,
   });
   await app.register(uploadsPlugin, { config });
   const prefixes = config.legacy.restPrefixes;

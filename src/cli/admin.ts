@@ -57,7 +57,8 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   await migrate(config.database);
   const db = createDb(config.database);
-  // On PostgreSQL, running servers hear of revocations and role changes made here at once.
+  // Running servers hear of what is done here (revocations, role changes, badges) at once when the
+  // bus crosses processes (PostgreSQL, or REDIS_URL); on SQLite alone it reaches no other process.
   const events = await createEventBus(config, { publishOnly: true });
   try {
     await command.run({ db, config, events, print: (line) => console.log(line) }, input);

@@ -2,6 +2,7 @@
 // on first grant; granting one a restaurant already holds is a no-op that returns what it holds.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
 import { notFound } from "./errors.ts";
 import { imageReference } from "./image-references.ts";
 import { isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
@@ -34,7 +35,8 @@ async function badgeNamed(db: Db, name: string, cover: string | null) {
   }
 }
 
-export async function grantBadge(db: Db, restaurantId: string, input: { name: unknown; cover?: unknown }) {
+/** A badge granted changes the restaurant: announced as UPDATED (not for one it already held). */
+export async function grantBadge(db: Db, events: EventBus, restaurantId: string, input: { name: unknown; cover?: unknown }) {
   const { name, cover } = parseInput(grantInput, input);
   checkId(restaurantId, "restaurantId");
   const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { id: true } });
@@ -44,7 +46,9 @@ export async function grantBadge(db: Db, restaurantId: string, input: { name: un
   const held = await db.restaurantBadge.findUnique({ where: key, include: { badge: true } });
   if (held) return held;
   try {
-    return await db.restaurantBadge.create({ data: { restaurantId, badgeId: badge.id }, include: { badge: true } });
+    const granted = await db.restaurantBadge.create({ data: { restaurantId, badgeId: badge.id }, include: { badge: true } });
+    events.publish({ topic: "restaurantChanged", restaurantId, change: "UPDATED" });
+    return granted;
   } catch (error) {
     if (isUniqueViolation(error)) return db.restaurantBadge.findUniqueOrThrow({ where: key, include: { badge: true } });
     if (isForeignKeyViolation(error) || isRecordNotFound(error)) throw notFound("Restaurant", restaurantId);
@@ -53,11 +57,12 @@ export async function grantBadge(db: Db, restaurantId: string, input: { name: un
 }
 
 /** Takes the badge back; true if the restaurant held it. NOT_FOUND for an unknown restaurant. */
-export async function revokeBadge(db: Db, restaurantId: string, badgeId: string): Promise<boolean> {
+export async function revokeBadge(db: Db, events: EventBus, restaurantId: string, badgeId: string): Promise<boolean> {
   checkId(restaurantId, "restaurantId");
   checkId(badgeId, "badgeId");
   const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { id: true } });
   if (!restaurant) throw notFound("Restaurant", restaurantId);
   const { count } = await db.restaurantBadge.deleteMany({ where: { restaurantId, badgeId } });
+  if (count > 0) events.publish({ topic: "restaurantChanged", restaurantId, change: "UPDATED" });
   return count > 0;
 }

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import { latestCommentsFor, type CommentWithAuthor } from "../db/reads.ts";
+import type { EventBus } from "../events/bus.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
@@ -26,10 +27,11 @@ export type Comment = NonNullable<Awaited<ReturnType<Db["comment"]["findFirst"]>
 /** Newest first; the id breaks ties between comments written in the same millisecond. */
 const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
 
-export async function addComment(db: Db, viewer: Viewer, restaurantId: string, input: unknown) {
+/** Adds the comment and its rating; announces it once the transaction committed. */
+export async function addComment(db: Db, events: EventBus, viewer: Viewer, restaurantId: string, input: unknown) {
   const data = parseInput(commentInput, input);
   checkId(restaurantId, "restaurantId");
-  return db.$transaction(async (tx) => {
+  const comment = await db.$transaction(async (tx) => {
     // One UPDATE reads and writes the totals under the row's lock (PostgreSQL) or the
     // database's write lock (SQLite): no read-modify-write in JavaScript, so no lost update.
     // SET expressions see the row as it was before this UPDATE on both databases.
@@ -44,6 +46,8 @@ export async function addComment(db: Db, viewer: Viewer, restaurantId: string, i
       data: { restaurantId, authorId: viewer.id, title: data.title, body: data.body, rating: data.rating },
     });
   });
+  events.publish({ topic: "commentAdded", restaurantId, commentId: comment.id });
+  return comment;
 }
 
 export async function listComments(db: Db, restaurantId: string, page: PageArgs) {

@@ -4,6 +4,7 @@
 // fails; a replaced or removed file is deleted only after the change is committed.
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
 import { groceryPage } from "../db/searches.ts";
 import { deleteUpload, quotaExceeded, saveImage, type IncomingFile, type SavedFile, type UploadSettings } from "../storage/uploads.ts";
 import { badInput, notFound } from "./errors.ts";
@@ -188,17 +189,25 @@ export async function updateGrocery(
   return grocery;
 }
 
-/** Removes the grocery (its lists and shopping-list entries go with it), then its cover file. */
-export async function deleteGrocery(db: Db, uploads: UploadSettings, viewer: Viewer, id: string): Promise<string> {
+/**
+ * Removes the grocery (its lists and shopping-list entries go with it), then its cover file. The
+ * users whose shopping lists held it are told their list changed, once the removal committed.
+ */
+export async function deleteGrocery(db: Db, events: EventBus, uploads: UploadSettings, viewer: Viewer, id: string): Promise<string> {
   await editableGrocery(db, viewer, id);
   let deleted: { cover: string | null };
+  let holders: { userId: string }[];
   try {
     // The deleted row tells which cover it had at that moment, whatever changed since we looked.
-    deleted = await db.grocery.delete({ where: { id }, select: { cover: true } });
+    [holders, deleted] = await db.$transaction([
+      db.shoppingListEntry.findMany({ where: { groceryId: id }, select: { userId: true } }),
+      db.grocery.delete({ where: { id }, select: { cover: true } }),
+    ]);
   } catch (error) {
     if (isRecordNotFound(error)) throw notFound("Grocery", id);
     throw error;
   }
+  for (const { userId } of holders) events.publish({ topic: "shoppingListChanged", userId });
   await dropFile(uploads, deleted.cover);
   return id;
 }
@@ -212,6 +221,7 @@ export type RemovalScope = "SHOPPING_LIST" | "CATALOGUE" | "SHOPPING_LIST_OR_CAT
  */
 export async function removeGrocery(
   db: Db,
+  events: EventBus,
   uploads: UploadSettings,
   viewer: Viewer,
   id: string,
@@ -219,14 +229,14 @@ export async function removeGrocery(
 ): Promise<{ groceryId: string; removedFrom: "SHOPPING_LIST" | "CATALOGUE" }> {
   checkId(id, "id");
   if (from !== "CATALOGUE") {
-    const wasOnList = await removeFromShoppingList(db, viewer, id);
+    const wasOnList = await removeFromShoppingList(db, events, viewer, id);
     if (wasOnList) return { groceryId: id, removedFrom: "SHOPPING_LIST" };
     if (from === "SHOPPING_LIST") {
       if (!(await db.grocery.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Grocery", id);
       return { groceryId: id, removedFrom: "SHOPPING_LIST" };
     }
   }
-  await deleteGrocery(db, uploads, viewer, id);
+  await deleteGrocery(db, events, uploads, viewer, id);
   return { groceryId: id, removedFrom: "CATALOGUE" };
 }
 

@@ -1,11 +1,13 @@
 // The order list: each user's recipes (dish names) ordered at restaurants. Users see only their own.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
-import { notFound } from "./errors.ts";
+import type { EventBus } from "../events/bus.ts";
+import { forbidden, notFound } from "./errors.ts";
+import { canEdit } from "./ownership.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
-import { recordId, requiredText } from "./text.ts";
+import { checkId, recordId, requiredText } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 export const orderInput = z.object({
@@ -20,13 +22,16 @@ export const orderInput = z.object({
     .transform((quantity) => quantity ?? 1),
 });
 
-export async function orderRecipe(db: Db, viewer: Viewer, input: unknown) {
+/** Puts the order on the caller's list; announces it to the restaurant's owner once committed. */
+export async function orderRecipe(db: Db, events: EventBus, viewer: Viewer, input: unknown) {
   const data = parseInput(orderInput, input);
   try {
     // The foreign key is the existence check: no gap between a look-up and the insert.
-    return await db.order.create({
+    const order = await db.order.create({
       data: { userId: viewer.id, restaurantId: data.restaurantId, recipe: data.recipe, quantity: data.quantity },
     });
+    events.publish({ topic: "orderPlaced", restaurantId: order.restaurantId, orderId: order.id });
+    return order;
   } catch (error) {
     if (isForeignKeyViolation(error)) throw notFound("restaurant", data.restaurantId);
     throw error;
@@ -42,4 +47,15 @@ export async function myOrders(db: Db, viewer: Viewer, page: PageArgs) {
     db.order.count({ where }),
   ]);
   return toConnection(items, total, window);
+}
+
+/**
+ * Who may follow a restaurant's new orders (the orderPlaced subscription): its owner and admins,
+ * the ownership rule of ownership.ts. NOT_FOUND for an unknown restaurant, FORBIDDEN for others.
+ */
+export async function checkMayFollowOrders(db: Db, viewer: Viewer, restaurantId: string): Promise<void> {
+  checkId(restaurantId, "restaurantId");
+  const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { ownerId: true } });
+  if (!restaurant) throw notFound("restaurant", restaurantId);
+  if (!canEdit(viewer, restaurant)) throw forbidden("Only the restaurant's owner or an admin may follow its orders.");
 }

@@ -3,6 +3,7 @@
 // races the first) answers the existing report with `created: false` and changes nothing.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
@@ -33,7 +34,8 @@ async function targetExists(db: Db, kind: ReportTargetKind, id: string): Promise
   return row !== null;
 }
 
-export async function report(db: Db, viewer: Viewer, targetKind: ReportTargetKind, targetId: string, input: unknown) {
+/** Files the report (announced to admins once committed); a repeat changes and announces nothing. */
+export async function report(db: Db, events: EventBus, viewer: Viewer, targetKind: ReportTargetKind, targetId: string, input: unknown) {
   const data = parseInput(reportInput, input);
   checkId(targetId, "id");
   if (!(await targetExists(db, targetKind, targetId))) throw notFound(targetKind === "RESTAURANT" ? "restaurant" : "grocery", targetId);
@@ -42,6 +44,7 @@ export async function report(db: Db, viewer: Viewer, targetKind: ReportTargetKin
   if (existing) return { report: existing, created: false };
   try {
     const created = await db.report.create({ data: { reporterId: viewer.id, targetKind, targetId, ...data } });
+    events.publish({ topic: "reportFiled", reportId: created.id });
     return { report: created, created: true };
   } catch (error) {
     // An identical report won the race between our look-up and insert: answer that one.

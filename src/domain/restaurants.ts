@@ -2,6 +2,7 @@
 // rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
 import { restaurantPage, type RestaurantQuery } from "../db/searches.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
@@ -189,7 +190,8 @@ async function editableRestaurant(db: Db, viewer: Viewer, id: string) {
   return editable("Restaurant", id, await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } }), viewer);
 }
 
-export async function updateRestaurant(db: Db, viewer: Viewer, id: string, input: unknown): Promise<RestaurantRow> {
+/** Changes the restaurant (owner or admin); announced as UPDATED once committed. */
+export async function updateRestaurant(db: Db, events: EventBus, viewer: Viewer, id: string, input: unknown): Promise<RestaurantRow> {
   const data = parseInput(updateRestaurantInput, input);
   await editableRestaurant(db, viewer, id);
   const { kinds, rows } = listRows(LIST_KINDS, data);
@@ -212,6 +214,7 @@ export async function updateRestaurant(db: Db, viewer: Viewer, id: string, input
   }
   try {
     const [restaurant] = await db.$transaction(steps);
+    events.publish({ topic: "restaurantChanged", restaurantId: id, change: "UPDATED" });
     return restaurant as RestaurantRow;
   } catch (error) {
     if (isRecordNotFound(error)) throw notFound("Restaurant", id);
@@ -219,8 +222,8 @@ export async function updateRestaurant(db: Db, viewer: Viewer, id: string, input
   }
 }
 
-/** Removes the restaurant; its lists, comments, orders and badges go with it (cascade). */
-export async function deleteRestaurant(db: Db, viewer: Viewer, id: string): Promise<string> {
+/** Removes the restaurant; its lists, comments, orders and badges go with it (cascade). Announced as REMOVED. */
+export async function deleteRestaurant(db: Db, events: EventBus, viewer: Viewer, id: string): Promise<string> {
   await editableRestaurant(db, viewer, id);
   try {
     await db.restaurant.delete({ where: { id }, select: { id: true } });
@@ -228,6 +231,7 @@ export async function deleteRestaurant(db: Db, viewer: Viewer, id: string): Prom
     if (isRecordNotFound(error)) throw notFound("Restaurant", id);
     throw error;
   }
+  events.publish({ topic: "restaurantChanged", restaurantId: id, change: "REMOVED" });
   return id;
 }
 

@@ -11,7 +11,8 @@ import { authenticate, hashToken, type Authentication } from "./tokens.ts";
 
 const MAX_ENTRIES = 10_000;
 
-type Entry = { auth: Authentication & { state: "valid" }; until: number };
+/** `at`: when the answer was looked up (a long-lived connection may want a fresher one). */
+type Entry = { auth: Authentication & { state: "valid" }; until: number; at: number };
 
 export class SessionCache {
   private readonly entries = new Map<string, Entry>();
@@ -28,16 +29,17 @@ export class SessionCache {
     }
   }
 
-  async authenticate(db: Db, token: string | undefined): Promise<Authentication> {
+  /** `maxAgeMs`: accept only an answer looked up at most this long ago (a long-lived connection re-checking its token). */
+  async authenticate(db: Db, token: string | undefined, maxAgeMs?: number): Promise<Authentication> {
     if (!token || this.ttlMs === 0) return authenticate(db, token);
     const key = hashToken(token);
     const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.until > now) return hit.auth;
+    if (hit && hit.until > now && (maxAgeMs === undefined || now - hit.at <= maxAgeMs)) return hit.auth;
     const auth = await authenticate(db, token);
     if (auth.state === "valid") {
       // Never past the token's own expiry.
-      this.remember(key, auth, Math.min(now + this.ttlMs, auth.expiresAt.getTime()));
+      this.remember(key, { auth, until: Math.min(now + this.ttlMs, auth.expiresAt.getTime()), at: now });
     }
     return auth;
   }
@@ -65,9 +67,9 @@ export class SessionCache {
     for (const [key, entry] of this.entries) if (concerned(entry)) this.entries.delete(key);
   }
 
-  private remember(key: string, auth: Entry["auth"], until: number) {
+  private remember(key: string, entry: Entry) {
     this.entries.delete(key);
-    this.entries.set(key, { auth, until });
+    this.entries.set(key, entry);
     // Map keeps insertion order: the first key is the oldest.
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
   }

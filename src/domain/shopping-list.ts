@@ -2,6 +2,7 @@
 // Users see and change only their own list.
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
 import { badInput, conflict, notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
@@ -33,8 +34,13 @@ export const addInput = z.object({
  * together never pass the ceiling (a look-up then an upsert would let each of them pass it).
  * A first add inserts; should two first adds race, the loser raises the winner's row.
  */
-export async function addToShoppingList(db: Db, viewer: Viewer, input: unknown): Promise<ShoppingListRow> {
-  const { groceryId, quantity } = parseInput(addInput, input);
+export async function addToShoppingList(db: Db, events: EventBus, viewer: Viewer, input: unknown): Promise<ShoppingListRow> {
+  const entry = await addOrRaise(db, viewer, parseInput(addInput, input));
+  events.publish({ topic: "shoppingListChanged", userId: viewer.id });
+  return entry;
+}
+
+async function addOrRaise(db: Db, viewer: Viewer, { groceryId, quantity }: { groceryId: string; quantity: number }): Promise<ShoppingListRow> {
   const key = { userId: viewer.id, groceryId };
   const where = { userId_groceryId: key };
   try {
@@ -67,10 +73,11 @@ export async function addToShoppingList(db: Db, viewer: Viewer, input: unknown):
   }
 }
 
-/** Takes a grocery off the caller's list; true if it was on it. */
-export async function removeFromShoppingList(db: Db, viewer: Viewer, groceryId: string): Promise<boolean> {
+/** Takes a grocery off the caller's list; true if it was on it (then the change is announced). */
+export async function removeFromShoppingList(db: Db, events: EventBus, viewer: Viewer, groceryId: string): Promise<boolean> {
   checkId(groceryId, "groceryId");
   const { count } = await db.shoppingListEntry.deleteMany({ where: { userId: viewer.id, groceryId } });
+  if (count > 0) events.publish({ topic: "shoppingListChanged", userId: viewer.id });
   return count > 0;
 }
 

@@ -1,9 +1,9 @@
 // The live-update path: writes publish events after their transaction committed; every
 // subscriber on every instance receives them. One implementation per deployment shape:
 // in-process (SQLite: one process owns the database) and PostgreSQL LISTEN/NOTIFY (postgres-bus.ts).
-import type { LiveEvent } from "./live-event.ts";
+import type { LiveEvent, PublishedEvent } from "./live-event.ts";
 
-export type LiveListener = (event: LiveEvent) => void;
+export type LiveListener = (event: PublishedEvent) => void;
 
 /** Where a bus reports trouble; pino's signature, so Fastify's `app.log` fits. */
 export type BusLogger = {
@@ -34,7 +34,8 @@ export interface EventBus {
 }
 
 /** The event as sent: stamped with the time it was published, unless it already was. */
-export const stamped = (event: LiveEvent): LiveEvent => (event.publishedAt === undefined ? { ...event, publishedAt: Date.now() } : event);
+export const stamped = (event: LiveEvent): PublishedEvent =>
+  event.publishedAt === undefined ? { ...event, publishedAt: Date.now() } : (event as PublishedEvent);
 
 /** Delivery within this process, on a later tick so a publisher never runs a subscriber's code. */
 export class InProcessBus implements EventBus {
@@ -55,7 +56,7 @@ export class InProcessBus implements EventBus {
   }
 
   /** Hands `event` to each listener; one listener's failure never stops the others. */
-  protected deliver(event: LiveEvent): void {
+  protected deliver(event: PublishedEvent): void {
     for (const listener of [...this.listeners]) {
       try {
         listener(event);

@@ -22,3 +22,9 @@ export type LiveTopic = LiveEvent["topic"];
 
 /** The event of one topic. */
 export type LiveEventOf<T extends LiveTopic> = Extract<LiveEvent, { topic: T }>;
+
+/**
+ * An event as listeners receive it: stamped by the bus with the time it was published (epoch ms),
+ * so the delivery lag (publish to send) can be measured on any instance.
+ */
+export type PublishedEvent = LiveEvent & { publishedAt: number };

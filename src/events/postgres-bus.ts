@@ -191,7 +191,7 @@ export class PostgresBus extends InProcessBus implements EventBus {
       this.log.warn({}, "live events: a notification without a topic; ignored");
       return;
     }
-    this.deliver(event);
+    this.deliver(stamped(event));
   }
 
   private releaseWaiters() {

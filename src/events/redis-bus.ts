@@ -76,7 +76,7 @@ export class RedisBus extends InProcessBus implements EventBus {
     subscriber.client.on("message", (channel: string, text: string) => {
       if (channel !== this.channel) return;
       const received = eventFromMessage(text);
-      if (received && received.origin !== this.origin) this.deliver(received.event);
+      if (received && received.origin !== this.origin) this.deliver(stamped(received.event));
     });
     // Every "ready" after the first ends a gap: what was published meanwhile never arrives here.
     let readyBefore = false;

@@ -3,14 +3,14 @@
 // shim alike, never INTERNAL_SERVER_ERROR.
 import type { ApolloServerPlugin } from "@apollo/server";
 import { MapperKind, mapSchema } from "@graphql-tools/utils";
-import { defaultFieldResolver, GraphQLError, type GraphQLSchema } from "graphql";
+import { defaultFieldResolver, GraphQLError, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
 import { writeHealthOf } from "../db/client.ts";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
 import type { Context } from "./context.ts";
 
 export const STATUS_BY_AVAILABILITY_CODE: Record<string, number> = { SERVICE_UNAVAILABLE: 503, STORAGE_FULL: 507 };
 
-const ROOT_TYPES = new Set(["Query", "Mutation"]);
+const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
 
 /**
  * Root fields answer a database failure as STORAGE_FULL or SERVICE_UNAVAILABLE. Done here, with
@@ -22,14 +22,16 @@ export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (field, _name, typeName) => {
       if (!ROOT_TYPES.has(typeName)) return field;
-      const resolve = field.resolve ?? defaultFieldResolver;
-      field.resolve = async (source, args, ctx: Context, info) => {
+      const answered = (run: GraphQLFieldResolver<unknown, Context>): GraphQLFieldResolver<unknown, Context> => async (source, args, ctx, info) => {
         try {
-          return await resolve(source, args, ctx, info);
+          return await run(source, args, ctx, info);
         } catch (error) {
           throw databaseUnavailable(error, writeHealthOf(ctx.db)?.failure?.kind) ?? error;
         }
       };
+      field.resolve = answered(field.resolve ?? defaultFieldResolver);
+      // A subscription's start (its ownership check reads the database) answers the same way.
+      if (field.subscribe) field.subscribe = answered(field.subscribe);
       return field;
     },
   });

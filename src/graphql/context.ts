@@ -42,8 +42,11 @@ export type ContextRequest = {
 };
 
 export type ContextFactory = ((token: string | undefined, request: ContextRequest) => Promise<Context>) & {
-  /** Checks a token the same way (and through the same session cache) as building a context does. */
-  authenticate(token: string | undefined): Promise<Authentication>;
+  /**
+   * Checks a token the same way (and through the same session cache) as building a context does;
+   * `maxAgeMs` refuses cached answers older than that (WebSocket connections re-checking their token).
+   */
+  authenticate(token: string | undefined, maxAgeMs?: number): Promise<Authentication>;
   /** Stops the session cache following the event bus (the server closes). */
   close(): void;
 };
@@ -75,7 +78,7 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards, ev
     return context;
   };
   return Object.assign(create, {
-    authenticate: (token: string | undefined) => sessions.authenticate(db, token),
+    authenticate: (token: string | undefined, maxAgeMs?: number) => sessions.authenticate(db, token, maxAgeMs),
     close: () => sessions.close(),
   });
 }

@@ -1,9 +1,11 @@
 // /graphql over HTTP: Apollo Server behind Fastify. The context is built by the same factory the
 // REST shim uses, with the token from the Authorization header or the access_token query parameter.
+// GET /graphql also takes WebSocket upgrades (subscriptions, websocket.ts); plain GETs go to Apollo.
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
-import fastifyApollo, { fastifyApolloDrainPlugin } from "@as-integrations/fastify";
-import type { FastifyInstance } from "fastify";
+import fastifyApollo, { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
+import type { WebsocketHandler } from "@fastify/websocket";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
 import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
@@ -59,26 +61,28 @@ export type GraphqlPluginOptions = {
   createContext: ContextFactory;
   /** Multipart file uploads (GraphQL multipart request spec). */
   uploads: UploadLimits;
+  /** Serves WebSocket upgrades of GET /graphql (graphql-ws); @fastify/websocket must be registered first. */
+  webSocket: WebsocketHandler;
 };
 
 export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPluginOptions) {
   registerGraphqlUploads(app, options.uploads, options.createContext.authenticate);
-  await app.register(fastifyApollo(options.apollo), {
-    path: "/graphql",
-    // GraphQL reads the token from the header or query string only: the body is the operation.
-    context: async (request) => {
-      const token = tokenFromRequest(request, {});
-      try {
-        const context = await options.createContext(token, {
-          clientAddress: request.ip,
-          chargeRequests: (units) => app.chargeRequests(request, units),
-          known: checkedAuthentication(request, token),
-        });
-        rememberContext(request, context);
-        return context;
-      } catch (error) {
-        throw contextFailure(error);
-      }
-    },
-  });
+  // GraphQL reads the token from the header or query string only: the body is the operation.
+  const context = async (request: FastifyRequest) => {
+    const token = tokenFromRequest(request, {});
+    try {
+      const context = await options.createContext(token, {
+        clientAddress: request.ip,
+        chargeRequests: (units) => app.chargeRequests(request, units),
+        known: checkedAuthentication(request, token),
+      });
+      rememberContext(request, context);
+      return context;
+    } catch (error) {
+      throw contextFailure(error);
+    }
+  };
+  await app.register(fastifyApollo(options.apollo), { path: "/graphql", method: ["POST", "OPTIONS"], context });
+  // @fastify/websocket serves a route's upgrades only when the route is GET alone, hence its own route.
+  app.route({ method: "GET", url: "/graphql", handler: fastifyApolloHandler(options.apollo, { context }), wsHandler: options.webSocket });
 }

@@ -18,6 +18,7 @@ import { restaurantsResolvers } from "./resolvers/restaurants.ts";
 import { GraphQLUpload } from "graphql-upload-minimal";
 import { DateTime, Time } from "./resolvers/scalars.ts";
 import { shoppingListResolvers } from "./resolvers/shopping-list.ts";
+import { subscriptionResolvers } from "./resolvers/subscriptions.ts";
 import { userResolvers } from "./resolvers/users.ts";
 
 export const SCHEMA_PATH = fileURLToPath(new URL("../../schema.graphql", import.meta.url));
@@ -35,6 +36,7 @@ export function buildSchema(): GraphQLSchema {
       groceriesResolvers,
       shoppingListResolvers,
       reportsResolvers,
+      subscriptionResolvers,
     ],
   });
   expensiveRootFields(schema); // throws at start-up when a Mutation field lacks @expensive

@@ -17,6 +17,13 @@ export type Metrics = {
   statements: Histogram<"kind">;
   /** GraphQL operation names admitted as label values so far (bounded by MAX_OPERATION_LABELS). */
   operationNames: Set<string>;
+  /** Live updates: open WebSocket connections, active subscriptions, events sent, publish-to-send lag. */
+  live: {
+    connections: Gauge;
+    subscriptions: Gauge;
+    delivered: Counter<"topic">;
+    lag: Histogram<"topic">;
+  };
 };
 
 /** One registry per server (tests start several in one process). */
@@ -40,6 +47,23 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     errors: new Counter({ name: "api_errors_total", help: "Errors answered to clients, by code", labelNames: ["code"], registers: [registry] }),
+    live: {
+      connections: new Gauge({ name: "websocket_connections", help: "Open GraphQL WebSocket connections", registers: [registry] }),
+      subscriptions: new Gauge({ name: "graphql_subscriptions_active", help: "GraphQL subscriptions running now", registers: [registry] }),
+      delivered: new Counter({
+        name: "graphql_subscription_events_delivered_total",
+        help: "Subscription events sent to subscribers, by topic",
+        labelNames: ["topic"],
+        registers: [registry],
+      }),
+      lag: new Histogram({
+        name: "graphql_subscription_delivery_lag_seconds",
+        help: "Time from an event's publication (after its write committed) to its result being sent, by topic",
+        labelNames: ["topic"],
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+        registers: [registry],
+      }),
+    },
     statements: new Histogram({
       name: "db_statement_duration_seconds",
       help: "Time the database took per SQL statement, by kind (select, insert, ...)",

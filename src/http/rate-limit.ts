@@ -29,9 +29,21 @@ export class RateLimitedError extends Error {
   }
 }
 
+/**
+ * Tokens that came after the request itself: a WebSocket's upgrade request carries none, its
+ * connection_init message does. Its subscribe messages count against that token's buckets.
+ */
+const laterTokens = new WeakMap<FastifyRequest, string>();
+
+export function rememberConnectionToken(request: FastifyRequest, token: string): void {
+  laterTokens.set(request, token);
+}
+
+const requestToken = (request: FastifyRequest) => tokenFromRequest(request, {}) ?? laterTokens.get(request);
+
 /** The bucket a request counts against: its token (hashed, never kept in clear) or its address. */
 export function rateLimitKey(request: FastifyRequest): string {
-  const token = tokenFromRequest(request, {});
+  const token = requestToken(request);
   return token ? `t:${hashToken(token)}` : `a:${request.ip}`;
 }
 
@@ -75,7 +87,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, { config, shared 
   const overLimit = (ttlInSeconds: number) =>
     new RetryLaterError("RATE_LIMITED", `Too many requests (expensive fields count one each); try again in ${ttlInSeconds} s.`, ttlInSeconds);
   app.decorate("chargeRequests", async (request: FastifyRequest, units: number) => {
-    const withToken = Boolean(tokenFromRequest(request, {}));
+    const withToken = Boolean(requestToken(request));
     for (let i = 0; i < units; i++) {
       for (const limiter of withToken ? [sameBuckets, perAddress] : [sameBuckets]) {
         const verdict = await limiter(request);

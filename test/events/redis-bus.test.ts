@@ -95,8 +95,8 @@ describe.skipIf(!redisServerInstalled)("RedisBus (needs redis-server on PATH; .c
       raw.disconnect();
     }
     await eventually(() => seenByA.length > 0 && seenByB.length > 0, "the good one arrives");
-    expect(seenByA).toEqual([{ topic: "reportFiled", reportId: "ok" }]);
-    expect(seenByB).toEqual([{ topic: "reportFiled", reportId: "ok" }]);
+    expect(seenByA).toEqual([{ topic: "reportFiled", reportId: "ok", publishedAt: expect.any(Number) }]);
+    expect(seenByB).toEqual([{ topic: "reportFiled", reportId: "ok", publishedAt: expect.any(Number) }]);
   });
 
   it("with Redis gone: publish neither throws nor waits, the publisher's own listeners still hear it; delivery resumes when Redis returns", async () => {

@@ -44,12 +44,14 @@ let counter = 0;
 
 /**
  * `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default.
- * `alongside`: another instance of the same deployment: this server uses that one's database and
+* `alongside`: another instance of the same deployment: this server uses that one's database and
  * upload folder, and leaves both to it (close this one first).
+ * `events`: the server's event bus (live updates); by default the one production would use for
+ * this database (src/events/create-bus.ts).
  */
 export async function startServer(
   env: Record<string, string> = {},
-  { database, alongside }: { database?: TestDatabase; alongside?: TestServer } = {},
+  { database, alongside, events: givenEvents }: { database?: TestDatabase; alongside?: TestServer; events?: EventBus } = {},
 ): Promise<TestServer> {
   database ??= alongside?.database ?? (await createTestDatabase());
   // The upload folder sits in a private folder of its own, so a test can check that nothing was
@@ -84,7 +86,7 @@ export async function startServer(
   const logs: string[] = [];
   // The same bus as in production for this database (src/main.ts): on PostgreSQL, servers started
   // on one database hear each other's events.
-  const events = await createEventBus(config);
+  const events = givenEvents ?? (await createEventBus(config));
   const app = await buildServer({ config, db, metrics, events, logStream: { write: (line) => void logs.push(line) } });
   const address = await app.listen({ port: 0, host: "127.0.0.1" });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { report } from "../../src/domain/reports.ts";
+import { InProcessBus } from "../../src/events/bus.ts";
 import { createRestaurant } from "../../src/domain/restaurants.ts";
 import { authenticate, type Viewer } from "../../src/domain/tokens.ts";
 import { login, register } from "../../src/domain/users.ts";
@@ -202,8 +203,8 @@ describe("reports", () => {
     const reporter = await signUp("rita");
     const restaurant = await createRestaurant(db, owner, { title: "Spam Palace" });
     const grocery = await db.grocery.create({ data: { title: "Odd Beans", titleSearch: "odd beans", ownerId: owner.id } });
-    restaurantReport = (await report(db, reporter, "RESTAURANT", restaurant.id, { reasonType: "spam", reasonBody: "posts adverts" })).report.id;
-    groceryReport = (await report(db, reporter, "GROCERY", grocery.id, { reasonType: "wrong" })).report.id;
+    restaurantReport = (await report(db, new InProcessBus(), reporter, "RESTAURANT", restaurant.id, { reasonType: "spam", reasonBody: "posts adverts" })).report.id;
+    groceryReport = (await report(db, new InProcessBus(), reporter, "GROCERY", grocery.id, { reasonType: "wrong" })).report.id;
     await signUp("plain");
   });
 

@@ -17,8 +17,8 @@ const grant: Command = {
   options: { cover: { value: "URL", help: "the badge's picture, used only when this creates the badge" } },
   summary: "Grants a badge to a restaurant; a badge of that name is created if none exists.",
   details: "Granting a badge the restaurant already holds changes nothing.",
-  async run({ db, print }, { args, options }) {
-    const held = await grantBadge(db, args["restaurant-id"]!, { name: args["badge-name"], cover: options.cover });
+  async run({ db, events, print }, { args, options }) {
+    const held = await grantBadge(db, events, args["restaurant-id"]!, { name: args["badge-name"], cover: options.cover });
     const title = await restaurantTitle(db, held.restaurantId);
     print(`restaurant "${title}" (${held.restaurantId}) holds badge "${held.badge.name}" since ${shortTime(held.receivedAt)} UTC`);
   },
@@ -28,7 +28,7 @@ const revoke: Command = {
   name: "revoke-badge",
   args: ["restaurant-id", "badge-name"],
   summary: "Takes a badge back from a restaurant (the badge itself stays, for other restaurants).",
-  async run({ db, print }, { args }) {
+  async run({ db, events, print }, { args }) {
     const restaurantId = args["restaurant-id"]!;
     const name = args["badge-name"]!;
     const title = await restaurantTitle(db, restaurantId);
@@ -37,7 +37,7 @@ const revoke: Command = {
       const names = (await db.badge.findMany({ select: { name: true }, orderBy: { name: "asc" }, take: 20 })).map((b) => `"${b.name}"`);
       throw new DomainError("NOT_FOUND", `badge "${name}" does not exist${names.length ? ` (badges: ${names.join(", ")})` : " (there are no badges yet)"}`);
     }
-    const held = await revokeBadge(db, restaurantId, badge.id);
+    const held = await revokeBadge(db, events, restaurantId, badge.id);
     print(
       held
         ? `revoked badge "${name}" from restaurant "${title}" (${restaurantId})`

@@ -83,13 +83,24 @@ export function applyAuthDirectives(schema: GraphQLSchema): GraphQLSchema {
       if (rule.anonymousReads && (typeName !== "Query" || rule.role === "ADMIN")) {
         throw new Error(`${typeName}.${fieldName}: anonymousReads is for reads (Query fields) open to every user`);
       }
-      const resolve = field.resolve ?? defaultFieldResolver;
-      field.resolve = (source, args, ctx: Context, info) => {
+      const check = (ctx: Context) => {
         const refusal = signInRefusal(ctx, Boolean(rule.anonymousReads));
         if (refusal) throw refusal;
         if (rule.role === "ADMIN" && ctx.viewer?.role !== "ADMIN") throw forbidden(`${fieldName} is for admins only.`);
+      };
+      const resolve = field.resolve ?? defaultFieldResolver;
+      field.resolve = (source, args, ctx: Context, info) => {
+        check(ctx);
         return resolve(source, args, ctx, info);
       };
+      // A subscription is refused when it starts (subscribe), and each event is checked again (resolve).
+      const subscribe = field.subscribe;
+      if (subscribe) {
+        field.subscribe = (source, args, ctx: Context, info) => {
+          check(ctx);
+          return subscribe(source, args, ctx, info);
+        };
+      }
       return field;
     },
   });

@@ -18,9 +18,9 @@ export const badgesResolvers = {
   },
   Mutation: {
     grantBadge: (_: unknown, args: { restaurantId: string; name: unknown; cover?: unknown }, ctx: Context) =>
-      badges.grantBadge(ctx.db, args.restaurantId, args),
+      badges.grantBadge(ctx.db, ctx.events, args.restaurantId, args),
     revokeBadge: (_: unknown, args: { restaurantId: string; badgeId: string }, ctx: Context) =>
-      badges.revokeBadge(ctx.db, args.restaurantId, args.badgeId),
+      badges.revokeBadge(ctx.db, ctx.events, args.restaurantId, args.badgeId),
   },
   Restaurant: {
     badges: (r: { id: string }, _: unknown, ctx: Context) => badgesOf(ctx, r.id),

@@ -17,7 +17,7 @@ const loadLatestComment = (ctx: Context, restaurantId: string) => ctx.loaderOf(l
 export const commentsResolvers = {
   Mutation: {
     addComment: (_: unknown, args: { restaurantId: string; input: unknown }, ctx: Context) =>
-      comments.addComment(ctx.db, viewerOf(ctx), args.restaurantId, args.input),
+      comments.addComment(ctx.db, ctx.events, viewerOf(ctx), args.restaurantId, args.input),
   },
   Restaurant: {
     latestComment: (restaurant: { id: string }, _: unknown, ctx: Context) => loadLatestComment(ctx, restaurant.id),

@@ -46,9 +46,9 @@ export const groceriesResolvers = {
       return groceries.updateGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id, fields, cover);
     },
     deleteGrocery: (_: unknown, args: { id: string }, ctx: Context) =>
-      groceries.deleteGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id),
+      groceries.deleteGrocery(ctx.db, ctx.events, uploadSettings(ctx.config), viewerOf(ctx), args.id),
     removeGrocery: (_: unknown, args: { id: string; from?: RemovalScope | null }, ctx: Context) =>
-      groceries.removeGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id, args.from ?? undefined),
+      groceries.removeGrocery(ctx.db, ctx.events, uploadSettings(ctx.config), viewerOf(ctx), args.id, args.from ?? undefined),
   },
   Grocery: {
     metricUnits: list("metricUnits"),

@@ -9,7 +9,7 @@ export const ordersResolvers = {
     myOrders: (_: unknown, args: PageArgs, ctx: Context) => orders.myOrders(ctx.db, viewerOf(ctx), args),
   },
   Mutation: {
-    orderRecipe: (_: unknown, args: { input: unknown }, ctx: Context) => orders.orderRecipe(ctx.db, viewerOf(ctx), args.input),
+    orderRecipe: (_: unknown, args: { input: unknown }, ctx: Context) => orders.orderRecipe(ctx.db, ctx.events, viewerOf(ctx), args.input),
   },
   Order: {
     restaurant: (order: { restaurantId: string }, _: unknown, ctx: Context) => loadRestaurant(ctx, order.restaurantId),

@@ -15,9 +15,9 @@ export const reportsResolvers = {
   },
   Mutation: {
     reportRestaurant: (_: unknown, args: { id: string; input: unknown }, ctx: Context) =>
-      reports.report(ctx.db, viewerOf(ctx), "RESTAURANT", args.id, args.input),
+      reports.report(ctx.db, ctx.events, viewerOf(ctx), "RESTAURANT", args.id, args.input),
     reportGrocery: (_: unknown, args: { id: string; input: unknown }, ctx: Context) =>
-      reports.report(ctx.db, viewerOf(ctx), "GROCERY", args.id, args.input),
+      reports.report(ctx.db, ctx.events, viewerOf(ctx), "GROCERY", args.id, args.input),
     resolveReport: (_: unknown, args: { id: string; resolution?: string | null }, ctx: Context) =>
       reports.resolveReport(ctx.db, viewerOf(ctx), args.id, args.resolution),
   },

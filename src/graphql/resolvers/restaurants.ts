@@ -49,8 +49,8 @@ export const restaurantsResolvers = {
     createRestaurant: (_: unknown, args: { input: unknown }, ctx: Context) =>
       restaurants.createRestaurant(ctx.db, viewerOf(ctx), args.input),
     updateRestaurant: (_: unknown, args: { id: string; input: unknown }, ctx: Context) =>
-      restaurants.updateRestaurant(ctx.db, viewerOf(ctx), args.id, args.input),
-    deleteRestaurant: (_: unknown, args: { id: string }, ctx: Context) => restaurants.deleteRestaurant(ctx.db, viewerOf(ctx), args.id),
+      restaurants.updateRestaurant(ctx.db, ctx.events, viewerOf(ctx), args.id, args.input),
+    deleteRestaurant: (_: unknown, args: { id: string }, ctx: Context) => restaurants.deleteRestaurant(ctx.db, ctx.events, viewerOf(ctx), args.id),
   },
   Restaurant: {
     types: list("types"),

@@ -11,9 +11,9 @@ export const shoppingListResolvers = {
   },
   Mutation: {
     addToShoppingList: (_: unknown, args: { groceryId: string; quantity?: number | null }, ctx: Context) =>
-      shoppingList.addToShoppingList(ctx.db, viewerOf(ctx), args),
+      shoppingList.addToShoppingList(ctx.db, ctx.events, viewerOf(ctx), args),
     removeFromShoppingList: (_: unknown, args: { groceryId: string }, ctx: Context) =>
-      shoppingList.removeFromShoppingList(ctx.db, viewerOf(ctx), args.groceryId),
+      shoppingList.removeFromShoppingList(ctx.db, ctx.events, viewerOf(ctx), args.groceryId),
   },
   ShoppingListEntry: {
     grocery: (e: ShoppingListRow, _: unknown, ctx: Context) => loadGrocery(ctx, e.groceryId),

@@ -1,0 +1,75 @@
+// The Subscription fields: which events each follows (`subscribe`, with the subscriber's own
+// filter and the ownership check at the start) and what each event shows (`resolve`, which loads
+// the row the event names: events carry ids only). Auth (@requireAuth, role) is wrapped around
+// both by directives/auth.ts. An event whose row is gone by the time it is read is skipped.
+import { notFound } from "../../domain/errors.ts";
+import { checkMayFollowOrders } from "../../domain/orders.ts";
+import type { PageArgs } from "../../domain/pagination.ts";
+import * as shoppingList from "../../domain/shopping-list.ts";
+import { checkId } from "../../domain/text.ts";
+import type { Context } from "../context.ts";
+import { viewerOf } from "../context.ts";
+import { loadRestaurant } from "../loaders.ts";
+import { GoneEvent } from "../subscriptions/execute.ts";
+import { liveEvents, type LiveOf } from "../subscriptions/live-source.ts";
+
+/** NOT_FOUND at the start for a restaurant that does not exist (a mistyped id would otherwise wait forever). */
+async function existingRestaurant(ctx: Context, id: string, field: string): Promise<string> {
+  checkId(id, field);
+  if (!(await ctx.db.restaurant.findUnique({ where: { id }, select: { id: true } }))) throw notFound("restaurant", id);
+  return id;
+}
+
+const present = <T>(row: T | null): T => {
+  if (row === null) throw new GoneEvent();
+  return row;
+};
+
+export const subscriptionResolvers = {
+  Subscription: {
+    commentAdded: {
+      subscribe: async (_: unknown, args: { restaurantId: string }, ctx: Context) => {
+        const id = await existingRestaurant(ctx, args.restaurantId, "restaurantId");
+        return liveEvents(ctx.events, "commentAdded", (e) => e.restaurantId === id);
+      },
+      resolve: async (event: LiveOf<"commentAdded">, _: unknown, ctx: Context) =>
+        present(await ctx.db.comment.findUnique({ where: { id: event.commentId } })),
+    },
+    restaurantChanged: {
+      subscribe: async (_: unknown, args: { id: string }, ctx: Context) => {
+        const id = await existingRestaurant(ctx, args.id, "id");
+        return liveEvents(ctx.events, "restaurantChanged", (e) => e.restaurantId === id);
+      },
+      resolve: (event: LiveOf<"restaurantChanged">) => event,
+    },
+    orderPlaced: {
+      subscribe: async (_: unknown, args: { restaurantId: string }, ctx: Context) => {
+        await checkMayFollowOrders(ctx.db, viewerOf(ctx), args.restaurantId);
+        return liveEvents(ctx.events, "orderPlaced", (e) => e.restaurantId === args.restaurantId);
+      },
+      resolve: async (event: LiveOf<"orderPlaced">, _: unknown, ctx: Context) =>
+        present(await ctx.db.order.findUnique({ where: { id: event.orderId } })),
+    },
+    reportFiled: {
+      subscribe: (_: unknown, __: unknown, ctx: Context) => liveEvents(ctx.events, "reportFiled", () => true),
+      resolve: async (event: LiveOf<"reportFiled">, _: unknown, ctx: Context) =>
+        present(await ctx.db.report.findUnique({ where: { id: event.reportId } })),
+    },
+    shoppingListChanged: {
+      subscribe: (_: unknown, __: unknown, ctx: Context) => {
+        const userId = viewerOf(ctx).id;
+        return liveEvents(ctx.events, "shoppingListChanged", (e) => e.userId === userId);
+      },
+      resolve: (event: LiveOf<"shoppingListChanged">) => event,
+    },
+  },
+  RestaurantChange: {
+    // After REMOVED, null; an UPDATED restaurant removed before this event was read is null too.
+    restaurant: (event: LiveOf<"restaurantChanged">, _: unknown, ctx: Context) =>
+      event.change === "REMOVED" ? null : loadRestaurant(ctx, event.restaurantId),
+  },
+  ShoppingListChange: {
+    changedAt: (event: LiveOf<"shoppingListChanged">) => new Date(event.publishedAt),
+    shoppingList: (_: LiveOf<"shoppingListChanged">, args: PageArgs, ctx: Context) => shoppingList.myShoppingList(ctx.db, viewerOf(ctx), args),
+  },
+};

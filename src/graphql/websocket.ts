@@ -1,0 +1,274 @@
+// GraphQL over WebSocket (the graphql-ws protocol, `graphql-transport-ws`) on /graphql: what
+// Apollo Client, urql and Relay speak for subscriptions. The socket carries subscriptions only
+// (queries and mutations stay on HTTP, with their rate limits and status codes), each checked
+// like an HTTP operation: the same token check and session cache, context factory, parser token
+// limit, validation rules (depth, aliases, directives, @expensive max), cost limit, and rate-limit
+// buckets (each subscribe counts one request). On top: subscriptions per connection and per token,
+// a connection_init timeout, a largest message, keep-alive pings, and the token re-checked while
+// the connection lives, so a revoked or expired token (or a changed role) ends its subscriptions
+// within SESSION_CACHE_TTL: the socket is closed with 4403.
+import websocket, { type WebSocket } from "@fastify/websocket";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type ValidationRule,
+} from "graphql";
+import type { Context as WsContext, SubscribePayload } from "graphql-ws";
+import { makeHandler, type Extra } from "graphql-ws/use/@fastify/websocket";
+import type { Config } from "../config.ts";
+import { hashToken, type Authentication } from "../domain/tokens.ts";
+import type { PublishedEvent } from "../events/live-event.ts";
+import type { Metrics } from "../http/metrics.ts";
+import { rememberConnectionToken } from "../http/rate-limit.ts";
+import type { Context, ContextFactory } from "./context.ts";
+import { checkOperationCost } from "./cost.ts";
+import { expensiveFieldLimitRule } from "./directives/expensive.ts";
+import type { OperationLimits } from "./limits.ts";
+import { executeSubscription } from "./subscriptions/execute.ts";
+import { SubscriptionQuota } from "./subscriptions/quota.ts";
+
+/** Close codes this transport uses besides graphql-ws's own (4400, 4408, 4409, 4429, ...). */
+export const CLOSE = {
+  /** connection_init carried a bad token, or the token was revoked, expired or the account's role changed. */
+  FORBIDDEN: 4403,
+  /** The server is shutting down (RFC 6455 "going away"): reconnect, to another instance. */
+  GOING_AWAY: 1001,
+  /** The token could not be checked (database unreachable): try again later (RFC 6455 1013). */
+  TRY_AGAIN_LATER: 1013,
+} as const;
+
+/** How long shutdown waits for events being executed before closing the sockets. */
+const SHUTDOWN_WAIT_MS = 5_000;
+/** A peer that does not answer the close handshake is cut off after this. */
+const CLOSE_GRACE_MS = 2_000;
+
+export type GraphqlWebSocketOptions = {
+  schema: GraphQLSchema;
+  limits: OperationLimits;
+  createContext: ContextFactory;
+  config: Config;
+  metrics: Metrics;
+  /** The same error formatting as HTTP (client-safe codes and messages, suggestions hidden when asked). */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+};
+
+/** What one connection knows of its caller. */
+type Connection = {
+  token?: string;
+  auth: Authentication;
+  /** Release functions of this connection's active subscriptions, by operation id. */
+  releases: Map<string, () => void>;
+  recheck?: NodeJS.Timeout;
+};
+
+type Ctx = WsContext<Record<string, unknown>, Extra>;
+
+/** The token of connection_init: `authorization`/`Authorization` ("Bearer x") or `token` ("x"). */
+export function tokenFromConnectionParams(params: Record<string, unknown> | undefined): string | undefined {
+  if (!params) return undefined;
+  const header = params.authorization ?? params.Authorization;
+  if (typeof header === "string") return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? (header.trim() || undefined);
+  return typeof params.token === "string" && params.token.trim() ? params.token.trim() : undefined;
+}
+
+const refusal = (code: string, message: string) => [new GraphQLError(message, { extensions: { code } })];
+
+/**
+ * Registers @fastify/websocket (max message size, shutdown with 1001) and returns the handler of
+ * WebSocket upgrades on GET /graphql (see graphqlPlugin). Register it before any route.
+ */
+export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWebSocketOptions) {
+  const { schema, limits, createContext, config, metrics } = options;
+  const live = config.live;
+  const connections = new WeakMap<WebSocket, Connection>();
+  const eventContexts = new WeakMap<Context, () => Promise<Context>>();
+  const perToken = new SubscriptionQuota(live.maxSubscriptionsPerToken);
+  const rules: ValidationRule[] = [...specifiedRules, ...limits.validationRules, expensiveFieldLimitRule(schema)];
+  let closing = false;
+  let inFlight = 0;
+
+  await app.register(websocket, {
+    options: { maxPayload: live.maxMessageBytes },
+    // Shutdown: no new subscriptions, the events being executed are sent, then every socket is
+    // closed with 1001 (going away) so clients reconnect (to another instance).
+    preClose: async function closeSockets(this: FastifyInstance) {
+      closing = true;
+      const deadline = Date.now() + Math.min(SHUTDOWN_WAIT_MS, config.shutdownTimeoutMs / 2);
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const client of this.websocketServer.clients) {
+        client.close(CLOSE.GOING_AWAY, "The server is shutting down; reconnect.");
+        setTimeout(() => client.terminate(), CLOSE_GRACE_MS).unref();
+      }
+      await new Promise<void>((resolve) => this.websocketServer.close(() => resolve()));
+    },
+  });
+
+  const sessionTtl = config.sessionCacheTtlMs;
+  // Re-check every half TTL accepting answers at most half a TTL old: a revocation ends the
+  // connection within one TTL. Without a cache (TTL 0), each re-check reads the database: once a second.
+  const recheckEvery = sessionTtl > 0 ? Math.max(100, sessionTtl / 2) : 1000;
+
+  function watchToken(socket: WebSocket, connection: Connection) {
+    const { token } = connection;
+    if (!token || connection.auth.state !== "valid") return;
+    const role = connection.auth.viewer.role;
+    connection.recheck = setInterval(async () => {
+      let auth: Authentication;
+      try {
+        auth = await createContext.authenticate(token, sessionTtl > 0 ? recheckEvery : undefined);
+      } catch {
+        return; // the database is unreachable: keep the connection, check again next time
+      }
+      if (auth.state !== "valid") socket.close(CLOSE.FORBIDDEN, "The access token was revoked or has expired; sign in again.");
+      else if (auth.viewer.role !== role) socket.close(CLOSE.FORBIDDEN, "The account's role changed; reconnect.");
+      else connection.auth = auth;
+    }, recheckEvery);
+    connection.recheck.unref();
+  }
+
+  function releaseAll(connection: Connection | undefined) {
+    if (!connection) return;
+    clearInterval(connection.recheck);
+    for (const release of connection.releases.values()) release();
+    connection.releases.clear();
+  }
+
+  /** Parses and validates like HTTP; errors for anything that is not one subscription within the limits. */
+  function checkedDocument(payload: SubscribePayload): { document: DocumentNode } | readonly GraphQLError[] {
+    let document: DocumentNode;
+    try {
+      document = parse(payload.query, limits.parseOptions);
+    } catch (error) {
+      return [error instanceof GraphQLError ? error : new GraphQLError("The operation could not be parsed.")];
+    }
+    const invalid = validate(schema, document, rules);
+    if (invalid.length > 0) return invalid;
+    const operation = getOperationAST(document, payload.operationName);
+    if (!operation) return refusal("BAD_USER_INPUT", "Name the operation to run (operationName): the document holds none or several.");
+    if (operation.operation !== "subscription") {
+      return refusal("BAD_USER_INPUT", `Only subscriptions run over WebSocket; send ${operation.operation === "query" ? "queries" : "mutations"} with POST /graphql.`);
+    }
+    try {
+      checkOperationCost(schema, document, payload.operationName, payload.variables, config.graphql.maxCost);
+    } catch (error) {
+      return [error as GraphQLError];
+    }
+    return { document };
+  }
+
+  const delivered = (event: PublishedEvent) => {
+    metrics.live.delivered.inc({ topic: event.topic });
+    metrics.live.lag.observe({ topic: event.topic }, Math.max(0, Date.now() - event.publishedAt) / 1000);
+  };
+
+  const handler = makeHandler<Record<string, unknown>>(
+    {
+      schema,
+      isProd: true, // graphql-ws never puts an internal error's message in a close reason
+      connectionInitWaitTimeout: live.connectionInitTimeoutMs,
+      async onConnect(ctx: Ctx) {
+        const { socket, request } = ctx.extra;
+        const token = tokenFromConnectionParams(ctx.connectionParams);
+        let auth: Authentication;
+        try {
+          auth = await createContext.authenticate(token);
+        } catch {
+          socket.close(CLOSE.TRY_AGAIN_LATER, "The access token could not be checked now; try again later.");
+          return false;
+        }
+        if (token && auth.state !== "valid") {
+          socket.close(CLOSE.FORBIDDEN, "The access token is invalid, expired or revoked; sign in again.");
+          return false;
+        }
+        if (token) rememberConnectionToken(request, token);
+        const connection: Connection = { token, auth, releases: new Map() };
+        connections.set(socket, connection);
+        watchToken(socket, connection);
+        return true;
+      },
+      async onSubscribe(ctx: Ctx, id, payload) {
+        const { socket, request } = ctx.extra;
+        const connection = connections.get(socket)!;
+        if (closing) return refusal("SERVICE_UNAVAILABLE", "The server is shutting down; subscribe again after reconnecting.");
+        // ctx.subscriptions already holds this one.
+        if (Object.keys(ctx.subscriptions).length > live.maxSubscriptionsPerConnection) {
+          return refusal("RATE_LIMITED", `At most ${live.maxSubscriptionsPerConnection} subscriptions may run on one connection (WS_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one first.`);
+        }
+        const checked = checkedDocument(payload);
+        if (!("document" in checked)) return checked;
+        try {
+          await app.chargeRequests(request, 1);
+        } catch (error) {
+          return refusal("RATE_LIMITED", (error as Error).message);
+        }
+        const holder = connection.token ? `t:${hashToken(connection.token)}` : `a:${request.ip}`;
+        const release = perToken.admit(holder);
+        if (!release) {
+          return refusal("RATE_LIMITED", `At most ${live.maxSubscriptionsPerToken} subscriptions may run for one access token (WS_MAX_SUBSCRIPTIONS_PER_TOKEN); complete some first.`);
+        }
+        metrics.live.subscriptions.inc();
+        connection.releases.set(id, () => {
+          release();
+          metrics.live.subscriptions.dec();
+        });
+        const contextFor = () => createContext(connection.token, { clientAddress: request.ip, known: connection.auth });
+        let contextValue: Context;
+        try {
+          contextValue = await contextFor();
+        } catch {
+          connection.releases.get(id)?.();
+          connection.releases.delete(id);
+          return refusal("SERVICE_UNAVAILABLE", "The subscription could not start now; try again later.");
+        }
+        eventContexts.set(contextValue, contextFor);
+        return { schema, document: checked.document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+      },
+      subscribe: (args: ExecutionArgs) =>
+        executeSubscription(args, {
+          eventContext: eventContexts.get(args.contextValue as Context)!,
+          delivered,
+          async track(work) {
+            inFlight++;
+            try {
+              return await work;
+            } finally {
+              inFlight--;
+            }
+          },
+        }),
+      onNext(_ctx, _id, _payload, _args, result) {
+        if (!result.errors?.length) return;
+        return { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) };
+      },
+      onError(_ctx, _id, _payload, errors) {
+        return errors.map((error) => options.formatError(error.toJSON(), error));
+      },
+      onComplete(ctx: Ctx, id) {
+        const connection = connections.get(ctx.extra.socket);
+        connection?.releases.get(id)?.();
+        connection?.releases.delete(id);
+      },
+      onClose(ctx: Ctx) {
+        releaseAll(connections.get(ctx.extra.socket));
+      },
+    },
+    live.keepAliveMs > 0 ? live.keepAliveMs : Infinity,
+  );
+
+  return function webSocketHandler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest) {
+    metrics.live.connections.inc();
+    socket.once("close", () => {
+      metrics.live.connections.dec();
+      releaseAll(connections.get(socket));
+    });
+    return handler.call(this, socket, request);
+  };
+}

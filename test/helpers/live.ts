@@ -1,0 +1,118 @@
+// GraphQL over WebSocket clients for tests: graphql-ws's own client (what Apollo Client, urql and
+// Relay use underneath) with the `ws` package, against a real server, and a raw socket for
+// protocol-level checks. Every wait is bounded ("does it arrive at all"), never a speed assertion.
+import { createClient, type Client, type ExecutionResult } from "graphql-ws";
+import WebSocket from "ws";
+import { InProcessBus, type LiveListener } from "../../src/events/bus.ts";
+import type { TestServer } from "./server.ts";
+
+/** The in-process bus, counting its listeners: a test writes only once its subscriptions listen. */
+export class CountingBus extends InProcessBus {
+  listening = 0;
+  override listen(listener: LiveListener): () => void {
+    this.listening++;
+    const stop = super.listen(listener);
+    let stopped = false;
+    return () => {
+      if (!stopped) this.listening--;
+      stopped = true;
+      stop();
+    };
+  }
+  /** Waits (at most `ms`) until `n` subscriptions listen. */
+  async untilListening(n: number, ms = 5000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.listening < n) {
+      if (Date.now() > deadline) throw new Error(`${this.listening} of ${n} subscriptions listening after ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
+
+export const wsUrl = (server: TestServer) => `${server.url.replace(/^http/, "ws")}/graphql`;
+
+export type LiveClient = Client & { closes: { code: number; reason: string }[] };
+
+/** A client that connects at once and never retries (a refusal must show, not be retried). */
+export function liveClient(server: TestServer, connectionParams?: Record<string, unknown>): LiveClient {
+  const closes: { code: number; reason: string }[] = [];
+  const client = createClient({
+    url: wsUrl(server),
+    webSocketImpl: WebSocket,
+    connectionParams,
+    lazy: false,
+    retryAttempts: 0,
+    onNonLazyError: () => {},
+    on: { closed: (event) => void closes.push({ code: (event as CloseEvent).code, reason: (event as CloseEvent).reason }) },
+  });
+  return Object.assign(client, { closes });
+}
+
+export type Sub = {
+  /** Results received so far. */
+  results: ExecutionResult<any>[];
+  /** The next result not yet taken (waits at most `ms`). */
+  next(ms?: number): Promise<ExecutionResult<any>>;
+  /** Resolves with the error (an `error` message's errors, or a close event) or "complete". */
+  ended: Promise<unknown>;
+  stop(): void;
+};
+
+export function subscribe(client: Client, query: string, variables?: Record<string, unknown>): Sub {
+  const results: ExecutionResult<any>[] = [];
+  let taken = 0;
+  const waiters: (() => void)[] = [];
+  let finish!: (outcome: unknown) => void;
+  const ended = new Promise<unknown>((resolve) => (finish = resolve));
+  const stop = client.subscribe(
+    { query, variables },
+    {
+      next: (result) => {
+        results.push(result as ExecutionResult<any>);
+        waiters.splice(0).forEach((wake) => wake());
+      },
+      error: (error) => finish(error),
+      complete: () => finish("complete"),
+    },
+  );
+  return {
+    results,
+    ended,
+    stop,
+    async next(ms = 5000) {
+      const deadline = Date.now() + ms;
+      while (results.length <= taken) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no result within ${ms} ms (received ${results.length})`);
+        await Promise.race([new Promise<void>((wake) => waiters.push(wake)), new Promise((r) => setTimeout(r, Math.min(left, 100)))]);
+      }
+      return results[taken++];
+    },
+  };
+}
+
+/** Waits at most `ms` for a promise, else fails naming what was awaited. */
+export async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Lets events already published be delivered (or not) before asserting that none arrived. */
+export const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A raw graphql-transport-ws socket, for what a well-behaved client never sends. */
+export function rawSocket(server: TestServer, options: WebSocket.ClientOptions = {}) {
+  const socket = new WebSocket(wsUrl(server), "graphql-transport-ws", options);
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once("open", () => resolve());
+    socket.once("error", reject);
+  });
+  return { socket, opened, closed };
+}
