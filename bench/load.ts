@@ -1,5 +1,6 @@
 // Drives one scenario with autocannon: a warm-up run (discarded), then the measured run, reading
-// the server's counters around it to get SQL statements per request.
+// the server's counters around it to get SQL statements per request. `latencyAtRate` drives it at
+// a fixed request rate instead, for the latency SLO.
 import autocannon, { type Request } from "autocannon";
 import { readCounters } from "./prometheus.ts";
 
@@ -27,11 +28,12 @@ export type Measurement = {
 
 const hasNoGraphqlErrors = (body: string) => !body.includes('"errors"');
 
-async function drive(url: string, requests: Request[], connections: number, durationSec: number, graphql: boolean) {
+async function drive(url: string, requests: Request[], connections: number, durationSec: number, graphql: boolean, overallRate?: number) {
   return autocannon({
     url,
     connections,
     duration: durationSec,
+    overallRate,
     pipelining: 1, // keep-alive, one request in flight per connection
     timeout: 10,
     requests,
@@ -107,4 +109,34 @@ export async function statementsOf(url: string, request: Request): Promise<numbe
   if (!res.ok || text.includes('"errors"')) throw new Error(`${request.method} ${request.path} answered ${res.status}: ${text.slice(0, 300)}`);
   const after = await readCounters(url);
   return after.statements - before.statements;
+}
+
+/** Latency at a fixed request rate (the SLO's measure), in milliseconds. */
+export type RateLatency = {
+  /** Requests per second asked of autocannon (over all connections). */
+  rate: number;
+  /** Requests per second answered: below `rate` when the server could not keep up. */
+  achieved: number;
+  p50: number;
+  p99: number;
+  max: number;
+  failed: number;
+};
+
+/**
+ * Sends `rate` requests per second (autocannon's overallRate, spread over the connections) for the
+ * duration, with no warm-up (run it right after the saturation run, on a warm server). autocannon
+ * times each request from when it is sent, so a server that falls behind shows as `achieved` below
+ * `rate` rather than in the percentiles.
+ */
+export async function latencyAtRate(url: string, requests: Request[], settings: LoadSettings, rate: number, graphql: boolean): Promise<RateLatency> {
+  const result = await drive(url, requests, settings.connections, settings.durationSec, graphql, Math.max(1, Math.round(rate)));
+  return {
+    rate: Math.max(1, Math.round(rate)),
+    achieved: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    failed: result.errors + result.timeouts + result.non2xx + result.mismatches,
+  };
 }

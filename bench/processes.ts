@@ -1,5 +1,5 @@
-// Child processes under test: the real server (`node --import tsx src/main.ts`) and the baseline
-// scripts. Each gets a free port chosen here (the server logs nothing at LOG_LEVEL=warn, so its
+// Child processes under test: the real server (`node --import tsx src/main.ts`), the baseline
+// scripts and the peer (PostGraphile on another Node). Each gets a free port chosen here (the server logs nothing at LOG_LEVEL=warn, so its
 // port cannot be read from its output) and is ready when GET /healthz answers 200.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
@@ -34,9 +34,14 @@ async function waitReady(url: string, child: ChildProcess, output: () => string,
 }
 
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */
-export async function startService(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+export function startService(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+  return startProcess(process.execPath, [...nodeArgs, "--import", "tsx", script], env);
+}
+
+/** Runs `command args` from the repo's root with HOST and PORT set; resolves once it answers /healthz. */
+export async function startProcess(command: string, args: string[], env: Record<string, string>): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: "127.0.0.1", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
