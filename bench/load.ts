@@ -24,6 +24,8 @@ export type Measurement = {
   statementsPerRequest: number | null;
   /** The same, for a few of the scenario's requests sent one at a time (exact: no request cut off). */
   statementsOneAtATime: number | null;
+  /** CPU milliseconds the server process used per request answered in the measured run (null without /proc). */
+  cpuMsPerRequest: number | null;
 };
 
 const hasNoGraphqlErrors = (body: string) => !body.includes('"errors"');
@@ -64,7 +66,7 @@ export async function measure(
   url: string,
   requests: Request[],
   settings: LoadSettings,
-  options: { graphql: boolean; metrics: boolean },
+  options: { graphql: boolean; metrics: boolean; cpuSeconds?: () => number | null },
 ): Promise<Measurement> {
   if (settings.warmupSec > 0) await drive(url, requests, settings.connections, settings.warmupSec, options.graphql);
   let statementsOneAtATime: number | null = null;
@@ -75,7 +77,9 @@ export async function measure(
     statementsOneAtATime = total / Math.min(ONE_AT_A_TIME, requests.length);
   }
   const before = options.metrics ? await settledCounters(url) : null;
+  const cpuBefore = options.cpuSeconds?.() ?? null;
   const result = await drive(url, requests, settings.connections, settings.durationSec, options.graphql);
+  const cpuAfter = options.cpuSeconds?.() ?? null;
   const after = options.metrics ? await settledCounters(url) : null;
   // Divided by the requests sent, not those answered: the server runs a request cut off at the
   // end of the run to completion (its statements count) but may not count it as answered.
@@ -98,6 +102,7 @@ export async function measure(
     statusCodes,
     statementsPerRequest: before && after && sent > 0 ? (after.statements - before.statements) / sent : null,
     statementsOneAtATime,
+    cpuMsPerRequest: cpuBefore !== null && cpuAfter !== null && result.requests.total > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests.total : null,
   };
 }
 

@@ -2,6 +2,7 @@
 // scripts and the peer (PostGraphile on another Node). Each gets a free port chosen here (the server logs nothing at LOG_LEVEL=warn, so its
 // port cannot be read from its output) and is ready when GET /healthz answers 200.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -31,6 +32,23 @@ async function waitReady(url: string, child: ChildProcess, output: () => string,
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`process not ready after ${timeoutMs} ms:\n${output()}`);
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux architecture Node supports
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc; null where there is no /proc.
+ * Beside req/s, CPU per request is a figure that other load on a shared machine disturbs far less.
+ */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces), from field 3: utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */

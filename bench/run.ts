@@ -20,7 +20,7 @@ import { DEFAULT_SEED_PASSWORD, seed } from "../src/seed/seed.ts";
 import { freshPostgres, freshSqlite, isPostgresUrl, type BenchDatabase } from "./databases.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings } from "./load.ts";
 import { ensurePeerInstalled, nodeRuntime, PEER_DIR, PEER_SCRIPT } from "./peer/postgraphile.ts";
-import { startProcess, startService, ROOT, type Service } from "./processes.ts";
+import { cpuSecondsOf, startProcess, startService, ROOT, type Service } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
 import { computeRatios, formatReport, SLO_RATE_SHARE, type BenchReport, type DatabaseName, type PageSizeCheck, type ScenarioResult } from "./report.ts";
 import {
@@ -37,7 +37,8 @@ const HELP = `Usage: npm run bench [-- options]
   --connections N      concurrent keep-alive connections (default 50)
   --databases LIST     sqlite,postgres (default: sqlite, plus postgres when DATABASE_URL is one)
   --only KEYS          only scenarios whose key starts with one of these (comma-separated),
-                       e.g. --only gql.restaurant,rest.restaurant
+                       e.g. --only gql.restaurant,rest.restaurant; a key ending in $ must
+                       match whole (--only 'gql.search$' leaves out gql.search.rest-doc)
   --rounds N           run the server's scenarios N times on the same server (default 1); the
                        table shows the last round, memory is reported after each (RSS growth)
   --peer NAME          postgraphile (default) or none: the peer baseline on PostgreSQL, run in
@@ -156,27 +157,33 @@ async function withService<T>(start: () => Promise<Service>, use: (s: Service) =
   }
 }
 
-async function runScenario(url: string, scenario: Scenario, database: DatabaseName | null, opts: Options): Promise<ScenarioResult> {
+async function runScenario(service: Service, scenario: Scenario, database: DatabaseName | null, opts: Options): Promise<ScenarioResult> {
+  const { url } = service;
   const base = { database, key: scenario.key, label: scenario.label, api: scenario.api, kind: scenario.kind };
   const wrong = await preflight(url, scenario).catch((error: Error) => `request failed: ${error.message}`);
   if (wrong) {
     log(`  ${scenario.key}: wrong answer before the load, skipped: ${wrong}`);
     return { ...base, problem: `first answer wrong: ${wrong}`, measurement: null };
   }
-  const m = await measure(url, scenario.requests, opts.load, { graphql: scenario.api !== "rest", metrics: scenario.target === "server" });
+  const m = await measure(url, scenario.requests, opts.load, {
+    graphql: scenario.api !== "rest",
+    metrics: scenario.target === "server",
+    cpuSeconds: () => cpuSecondsOf(service.pid),
+  });
   const failed = m.errors + m.timeouts + m.non2xx + m.mismatches;
   const problem = failed
     ? `${failed} of ${m.requests} requests failed (errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}, GraphQL errors ${m.mismatches}; statuses ${JSON.stringify(m.statusCodes)})`
     : null;
-  log(`  ${scenario.key}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.latency.p50} ms${problem ? ` (${problem})` : ""}`);
+  const cpu = m.cpuMsPerRequest === null ? "" : `, ${m.cpuMsPerRequest.toFixed(2)} CPU ms/req`;
+  log(`  ${scenario.key}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.latency.p50} ms${cpu}${problem ? ` (${problem})` : ""}`);
   return { ...base, problem, measurement: m };
 }
 
 /** The SLO's measure: p99 of a read at a fixed rate of half its saturation rate (not for writes). */
-async function addSlo(url: string, scenario: Scenario, result: ScenarioResult, opts: Options): Promise<ScenarioResult> {
+async function addSlo(service: Service, scenario: Scenario, result: ScenarioResult, opts: Options): Promise<ScenarioResult> {
   if (scenario.kind !== "read" || opts.sloDurationSec <= 0 || !result.measurement || result.problem) return result;
   const rate = result.measurement.reqPerSec * SLO_RATE_SHARE;
-  const slo = await latencyAtRate(url, scenario.requests, { ...opts.load, durationSec: opts.sloDurationSec }, rate, scenario.api !== "rest");
+  const slo = await latencyAtRate(service.url, scenario.requests, { ...opts.load, durationSec: opts.sloDurationSec }, rate, scenario.api !== "rest");
   log(`  ${scenario.key} at ${slo.rate} req/s: got ${slo.achieved.toFixed(0)} req/s, p50 ${slo.p50} ms, p99 ${slo.p99} ms${slo.failed ? `, ${slo.failed} failed` : ""}`);
   return { ...result, slo };
 }
@@ -187,23 +194,23 @@ async function addSlo(url: string, scenario: Scenario, result: ScenarioResult, o
  * Each side's best round stands for it (other load only ever slows a run down); then each gets
  * its SLO run at half that rate.
  */
-async function alternate(serverUrl: string, peerUrl: string | null, compared: Scenario[], peers: Scenario[], database: DatabaseName, opts: Options) {
-  const runs = new Map<string, { url: string; scenario: Scenario; results: ScenarioResult[] }>();
-  const runOne = async (url: string, scenario: Scenario) => {
-    const entry = runs.get(scenario.key) ?? { url, scenario, results: [] };
+async function alternate(server: Service, peer: Service | null, compared: Scenario[], peers: Scenario[], database: DatabaseName, opts: Options) {
+  const runs = new Map<string, { service: Service; scenario: Scenario; results: ScenarioResult[] }>();
+  const runOne = async (service: Service, scenario: Scenario) => {
+    const entry = runs.get(scenario.key) ?? { service, scenario, results: [] };
     runs.set(scenario.key, entry);
-    entry.results.push(await runScenario(url, scenario, database, opts));
+    entry.results.push(await runScenario(service, scenario, database, opts));
   };
   for (let round = 1; round <= opts.peerRounds; round++) {
-    log(`[${database}] compared scenarios, round ${round} of ${opts.peerRounds}${peerUrl ? " (alternating with the peer)" : ""}`);
+    log(`[${database}] compared scenarios, round ${round} of ${opts.peerRounds}${peer ? " (alternating with the peer)" : ""}`);
     for (const ours of compared) {
-      await runOne(serverUrl, ours);
-      const peer = peers.find((p) => p.peerOf === ours.key);
-      if (peer && peerUrl) await runOne(peerUrl, peer);
+      await runOne(server, ours);
+      const theirs = peers.find((p) => p.peerOf === ours.key);
+      if (theirs && peer) await runOne(peer, theirs);
     }
   }
   const combined: ScenarioResult[] = [];
-  for (const { url, scenario, results } of runs.values()) {
+  for (const { service, scenario, results } of runs.values()) {
     const measured = results.filter((r) => r.measurement);
     const best = measured.reduce<ScenarioResult | null>((a, r) => (!a || r.measurement!.reqPerSec > a.measurement!.reqPerSec ? r : a), null) ?? results[0]!;
     const result: ScenarioResult = {
@@ -212,7 +219,7 @@ async function alternate(serverUrl: string, peerUrl: string | null, compared: Sc
       rounds: results.map((r) => r.measurement?.reqPerSec ?? 0),
       ...(scenario.peerOf ? { peerOf: scenario.peerOf } : {}),
     };
-    combined.push(await addSlo(url, scenario, result, opts));
+    combined.push(await addSlo(service, scenario, result, opts));
   }
   return combined;
 }
@@ -235,7 +242,9 @@ async function login(url: string, username: string): Promise<string> {
   return body.access_token;
 }
 
-const selected = (opts: Options, scenario: Scenario) => !opts.only || opts.only.some((k) => scenario.key.startsWith(k));
+/** `--only` keys are prefixes; one ending in "$" must match the whole key (`gql.search$`). */
+const selected = (opts: Options, scenario: Scenario) =>
+  !opts.only || opts.only.some((k) => (k.endsWith("$") ? scenario.key === k.slice(0, -1) : scenario.key.startsWith(k)));
 
 async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<ScenarioContext, "tokens">, report: BenchReport, peerRuntime: string | null) {
   log(`\n[${name}] fresh database, seeding ${opts.size}...`);
@@ -290,9 +299,9 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
         const results = peerStart
           ? await withService(peerStart, async (peer) => {
               log(`[${name}] peer at ${peer.url} (pid ${peer.pid}): ${report.settings.peer}`);
-              return alternate(server.url, peer.url, compared, peers, name, opts);
+              return alternate(server, peer, compared, peers, name, opts);
             })
-          : await alternate(server.url, null, compared, peers, name, opts);
+          : await alternate(server, null, compared, peers, name, opts);
         report.results.push(...results);
       }
       const others = scenarios.filter((s) => !compared.includes(s));
@@ -304,9 +313,9 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
         if (opts.rounds > 1) log(`[${name}] round ${round} of ${opts.rounds}`);
         const results: ScenarioResult[] = [];
         for (const scenario of ordered) {
-          const result = await runScenario(server.url, scenario, name, opts);
+          const result = await runScenario(server, scenario, name, opts);
           // The SLO runs once, in the last round.
-          results.push(round === opts.rounds ? await addSlo(server.url, scenario, result, opts) : result);
+          results.push(round === opts.rounds ? await addSlo(server, scenario, result, opts) : result);
         }
         end = await readCounters(server.url);
         rssAfterRounds.push(end.rssBytes / 2 ** 20);
@@ -324,7 +333,7 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
     const raw = rawDriverScenario({ ...ctxBase, tokens: [] });
     if (selected(opts, raw)) {
       await withService(() => startService("bench/baselines/raw-driver.ts", { NODE_ENV: "production", DATABASE_URL: database.url }), async (baseline) => {
-        report.results.push(await runScenario(baseline.url, raw, name, opts));
+        report.results.push(await runScenario(baseline, raw, name, opts));
       });
     }
   } finally {
@@ -372,7 +381,7 @@ async function main() {
   if (selected(opts, constant)) {
     log("[baseline] Apollo + Fastify with constant resolvers");
     await withService(() => startService("bench/baselines/constant-apollo.ts", { NODE_ENV: "production" }), async (service) => {
-      report.results.push(await runScenario(service.url, constant, null, opts));
+      report.results.push(await runScenario(service, constant, null, opts));
     });
   }
   // The peer runs on PostgreSQL only, when one of the scenarios it is compared on is selected.
