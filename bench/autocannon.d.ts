@@ -10,6 +10,8 @@ declare module "autocannon" {
     pipelining?: number;
     /** Seconds before a request counts as timed out. */
     timeout?: number;
+    /** Requests per second over all connections (unlimited when absent). */
+    overallRate?: number;
     /** Each connection cycles through these in order. */
     requests?: Request[];
     /** false counts the response as a mismatch. */

@@ -1,5 +1,6 @@
 // Drives one scenario with autocannon: a warm-up run (discarded), then the measured run, reading
-// the server's counters around it to get SQL statements per request.
+// the server's counters around it to get SQL statements per request. `latencyAtRate` drives it at
+// a fixed request rate instead, for the latency SLO.
 import autocannon, { type Request } from "autocannon";
 import { readCounters } from "./prometheus.ts";
 
@@ -23,15 +24,18 @@ export type Measurement = {
   statementsPerRequest: number | null;
   /** The same, for a few of the scenario's requests sent one at a time (exact: no request cut off). */
   statementsOneAtATime: number | null;
+  /** CPU milliseconds the server process used per request answered in the measured run (null without /proc). */
+  cpuMsPerRequest: number | null;
 };
 
 const hasNoGraphqlErrors = (body: string) => !body.includes('"errors"');
 
-async function drive(url: string, requests: Request[], connections: number, durationSec: number, graphql: boolean) {
+async function drive(url: string, requests: Request[], connections: number, durationSec: number, graphql: boolean, overallRate?: number) {
   return autocannon({
     url,
     connections,
     duration: durationSec,
+    overallRate,
     pipelining: 1, // keep-alive, one request in flight per connection
     timeout: 10,
     requests,
@@ -62,7 +66,7 @@ export async function measure(
   url: string,
   requests: Request[],
   settings: LoadSettings,
-  options: { graphql: boolean; metrics: boolean },
+  options: { graphql: boolean; metrics: boolean; cpuSeconds?: () => number | null },
 ): Promise<Measurement> {
   if (settings.warmupSec > 0) await drive(url, requests, settings.connections, settings.warmupSec, options.graphql);
   let statementsOneAtATime: number | null = null;
@@ -73,7 +77,9 @@ export async function measure(
     statementsOneAtATime = total / Math.min(ONE_AT_A_TIME, requests.length);
   }
   const before = options.metrics ? await settledCounters(url) : null;
+  const cpuBefore = options.cpuSeconds?.() ?? null;
   const result = await drive(url, requests, settings.connections, settings.durationSec, options.graphql);
+  const cpuAfter = options.cpuSeconds?.() ?? null;
   const after = options.metrics ? await settledCounters(url) : null;
   // Divided by the requests sent, not those answered: the server runs a request cut off at the
   // end of the run to completion (its statements count) but may not count it as answered.
@@ -96,6 +102,7 @@ export async function measure(
     statusCodes,
     statementsPerRequest: before && after && sent > 0 ? (after.statements - before.statements) / sent : null,
     statementsOneAtATime,
+    cpuMsPerRequest: cpuBefore !== null && cpuAfter !== null && result.requests.total > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests.total : null,
   };
 }
 
@@ -107,4 +114,34 @@ export async function statementsOf(url: string, request: Request): Promise<numbe
   if (!res.ok || text.includes('"errors"')) throw new Error(`${request.method} ${request.path} answered ${res.status}: ${text.slice(0, 300)}`);
   const after = await readCounters(url);
   return after.statements - before.statements;
+}
+
+/** Latency at a fixed request rate (the SLO's measure), in milliseconds. */
+export type RateLatency = {
+  /** Requests per second asked of autocannon (over all connections). */
+  rate: number;
+  /** Requests per second answered: below `rate` when the server could not keep up. */
+  achieved: number;
+  p50: number;
+  p99: number;
+  max: number;
+  failed: number;
+};
+
+/**
+ * Sends `rate` requests per second (autocannon's overallRate, spread over the connections) for the
+ * duration, with no warm-up (run it right after the saturation run, on a warm server). autocannon
+ * times each request from when it is sent, so a server that falls behind shows as `achieved` below
+ * `rate` rather than in the percentiles.
+ */
+export async function latencyAtRate(url: string, requests: Request[], settings: LoadSettings, rate: number, graphql: boolean): Promise<RateLatency> {
+  const result = await drive(url, requests, settings.connections, settings.durationSec, graphql, Math.max(1, Math.round(rate)));
+  return {
+    rate: Math.max(1, Math.round(rate)),
+    achieved: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    failed: result.errors + result.timeouts + result.non2xx + result.mismatches,
+  };
 }

@@ -1,7 +1,8 @@
-// Child processes under test: the real server (`node --import tsx src/main.ts`) and the baseline
-// scripts. Each gets a free port chosen here (the server logs nothing at LOG_LEVEL=warn, so its
+// Child processes under test: the real server (`node --import tsx src/main.ts`), the baseline
+// scripts and the peer (PostGraphile on another Node). Each gets a free port chosen here (the server logs nothing at LOG_LEVEL=warn, so its
 // port cannot be read from its output) and is ready when GET /healthz answers 200.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -33,10 +34,32 @@ async function waitReady(url: string, child: ChildProcess, output: () => string,
   throw new Error(`process not ready after ${timeoutMs} ms:\n${output()}`);
 }
 
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux architecture Node supports
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc; null where there is no /proc.
+ * Beside req/s, CPU per request is a figure that other load on a shared machine disturbs far less.
+ */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces), from field 3: utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */
-export async function startService(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+export function startService(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+  return startProcess(process.execPath, [...nodeArgs, "--import", "tsx", script], env);
+}
+
+/** Runs `command args` from the repo's root with HOST and PORT set; resolves once it answers /healthz. */
+export async function startProcess(command: string, args: string[], env: Record<string, string>): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: "127.0.0.1", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,8 +1,11 @@
 // `npm run bench [-- options]`: seeds a fresh database, starts the real server in production mode
 // and drives it with autocannon over the GraphQL and REST scenarios, beside two baselines (Apollo
-// with constant resolvers: the ceiling; a bare driver read: the floor). On SQLite always, and on
-// PostgreSQL when DATABASE_URL points at one (in a new database on that server, dropped after).
-// Prints a table and writes bench/results/latest.json (the previous one becomes previous.json).
+// with constant resolvers: the ceiling; a bare driver read: the floor) and, on PostgreSQL, a peer
+// (PostGraphile 5 on Node 24, same database) in alternating rounds on the two scenarios it is
+// compared on. Every read is also driven at half its saturation rate for the p99 latency SLO.
+// On SQLite always, and on PostgreSQL when DATABASE_URL points at one (in a new database on that
+// server, dropped after). Prints a table and writes bench/results/latest.json (the previous one
+// becomes previous.json).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -15,12 +18,13 @@ import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/se
 import { progressPrinter } from "../src/seed/progress.ts";
 import { DEFAULT_SEED_PASSWORD, seed } from "../src/seed/seed.ts";
 import { freshPostgres, freshSqlite, isPostgresUrl, type BenchDatabase } from "./databases.ts";
-import { measure, statementsOf, type LoadSettings } from "./load.ts";
-import { startService, ROOT, type Service } from "./processes.ts";
+import { latencyAtRate, measure, statementsOf, type LoadSettings } from "./load.ts";
+import { ensurePeerInstalled, nodeRuntime, PEER_DIR, PEER_SCRIPT } from "./peer/postgraphile.ts";
+import { cpuSecondsOf, startProcess, startService, ROOT, type Service } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
-import { computeRatios, formatReport, type BenchReport, type DatabaseName, type PageSizeCheck, type ScenarioResult } from "./report.ts";
+import { computeRatios, formatReport, SLO_RATE_SHARE, type BenchReport, type DatabaseName, type PageSizeCheck, type ScenarioResult } from "./report.ts";
 import {
-  buildScenarios, constantApolloScenario, pageSizeRequests, preflight, rawDriverScenario,
+  buildScenarios, constantApolloScenario, pageSizeRequests, peerScenarios, preflight, rawDriverScenario,
   type Scenario, type ScenarioContext,
 } from "./scenarios.ts";
 
@@ -33,14 +37,23 @@ const HELP = `Usage: npm run bench [-- options]
   --connections N      concurrent keep-alive connections (default 50)
   --databases LIST     sqlite,postgres (default: sqlite, plus postgres when DATABASE_URL is one)
   --only KEYS          only scenarios whose key starts with one of these (comma-separated),
-                       e.g. --only gql.restaurant,rest.restaurant
+                       e.g. --only gql.restaurant,rest.restaurant; a key ending in $ must
+                       match whole (--only 'gql.search$' leaves out gql.search.rest-doc)
   --rounds N           run the server's scenarios N times on the same server (default 1); the
                        table shows the last round, memory is reported after each (RSS growth)
+  --peer NAME          postgraphile (default) or none: the peer baseline on PostgreSQL, run in
+                       its own process on Node 24 (installed on first use, see bench/peer/)
+  --peer-rounds N      alternating rounds of this service and the peer on the two compared
+                       scenarios (default 2; the best round of each side is compared)
+  --slo-duration S     seconds of each fixed-rate run (half the saturation rate) that measures
+                       the p99 of every read for the SLO (default: --duration; 0 skips them)
   --cpu-prof           run the server under test with node --cpu-prof (profiles are written
                        to a temp folder named at the end; open them in Chrome DevTools)
   --out FILE           where to write the JSON (default bench/results/latest.json)
 
-Environment: DATABASE_URL (a postgres:// server to also bench on); server settings such as
+Environment: DATABASE_URL (a postgres:// server to also bench on); BENCH_DURATION, BENCH_WARMUP,
+BENCH_CONNECTIONS, BENCH_ONLY, BENCH_DATABASES, BENCH_PEER, BENCH_PEER_ROUNDS, BENCH_SLO_DURATION
+stand for the options of the same names (a flag wins); server settings such as
 SQLITE_SYNCHRONOUS or DB_POOL_SIZE pass through to the server under test.
 Figures are only comparable between runs on a quiet machine.`;
 
@@ -64,15 +77,27 @@ function options() {
       size: { type: "string" },
       duration: { type: "string" },
       warmup: { type: "string" },
-      connections: { type: "string", default: "50" },
+      connections: { type: "string" },
       databases: { type: "string" },
       only: { type: "string" },
       rounds: { type: "string", default: "1" },
+      peer: { type: "string" },
+      "peer-rounds": { type: "string" },
+      "slo-duration": { type: "string" },
       "cpu-prof": { type: "boolean", default: false },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
       help: { type: "boolean", short: "h", default: false },
     },
   });
+  const env = process.env;
+  values.duration ??= env.BENCH_DURATION;
+  values.warmup ??= env.BENCH_WARMUP;
+  values.connections ??= env.BENCH_CONNECTIONS;
+  values.only ??= env.BENCH_ONLY;
+  values.databases ??= env.BENCH_DATABASES;
+  values.peer ??= env.BENCH_PEER ?? "postgraphile";
+  values["peer-rounds"] ??= env.BENCH_PEER_ROUNDS;
+  values["slo-duration"] ??= env.BENCH_SLO_DURATION;
   if (values.help) {
     console.log(HELP);
     process.exit(0);
@@ -96,7 +121,15 @@ function options() {
   const only = values.only?.split(",").filter(Boolean);
   const rounds = number(values.rounds, 1, "rounds");
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number of at least 1");
-  return { quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds, cpuProf: values["cpu-prof"], out: values.out };
+  const peerRounds = number(values["peer-rounds"], 2, "peer-rounds");
+  if (!Number.isInteger(peerRounds) || peerRounds < 1) throw new Error("--peer-rounds must be a whole number of at least 1");
+  if (values.peer !== "postgraphile" && values.peer !== "none") throw new Error('--peer must be "postgraphile" or "none"');
+  const sloDurationSec = number(values["slo-duration"], load.durationSec, "slo-duration");
+  return {
+    quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds,
+    peer: values.peer === "postgraphile", peerRounds, sloDurationSec,
+    cpuProf: values["cpu-prof"], out: values.out,
+  };
 }
 
 type Options = ReturnType<typeof options>;
@@ -113,8 +146,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-async function withService<T>(script: string, env: Record<string, string>, nodeArgs: string[], use: (s: Service) => Promise<T>): Promise<T> {
-  const service = await startService(script, env, nodeArgs);
+async function withService<T>(start: () => Promise<Service>, use: (s: Service) => Promise<T>): Promise<T> {
+  const service = await start();
   cleanups.push(service.stop);
   try {
     return await use(service);
@@ -124,20 +157,78 @@ async function withService<T>(script: string, env: Record<string, string>, nodeA
   }
 }
 
-async function runScenario(url: string, scenario: Scenario, database: DatabaseName | null, opts: Options): Promise<ScenarioResult> {
+async function runScenario(service: Service, scenario: Scenario, database: DatabaseName | null, opts: Options): Promise<ScenarioResult> {
+  const { url } = service;
   const base = { database, key: scenario.key, label: scenario.label, api: scenario.api, kind: scenario.kind };
   const wrong = await preflight(url, scenario).catch((error: Error) => `request failed: ${error.message}`);
   if (wrong) {
     log(`  ${scenario.key}: wrong answer before the load, skipped: ${wrong}`);
     return { ...base, problem: `first answer wrong: ${wrong}`, measurement: null };
   }
-  const m = await measure(url, scenario.requests, opts.load, { graphql: scenario.api !== "rest", metrics: scenario.target === "server" });
+  const m = await measure(url, scenario.requests, opts.load, {
+    graphql: scenario.api !== "rest",
+    metrics: scenario.target === "server",
+    cpuSeconds: () => cpuSecondsOf(service.pid),
+  });
   const failed = m.errors + m.timeouts + m.non2xx + m.mismatches;
   const problem = failed
     ? `${failed} of ${m.requests} requests failed (errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}, GraphQL errors ${m.mismatches}; statuses ${JSON.stringify(m.statusCodes)})`
     : null;
-  log(`  ${scenario.key}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms${problem ? ` (${problem})` : ""}`);
+  const cpu = m.cpuMsPerRequest === null ? "" : `, ${m.cpuMsPerRequest.toFixed(2)} CPU ms/req`;
+  log(`  ${scenario.key}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.latency.p50} ms${cpu}${problem ? ` (${problem})` : ""}`);
   return { ...base, problem, measurement: m };
+}
+
+/** The SLO's measure: p99 of a read at a fixed rate of half its saturation rate (not for writes). */
+async function addSlo(service: Service, scenario: Scenario, result: ScenarioResult, opts: Options): Promise<ScenarioResult> {
+  if (scenario.kind !== "read" || opts.sloDurationSec <= 0 || !result.measurement || result.problem) return result;
+  const rate = result.measurement.reqPerSec * SLO_RATE_SHARE;
+  const slo = await latencyAtRate(service.url, scenario.requests, { ...opts.load, durationSec: opts.sloDurationSec }, rate, scenario.api !== "rest");
+  log(`  ${scenario.key} at ${slo.rate} req/s: got ${slo.achieved.toFixed(0)} req/s, p50 ${slo.p50} ms, p99 ${slo.p99} ms${slo.failed ? `, ${slo.failed} failed` : ""}`);
+  return { ...result, slo };
+}
+
+/**
+ * The compared scenarios: this service and the peer (when there is one) take turns, one scenario
+ * run each, for `peerRounds` rounds, so that whatever else loads the machine hits both alike.
+ * Each side's best round stands for it (other load only ever slows a run down); then each gets
+ * its SLO run at half that rate.
+ */
+async function alternate(server: Service, peer: Service | null, compared: Scenario[], peers: Scenario[], database: DatabaseName, opts: Options) {
+  const runs = new Map<string, { service: Service; scenario: Scenario; results: ScenarioResult[] }>();
+  const runOne = async (service: Service, scenario: Scenario) => {
+    const entry = runs.get(scenario.key) ?? { service, scenario, results: [] };
+    runs.set(scenario.key, entry);
+    entry.results.push(await runScenario(service, scenario, database, opts));
+  };
+  for (let round = 1; round <= opts.peerRounds; round++) {
+    log(`[${database}] compared scenarios, round ${round} of ${opts.peerRounds}${peer ? " (alternating with the peer)" : ""}`);
+    for (const ours of compared) {
+      await runOne(server, ours);
+      const theirs = peers.find((p) => p.peerOf === ours.key);
+      if (theirs && peer) await runOne(peer, theirs);
+    }
+  }
+  const combined: ScenarioResult[] = [];
+  for (const { service, scenario, results } of runs.values()) {
+    const measured = results.filter((r) => r.measurement);
+    const best = measured.reduce<ScenarioResult | null>((a, r) => (!a || r.measurement!.reqPerSec > a.measurement!.reqPerSec ? r : a), null) ?? results[0]!;
+    const result: ScenarioResult = {
+      ...best,
+      problem: results.find((r) => r.problem)?.problem ?? null,
+      rounds: results.map((r) => r.measurement?.reqPerSec ?? 0),
+      ...(scenario.peerOf ? { peerOf: scenario.peerOf } : {}),
+    };
+    combined.push(await addSlo(service, scenario, result, opts));
+  }
+  return combined;
+}
+
+/** The peer's description for the report, e.g. "PostGraphile 5.1.5 on Node v24.21.0". */
+function describePeer(runtime: string): string {
+  const version = (JSON.parse(readFileSync(path.join(PEER_DIR, "node_modules/postgraphile/package.json"), "utf8")) as { version: string }).version;
+  const node = execFileSync(path.join(runtime, "bin/node"), ["--version"], { encoding: "utf8" }).trim();
+  return `PostGraphile ${version} (Amber preset, no authentication) on Node ${node}`;
 }
 
 async function login(url: string, username: string): Promise<string> {
@@ -151,9 +242,11 @@ async function login(url: string, username: string): Promise<string> {
   return body.access_token;
 }
 
-const selected = (opts: Options, scenario: Scenario) => !opts.only || opts.only.some((k) => scenario.key.startsWith(k));
+/** `--only` keys are prefixes; one ending in "$" must match the whole key (`gql.search$`). */
+const selected = (opts: Options, scenario: Scenario) =>
+  !opts.only || opts.only.some((k) => (k.endsWith("$") ? scenario.key === k.slice(0, -1) : scenario.key.startsWith(k)));
 
-async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<ScenarioContext, "tokens">, report: BenchReport) {
+async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<ScenarioContext, "tokens">, report: BenchReport, peerRuntime: string | null) {
   log(`\n[${name}] fresh database, seeding ${opts.size}...`);
   const database: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(opts.serverUrl!);
   cleanups.push(database.drop);
@@ -178,7 +271,7 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
     // One folder per server; node names each thread's profile itself (the tsx loader runs in a
     // worker thread, and a fixed --cpu-prof-name would let its profile overwrite the main one).
     const nodeArgs = opts.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.join(PROFILE_DIR, `${name}-${Date.now()}`)] : [];
-    await withService("src/main.ts", env, nodeArgs, async (server) => {
+    await withService(() => startService("src/main.ts", env, nodeArgs), async (server) => {
       log(`[${name}] server at ${server.url} (pid ${server.pid}); signing in ${TOKENS} seeded users`);
       const usernames = users(SIZES[opts.size]).slice(2, 2 + TOKENS).map((u) => u.username);
       const tokens = await Promise.all(usernames.map((u) => login(server.url, u)));
@@ -195,14 +288,35 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
       }
 
       const scenarios = buildScenarios(ctx).filter((s) => selected(opts, s));
+      // The scenarios the peer is compared on go first, in alternating rounds (on SQLite, or with
+      // --peer none, the same rounds with this service alone).
+      const peers = peerScenarios(ctx);
+      const compared = scenarios.filter((s) => peers.some((p) => p.peerOf === s.key));
+      if (compared.length) {
+        const peerStart = peerRuntime && name === "postgres"
+          ? () => startProcess(path.join(peerRuntime, "bin/node"), [PEER_SCRIPT], { NODE_ENV: "production", DATABASE_URL: database.url })
+          : null;
+        const results = peerStart
+          ? await withService(peerStart, async (peer) => {
+              log(`[${name}] peer at ${peer.url} (pid ${peer.pid}): ${report.settings.peer}`);
+              return alternate(server, peer, compared, peers, name, opts);
+            })
+          : await alternate(server, null, compared, peers, name, opts);
+        report.results.push(...results);
+      }
+      const others = scenarios.filter((s) => !compared.includes(s));
       // Reads first: the writes add comments, which would change what the reads read.
-      const ordered = [...scenarios.filter((s) => s.kind === "read"), ...scenarios.filter((s) => s.kind === "write")];
+      const ordered = [...others.filter((s) => s.kind === "read"), ...others.filter((s) => s.kind === "write")];
       const rssAfterRounds: number[] = [];
       let end = start;
       for (let round = 1; round <= opts.rounds; round++) {
         if (opts.rounds > 1) log(`[${name}] round ${round} of ${opts.rounds}`);
         const results: ScenarioResult[] = [];
-        for (const scenario of ordered) results.push(await runScenario(server.url, scenario, name, opts));
+        for (const scenario of ordered) {
+          const result = await runScenario(server, scenario, name, opts);
+          // The SLO runs once, in the last round.
+          results.push(round === opts.rounds ? await addSlo(server, scenario, result, opts) : result);
+        }
         end = await readCounters(server.url);
         rssAfterRounds.push(end.rssBytes / 2 ** 20);
         if (round === opts.rounds) report.results.push(...results);
@@ -218,8 +332,8 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
 
     const raw = rawDriverScenario({ ...ctxBase, tokens: [] });
     if (selected(opts, raw)) {
-      await withService("bench/baselines/raw-driver.ts", { NODE_ENV: "production", DATABASE_URL: database.url }, [], async (baseline) => {
-        report.results.push(await runScenario(baseline.url, raw, name, opts));
+      await withService(() => startService("bench/baselines/raw-driver.ts", { NODE_ENV: "production", DATABASE_URL: database.url }), async (baseline) => {
+        report.results.push(await runScenario(baseline, raw, name, opts));
       });
     }
   } finally {
@@ -241,9 +355,19 @@ async function main() {
   const cpus = os.cpus();
   const report: BenchReport = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? "unknown", memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model.trim() ?? "unknown",
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      loadAverage: { start: os.loadavg(), end: [] },
+    },
     commit: gitCommit(),
-    settings: { quick: opts.quick, size: opts.size, ...opts.load, rounds: opts.rounds, seed: {} },
+    settings: {
+      quick: opts.quick, size: opts.size, ...opts.load, rounds: opts.rounds,
+      peerRounds: opts.peerRounds, peer: null, sloDurationSec: opts.sloDurationSec, seed: {},
+    },
     results: [],
     ratios: [],
     pageSizeChecks: [],
@@ -256,13 +380,24 @@ async function main() {
   const constant = constantApolloScenario({ ...ctxBase, tokens: [] });
   if (selected(opts, constant)) {
     log("[baseline] Apollo + Fastify with constant resolvers");
-    await withService("bench/baselines/constant-apollo.ts", { NODE_ENV: "production" }, [], async (service) => {
-      report.results.push(await runScenario(service.url, constant, null, opts));
+    await withService(() => startService("bench/baselines/constant-apollo.ts", { NODE_ENV: "production" }), async (service) => {
+      report.results.push(await runScenario(service, constant, null, opts));
     });
   }
-  for (const name of opts.databases) await benchDatabase(name, opts, ctxBase, report);
+  // The peer runs on PostgreSQL only, when one of the scenarios it is compared on is selected.
+  const scenarioList = buildScenarios({ ...ctxBase, tokens: ["-"] });
+  const peerList = peerScenarios({ ...ctxBase, tokens: [] });
+  const peerWanted = opts.peer && opts.databases.includes("postgres") && peerList.some((p) => scenarioList.some((s) => s.key === p.peerOf && selected(opts, s)));
+  let peerRuntime: string | null = null;
+  if (peerWanted) {
+    peerRuntime = nodeRuntime(log);
+    ensurePeerInstalled(peerRuntime, log);
+    report.settings.peer = describePeer(peerRuntime);
+  }
+  for (const name of opts.databases) await benchDatabase(name, opts, ctxBase, report, peerRuntime);
 
-  report.ratios = computeRatios(report.results, buildScenarios({ ...ctxBase, tokens: ["-"] }), opts.databases);
+  report.machine.loadAverage.end = os.loadavg();
+  report.ratios = computeRatios(report.results, scenarioList, peerList, opts.databases);
   mkdirSync(path.dirname(opts.out), { recursive: true });
   const previousFile = path.join(path.dirname(opts.out), "previous.json");
   if (existsSync(opts.out)) renameSync(opts.out, previousFile);

@@ -7,12 +7,12 @@ import type { Request } from "autocannon";
 import { routes } from "../src/rest/routes/index.ts";
 import { createRandom } from "../src/seed/random.ts";
 
-export type Target = "server" | "constant-apollo" | "raw-driver";
+export type Target = "server" | "constant-apollo" | "raw-driver" | "postgraphile";
 
 export type Scenario = {
   key: string;
   label: string;
-  api: "graphql" | "rest" | "baseline";
+  api: "graphql" | "rest" | "baseline" | "peer";
   target: Target;
   /** Reads have the p99 latency target; writes change data, so they run after the reads. */
   kind: "read" | "write";
@@ -21,6 +21,8 @@ export type Scenario = {
   check(status: number, body: unknown): string | null;
   /** For a REST scenario: the GraphQL scenario running the same document. */
   sameAs?: string;
+  /** For a peer scenario: the service's scenario that reads the same data. */
+  peerOf?: string;
 };
 
 export type ScenarioContext = {
@@ -46,6 +48,27 @@ export const RESTAURANTS_PAGE = `query RestaurantsPage($first: Int) {
     totalCount
     pageInfo { hasNextPage endCursor }
     nodes { id title rating commentCount address { city district } owner { id username firstName } }
+  }
+}`;
+
+// The peer's documents (PostGraphile 5, Amber preset: issue 16's field names), selecting the same
+// columns as the two documents above so both sides read and send the same data. The service's
+// `restaurants` sorts NEWEST (createdAt descending, then id) by default, as these do.
+export const PEER_RESTAURANT_BY_ID = `query RestaurantById($rowId: String!) {
+  restaurantByRowId(rowId: $rowId) {
+    rowId title ratingAvg ratingCount
+    userByOwnerId { rowId username firstName avatar }
+    commentsByRestaurantId(first: 1, orderBy: CREATED_AT_DESC) {
+      nodes { rowId title body rating createdAt userByAuthorId { rowId username firstName } }
+    }
+  }
+}`;
+
+export const PEER_RESTAURANTS_PAGE = `query RestaurantsPage($first: Int) {
+  allRestaurants(first: $first, orderBy: [CREATED_AT_DESC, PRIMARY_KEY_ASC]) {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    nodes { rowId title ratingAvg ratingCount city district userByOwnerId { rowId username firstName } }
   }
 }`;
 
@@ -231,6 +254,42 @@ export function rawDriverScenario(ctx: ScenarioContext): Scenario {
     requests: ids.map((id) => ({ method: "GET", path: `/restaurants/${encodeURIComponent(id)}` })),
     check: (status, body: any) => (status === 200 && body?.id ? null : `status ${status}: ${JSON.stringify(body).slice(0, 200)}`),
   };
+}
+
+/**
+ * The peer baseline (PostGraphile, no authentication: it has none configured), one scenario per
+ * service scenario it is compared with, cycling through the same restaurants.
+ */
+export function peerScenarios(ctx: ScenarioContext): Scenario[] {
+  const ids = rotation("restaurants", (_, rng) => rng.pick(ctx.restaurantIds));
+  const request = (query: string, variables: Record<string, unknown>): Request => ({
+    method: "POST",
+    path: "/graphql",
+    headers: json,
+    body: JSON.stringify({ query, variables }),
+  });
+  return [
+    {
+      key: "peer.restaurant",
+      label: "PostGraphile restaurantByRowId (owner, rating, latest comment)",
+      api: "peer",
+      target: "postgraphile",
+      kind: "read",
+      peerOf: "gql.restaurant",
+      requests: ids.map((rowId) => request(PEER_RESTAURANT_BY_ID, { rowId })),
+      check: checkGraphql("restaurantByRowId"),
+    },
+    {
+      key: "peer.search",
+      label: `PostGraphile allRestaurants page of ${PAGE} (owner, rating)`,
+      api: "peer",
+      target: "postgraphile",
+      kind: "read",
+      peerOf: "gql.search",
+      requests: ids.map(() => request(PEER_RESTAURANTS_PAGE, { first: PAGE })),
+      check: checkGraphql("allRestaurants", true),
+    },
+  ];
 }
 
 /** Sends a scenario's first request once and returns why its answer is wrong, or null. */
