@@ -6,6 +6,7 @@ import type { Db } from "./db/client.ts";
 import { contextFactory } from "./graphql/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
 import { graphqlWebSocket } from "./graphql/websocket.ts";
+import { SubscriptionQuota } from "./graphql/subscriptions/quota.ts";
 import { formatError } from "./graphql/errors.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
@@ -114,9 +115,12 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis });
   const limits = operationLimits(config);
   // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
+  // Subscriptions per token count across transports (WebSocket and Server-Sent Events).
+  const subscriptionQuota = new SubscriptionQuota(config.live.maxSubscriptionsPerToken);
   const webSocket = await graphqlWebSocket(app, {
     schema,
     limits,
+    quota: subscriptionQuota,
     createContext,
     config,
     metrics,

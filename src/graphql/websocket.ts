@@ -9,19 +9,8 @@
 // within SESSION_CACHE_TTL: the socket is closed with 4403.
 import websocket, { type WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import {
-  getOperationAST,
-  GraphQLError,
-  parse,
-  specifiedRules,
-  validate,
-  type DocumentNode,
-  type ExecutionArgs,
-  type GraphQLFormattedError,
-  type GraphQLSchema,
-  type ValidationRule,
-} from "graphql";
-import type { Context as WsContext, SubscribePayload } from "graphql-ws";
+import type { ExecutionArgs, GraphQLFormattedError, GraphQLSchema } from "graphql";
+import type { Context as WsContext } from "graphql-ws";
 import { makeHandler, type Extra } from "graphql-ws/use/@fastify/websocket";
 import type { Config } from "../config.ts";
 import { hashToken, type Authentication } from "../domain/tokens.ts";
@@ -29,11 +18,11 @@ import type { PublishedEvent } from "../events/live-event.ts";
 import type { Metrics } from "../http/metrics.ts";
 import { rememberConnectionToken } from "../http/rate-limit.ts";
 import type { Context, ContextFactory } from "./context.ts";
-import { checkOperationCost } from "./cost.ts";
-import { expensiveFieldLimitRule } from "./directives/expensive.ts";
 import type { OperationLimits } from "./limits.ts";
 import { executeSubscription } from "./subscriptions/execute.ts";
-import { SubscriptionQuota } from "./subscriptions/quota.ts";
+import type { SubscriptionQuota } from "./subscriptions/quota.ts";
+import { refusal, subscriptionAdmission } from "./subscriptions/admission.ts";
+import { watchToken } from "./subscriptions/token-watch.ts";
 
 /** Close codes this transport uses besides graphql-ws's own (4400, 4408, 4409, 4429, ...). */
 export const CLOSE = {
@@ -56,6 +45,8 @@ export type GraphqlWebSocketOptions = {
   createContext: ContextFactory;
   config: Config;
   metrics: Metrics;
+  /** Subscriptions per token (or address), shared with the other transports. */
+  quota: SubscriptionQuota;
   /** The same error formatting as HTTP (client-safe codes and messages, suggestions hidden when asked). */
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
 };
@@ -66,7 +57,7 @@ type Connection = {
   auth: Authentication;
   /** Release functions of this connection's active subscriptions, by operation id. */
   releases: Map<string, () => void>;
-  recheck?: NodeJS.Timeout;
+  stopWatching?: () => void;
 };
 
 type Ctx = WsContext<Record<string, unknown>, Extra>;
@@ -79,7 +70,6 @@ export function tokenFromConnectionParams(params: Record<string, unknown> | unde
   return typeof params.token === "string" && params.token.trim() ? params.token.trim() : undefined;
 }
 
-const refusal = (code: string, message: string) => [new GraphQLError(message, { extensions: { code } })];
 
 /**
  * Registers @fastify/websocket (max message size, shutdown with 1001) and returns the handler of
@@ -90,8 +80,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   const live = config.live;
   const connections = new WeakMap<WebSocket, Connection>();
   const eventContexts = new WeakMap<Context, () => Promise<Context>>();
-  const perToken = new SubscriptionQuota(live.maxSubscriptionsPerToken);
-  const rules: ValidationRule[] = [...specifiedRules, ...limits.validationRules, expensiveFieldLimitRule(schema)];
+  const perToken = options.quota;
   let closing = false;
   let inFlight = 0;
 
@@ -111,58 +100,26 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     },
   });
 
-  const sessionTtl = config.sessionCacheTtlMs;
-  // Re-check every half TTL accepting answers at most half a TTL old: a revocation ends the
-  // connection within one TTL. Without a cache (TTL 0), each re-check reads the database: once a second.
-  const recheckEvery = sessionTtl > 0 ? Math.max(100, sessionTtl / 2) : 1000;
-
-  function watchToken(socket: WebSocket, connection: Connection) {
-    const { token } = connection;
-    if (!token || connection.auth.state !== "valid") return;
-    const role = connection.auth.viewer.role;
-    connection.recheck = setInterval(async () => {
-      let auth: Authentication;
-      try {
-        auth = await createContext.authenticate(token, sessionTtl > 0 ? recheckEvery : undefined);
-      } catch {
-        return; // the database is unreachable: keep the connection, check again next time
-      }
-      if (auth.state !== "valid") socket.close(CLOSE.FORBIDDEN, "The access token was revoked or has expired; sign in again.");
-      else if (auth.viewer.role !== role) socket.close(CLOSE.FORBIDDEN, "The account's role changed; reconnect.");
-      else connection.auth = auth;
-    }, recheckEvery);
-    connection.recheck.unref();
+  function watch(socket: WebSocket, connection: Connection) {
+    connection.stopWatching = watchToken(
+      createContext.authenticate,
+      config.sessionCacheTtlMs,
+      connection.token,
+      connection.auth,
+      (why) =>
+        socket.close(CLOSE.FORBIDDEN, why === "revoked" ? "The access token was revoked or has expired; sign in again." : "The account's role changed; reconnect."),
+      (auth) => (connection.auth = auth),
+    );
   }
 
   function releaseAll(connection: Connection | undefined) {
     if (!connection) return;
-    clearInterval(connection.recheck);
+    connection.stopWatching?.();
     for (const release of connection.releases.values()) release();
     connection.releases.clear();
   }
 
-  /** Parses and validates like HTTP; errors for anything that is not one subscription within the limits. */
-  function checkedDocument(payload: SubscribePayload): { document: DocumentNode } | readonly GraphQLError[] {
-    let document: DocumentNode;
-    try {
-      document = parse(payload.query, limits.parseOptions);
-    } catch (error) {
-      return [error instanceof GraphQLError ? error : new GraphQLError("The operation could not be parsed.")];
-    }
-    const invalid = validate(schema, document, rules);
-    if (invalid.length > 0) return invalid;
-    const operation = getOperationAST(document, payload.operationName);
-    if (!operation) return refusal("BAD_USER_INPUT", "Name the operation to run (operationName): the document holds none or several.");
-    if (operation.operation !== "subscription") {
-      return refusal("BAD_USER_INPUT", `Only subscriptions run over WebSocket; send ${operation.operation === "query" ? "queries" : "mutations"} with POST /graphql.`);
-    }
-    try {
-      checkOperationCost(schema, document, payload.operationName, payload.variables, config.graphql.maxCost);
-    } catch (error) {
-      return [error as GraphQLError];
-    }
-    return { document };
-  }
+  const checkedDocument = subscriptionAdmission(schema, limits, config.graphql.maxCost, "WebSocket");
 
   const delivered = (event: PublishedEvent) => {
     metrics.live.delivered.inc({ topic: event.topic });
@@ -191,7 +148,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
         if (token) rememberConnectionToken(request, token);
         const connection: Connection = { token, auth, releases: new Map() };
         connections.set(socket, connection);
-        watchToken(socket, connection);
+        watch(socket, connection);
         return true;
       },
       async onSubscribe(ctx: Ctx, id, payload) {
