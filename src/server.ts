@@ -7,6 +7,7 @@ import { contextFactory } from "./graphql/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
 import { graphqlWebSocket } from "./graphql/websocket.ts";
 import { SubscriptionQuota } from "./graphql/subscriptions/quota.ts";
+import { graphqlSsePlugin } from "./graphql/sse.ts";
 import { formatError } from "./graphql/errors.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
@@ -117,7 +118,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
   // Subscriptions per token count across transports (WebSocket and Server-Sent Events).
   const subscriptionQuota = new SubscriptionQuota(config.live.maxSubscriptionsPerToken);
-  const webSocket = await graphqlWebSocket(app, {
+  const live = {
     schema,
     limits,
     quota: subscriptionQuota,
@@ -125,7 +126,8 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     config,
     metrics,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL subscription failed"), { hideSuggestions: limits.hideSuggestions }),
-  });
+  };
+  const webSocket = await graphqlWebSocket(app, live);
   if (config.graphql.explorer) await app.register(explorerPlugin);
   const apollo = await createApollo(app, {
     schema,
@@ -140,6 +142,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
     webSocket,
   });
+  await app.register(graphqlSsePlugin, live);
   await app.register(uploadsPlugin, { config });
   const prefixes = config.legacy.restPrefixes;
   await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
