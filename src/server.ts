@@ -8,6 +8,7 @@ import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
 import { graphqlWebSocket } from "./graphql/websocket.ts";
 import { SubscriptionQuota } from "./graphql/subscriptions/quota.ts";
 import { graphqlSsePlugin } from "./graphql/sse.ts";
+import { tokenWatcher } from "./graphql/subscriptions/token-watch.ts";
 import { formatError } from "./graphql/errors.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
@@ -116,12 +117,15 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis });
   const limits = operationLimits(config);
   // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
+  const watchToken = tokenWatcher({ authenticate: createContext.authenticate, sessionTtlMs: config.sessionCacheTtlMs, events });
+  app.addHook("onClose", async () => watchToken.close());
   // Subscriptions per token count across transports (WebSocket and Server-Sent Events).
   const subscriptionQuota = new SubscriptionQuota(config.live.maxSubscriptionsPerToken);
   const live = {
     schema,
     limits,
     quota: subscriptionQuota,
+    watchToken,
     createContext,
     config,
     metrics,

@@ -20,7 +20,7 @@ import type { OperationLimits } from "./limits.ts";
 import { refusal, subscriptionAdmission } from "./subscriptions/admission.ts";
 import { executeSubscription } from "./subscriptions/execute.ts";
 import type { SubscriptionQuota } from "./subscriptions/quota.ts";
-import { watchToken } from "./subscriptions/token-watch.ts";
+import type { TokenWatch } from "./subscriptions/token-watch.ts";
 
 export const SSE_PATH = "/graphql/stream";
 
@@ -30,6 +30,8 @@ export type GraphqlSseOptions = {
   createContext: ContextFactory;
   config: Config;
   metrics: Metrics;
+  /** Ends a stream whose token is revoked or whose role changed (shared with the WebSocket transport). */
+  watchToken: TokenWatch;
   /** Subscriptions per token (or address), shared with the WebSocket transport. */
   quota: SubscriptionQuota;
   /** The same error formatting as HTTP (client-safe codes and messages). */
@@ -91,7 +93,11 @@ export async function graphqlSsePlugin(app: FastifyInstance, options: GraphqlSse
       const contextValue = await createContext(stream.token, { clientAddress: request.ip });
       streamOf.set(contextValue, stream);
       const end = () => request.raw.socket?.end();
-      stream.stopWatching = watchToken(createContext.authenticate, config.sessionCacheTtlMs, stream.token, contextValue.auth, end);
+      stream.stopWatching = options.watchToken({
+        token: stream.token,
+        auth: contextValue.auth,
+        onEnd: end,
+      });
       const args: ExecutionArgs = { schema, document: checked.document, operationName: params.operationName, variableValues: params.variables, contextValue };
       return args as ExecutionArgs & { contextValue: Context };
     },

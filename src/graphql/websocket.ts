@@ -22,7 +22,7 @@ import type { OperationLimits } from "./limits.ts";
 import { executeSubscription } from "./subscriptions/execute.ts";
 import type { SubscriptionQuota } from "./subscriptions/quota.ts";
 import { refusal, subscriptionAdmission } from "./subscriptions/admission.ts";
-import { watchToken } from "./subscriptions/token-watch.ts";
+import type { TokenWatch } from "./subscriptions/token-watch.ts";
 
 /** Close codes this transport uses besides graphql-ws's own (4400, 4408, 4409, 4429, ...). */
 export const CLOSE = {
@@ -45,6 +45,8 @@ export type GraphqlWebSocketOptions = {
   createContext: ContextFactory;
   config: Config;
   metrics: Metrics;
+  /** Ends a subscription whose token is revoked or whose role changed (shared with the other transports). */
+  watchToken: TokenWatch;
   /** Subscriptions per token (or address), shared with the other transports. */
   quota: SubscriptionQuota;
   /** The same error formatting as HTTP (client-safe codes and messages, suggestions hidden when asked). */
@@ -101,15 +103,13 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   });
 
   function watch(socket: WebSocket, connection: Connection) {
-    connection.stopWatching = watchToken(
-      createContext.authenticate,
-      config.sessionCacheTtlMs,
-      connection.token,
-      connection.auth,
-      (why) =>
+    connection.stopWatching = options.watchToken({
+      token: connection.token,
+      auth: connection.auth,
+      onEnd: (why) =>
         socket.close(CLOSE.FORBIDDEN, why === "revoked" ? "The access token was revoked or has expired; sign in again." : "The account's role changed; reconnect."),
-      (auth) => (connection.auth = auth),
-    );
+      onValid: (auth) => (connection.auth = auth),
+    });
   }
 
   function releaseAll(connection: Connection | undefined) {

@@ -1,40 +1,82 @@
 // A subscription outlives the request that started it, so its token is checked again while it
-// runs: a revoked or expired token, or a changed role, ends it within SESSION_CACHE_TTL, whatever
-// the transport. Re-checks every half TTL accept cached answers at most half a TTL old; without a
-// cache (TTL 0) each re-check reads the database, once a second.
+// runs: a revoked or expired token, or a changed role, ends it, whatever the transport. A
+// revocation or role change announced on the event bus (from any instance on PostgreSQL or with
+// REDIS_URL) triggers the check at once; a timer re-checks anyway every half SESSION_CACHE_TTL
+// accepting cached answers at most half a TTL old (an expiry, or an event lost in a gap), so the
+// end comes within one TTL at worst. Without a cache (TTL 0) the timer reads the database once a second.
 import type { Authentication } from "../../domain/tokens.ts";
+import type { EventBus } from "../../events/bus.ts";
 import type { ContextFactory } from "../context.ts";
 
 export type TokenEnd = "revoked" | "role changed";
 
-/** Starts watching; `onEnd` is called at most once. Returns the function that stops watching. */
-export function watchToken(
-  authenticate: ContextFactory["authenticate"],
-  sessionTtlMs: number,
-  token: string | undefined,
-  auth: Authentication,
-  onEnd: (why: TokenEnd) => void,
+export type TokenWatcherOptions = {
+  authenticate: ContextFactory["authenticate"];
+  sessionTtlMs: number;
+  /** Where revocations and role changes are announced. */
+  events: EventBus;
+};
+
+export type WatchedToken = {
+  token: string | undefined;
+  auth: Authentication;
+  /** Called at most once, when the token no longer holds. */
+  onEnd(why: TokenEnd): void;
   /** Each answer that is still valid (a fresher expiry for contexts built later). */
-  onValid?: (auth: Authentication) => void,
-): () => void {
-  if (!token || auth.state !== "valid") return () => {};
-  const role = auth.viewer.role;
+  onValid?(auth: Authentication): void;
+};
+
+/** Watches tokens of live subscriptions; one bus listener for all of them. Returns watch(): stop function. */
+export function tokenWatcher({ authenticate, sessionTtlMs, events }: TokenWatcherOptions) {
   const every = sessionTtlMs > 0 ? Math.max(100, sessionTtlMs / 2) : 1000;
-  const timer = setInterval(async () => {
-    let now: Authentication;
-    try {
-      now = await authenticate(token, sessionTtlMs > 0 ? every : undefined);
-    } catch {
-      return; // the database is unreachable: keep it, check again next time
-    }
-    if (now.state !== "valid") end("revoked");
-    else if (now.viewer.role !== role) end("role changed");
-    else onValid?.(now);
-  }, every);
-  timer.unref();
-  const end = (why: TokenEnd) => {
-    clearInterval(timer);
-    onEnd(why);
+  /** Checks now, by the session id and the user id they concern. */
+  const bySession = new Map<string, Set<() => void>>();
+  const byUser = new Map<string, Set<() => void>>();
+  const add = (index: Map<string, Set<() => void>>, key: string, check: () => void) => {
+    const set = index.get(key) ?? new Set();
+    set.add(check);
+    index.set(key, set);
+    return () => {
+      set.delete(check);
+      if (set.size === 0) index.delete(key);
+    };
   };
-  return () => clearInterval(timer);
+  // The session cache heard the same event first (it listens from start-up) and forgot the token.
+  const unlisten = events.listen((event) => {
+    const checks = event.topic === "sessionRevoked" ? bySession.get(event.sessionId) : event.topic === "userChanged" ? byUser.get(event.userId) : undefined;
+    for (const check of [...(checks ?? [])]) check();
+  });
+
+  function watch({ token, auth, onEnd, onValid }: WatchedToken): () => void {
+    if (!token || auth.state !== "valid") return () => {};
+    const { id: userId, tokenId, role } = auth.viewer;
+    let ended = false;
+    const check = async (maxAgeMs?: number) => {
+      let now: Authentication;
+      try {
+        now = await authenticate(token, maxAgeMs);
+      } catch {
+        return; // the database is unreachable: keep it, check again next time
+      }
+      if (ended) return;
+      const why: TokenEnd | null = now.state !== "valid" ? "revoked" : now.viewer.role !== role ? "role changed" : null;
+      if (!why) return onValid?.(now);
+      ended = true;
+      stop();
+      onEnd(why);
+    };
+    const timer = setInterval(() => void check(sessionTtlMs > 0 ? every : undefined), every);
+    timer.unref();
+    const now = () => void check(0);
+    const unindex = [add(bySession, tokenId, now), add(byUser, userId, now)];
+    const stop = () => {
+      clearInterval(timer);
+      unindex.forEach((remove) => remove());
+    };
+    return stop;
+  }
+  /** Stops following the bus (the server closes). */
+  return Object.assign(watch, { close: unlisten });
 }
+
+export type TokenWatch = ReturnType<typeof tokenWatcher>;
