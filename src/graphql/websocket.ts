@@ -54,7 +54,8 @@ export type GraphqlWebSocketOptions = {
   schema: GraphQLSchema;
   limits: OperationLimits;
   createContext: ContextFactory;
-  config: Config;
+  /** Only the settings it reads: WS_*, SHUTDOWN_TIMEOUT, SESSION_CACHE_TTL and GRAPHQL_MAX_COST. */
+  config: Pick<Config, "live" | "shutdownTimeoutMs" | "sessionCacheTtlMs" | "graphql">;
   metrics: Metrics;
   /** The same error formatting as HTTP (client-safe codes and messages, suggestions hidden when asked). */
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
