@@ -11,7 +11,7 @@ let app: FastifyInstance;
 afterEach(() => app?.close());
 
 async function listening() {
-  app = Fastify();
+  app = Fastify({ forceCloseConnections: true });
   await app.register(bodyRatePlugin, { minBytesPerSecond: 1000, windowMs: 200 });
   app.post("/echo", async (request) => ({ bytes: String(request.body).length }));
   app.post("/refused", { onRequest: async (_request, reply) => reply.code(401).send({ refused: true }) }, async () => ({}));
