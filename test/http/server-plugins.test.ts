@@ -5,8 +5,9 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify"
 import websocket from "@fastify/websocket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphqlPlugin } from "../../src/graphql/plugin.ts";
-import { bodyRatePlugin } from "../../src/http/body-rate.ts";
-import { connectionLimitsPlugin } from "../../src/http/connection-limits.ts";
+import { loadConfig } from "../../src/config.ts";
+import { BODY_RATE_DEFAULTS, bodyRatePlugin } from "../../src/http/body-rate.ts";
+import { CONNECTION_LIMITS_DEFAULTS, connectionLimitsPlugin } from "../../src/http/connection-limits.ts";
 import { errorHandlingPlugin } from "../../src/http/errors.ts";
 import { explorerPlugin } from "../../src/http/explorer.ts";
 import { formBodyPlugin } from "../../src/http/form-body.ts";
@@ -15,7 +16,7 @@ import { healthPlugin } from "../../src/http/health.ts";
 import { jsonBodyPlugin } from "../../src/http/json-body.ts";
 import { metricsPlugin } from "../../src/http/metrics.ts";
 import { openApiPlugin } from "../../src/http/openapi.ts";
-import { rateLimitPlugin } from "../../src/http/rate-limit.ts";
+import { RATE_LIMIT_DEFAULTS, rateLimitPlugin } from "../../src/http/rate-limit.ts";
 import { requestIdPlugin } from "../../src/http/request-id.ts";
 import { securityPlugin } from "../../src/http/security.ts";
 import { uploadsPlugin } from "../../src/http/uploads.ts";
@@ -103,6 +104,16 @@ describe("server plugins", () => {
       "graphql without json-body",
       "rest without form-body",
     ]);
+  });
+
+  it("default to the settings' own defaults (a plugin registered alone behaves as the server does)", () => {
+    const settings = loadConfig({ NODE_ENV: "test", DATABASE_URL: "file:./unused.db" });
+    expect(RATE_LIMIT_DEFAULTS).toEqual(settings.rateLimit);
+    expect(BODY_RATE_DEFAULTS).toEqual({ minBytesPerSecond: settings.slowClients.bodyMinRate, windowMs: settings.slowClients.bodyMinRateWindowMs });
+    const { maxConnections, maxConnectionsPerAddress } = settings.slowClients;
+    expect(CONNECTION_LIMITS_DEFAULTS).toEqual({ maxConnections, maxConnectionsPerAddress });
+    expect(settings.corsOrigins).toEqual([]); // security: CORS off by default
+    expect(settings.metrics).toEqual({ enabled: true, token: undefined }); // metrics: on, no token
   });
 
   it("are all registered by the server", () => {
