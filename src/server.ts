@@ -15,19 +15,16 @@ import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
 import { openApiPlugin } from "./http/openapi.ts";
 import { routes } from "./rest/routes/index.ts";
-import type { RestRoute } from "./rest/route.ts";
-import { editVariables } from "./rest/nothing-sent.ts";
-import { documentAccess } from "./graphql/directives/auth.ts";
-import { parse } from "graphql";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
-import { clientErrorHandler, errorHandlingPlugin, frameworkErrors } from "./http/errors.ts";
+import { errorHandlingPlugin } from "./http/errors.ts";
 import { bodyRatePlugin } from "./http/body-rate.ts";
 import { connectionLimitsPlugin } from "./http/connection-limits.ts";
-import { utf8JsonParser } from "./http/json-body.ts";
+import { jsonBodyPlugin } from "./http/json-body.ts";
 import { formBodyPlugin } from "./http/form-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
-import { loggerOptions } from "./http/logging.ts";
+import { requestIdPlugin } from "./http/request-id.ts";
+import { serverOptions } from "./http/server-options.ts";
 import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, observePasswordHashing, observeSharedRedis, type Metrics } from "./http/metrics.ts";
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
@@ -52,35 +49,8 @@ export type ServerOptions = {
   events?: EventBus;
 };
 
-const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
-
-/**
- * Node's own request timeout (REQUEST_TIMEOUT: the whole request, headers and body, must arrive
- * within it; 408 and the connection closed otherwise), checked this often: its default of 30 s
- * would let a request live up to twice its timeout.
- */
-function requestTimeouts(timeoutMs: number) {
-  return { requestTimeout: timeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, timeoutMs / 4)) };
-}
-
 export async function buildServer({ config, db, logStream, metrics = createMetrics(), tracing, events = new InProcessBus() }: ServerOptions): Promise<FastifyInstance> {
-  const logging = loggerOptions(config);
-  const app = Fastify({
-    ...logging,
-    logger: logStream ? { ...(logging.logger as object), transport: undefined, stream: logStream } : logging.logger,
-    routerOptions: { ignoreTrailingSlash: true },
-    // A hop count becomes "trust the nearest n proxies" (Fastify's types take it as a function).
-    trustProxy: typeof config.trustProxy === "number" ? trustHops(config.trustProxy) : config.trustProxy,
-    bodyLimit: config.bodyLimitBytes,
-    // Fastify's own requestTimeout defaults to 0 (off) and overrides Node's: set both.
-    requestTimeout: config.slowClients.requestTimeoutMs,
-    http: requestTimeouts(config.slowClients.requestTimeoutMs),
-    forceCloseConnections: "idle",
-    frameworkErrors,
-    clientErrorHandler,
-    return503OnClosing: true,
-  });
-  utf8JsonParser(app);
+  const app = Fastify(serverOptions(config, logStream));
   const schema = tracing ? tracing.instrumentSchema(buildSchema()) : buildSchema();
   const { accounts } = config;
   const guards = {
@@ -92,27 +62,30 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   const createContext = contextFactory(db, config, guards, events);
   app.addHook("onClose", async () => createContext.close());
   events.useLogger?.(app.log.child({ component: "events" }));
-  if (tracing) await app.register(tracing.requests); // first hook: everything after runs inside the request's span
-
-  app.addHook("onRequest", async (request, reply) => {
-    reply.header("x-request-id", request.id);
-  });
-  // Behind a proxy every client shares its address: no bound per address then (connection-limits.ts).
-  const behindProxy = Array.isArray(config.trustProxy) ? config.trustProxy.length > 0 : Boolean(config.trustProxy);
-  await app.register(connectionLimitsPlugin, {
-    maxConnections: config.slowClients.maxConnections,
-    maxConnectionsPerAddress: behindProxy ? 0 : config.slowClients.maxConnectionsPerAddress,
-  });
-  await app.register(bodyRatePlugin, { minBytesPerSecond: config.slowClients.bodyMinRate, windowMs: config.slowClients.bodyMinRateWindowMs });
-  await app.register(errorHandlingPlugin);
-  await app.register(gracefulClosePlugin);
-  await app.register(securityPlugin, { config });
   // REDIS_URL: rate-limit counts shared by every instance (per process while Redis is away).
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
   if (redis) app.addHook("onClose", () => redis.close());
+
+  // The plugins, in order. Each declares the plugins it needs (Fastify refuses a wrong order); the
+  // order of the hooks is the order below: the request's span first (everything after runs inside
+  // it), then connection and body bounds before anything that costs work (rate limits, tokens).
+  if (tracing) await app.register(tracing.requests);
+  await app.register(errorHandlingPlugin);
+  await app.register(jsonBodyPlugin);
+  await app.register(requestIdPlugin);
+  // Behind a proxy every client shares its address: no bound per address then (connection-limits.ts).
+  const behindProxy = Array.isArray(config.trustProxy) ? config.trustProxy.length > 0 : Boolean(config.trustProxy);
+  const { slowClients } = config;
+  await app.register(connectionLimitsPlugin, {
+    maxConnections: slowClients.maxConnections,
+    maxConnectionsPerAddress: behindProxy ? 0 : slowClients.maxConnectionsPerAddress,
+  });
+  await app.register(bodyRatePlugin, { minBytesPerSecond: slowClients.bodyMinRate, windowMs: slowClients.bodyMinRateWindowMs });
+  await app.register(gracefulClosePlugin);
+  await app.register(securityPlugin, { corsOrigins: config.corsOrigins });
   const shared = redis && { redis, countedLocally: observeSharedRedis(metrics, redis) };
-  await app.register(rateLimitPlugin, { config, shared });
-  await app.register(metricsPlugin, { config, metrics });
+  await app.register(rateLimitPlugin, { ...config.rateLimit, shared });
+  await app.register(metricsPlugin, { metrics, ...config.metrics });
   await app.register(formBodyPlugin);
   await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis });
   const limits = operationLimits(config);
@@ -127,7 +100,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     quota: subscriptionQuota,
     watchToken,
     createContext,
-    config,
+    config: { live: config.live, shutdownTimeoutMs: config.shutdownTimeoutMs, sessionCacheTtlMs: config.sessionCacheTtlMs, graphql: config.graphql },
     metrics,
     formatError: formatError((error) => app.log.error({ err: error }, "GraphQL subscription failed"), { hideSuggestions: limits.hideSuggestions }),
   };
@@ -147,16 +120,9 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     webSocket,
   });
   await app.register(graphqlSsePlugin, live);
-  await app.register(uploadsPlugin, { config });
+  await app.register(uploadsPlugin, { dir: config.uploadDir });
   const prefixes = config.legacy.restPrefixes;
   await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
-  // The document says which routes answer without a token under this configuration, from the
-  // same declarations (@public, @requireAuth(anonymousReads)) that guard the fields they run.
-  const tokenNeeded = (row: RestRoute) => {
-    const access = documentAccess(schema, parse(row.document));
-    return access === "public" ? "no" : access === "anonymousReads" && config.legacy.anonymousReads ? "optional" : "yes";
-  };
-  const needsAField = (row: RestRoute) => editVariables(schema, parse(row.document)).length > 0;
-  await app.register(openApiPlugin, { routes, tokenNeeded, needsAField, prefixes });
+  await app.register(openApiPlugin, { schema, routes, prefixes, anonymousReads: config.legacy.anonymousReads });
   return app;
 }

@@ -6,6 +6,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import fastifyApollo, { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
 import type { WebsocketHandler } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
 import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
 import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
@@ -65,7 +66,7 @@ export type GraphqlPluginOptions = {
   webSocket: WebsocketHandler;
 };
 
-export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPluginOptions) {
+async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
   registerGraphqlUploads(app, options.uploads, options.createContext.authenticate);
   // GraphQL reads the token from the header or query string only: the body is the operation.
   const context = async (request: FastifyRequest) => {
@@ -86,3 +87,12 @@ export async function graphqlPlugin(app: FastifyInstance, options: GraphqlPlugin
   // @fastify/websocket serves a route's upgrades only when the route is GET alone, hence its own route.
   app.route({ method: "GET", url: "/graphql", handler: fastifyApolloHandler(options.apollo, { context }), wsHandler: options.webSocket });
 }
+
+// Encapsulated: the multipart parser of GraphQL uploads applies to /graphql only. Needs the
+// WebSocket upgrades (graphqlWebSocket), app.chargeRequests (rate-limit) and the server's UTF-8 JSON parser.
+export const graphqlPlugin = fp(graphql, {
+  name: "graphql",
+  fastify: "5.x",
+  encapsulate: true,
+  dependencies: ["@fastify/websocket", "rate-limit", "json-body"],
+});

@@ -8,7 +8,8 @@
 // SESSION_CACHE_TTL; on shutdown every stream is ended so clients reconnect elsewhere.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionArgs, GraphQLError, GraphQLFormattedError, GraphQLSchema } from "graphql";
-import { createHandler, type RequestContext } from "graphql-sse/lib/use/fastify";
+import fp from "fastify-plugin";
+import { createHandler } from "graphql-sse/lib/use/fastify";
 import type { Config } from "../config.ts";
 import { signInRequired } from "../domain/errors.ts";
 import { hashToken } from "../domain/tokens.ts";
@@ -28,7 +29,7 @@ export type GraphqlSseOptions = {
   schema: GraphQLSchema;
   limits: OperationLimits;
   createContext: ContextFactory;
-  config: Config;
+  config: Pick<Config, "live" | "graphql">;
   metrics: Metrics;
   /** Ends a stream whose token is revoked or whose role changed (shared with the WebSocket transport). */
   watchToken: TokenWatch;
@@ -45,7 +46,7 @@ type Stream = { token?: string; clientAddress: string; release?: () => void; sto
 const answer = (status: number, errors: readonly GraphQLFormattedError[]) =>
   [JSON.stringify({ errors }), { status, statusText: "", headers: { "content-type": "application/json; charset=utf-8" } }] as const;
 
-export async function graphqlSsePlugin(app: FastifyInstance, options: GraphqlSseOptions) {
+async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
   const { schema, limits, createContext, config, metrics, quota } = options;
   const checkedDocument = subscriptionAdmission(schema, limits, config.graphql.maxCost, "Server-Sent Events");
   const streams = new Map<FastifyRequest, Stream>();
@@ -151,4 +152,11 @@ export async function graphqlSsePlugin(app: FastifyInstance, options: GraphqlSse
   });
 }
 
-export type { RequestContext };
+// Encapsulated: it only adds its route. Needs app.chargeRequests (rate-limit) and the server's
+// UTF-8 JSON parser for its POST body.
+export const graphqlSsePlugin = fp(graphqlSse, {
+  name: "graphql-sse",
+  fastify: "5.x",
+  encapsulate: true,
+  dependencies: ["rate-limit", "json-body"],
+});

@@ -43,7 +43,8 @@ export type GraphqlWebSocketOptions = {
   schema: GraphQLSchema;
   limits: OperationLimits;
   createContext: ContextFactory;
-  config: Config;
+  /** Only the settings it reads: WS_*, SHUTDOWN_TIMEOUT, SESSION_CACHE_TTL and GRAPHQL_MAX_COST. */
+  config: Pick<Config, "live" | "shutdownTimeoutMs" | "sessionCacheTtlMs" | "graphql">;
   metrics: Metrics;
   /** Ends a subscription whose token is revoked or whose role changed (shared with the other transports). */
   watchToken: TokenWatch;

@@ -21,9 +21,16 @@ import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { answerAndClose } from "./errors.ts";
 
-export type BodyRateOptions = { minBytesPerSecond: number; windowMs: number };
+export type BodyRateOptions = {
+  /** BODY_MIN_RATE: bytes per second a body must keep arriving at; 0 = no check. Default 1024. */
+  minBytesPerSecond?: number;
+  /** BODY_MIN_RATE_WINDOW: the window the rate is measured over (and the grace period), in ms. Default 10 000. */
+  windowMs?: number;
+};
 
-function watchBody(request: FastifyRequest, socket: Socket, { minBytesPerSecond, windowMs }: BodyRateOptions) {
+export const BODY_RATE_DEFAULTS = { minBytesPerSecond: 1024, windowMs: 10_000 } satisfies Required<BodyRateOptions>;
+
+function watchBody(request: FastifyRequest, socket: Socket, { minBytesPerSecond, windowMs }: Required<BodyRateOptions>) {
   const needed = (minBytesPerSecond * windowMs) / 1000;
   let before = socket.bytesRead;
   const check = () => {
@@ -59,7 +66,8 @@ function lingerOnClose(socket: Socket, incoming: IncomingMessage) {
   };
 }
 
-export const bodyRatePlugin = fp(async (app: FastifyInstance, options: BodyRateOptions) => {
+async function bodyRate(app: FastifyInstance, given: BodyRateOptions) {
+  const options = { ...BODY_RATE_DEFAULTS, ...given };
   app.addHook("onRequest", async (request) => {
     const socket = request.raw.socket;
     // Only real connections (an injected request has a stand-in socket with no byte count).
@@ -71,4 +79,7 @@ export const bodyRatePlugin = fp(async (app: FastifyInstance, options: BodyRateO
     const socket = request.raw.socket;
     if (socket instanceof Socket) lingerOnClose(socket, request.raw);
   });
-});
+}
+
+// Global: every request's body is watched and every early answer closes its connection.
+export const bodyRatePlugin = fp(bodyRate, { name: "body-rate", fastify: "5.x" });

@@ -22,11 +22,19 @@ const RESERVE_PER_ADDRESS = 4;
 const RESERVE_IDLE_MS = 5_000;
 const HEALTH_REQUEST = /^\/(healthz|readyz)\/?(\?|$)/;
 
-export type ConnectionLimits = { maxConnections: number; maxConnectionsPerAddress: number };
+export type ConnectionLimitsOptions = {
+  /** MAX_CONNECTIONS: open connections served at once (the health reserve comes on top). Default 1000. */
+  maxConnections?: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: open connections from one address; 0 = no bound (behind a proxy). Default 100. */
+  maxConnectionsPerAddress?: number;
+};
+
+export const CONNECTION_LIMITS_DEFAULTS = { maxConnections: 1000, maxConnectionsPerAddress: 100 } satisfies Required<ConnectionLimitsOptions>;
 
 type Over = "total" | "address";
 
-export const connectionLimitsPlugin = fp(async (app: FastifyInstance, limits: ConnectionLimits) => {
+async function connectionLimits(app: FastifyInstance, options: ConnectionLimitsOptions) {
+  const limits = { ...CONNECTION_LIMITS_DEFAULTS, ...options };
   const perAddress = limits.maxConnectionsPerAddress;
   let open = 0;
   let inReserve = 0;
@@ -76,4 +84,7 @@ export const connectionLimitsPlugin = fp(async (app: FastifyInstance, limits: Co
       ? sendError(request, reply, 429, { code: "RATE_LIMITED", message: `Too many open connections from your address (at most ${perAddress}); reuse one or close some.` })
       : sendError(request, reply, 503, { code: "SERVICE_UNAVAILABLE", message: "The server has too many open connections; try again shortly." });
   });
-});
+}
+
+// Global: it bounds the server's sockets and its hook must see every request.
+export const connectionLimitsPlugin = fp(connectionLimits, { name: "connection-limits", fastify: "5.x" });

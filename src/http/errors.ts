@@ -93,6 +93,7 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   answerAndClose(socket, status, code, message, error);
 }
 
+/** Every error a route or hook throws answers in the shape above; unknown paths get 404 in it too. */
 export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
@@ -111,4 +112,4 @@ export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody({ code: "NOT_FOUND", message: `No route for ${request.method} ${request.url.split("?")[0]}.` })),
   );
-});
+}, { name: "error-handling", fastify: "5.x" });

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
 
 export const EXPLORER_PATH = "/explorer";
 const GRAPHQL_PATH = "/graphql";
@@ -172,6 +173,10 @@ async function sendExplorer(request: FastifyRequest, reply: FastifyReply) {
   return reply.header("content-encoding", encoding).send(await compressed(explorer, encoding));
 }
 
-export async function explorerPlugin(app: FastifyInstance) {
-  app.get(EXPLORER_PATH, sendExplorer);
-}
+// Encapsulated: it only adds a route.
+export const explorerPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.get(EXPLORER_PATH, sendExplorer);
+  },
+  { name: "explorer", fastify: "5.x", encapsulate: true },
+);

@@ -17,4 +17,5 @@ async function formBody(app: FastifyInstance) {
   });
 }
 
-export const formBodyPlugin = fp(formBody, { name: "form-body" });
+// Its 400s are answered in the API's error shape by error-handling.
+export const formBodyPlugin = fp(formBody, { name: "form-body", fastify: "5.x", dependencies: ["error-handling"] });

@@ -12,4 +12,4 @@ export const gracefulClosePlugin = fp(async (app: FastifyInstance) => {
   app.addHook("onSend", async (_request, reply) => {
     if (closing) reply.header("connection", "close");
   });
-});
+}, { name: "graceful-close", fastify: "5.x" });

@@ -3,6 +3,7 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
 import { checkWrites, type Db } from "../db/client.ts";
 import type { SharedRedis } from "../redis/connection.ts";
 
@@ -36,7 +37,16 @@ async function uploadsCheck(dir: string): Promise<string> {
   return "ok";
 }
 
-export async function healthPlugin(app: FastifyInstance, { db, uploadDir, redis }: { db: Db; uploadDir: string; redis?: SharedRedis }) {
+export type HealthOptions = {
+  /** The database /readyz checks (it answers, and writes succeed). */
+  db: Db;
+  /** UPLOAD_DIR: /readyz checks this process may write in it. */
+  uploadDir: string;
+  /** REDIS_URL's connection: shown by /readyz, never counted against readiness. Default none. */
+  redis?: SharedRedis;
+};
+
+async function health(app: FastifyInstance, { db, uploadDir, redis }: HealthOptions) {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (request, reply) => {
     const [database, writes, uploads] = await Promise.all([
@@ -61,3 +71,6 @@ export async function healthPlugin(app: FastifyInstance, { db, uploadDir, redis 
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ok" : "unavailable", database, writes, uploads, ...shared });
   });
 }
+
+// Encapsulated: it only adds routes.
+export const healthPlugin = fp(health, { name: "health", fastify: "5.x", encapsulate: true });

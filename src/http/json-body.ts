@@ -1,6 +1,7 @@
 // JSON bodies are UTF-8 (RFC 8259): any other bytes are refused with a 400 (see utf8.ts). Parsing
 // is otherwise Fastify's own (prototype poisoning refused).
 import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
 import { notUtf8, utf8Text } from "./utf8.ts";
 
 /**
@@ -17,3 +18,13 @@ export function utf8JsonParser(app: FastifyInstance, { emptyIsNone = false } = {
     parseJson(request, text, done);
   });
 }
+
+/**
+ * The whole server's JSON parser (the REST scope replaces it with its own, see
+ * src/rest/body-parsers.ts). Its 400s are answered in the API's error shape by error-handling.
+ */
+export const jsonBodyPlugin = fp(async (app: FastifyInstance) => utf8JsonParser(app), {
+  name: "json-body",
+  fastify: "5.x",
+  dependencies: ["error-handling"],
+});

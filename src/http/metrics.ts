@@ -6,7 +6,6 @@ import fp from "fastify-plugin";
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Config } from "../config.ts";
 import { resolvedOperationName } from "../graphql/operation-name.ts";
 
 export type Metrics = {
@@ -158,8 +157,17 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export const metricsPlugin = fp(async (app: FastifyInstance, { config, metrics }: { config: Config; metrics: Metrics }) => {
-  if (!config.metrics.enabled) return;
+export type MetricsOptions = {
+  /** The server's registry and metrics (createMetrics), shared with the database client. */
+  metrics: Metrics;
+  /** METRICS_ENABLED: count requests and serve /metrics. Default true. */
+  enabled?: boolean;
+  /** METRICS_TOKEN: the bearer token /metrics wants; none = open. Default none. */
+  token?: string;
+};
+
+async function requestMetrics(app: FastifyInstance, { metrics, enabled = true, token }: MetricsOptions) {
+  if (!enabled) return;
   app.addHook("onResponse", async (request, reply) => {
     const labels = {
       method: METHODS.has(request.method) ? request.method : "other",
@@ -173,13 +181,16 @@ export const metricsPlugin = fp(async (app: FastifyInstance, { config, metrics }
     }
   });
   app.get("/metrics", { config: { rateLimit: false } }, async (request, reply) => {
-    if (config.metrics.token) {
+    if (token) {
       const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "")?.[1] ?? "";
-      if (!sameSecret(given, config.metrics.token)) {
+      if (!sameSecret(given, token)) {
         return reply.code(401).send({ error: { code: "UNAUTHENTICATED", message: "/metrics needs Authorization: Bearer <METRICS_TOKEN>." } });
       }
     }
     reply.header("content-type", metrics.registry.contentType);
     return metrics.registry.metrics();
   });
-});
+}
+
+// Global: its onResponse hook must count every route's answers.
+export const metricsPlugin = fp(requestMetrics, { name: "metrics", fastify: "5.x" });

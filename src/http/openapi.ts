@@ -2,13 +2,38 @@
 // at /openapi.json (and under each REST_PREFIXES prefix, /v1/openapi.json by default). Public: it
 // describes the interface, not any data.
 import type { FastifyInstance } from "fastify";
-import { openApiDocument, type OpenApiOptions } from "../rest/openapi.ts";
+import fp from "fastify-plugin";
+import { parse, type GraphQLSchema } from "graphql";
+import { documentAccess } from "../graphql/directives/auth.ts";
+import { editVariables } from "../rest/nothing-sent.ts";
+import { openApiDocument } from "../rest/openapi.ts";
 import { servedPrefixes } from "../rest/plugin.ts";
 import type { RestRoute } from "../rest/route.ts";
 
-export async function openApiPlugin(app: FastifyInstance, { routes, ...options }: { routes: RestRoute[] } & OpenApiOptions) {
-  const document = JSON.stringify(openApiDocument(routes, options));
-  for (const prefix of servedPrefixes(options.prefixes)) {
+export type OpenApiPluginOptions = {
+  /** The schema the routes' documents run against: their directives say who may call them. */
+  schema: GraphQLSchema;
+  /** The REST route table the document describes. */
+  routes: RestRoute[];
+  /** REST_PREFIXES: the other roots every path answers under. Default none. */
+  prefixes?: string[];
+  /** ANONYMOUS_READS: reads marked anonymousReads need no token. Default false. */
+  anonymousReads?: boolean;
+};
+
+async function openApi(app: FastifyInstance, { schema, routes, prefixes = [], anonymousReads = false }: OpenApiPluginOptions) {
+  // The document says which routes answer without a token under this configuration, from the
+  // same declarations (@public, @requireAuth(anonymousReads)) that guard the fields they run.
+  const tokenNeeded = (row: RestRoute) => {
+    const access = documentAccess(schema, parse(row.document));
+    return access === "public" ? "no" : access === "anonymousReads" && anonymousReads ? "optional" : "yes";
+  };
+  const needsAField = (row: RestRoute) => editVariables(schema, parse(row.document)).length > 0;
+  const document = JSON.stringify(openApiDocument(routes, { prefixes, tokenNeeded, needsAField }));
+  for (const prefix of servedPrefixes(prefixes)) {
     app.get(`${prefix}/openapi.json`, async (_request, reply) => reply.type("application/json; charset=utf-8").send(document));
   }
 }
+
+// Encapsulated: it only adds routes.
+export const openApiPlugin = fp(openApi, { name: "openapi", fastify: "5.x", encapsulate: true });

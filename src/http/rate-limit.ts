@@ -7,7 +7,6 @@
 import rateLimit from "@fastify/rate-limit";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Config } from "../config.ts";
 import { RetryLaterError } from "../domain/errors.ts";
 import { hashToken } from "../domain/tokens.ts";
 import { tokenFromRequest } from "./token.ts";
@@ -52,8 +51,22 @@ const FALLBACK_WARNING_INTERVAL_MS = 10_000;
 
 type SharedCounts = { redis: SharedRedis; countedLocally: () => void };
 
-export const rateLimitPlugin = fp(async (app: FastifyInstance, { config, shared }: { config: Config; shared?: SharedCounts }) => {
-  if (config.rateLimit.max === 0) {
+export type RateLimitOptions = {
+  /** RATE_LIMIT_MAX: requests per window per token (per address without one); 0 = no limit. Default 600. */
+  max?: number;
+  /** RATE_LIMIT_WINDOW, in ms. Default 60 000. */
+  windowMs?: number;
+  /** RATE_LIMIT_ADDRESS_FACTOR: one address may make this many times `max`, whatever tokens it sends. Default 10. */
+  addressFactor?: number;
+  /** REDIS_URL: counts shared by every instance (and what to do when one is kept here instead); per process without. */
+  shared?: SharedCounts;
+};
+
+export const RATE_LIMIT_DEFAULTS = { max: 600, windowMs: 60_000, addressFactor: 10 } satisfies Required<Omit<RateLimitOptions, "shared">>;
+
+async function rateLimits(app: FastifyInstance, { shared, ...given }: RateLimitOptions) {
+  const limits = { ...RATE_LIMIT_DEFAULTS, ...given };
+  if (limits.max === 0) {
     app.decorate("chargeRequests", async () => {});
     return;
   }
@@ -70,16 +83,16 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, { config, shared 
   await app.register(rateLimit, {
     global: true,
     store,
-    max: config.rateLimit.max,
-    timeWindow: config.rateLimit.windowMs,
+    max: limits.max,
+    timeWindow: limits.windowMs,
     keyGenerator: rateLimitKey,
     allowList: exempt,
     errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
 
   const perAddress = app.createRateLimit({
-    max: config.rateLimit.max * config.rateLimit.addressFactor,
-    timeWindow: config.rateLimit.windowMs,
+    max: limits.max * limits.addressFactor,
+    timeWindow: limits.windowMs,
     keyGenerator: (request) => `addr:${request.ip}`,
   });
   // Without options: the very buckets (store and key) of the limit above.
@@ -104,4 +117,8 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, { config, shared 
       throw new RateLimitedError(verdict.ttlInSeconds);
     }
   });
-});
+}
+
+// Global: every request is counted, and chargeRequests is for the GraphQL plugin. Its 429s are
+// answered in the API's error shape by error-handling.
+export const rateLimitPlugin = fp(rateLimits, { name: "rate-limit", fastify: "5.x", dependencies: ["error-handling"] });

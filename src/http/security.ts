@@ -5,17 +5,24 @@ import cors from "@fastify/cors";
 import helmet from "@fastify/helmet";
 import fp from "fastify-plugin";
 import type { FastifyInstance } from "fastify";
-import type { Config } from "../config.ts";
 
-export const securityPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
+export type SecurityOptions = {
+  /** CORS_ORIGINS: origins allowed to call from a browser ("*" = any); none = CORS off. Default none. */
+  corsOrigins?: string[];
+};
+
+async function security(app: FastifyInstance, { corsOrigins = [] }: SecurityOptions) {
   await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, global: true });
-  if (config.corsOrigins.length) {
+  if (corsOrigins.length) {
     await app.register(cors, {
-      origin: config.corsOrigins.includes("*") ? true : config.corsOrigins,
+      origin: corsOrigins.includes("*") ? true : corsOrigins,
       methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
       allowedHeaders: ["authorization", "content-type", "apollo-require-preflight", "x-request-id"],
       exposedHeaders: ["x-request-id", "retry-after"],
       maxAge: 600,
     });
   }
-});
+}
+
+// Global: the headers go on every answer, and preflights are answered on every path.
+export const securityPlugin = fp(security, { name: "security", fastify: "5.x" });

@@ -3,19 +3,23 @@
 // the bytes at upload time. A name's content never changes, so answers may be cached for a year.
 import { mkdir, open } from "node:fs/promises";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { Config } from "../config.ts";
+import fp from "fastify-plugin";
 import { errorBody } from "../rest/errors.ts";
-import { contentTypeOf, uploadPath, uploadSettings } from "../storage/uploads.ts";
+import { contentTypeOf, uploadPath } from "../storage/uploads.ts";
 
 const notFound = (reply: FastifyReply) =>
   reply.code(404).send(errorBody({ code: "NOT_FOUND", message: "No such upload." }));
 
-export async function uploadsPlugin(app: FastifyInstance, { config }: { config: Config }) {
-  const settings = uploadSettings(config);
-  await mkdir(settings.dir, { recursive: true });
+export type UploadsOptions = {
+  /** UPLOAD_DIR (absolute): the folder stored files are served from; created when missing. */
+  dir: string;
+};
+
+async function uploads(app: FastifyInstance, { dir }: UploadsOptions) {
+  await mkdir(dir, { recursive: true });
 
   app.get<{ Params: { name: string } }>("/uploads/:name", async (request, reply) => {
-    const file = uploadPath(settings, request.params.name);
+    const file = uploadPath({ dir }, request.params.name);
     const contentType = contentTypeOf(request.params.name);
     if (!file || !contentType) return notFound(reply);
     // Opened first and read through the handle: a file deleted meanwhile is still sent whole or not at all.
@@ -46,3 +50,6 @@ export async function uploadsPlugin(app: FastifyInstance, { config }: { config: 
     return reply.send(handle.createReadStream());
   });
 }
+
+// Encapsulated: it only adds a route.
+export const uploadsPlugin = fp(uploads, { name: "uploads", fastify: "5.x", encapsulate: true });

@@ -59,7 +59,7 @@ export function requestSpans(tracer: Tracer) {
       app.addHook("onResponse", async (request, reply) => finish(request, reply.statusCode));
       app.addHook("onRequestAbort", async (request) => finish(request));
     },
-    { name: "request-spans" },
+    { name: "request-spans", fastify: "5.x" },
   );
 }
 

@@ -4,6 +4,7 @@
 // A known path asked with another method answers 405 with Allow. Runs in its own encapsulated
 // scope, so multipart parsing applies to these routes only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
 import { Kind, type GraphQLSchema } from "graphql";
 import type { ContextFactory } from "../graphql/context.ts";
 import { toClientError } from "../graphql/errors.ts";
@@ -64,7 +65,7 @@ export function allowedMethods(routes: RestRoute[]): Map<string, HttpMethod[]> {
   return allowed;
 }
 
-export async function restPlugin(app: FastifyInstance, options: RestPluginOptions) {
+async function rest(app: FastifyInstance, options: RestPluginOptions) {
   const limits = { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES };
   await registerMultipart(app, limits);
   legacyBodyParsers(app);
@@ -131,3 +132,7 @@ export async function restPlugin(app: FastifyInstance, options: RestPluginOption
     for (const prefix of prefixes) app.route({ method: refused, url: prefix + path, handler });
   }
 }
+
+// Encapsulated: its body parsers (multipart, JSON with empty = none, no text/plain) apply to these
+// routes only. Urlencoded forms are the server's (form-body); parse errors are shaped by error-handling.
+export const restPlugin = fp(rest, { name: "rest", fastify: "5.x", encapsulate: true, dependencies: ["error-handling", "form-body"] });

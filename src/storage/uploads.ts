@@ -65,7 +65,7 @@ export function contentTypeOf(name: string): string | undefined {
 }
 
 /** Path of a stored file, or null for any name this module did not generate (path traversal etc.). */
-export function uploadPath(settings: UploadSettings, name: string): string | null {
+export function uploadPath(settings: Pick<UploadSettings, "dir">, name: string): string | null {
   return isUploadName(name) ? path.join(settings.dir, name) : null;
 }
 

@@ -1,0 +1,48 @@
+// body-rate (src/http/body-rate.ts) on a bare instance listening on a real socket (an injected
+// request has no byte count): a body that arrives too slowly gets 408 and its connection closed;
+// an answer sent before the body has arrived closes the connection. The limits at scale are
+// tested through the real server in test/hardening/slow-clients.test.ts.
+import Fastify, { type FastifyInstance } from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import { bodyRatePlugin } from "../../src/http/body-rate.ts";
+import { rawConnection, within } from "../helpers/plugins.ts";
+
+let app: FastifyInstance;
+afterEach(() => app?.close());
+
+async function listening() {
+  app = Fastify({ forceCloseConnections: true });
+  await app.register(bodyRatePlugin, { minBytesPerSecond: 1000, windowMs: 200 });
+  app.post("/echo", async (request) => ({ bytes: String(request.body).length }));
+  app.post("/refused", { onRequest: async (_request, reply) => reply.code(401).send({ refused: true }) }, async () => ({}));
+  return app.listen({ port: 0, host: "127.0.0.1" });
+}
+
+const head = (path: string, length: number) =>
+  `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${length}\r\n\r\n`;
+
+describe("body-rate plugin", () => {
+  it("answers 408 and closes the connection when the body stops arriving", async () => {
+    const client = await rawConnection(await listening());
+    client.socket.write(head("/echo", 10_000) + "x");
+    expect(await within(5_000, client.closed)).toBe(true);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(client.received()).toContain('"code":"REQUEST_TIMEOUT"');
+  });
+
+  it("lets a body that keeps arriving through", async () => {
+    const client = await rawConnection(await listening());
+    client.socket.end(head("/echo", 5) + "hello");
+    await within(5_000, client.closed);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(client.received()).toContain('{"bytes":5}');
+  });
+
+  it("closes the connection of an answer sent before the body arrived", async () => {
+    const client = await rawConnection(await listening());
+    client.socket.write(head("/refused", 10_000) + "x".repeat(100));
+    expect(await within(5_000, client.closed)).toBe(true);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(client.received().toLowerCase()).toContain("connection: close");
+  });
+});
