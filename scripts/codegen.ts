@@ -28,7 +28,7 @@ const HEADER = "// GENERATED from schema.graphql by scripts/codegen.ts (`npm run
 
 /** What every generated file shares: custom scalars as resolvers see them and as JSON carries them. */
 const scalars = {
-  resolvers: { DateTime: { input: "Date", output: "Date | string" }, Time: "string", Upload: { input: "unknown", output: "never" } },
+  resolvers: { DateTime: { input: "Date", output: "Date" }, Time: "string", Upload: { input: "unknown", output: "never" } },
   results: { DateTime: "string", Time: "string", Upload: "unknown" },
 };
 
