@@ -19,7 +19,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { CodegenPlugin } from "@graphql-codegen/plugin-helpers";
-import { buildSchema, Kind, parse, print, type DefinitionNode, type DocumentNode, type GraphQLSchema } from "graphql";
+import { buildSchema, Kind, parse, print, validate, type DefinitionNode, type DocumentNode, type GraphQLSchema } from "graphql";
 
 /** Where the generated files go, relative to the checkout. */
 export const OUT = "src/graphql/__generated__";
@@ -58,14 +58,18 @@ const PARENTS = [
   "ShoppingListChange",
 ];
 
-type RouteRow = { operation: string; document: string };
+type RouteRow = { operation: string; method: string; path: string; document: string };
 
 /** Each fragment and operation once (rows share fragments and aliases share documents); a name used twice for different text is refused. */
-function uniqueDefinitions(routes: RouteRow[]): { document: DocumentNode; operationOf: Map<string, string> } {
+function uniqueDefinitions(schema: GraphQLSchema, routes: RouteRow[]): { document: DocumentNode; operationOf: Map<string, string> } {
   const byName = new Map<string, { text: string; node: DefinitionNode }>();
   const operationOf = new Map<string, string>();
   for (const route of routes) {
-    for (const node of parse(route.document).definitions) {
+    const parsed = parse(route.document);
+    // Named here, a document the schema no longer accepts says which route it is.
+    const errors = validate(schema, parsed);
+    if (errors.length) throw new Error(`REST route "${route.operation}" (${route.method} ${route.path}): ${errors.map((e) => e.message).join("; ")}`);
+    for (const node of parsed.definitions) {
       if (node.kind !== Kind.OPERATION_DEFINITION && node.kind !== Kind.FRAGMENT_DEFINITION) continue;
       const name = node.name?.value;
       if (!name) throw new Error(`REST route "${route.operation}": its operation needs a name (its types are named after it)`);
@@ -119,7 +123,7 @@ export async function generate(root: string): Promise<Record<string, string>> {
   const schemaText = readFileSync(join(root, "schema.graphql"), "utf8");
   const input = { schema: buildSchema(schemaText), schemaDocument: parse(schemaText) };
   const { routes } = (await import(pathToFileURL(join(root, "src/rest/routes/index.ts")).href)) as { routes: RouteRow[] };
-  const { document, operationOf } = uniqueDefinitions(routes);
+  const { document, operationOf } = uniqueDefinitions(input.schema, routes);
   const tools = await loadCodegen();
 
   const resolvers = await generateFile(tools, input, "resolvers.ts", [{ typescript: {} }, { typescriptResolvers: {} }], {

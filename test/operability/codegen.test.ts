@@ -39,6 +39,17 @@ describe("a schema change that breaks the code", () => {
   const copy = mkdtempSync(join(tmpdir(), "codegen-"));
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
+  it("fails codegen, naming the route, when a REST document no longer validates", async () => {
+    const other = mkdtempSync(join(tmpdir(), "codegen-"));
+    try {
+      cpSync(join(ROOT, "src"), join(other, "src"), { recursive: true, filter: (path) => !path.includes("__generated__") });
+      writeFileSync(join(other, "schema.graphql"), schemaText.replace("  alsoKnownAs: String!\n", "  akaName: String!\n"));
+      await expect(generate(other)).rejects.toThrow(/REST route "Add grocery" \(POST \/groceries\): Cannot query field "alsoKnownAs" on type "Grocery"/);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it("fails tsc in the resolver and in the REST shape that rely on it", { timeout: 240_000 }, async () => {
     // A copy of the checkout's code (the installed packages and Prisma clients linked, not copied).
     cpSync(join(ROOT, "src"), join(copy, "src"), { recursive: true, filter: (path) => !path.includes("__generated__") });

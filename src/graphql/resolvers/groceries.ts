@@ -6,7 +6,7 @@ import type { GroceryRow, TagKind } from "../../domain/groceries.ts";
 import { quantitiesOnList } from "../../domain/shopping-list.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import { uploadSettings } from "../../storage/uploads.ts";
-import type { Resolvers } from "../__generated__/resolvers.ts";
+import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { groupedByKey, loadGrocery, loadUser, referenced } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
@@ -26,7 +26,7 @@ const list = (field: groceries.ListField) => async (g: GroceryRow, _: unknown, c
   (await tagListsOf(ctx, g.id))[groceries.LIST_KINDS[field]] ?? [];
 
 /** The input without its Upload (the domain gets the file separately, as an IncomingFile). */
-async function splitCover(ctx: Context, input: { cover?: unknown } & Record<string, unknown>) {
+async function splitCover(ctx: Context, input: CreateGroceryInput | UpdateGroceryInput) {
   const { cover, ...fields } = input;
   return { fields, cover: await incomingFile(cover, "cover", ctx.config.uploadMaxBytes) };
 }
