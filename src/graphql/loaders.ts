@@ -1,7 +1,7 @@
 // Batch-loading helpers shared by resolver files.
 import { badInput } from "../domain/errors.ts";
 import { idProblem } from "../domain/text.ts";
-import { groceriesByIds, restaurantsByIds, usersByIds, type UserRow } from "../db/reads.ts";
+import { groceriesByIds, restaurantsByIds, usersByIds, type GroceryRow, type RestaurantRow, type UserRow } from "../db/reads.ts";
 import type { Context } from "./context.ts";
 import { defineLoader } from "./loader-definition.ts";
 
@@ -30,7 +30,7 @@ export function groupedByKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R
  * or a lone surrogate: see domain/text.ts) is not sent to the database, which could not even
  * compare it: it is answered as bad input on its own, without failing the rest of the batch.
  */
-async function rowsById<R extends { id: string }>(ids: readonly string[], find: (ids: string[]) => Promise<R[]>) {
+async function rowsById<R extends { id: string }>(ids: readonly string[], find: (ids: string[]) => Promise<R[]>): Promise<(R | null | Error)[]> {
   const rows = byKey(ids, await find(ids.filter((id) => !idProblem(id))), (r) => r.id);
   return ids.map((id, i) => {
     const problem = idProblem(id);
@@ -38,11 +38,11 @@ async function rowsById<R extends { id: string }>(ids: readonly string[], find: 
   });
 }
 
-const userById = defineLoader("userById", (ctx: Context, ids: readonly string[]) => rowsById(ids, (some) => usersByIds(ctx.db, some)));
-const restaurantById = defineLoader("restaurantById", (ctx: Context, ids: readonly string[]) =>
+const userById = defineLoader<string, UserRow | null>("userById", (ctx: Context, ids: readonly string[]) => rowsById(ids, (some) => usersByIds(ctx.db, some)));
+const restaurantById = defineLoader<string, RestaurantRow | null>("restaurantById", (ctx: Context, ids: readonly string[]) =>
   rowsById(ids, (some) => restaurantsByIds(ctx.db, some)),
 );
-const groceryById = defineLoader("groceryById", (ctx: Context, ids: readonly string[]) =>
+const groceryById = defineLoader<string, GroceryRow | null>("groceryById", (ctx: Context, ids: readonly string[]) =>
   rowsById(ids, (some) => groceriesByIds(ctx.db, some)),
 );
 
@@ -59,3 +59,10 @@ export function primeUsers(ctx: Context, users: Iterable<UserRow>) {
 export const loadRestaurant = (ctx: Context, id: string) => ctx.loaderOf(restaurantById).load(id);
 
 export const loadGrocery = (ctx: Context, id: string) => ctx.loaderOf(groceryById).load(id);
+
+/**
+ * A row a foreign key points at (an owner, an author, an order's restaurant), for a non-null
+ * field. It is there unless removed after the referring row was read in this same request; that
+ * race is left as it was: graphql-js answers the null on a non-null field with its own error.
+ */
+export const referenced = <R>(row: Promise<R | null>) => row as Promise<R>;

@@ -12,7 +12,7 @@ import { statusForCode } from "./errors.ts";
 import { legacyError } from "./legacy-errors.ts";
 import { editVariables, nothingSent } from "./nothing-sent.ts";
 import { buildVariables, legacyNames, readValues } from "./params.ts";
-import type { FieldValues, RestRequest, RestRoute } from "./route.ts";
+import { legacyBody, type FieldValues, type RestRequest, type RestRoute } from "./route.ts";
 
 /**
  * `access`: who may call the row, from its root fields' @public / @requireAuth declarations.
@@ -73,8 +73,7 @@ export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req:
     return refused(suggestionsHidden(context.config) ? withoutSuggestions(known) : known);
   }
   try {
-    const data = (result.data ?? {}) as Record<string, any>;
-    return { ok: true, status: route.status, body: route.body ? route.body(data, values) : undefined };
+    return { ok: true, status: route.status, body: legacyBody(route, result.data ?? {}, values) };
   } catch (error) {
     const known = toClientError(error);
     if (known) return refused(known);

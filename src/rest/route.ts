@@ -1,6 +1,7 @@
 // The shape of one row of the REST route table: a legacy method + path, the fields it reads, the
 // GraphQL operation it runs, and how the result becomes the legacy status and body. The same
 // rows drive the HTTP routes and the OpenAPI document.
+import type { RouteResults } from "../graphql/__generated__/rest-routes.ts";
 import type { FieldKind } from "./fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
 
@@ -38,9 +39,13 @@ export type RestParam = {
 /** Coerced field values by legacy name (absent fields are missing, null clears). */
 export type FieldValues = Record<string, unknown>;
 
-export type RestRoute = {
+/** Every row's `operation` name (scripts/codegen.ts lists them with their document's result type). */
+export type RouteName = keyof RouteResults;
+
+/** The row named `Name`: its `body` reads the result type generated for its own document. */
+export type RestRouteOf<Name extends RouteName> = {
   /** The operation's name in the legacy interface, e.g. "Add restaurant". */
-  operation: string;
+  operation: Name;
   /** One sentence for the OpenAPI document. */
   summary: string;
   tag: "accounts" | "restaurants" | "groceries";
@@ -60,7 +65,7 @@ export type RestRoute = {
   /** JSON Schema of the legacy body; absent for answers without a body (204). */
   response?: JsonSchema;
   /** The legacy body made from the operation's data; may throw a DomainError (e.g. NOT_FOUND for a null get). */
-  body?: (data: Record<string, any>, values: FieldValues) => unknown;
+  body?: (data: RouteResults[Name], values: FieldValues) => unknown;
   /**
    * Added to the 400 of a request that carries none of an edit's fields (see nothing-sent.ts),
    * e.g. where a payload meant for another operation should go.
@@ -71,12 +76,29 @@ export type RestRoute = {
 };
 
 /**
+ * Any row of the table: one member per row name, so a row written as an object literal gets its
+ * `body`'s data type from its own `operation`, and naming a row that codegen does not know fails.
+ */
+export type RestRoute = { [Name in RouteName]: RestRouteOf<Name> }[RouteName];
+
+/** The row's legacy body for the data its document answered (undefined for a row without body). */
+export function legacyBody(row: RestRoute, data: unknown, values: FieldValues): unknown {
+  // The data is what executing this row's own document answered: its generated result type.
+  const body = row.body as ((data: unknown, values: FieldValues) => unknown) | undefined;
+  return body ? body(data, values) : undefined;
+}
+
+/**
  * The same row under another method and path (the original documentation's spellings): the same
  * fields, GraphQL document and token rule, so the same validation, rate limits and login throttle.
  * `changes` may give the alias its own status and answer.
  */
-export function aliasOf(row: RestRoute, changes: Pick<RestRoute, "method" | "path"> & Partial<Pick<RestRoute, "status" | "response" | "body">>): RestRoute {
+export function aliasOf<Name extends RouteName>(
+  row: RestRouteOf<Name>,
+  changes: Pick<RestRouteOf<Name>, "method" | "path"> & Partial<Pick<RestRouteOf<Name>, "status" | "response" | "body">>,
+): RestRoute {
   const { body, response, ...rest } = row;
+  // "<Name> (alias)" runs the same document, so codegen gives it the same result type as the row.
   return {
     ...rest,
     ...("body" in changes || "status" in changes ? {} : { body, response }),
@@ -84,5 +106,5 @@ export function aliasOf(row: RestRoute, changes: Pick<RestRoute, "method" | "pat
     operation: `${row.operation} (alias)`,
     summary: `Another path for ${row.operation} (${row.method} ${row.path}), from the original service's documentation. ${row.summary}`,
     aliasOf: row.operation,
-  };
+  } as RestRoute;
 }

@@ -1,5 +1,6 @@
 // Resolvers for badges and the badges a restaurant holds: thin; the rules live in src/domain/badges.ts.
 import * as badges from "../../domain/badges.ts";
+import type { Resolvers } from "../__generated__/resolvers.ts";
 import type { Context } from "../context.ts";
 import { groupedByKey } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
@@ -12,17 +13,17 @@ const restaurantBadges = defineLoader("restaurantBadges", async (ctx: Context, i
 /** The badges a restaurant holds, oldest grant first, each with its badge (one query per batch). */
 const badgesOf = (ctx: Context, restaurantId: string) => ctx.loaderOf(restaurantBadges).load(restaurantId);
 
-export const badgesResolvers = {
+export const badgesResolvers: Resolvers = {
   Query: {
-    badges: (_: unknown, __: unknown, ctx: Context) => badges.listBadges(ctx.db),
+    badges: (_, __, ctx) => badges.listBadges(ctx.db),
   },
   Mutation: {
-    grantBadge: (_: unknown, args: { restaurantId: string; name: unknown; cover?: unknown }, ctx: Context) =>
+    grantBadge: (_, args, ctx) =>
       badges.grantBadge(ctx.db, ctx.events, args.restaurantId, args),
-    revokeBadge: (_: unknown, args: { restaurantId: string; badgeId: string }, ctx: Context) =>
+    revokeBadge: (_, args, ctx) =>
       badges.revokeBadge(ctx.db, ctx.events, args.restaurantId, args.badgeId),
   },
   Restaurant: {
-    badges: (r: { id: string }, _: unknown, ctx: Context) => badgesOf(ctx, r.id),
+    badges: (r, _, ctx) => badgesOf(ctx, r.id),
   },
 };

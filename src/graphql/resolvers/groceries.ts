@@ -2,13 +2,13 @@
 // caller's shopping-list quantity go through per-request loaders (a fixed number of queries a page).
 import * as groceries from "../../domain/groceries.ts";
 import { canEdit } from "../../domain/ownership.ts";
-import type { GroceryRow, RemovalScope, TagKind } from "../../domain/groceries.ts";
-import type { PageArgs } from "../../domain/pagination.ts";
+import type { GroceryRow, TagKind } from "../../domain/groceries.ts";
 import { quantitiesOnList } from "../../domain/shopping-list.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import { uploadSettings } from "../../storage/uploads.ts";
+import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
-import { groupedByKey, loadGrocery, loadUser } from "../loaders.ts";
+import { groupedByKey, loadGrocery, loadUser, referenced } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
 import { groceryTagsFor } from "../../db/reads.ts";
 import { incomingFile } from "../upload.ts";
@@ -26,36 +26,36 @@ const list = (field: groceries.ListField) => async (g: GroceryRow, _: unknown, c
   (await tagListsOf(ctx, g.id))[groceries.LIST_KINDS[field]] ?? [];
 
 /** The input without its Upload (the domain gets the file separately, as an IncomingFile). */
-async function splitCover(ctx: Context, input: { cover?: unknown } & Record<string, unknown>) {
+async function splitCover(ctx: Context, input: CreateGroceryInput | UpdateGroceryInput) {
   const { cover, ...fields } = input;
   return { fields, cover: await incomingFile(cover, "cover", ctx.config.uploadMaxBytes) };
 }
 
-export const groceriesResolvers = {
+export const groceriesResolvers: Resolvers = {
   Query: {
-    grocery: (_: unknown, args: { id: string }, ctx: Context) => loadGrocery(ctx, args.id),
-    groceries: (_: unknown, args: { filter?: unknown } & PageArgs, ctx: Context) => groceries.searchGroceries(ctx.db, args),
+    grocery: (_, args, ctx) => loadGrocery(ctx, args.id),
+    groceries: (_, args, ctx) => groceries.searchGroceries(ctx.db, args),
   },
   Mutation: {
-    createGrocery: async (_: unknown, args: { input: Record<string, unknown> }, ctx: Context) => {
+    createGrocery: async (_, args, ctx) => {
       const { fields, cover } = await splitCover(ctx, args.input);
       return groceries.createGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), fields, cover);
     },
-    updateGrocery: async (_: unknown, args: { id: string; input: Record<string, unknown> }, ctx: Context) => {
+    updateGrocery: async (_, args, ctx) => {
       const { fields, cover } = await splitCover(ctx, args.input);
       return groceries.updateGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id, fields, cover);
     },
-    deleteGrocery: (_: unknown, args: { id: string }, ctx: Context) =>
+    deleteGrocery: (_, args, ctx) =>
       groceries.deleteGrocery(ctx.db, ctx.events, uploadSettings(ctx.config), viewerOf(ctx), args.id),
-    removeGrocery: (_: unknown, args: { id: string; from?: RemovalScope | null }, ctx: Context) =>
+    removeGrocery: (_, args, ctx) =>
       groceries.removeGrocery(ctx.db, ctx.events, uploadSettings(ctx.config), viewerOf(ctx), args.id, args.from ?? undefined),
   },
   Grocery: {
     metricUnits: list("metricUnits"),
     categories: list("categories"),
-    coverUrl: (g: GroceryRow) => groceries.coverUrl(g.cover),
-    owner: (g: GroceryRow, _: unknown, ctx: Context) => loadUser(ctx, g.ownerId),
-    inMyShoppingList: (g: GroceryRow, _: unknown, ctx: Context) => (ctx.viewer ? quantityOnMyList(ctx, g.id) : 0),
-    viewerCanEdit: (g: GroceryRow, _: unknown, ctx: Context) => canEdit(ctx.viewer, g),
+    coverUrl: (g) => groceries.coverUrl(g.cover),
+    owner: (g, _, ctx) => referenced(loadUser(ctx, g.ownerId)),
+    inMyShoppingList: (g, _, ctx) => (ctx.viewer ? quantityOnMyList(ctx, g.id) : 0),
+    viewerCanEdit: (g, _, ctx) => canEdit(ctx.viewer, g),
   },
 };

@@ -1,17 +1,17 @@
 // Resolvers for orders: thin; the rules live in src/domain/orders.ts.
 import * as orders from "../../domain/orders.ts";
-import type { PageArgs } from "../../domain/pagination.ts";
-import { viewerOf, type Context } from "../context.ts";
-import { loadRestaurant } from "../loaders.ts";
+import type { Resolvers } from "../__generated__/resolvers.ts";
+import { viewerOf } from "../context.ts";
+import { loadRestaurant, referenced } from "../loaders.ts";
 
-export const ordersResolvers = {
+export const ordersResolvers: Resolvers = {
   Query: {
-    myOrders: (_: unknown, args: PageArgs, ctx: Context) => orders.myOrders(ctx.db, viewerOf(ctx), args),
+    myOrders: (_, args, ctx) => orders.myOrders(ctx.db, viewerOf(ctx), args),
   },
   Mutation: {
-    orderRecipe: (_: unknown, args: { input: unknown }, ctx: Context) => orders.orderRecipe(ctx.db, ctx.events, viewerOf(ctx), args.input),
+    orderRecipe: (_, args, ctx) => orders.orderRecipe(ctx.db, ctx.events, viewerOf(ctx), args.input),
   },
   Order: {
-    restaurant: (order: { restaurantId: string }, _: unknown, ctx: Context) => loadRestaurant(ctx, order.restaurantId),
+    restaurant: (order, _, ctx) => referenced(loadRestaurant(ctx, order.restaurantId)),
   },
 };

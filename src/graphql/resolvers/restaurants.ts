@@ -3,11 +3,11 @@
 // (latestComment and comments are in comments.ts; badges in badges.ts.)
 import * as restaurants from "../../domain/restaurants.ts";
 import { canEdit } from "../../domain/ownership.ts";
-import type { ListField, RestaurantRow, RestaurantSort, TagKind } from "../../domain/restaurants.ts";
+import type { ListField, RestaurantRow, TagKind } from "../../domain/restaurants.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
-import type { PageArgs } from "../../domain/pagination.ts";
+import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
-import { byKey, groupedByKey, loadRestaurant, loadUser } from "../loaders.ts";
+import { byKey, groupedByKey, loadRestaurant, loadUser, referenced } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
 import { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantTagsFor } from "../../db/reads.ts";
 
@@ -39,18 +39,16 @@ const ownerRatingOf = (ctx: Context, userId: string) => ctx.loaderOf(ownerRating
 const list = (field: ListField) => async (r: RestaurantRow, _: unknown, ctx: Context) =>
   (await tagListsOf(ctx, r.id))[restaurants.LIST_KINDS[field]] ?? [];
 
-export const restaurantsResolvers = {
+export const restaurantsResolvers: Resolvers = {
   Query: {
-    restaurant: (_: unknown, args: { id: string }, ctx: Context) => loadRestaurant(ctx, args.id),
-    restaurants: (_: unknown, args: { filter?: unknown; sort?: RestaurantSort } & PageArgs, ctx: Context) =>
-      restaurants.searchRestaurants(ctx.db, args),
+    restaurant: (_, args, ctx) => loadRestaurant(ctx, args.id),
+    restaurants: (_, args, ctx) => restaurants.searchRestaurants(ctx.db, args),
   },
   Mutation: {
-    createRestaurant: (_: unknown, args: { input: unknown }, ctx: Context) =>
-      restaurants.createRestaurant(ctx.db, viewerOf(ctx), args.input),
-    updateRestaurant: (_: unknown, args: { id: string; input: unknown }, ctx: Context) =>
+    createRestaurant: (_, args, ctx) => restaurants.createRestaurant(ctx.db, viewerOf(ctx), args.input),
+    updateRestaurant: (_, args, ctx) =>
       restaurants.updateRestaurant(ctx.db, ctx.events, viewerOf(ctx), args.id, args.input),
-    deleteRestaurant: (_: unknown, args: { id: string }, ctx: Context) => restaurants.deleteRestaurant(ctx.db, ctx.events, viewerOf(ctx), args.id),
+    deleteRestaurant: (_, args, ctx) => restaurants.deleteRestaurant(ctx.db, ctx.events, viewerOf(ctx), args.id),
   },
   Restaurant: {
     types: list("types"),
@@ -58,16 +56,16 @@ export const restaurantsResolvers = {
     cuisines: list("cuisines"),
     paymentMethods: list("paymentMethods"),
     priceRange: list("priceRange"),
-    photos: (r: RestaurantRow, _: unknown, ctx: Context) => photosOf(ctx, r.id),
-    openingHours: (r: RestaurantRow, _: unknown, ctx: Context) => openingHoursOf(ctx, r.id),
-    contact: (r: RestaurantRow) => ({ email: r.email, phone: r.phone }),
-    address: (r: RestaurantRow) => restaurants.addressOf(r),
-    owner: (r: RestaurantRow, _: unknown, ctx: Context) => loadUser(ctx, r.ownerId),
-    rating: (r: RestaurantRow) => r.ratingAvg,
-    commentCount: (r: RestaurantRow) => r.ratingCount,
-    viewerCanEdit: (r: RestaurantRow, _: unknown, ctx: Context) => canEdit(ctx.viewer, r),
+    photos: (r, _, ctx) => photosOf(ctx, r.id),
+    openingHours: (r, _, ctx) => openingHoursOf(ctx, r.id),
+    contact: (r) => ({ email: r.email, phone: r.phone }),
+    address: (r) => restaurants.addressOf(r),
+    owner: (r, _, ctx) => referenced(loadUser(ctx, r.ownerId)),
+    rating: (r) => r.ratingAvg,
+    commentCount: (r) => r.ratingCount,
+    viewerCanEdit: (r, _, ctx) => canEdit(ctx.viewer, r),
   },
   User: {
-    rating: (u: { id: string }, _: unknown, ctx: Context) => ownerRatingOf(ctx, u.id),
+    rating: (u, _, ctx) => ownerRatingOf(ctx, u.id),
   },
 };

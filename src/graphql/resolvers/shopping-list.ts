@@ -1,22 +1,21 @@
 // Resolvers for the shopping list: thin; the rules live in src/domain/shopping-list.ts.
-import type { PageArgs } from "../../domain/pagination.ts";
 import * as shoppingList from "../../domain/shopping-list.ts";
-import type { ShoppingListRow } from "../../domain/shopping-list.ts";
-import { viewerOf, type Context } from "../context.ts";
-import { loadGrocery } from "../loaders.ts";
+import type { Resolvers } from "../__generated__/resolvers.ts";
+import { viewerOf } from "../context.ts";
+import { loadGrocery, referenced } from "../loaders.ts";
 
-export const shoppingListResolvers = {
+export const shoppingListResolvers: Resolvers = {
   Query: {
-    myShoppingList: (_: unknown, args: PageArgs, ctx: Context) => shoppingList.myShoppingList(ctx.db, viewerOf(ctx), args),
+    myShoppingList: (_, args, ctx) => shoppingList.myShoppingList(ctx.db, viewerOf(ctx), args),
   },
   Mutation: {
-    addToShoppingList: (_: unknown, args: { groceryId: string; quantity?: number | null }, ctx: Context) =>
+    addToShoppingList: (_, args, ctx) =>
       shoppingList.addToShoppingList(ctx.db, ctx.events, viewerOf(ctx), args),
-    removeFromShoppingList: (_: unknown, args: { groceryId: string }, ctx: Context) =>
+    removeFromShoppingList: (_, args, ctx) =>
       shoppingList.removeFromShoppingList(ctx.db, ctx.events, viewerOf(ctx), args.groceryId),
   },
   ShoppingListEntry: {
-    grocery: (e: ShoppingListRow, _: unknown, ctx: Context) => loadGrocery(ctx, e.groceryId),
-    addedAt: (e: ShoppingListRow) => e.createdAt,
+    grocery: (e, _, ctx) => referenced(loadGrocery(ctx, e.groceryId)),
+    addedAt: (e) => e.createdAt,
   },
 };

@@ -4,11 +4,10 @@
 // both by directives/auth.ts. An event whose row is gone by the time it is read is skipped.
 import { notFound } from "../../domain/errors.ts";
 import { checkMayFollowOrders } from "../../domain/orders.ts";
-import type { PageArgs } from "../../domain/pagination.ts";
 import * as shoppingList from "../../domain/shopping-list.ts";
 import { checkId } from "../../domain/text.ts";
-import type { Context } from "../context.ts";
-import { viewerOf } from "../context.ts";
+import type { Resolvers } from "../__generated__/resolvers.ts";
+import { viewerOf, type Context } from "../context.ts";
 import { loadRestaurant } from "../loaders.ts";
 import { GoneEvent } from "../subscriptions/execute.ts";
 import { liveEvents, type LiveOf } from "../subscriptions/live-source.ts";
@@ -25,10 +24,10 @@ const present = <T>(row: T | null): T => {
   return row;
 };
 
-export const subscriptionResolvers = {
+export const subscriptionResolvers: Resolvers = {
   Subscription: {
     commentAdded: {
-      subscribe: async (_: unknown, args: { restaurantId: string }, ctx: Context) => {
+      subscribe: async (_, args, ctx) => {
         const id = await existingRestaurant(ctx, args.restaurantId, "restaurantId");
         return liveEvents(ctx.events, "commentAdded", (e) => e.restaurantId === id);
       },
@@ -36,14 +35,14 @@ export const subscriptionResolvers = {
         present(await ctx.db.comment.findUnique({ where: { id: event.commentId } })),
     },
     restaurantChanged: {
-      subscribe: async (_: unknown, args: { id: string }, ctx: Context) => {
+      subscribe: async (_, args, ctx) => {
         const id = await existingRestaurant(ctx, args.id, "id");
         return liveEvents(ctx.events, "restaurantChanged", (e) => e.restaurantId === id);
       },
       resolve: (event: LiveOf<"restaurantChanged">) => event,
     },
     orderPlaced: {
-      subscribe: async (_: unknown, args: { restaurantId: string }, ctx: Context) => {
+      subscribe: async (_, args, ctx) => {
         await checkMayFollowOrders(ctx.db, viewerOf(ctx), args.restaurantId);
         return liveEvents(ctx.events, "orderPlaced", (e) => e.restaurantId === args.restaurantId);
       },
@@ -51,12 +50,12 @@ export const subscriptionResolvers = {
         present(await ctx.db.order.findUnique({ where: { id: event.orderId } })),
     },
     reportFiled: {
-      subscribe: (_: unknown, __: unknown, ctx: Context) => liveEvents(ctx.events, "reportFiled", () => true),
+      subscribe: (_, __, ctx) => liveEvents(ctx.events, "reportFiled", () => true),
       resolve: async (event: LiveOf<"reportFiled">, _: unknown, ctx: Context) =>
         present(await ctx.db.report.findUnique({ where: { id: event.reportId } })),
     },
     shoppingListChanged: {
-      subscribe: (_: unknown, __: unknown, ctx: Context) => {
+      subscribe: (_, __, ctx) => {
         const userId = viewerOf(ctx).id;
         return liveEvents(ctx.events, "shoppingListChanged", (e) => e.userId === userId);
       },
@@ -65,11 +64,11 @@ export const subscriptionResolvers = {
   },
   RestaurantChange: {
     // After REMOVED, null; an UPDATED restaurant removed before this event was read is null too.
-    restaurant: (event: LiveOf<"restaurantChanged">, _: unknown, ctx: Context) =>
+    restaurant: (event, _, ctx) =>
       event.change === "REMOVED" ? null : loadRestaurant(ctx, event.restaurantId),
   },
   ShoppingListChange: {
-    changedAt: (event: LiveOf<"shoppingListChanged">) => new Date(event.publishedAt),
-    shoppingList: (_: LiveOf<"shoppingListChanged">, args: PageArgs, ctx: Context) => shoppingList.myShoppingList(ctx.db, viewerOf(ctx), args),
+    changedAt: (event) => new Date(event.publishedAt),
+    shoppingList: (_, args, ctx) => shoppingList.myShoppingList(ctx.db, viewerOf(ctx), args),
   },
 };

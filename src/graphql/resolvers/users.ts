@@ -1,6 +1,7 @@
 // Users: accounts, sign-in and the signed-in user.
 import * as users from "../../domain/users.ts";
 import type { Session } from "../../domain/users.ts";
+import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { loadUser } from "../loaders.ts";
 
@@ -10,17 +11,17 @@ async function authPayload(ctx: Context, session: Session) {
   return { accessToken: session.token, expiresAt: session.expiresAt, user };
 }
 
-export const userResolvers = {
+export const userResolvers: Resolvers = {
   Query: {
-    me: (_: unknown, __: unknown, ctx: Context) => ctx.db.user.findUniqueOrThrow({ where: { id: viewerOf(ctx).id } }),
-    user: (_: unknown, args: { id: string }, ctx: Context) => loadUser(ctx, args.id),
+    me: (_, __, ctx) => ctx.db.user.findUniqueOrThrow({ where: { id: viewerOf(ctx).id } }),
+    user: (_, args, ctx) => loadUser(ctx, args.id),
   },
   Mutation: {
-    register: async (_: unknown, args: { input: unknown }, ctx: Context) =>
+    register: async (_, args, ctx) =>
       authPayload(ctx, await users.register(ctx.db, args.input, ctx.config.tokenTtlMs, "USER", ctx.guards)),
-    login: async (_: unknown, args: { username: string; password: string }, ctx: Context) =>
+    login: async (_, args, ctx) =>
       authPayload(ctx, await users.login(ctx.db, args.username, args.password, ctx.config.tokenTtlMs, ctx.guards)),
-    logout: async (_: unknown, __: unknown, ctx: Context) => {
+    logout: async (_, __, ctx) => {
       await users.logout(ctx.db, ctx.viewer, ctx.events);
       ctx.forgetToken();
       return true;

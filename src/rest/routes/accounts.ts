@@ -3,7 +3,8 @@
 import { text } from "../fields.ts";
 import * as s from "../json-schema.ts";
 import { inBody } from "../params.ts";
-import { aliasOf, type RestRoute } from "../route.ts";
+import { aliasOf, type RestRoute, type RestRouteOf } from "../route.ts";
+import type { LoginMutation } from "../../graphql/__generated__/operations.ts";
 import { legacyUser, userSchema, USER_FIELDS } from "../shapes/user.ts";
 
 const SESSION_FIELDS = `accessToken expiresAt user { ${USER_FIELDS} }`;
@@ -15,7 +16,7 @@ const sessionSchema = s.answer({
   expires_at: s.string({ format: "date-time" }),
 });
 
-const session = (payload: { accessToken: string; expiresAt: string; user: Parameters<typeof legacyUser>[0] }) => ({
+const session = (payload: LoginMutation["login"]) => ({
   user: legacyUser(payload.user),
   access_token: payload.accessToken,
   token_type: "Bearer",
@@ -27,7 +28,7 @@ const credentials = [
   inBody("password", text, { required: true, to: "password", description: "at least 8 characters" }),
 ];
 
-const register: RestRoute = {
+const register: RestRouteOf<"Register"> = {
   operation: "Register",
   summary: "Creates an account and answers a token for it.",
   tag: "accounts",
@@ -45,7 +46,7 @@ const register: RestRoute = {
   body: (data) => session(data.register),
 };
 
-const signIn: RestRoute = {
+const signIn: RestRouteOf<"Sign in"> = {
   operation: "Sign in",
   summary: "Answers a new access token for a username and password.",
   tag: "accounts",
@@ -58,7 +59,7 @@ const signIn: RestRoute = {
   body: (data) => session(data.login),
 };
 
-const signOut: RestRoute = {
+const signOut: RestRouteOf<"Sign out"> = {
   operation: "Sign out",
   summary: "Revokes the access token sent with this request.",
   tag: "accounts",

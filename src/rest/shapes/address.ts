@@ -1,17 +1,10 @@
 // The legacy Address object (spec "Address"). Always an object, so legacy clients can read
 // `address.city` without a check; its fields are null when unknown, `geo` null without coordinates.
+import type { LegacyRestaurantSearchItemFragment } from "../../graphql/__generated__/operations.ts";
 import * as s from "../json-schema.ts";
 
-export type GraphqlAddress = {
-  addressLine1: string | null;
-  addressLine2: string | null;
-  landmark: string | null;
-  state: string | null;
-  city: string | null;
-  district: string | null;
-  country: string | null;
-  geo: { latitude: number; longitude: number } | null;
-};
+/** ADDRESS_FIELDS as codegen types them (every fragment selecting an address selects these). */
+export type GraphqlAddress = NonNullable<LegacyRestaurantSearchItemFragment["address"]>;
 
 export const ADDRESS_FIELDS = `addressLine1 addressLine2 landmark state city district country geo { latitude longitude }`;
 

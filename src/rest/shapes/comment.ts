@@ -1,9 +1,9 @@
 // Legacy comment shapes (spec "Restaurant comment"): Get Comments' object and its items; an item
 // is also Comment Restaurant's answer. `rating` is carried as a string, as the spec says.
+import type { GetCommentsQuery, LegacyCommentFragment } from "../../graphql/__generated__/operations.ts";
 import * as s from "../json-schema.ts";
 
-type GraphqlComment = { id: string; title: string; body: string; rating: number; author: { id: string; username: string; firstName: string } };
-type GraphqlRestaurantComments = { id: string; title: string; description: string | null; comments: { nodes: GraphqlComment[] } };
+type GraphqlRestaurantComments = NonNullable<GetCommentsQuery["restaurant"]>;
 
 export const COMMENT_FIELDS = `fragment LegacyComment on Comment { id title body rating author { id username firstName } }`;
 
@@ -22,7 +22,7 @@ export const commentsSchema = s.answer({
   comments: s.arrayOf(commentSchema, { description: "newest first" }),
 });
 
-export const legacyComment = (c: GraphqlComment) => ({
+export const legacyComment = (c: LegacyCommentFragment) => ({
   _id: c.id,
   user: { _id: c.author.id, username: c.author.username, first_name: c.author.firstName },
   title: c.title,

@@ -1,16 +1,8 @@
 // The legacy grocery shape (spec "Grocery"), and a shopping-list entry holding one.
+import type { AddToShoppingListMutation, LegacyGroceryFragment } from "../../graphql/__generated__/operations.ts";
 import * as s from "../json-schema.ts";
 
-type GraphqlGrocery = {
-  id: string;
-  title: string;
-  description: string;
-  alsoKnownAs: string;
-  cover: string | null;
-  metricUnits: string[];
-  categories: string[];
-};
-type GraphqlShoppingListEntry = { grocery: GraphqlGrocery; quantity: number; addedAt: string; updatedAt: string };
+type GraphqlShoppingListEntry = AddToShoppingListMutation["addToShoppingList"];
 
 export const GROCERY_FIELDS = `fragment LegacyGrocery on Grocery { id title description alsoKnownAs cover metricUnits categories }`;
 
@@ -24,7 +16,7 @@ export const grocerySchema = s.answer({
   categories: s.arrayOf(s.string()),
 });
 
-export const legacyGrocery = (g: GraphqlGrocery) => ({
+export const legacyGrocery = (g: LegacyGroceryFragment) => ({
   _id: g.id,
   title: g.title,
   description: g.description,

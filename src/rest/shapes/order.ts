@@ -1,7 +1,6 @@
 // The answer to Order Recipe: the entry placed on the caller's order list.
+import type { LegacyOrderFragment } from "../../graphql/__generated__/operations.ts";
 import * as s from "../json-schema.ts";
-
-type GraphqlOrder = { id: string; recipe: string; quantity: number; createdAt: string; restaurant: { id: string } };
 
 export const ORDER_FIELDS = `fragment LegacyOrder on Order { id recipe quantity createdAt restaurant { id } }`;
 
@@ -13,7 +12,7 @@ export const orderSchema = s.answer({
   created_at: s.string({ format: "date-time" }),
 });
 
-export const legacyOrder = (o: GraphqlOrder) => ({
+export const legacyOrder = (o: LegacyOrderFragment) => ({
   _id: o.id,
   restaurant_id: o.restaurant.id,
   recipe: o.recipe,

@@ -1,11 +1,7 @@
 // The answer to Report restaurant / Report grocery: the caller's report on the item, and whether
 // this request created it (a repeat changes nothing and answers the same report).
+import type { LegacyReportFragment } from "../../graphql/__generated__/operations.ts";
 import * as s from "../json-schema.ts";
-
-type GraphqlReportResult = {
-  created: boolean;
-  report: { id: string; targetKind: string; targetId: string; reasonType: string; reasonBody: string; status: string; createdAt: string };
-};
 
 export const REPORT_FIELDS = `fragment LegacyReport on ReportResult {
   created report { id targetKind targetId reasonType reasonBody status createdAt }
@@ -22,7 +18,7 @@ export const reportSchema = s.answer({
   created_at: s.string({ format: "date-time" }),
 });
 
-export const legacyReport = ({ created, report: r }: GraphqlReportResult) => ({
+export const legacyReport = ({ created, report: r }: LegacyReportFragment) => ({
   _id: r.id,
   target_type: r.targetKind.toLowerCase(),
   target_id: r.targetId,

@@ -1,35 +1,17 @@
 // Legacy restaurant shapes (spec "Restaurant, detail", "item of the search result", Edit's
 // answer), each with the GraphQL fragment it is made from and its JSON Schema.
 // Absent optional values are null; lists are always arrays.
+// Each function reads the type codegen made from its fragment (src/graphql/__generated__).
+import type {
+  LegacyRestaurantDetailFragment,
+  LegacyRestaurantEditedFragment,
+  LegacyRestaurantSearchItemFragment,
+} from "../../graphql/__generated__/operations.ts";
 import * as s from "../json-schema.ts";
-import { legacyAddress, addressSchema, ADDRESS_FIELDS, type GraphqlAddress } from "./address.ts";
+import { legacyAddress, addressSchema, ADDRESS_FIELDS } from "./address.ts";
 
-type GraphqlPerson = { id: string; username: string; firstName: string; avatar: string | null; rating: number | null };
-
-type GraphqlRestaurant = {
-  id: string;
-  title: string;
-  logo: string | null;
-  cover: string | null;
-  url: string | null;
-  types: string[];
-  categories: string[];
-  cuisines: string[];
-  acceptsReservations: boolean;
-  starRating: number | null;
-  openingHours: { open: string; close: string }[];
-  paymentMethods: string[];
-  canHomeDeliver: boolean;
-  priceRange: string[];
-  photos: string[];
-  website: string | null;
-  contact: { email: string | null; phone: string | null };
-  address: GraphqlAddress | null;
-  owner: GraphqlPerson;
-  badges: { badge: { id: string; name: string; cover: string | null }; receivedAt: string }[];
-  latestComment: { body: string; rating: number; author: GraphqlPerson } | null;
-  rating: number | null;
-};
+/** The owner as the detail and edit fragments select it (PERSON). */
+type GraphqlPerson = LegacyRestaurantEditedFragment["owner"];
 
 const PERSON = `id username firstName avatar rating`;
 
@@ -126,7 +108,7 @@ export const restaurantSearchItemSchema = s.answer({
   rating: s.nullable(s.number({ description: "mean of the comments' ratings; null when there is none" })),
 });
 
-export function legacyRestaurantEdited(r: GraphqlRestaurant) {
+export function legacyRestaurantEdited(r: LegacyRestaurantEditedFragment) {
   return {
     _id: r.id,
     title: r.title,
@@ -148,7 +130,7 @@ export function legacyRestaurantEdited(r: GraphqlRestaurant) {
   };
 }
 
-export function legacyRestaurantDetail(r: GraphqlRestaurant) {
+export function legacyRestaurantDetail(r: LegacyRestaurantDetailFragment) {
   const latest = r.latestComment;
   return {
     ...legacyRestaurantEdited(r),
@@ -157,7 +139,7 @@ export function legacyRestaurantDetail(r: GraphqlRestaurant) {
   };
 }
 
-export function legacyRestaurantSearchItem(r: GraphqlRestaurant) {
+export function legacyRestaurantSearchItem(r: LegacyRestaurantSearchItemFragment) {
   return {
     _id: r.id,
     title: r.title,

@@ -1,7 +1,9 @@
 // The legacy (snake_case, _id) shape of a user.
+import type { LoginMutation } from "../../graphql/__generated__/operations.ts";
 import * as s from "../json-schema.ts";
 
-export type GraphqlUser = { id: string; username: string; firstName: string; avatar?: string | null; role?: string; createdAt?: string };
+/** USER_FIELDS as codegen types them (Register and Sign in select the same). */
+export type GraphqlUser = LoginMutation["login"]["user"];
 
 export const USER_FIELDS = `id username firstName avatar role createdAt`;
 
