@@ -15,6 +15,7 @@ import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/se
 import { progressPrinter } from "../src/seed/progress.ts";
 import { DEFAULT_SEED_PASSWORD, seed } from "../src/seed/seed.ts";
 import { freshPostgres, freshSqlite, isPostgresUrl, type BenchDatabase } from "./databases.ts";
+import { benchReads, formatReadTimings } from "./reads.ts";
 import { measure, statementsOf, type LoadSettings } from "./load.ts";
 import { startService, ROOT, type Service } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
@@ -39,6 +40,10 @@ const HELP = `Usage: npm run bench [-- options]
   --cpu-prof           run the server under test with node --cpu-prof (profiles are written
                        to a temp folder named at the end; open them in Chrome DevTools)
   --out FILE           where to write the JSON (default bench/results/latest.json)
+  --reads              instead of the HTTP scenarios: each raw-SQL read of src/db against the
+                       Prisma call that returns the same rows, in-process, per-call medians
+                       (JSON in bench/results/reads.json)
+  --calls N            with --reads: timed calls of each side per read (default 2000; 300 with --quick)
 
 Environment: DATABASE_URL (a postgres:// server to also bench on); server settings such as
 SQLITE_SYNCHRONOUS or DB_POOL_SIZE pass through to the server under test.
@@ -70,6 +75,8 @@ function options() {
       rounds: { type: "string", default: "1" },
       "cpu-prof": { type: "boolean", default: false },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
+      reads: { type: "boolean", default: false },
+      calls: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -96,7 +103,8 @@ function options() {
   const only = values.only?.split(",").filter(Boolean);
   const rounds = number(values.rounds, 1, "rounds");
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number of at least 1");
-  return { quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds, cpuProf: values["cpu-prof"], out: values.out };
+  const calls = number(values.calls, values.quick ? 300 : 2000, "calls");
+  return { quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds, cpuProf: values["cpu-prof"], out: values.out, reads: values.reads, calls };
 }
 
 type Options = ReturnType<typeof options>;
@@ -236,8 +244,18 @@ function gitCommit(): string | null {
   }
 }
 
+async function readsOnly(opts: Options) {
+  const timings = await benchReads(opts, log, cleanups);
+  const out = path.join(ROOT, "bench/results/reads.json");
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, commit: gitCommit(), size: opts.size, calls: opts.calls, timings }, null, 2)}\n`);
+  console.log(`\n${formatReadTimings(timings)}`);
+  console.log(`\nPer-call medians. Written to ${path.relative(ROOT, out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
+}
+
 async function main() {
   const opts = options();
+  if (opts.reads) return readsOnly(opts);
   const cpus = os.cpus();
   const report: BenchReport = {
     date: new Date().toISOString(),
