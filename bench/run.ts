@@ -43,7 +43,8 @@ const HELP = `Usage: npm run bench [-- options]
   --reads              instead of the HTTP scenarios: each raw-SQL read of src/db against the
                        Prisma call that returns the same rows, in-process, per-call medians
                        (JSON in bench/results/reads.json)
-  --calls N            with --reads: timed calls of each side per read (default 2000; 300 with --quick)
+  --calls N            with --reads: timed calls of each side per read (default 2000; 300 with
+                       --quick), at most 15 s of them per read
 
 Environment: DATABASE_URL (a postgres:// server to also bench on); server settings such as
 SQLITE_SYNCHRONOUS or DB_POOL_SIZE pass through to the server under test.

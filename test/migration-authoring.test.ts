@@ -41,7 +41,7 @@ describe(`migration authoring (${provider === "postgres" ? "PostgreSQL" : "SQLit
   it("the committed migrations build exactly the current model", async () => {
     // Replays every migration into a shadow database (SQLite: in memory; PostgreSQL: a throw-away
     // database on the test server) and compares the result with the schema.
-    const env = provider === "postgres" ? { PG_URL: database.url } : { SQLITE_URL: database.url };
+    const env: Record<string, string> = provider === "postgres" ? { PG_URL: database.url } : { SQLITE_URL: database.url };
     const sql = await migrateDiff(["--from-migrations", path.join(prismaDir, "migrations"), "--to-schema", path.join(prismaDir, "schema.prisma")], env);
     expect(sql).toBe("-- This is an empty migration.");
   }, 90_000);
