@@ -18,6 +18,7 @@ import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/se
 import { progressPrinter } from "../src/seed/progress.ts";
 import { DEFAULT_SEED_PASSWORD, seed } from "../src/seed/seed.ts";
 import { freshPostgres, freshSqlite, isPostgresUrl, type BenchDatabase } from "./databases.ts";
+import { benchReads, formatReadTimings } from "./reads.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings } from "./load.ts";
 import { ensurePeerInstalled, nodeRuntime, PEER_DIR, PEER_SCRIPT } from "./peer/postgraphile.ts";
 import { cpuSecondsOf, startProcess, startService, ROOT, type Service } from "./processes.ts";
@@ -50,6 +51,11 @@ const HELP = `Usage: npm run bench [-- options]
   --cpu-prof           run the server under test with node --cpu-prof (profiles are written
                        to a temp folder named at the end; open them in Chrome DevTools)
   --out FILE           where to write the JSON (default bench/results/latest.json)
+  --reads              instead of the HTTP scenarios: each raw-SQL read of src/db against the
+                       Prisma call that returns the same rows, in-process, per-call medians
+                       (JSON in bench/results/reads.json)
+  --calls N            with --reads: timed calls of each side per read (default 2000; 300 with
+                       --quick), at most 15 s of them per read
 
 Environment: DATABASE_URL (a postgres:// server to also bench on); BENCH_DURATION, BENCH_WARMUP,
 BENCH_CONNECTIONS, BENCH_ONLY, BENCH_DATABASES, BENCH_PEER, BENCH_PEER_ROUNDS, BENCH_SLO_DURATION
@@ -86,6 +92,8 @@ function options() {
       "slo-duration": { type: "string" },
       "cpu-prof": { type: "boolean", default: false },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
+      reads: { type: "boolean", default: false },
+      calls: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -129,6 +137,7 @@ function options() {
     quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds,
     peer: values.peer === "postgraphile", peerRounds, sloDurationSec,
     cpuProf: values["cpu-prof"], out: values.out,
+    reads: values.reads, calls: number(values.calls, values.quick ? 300 : 2000, "calls"),
   };
 }
 
@@ -350,8 +359,18 @@ function gitCommit(): string | null {
   }
 }
 
+async function readsOnly(opts: Options) {
+  const timings = await benchReads(opts, log, cleanups);
+  const out = path.join(ROOT, "bench/results/reads.json");
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, commit: gitCommit(), size: opts.size, calls: opts.calls, timings }, null, 2)}\n`);
+  console.log(`\n${formatReadTimings(timings)}`);
+  console.log(`\nPer-call medians. Written to ${path.relative(ROOT, out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
+}
+
 async function main() {
   const opts = options();
+  if (opts.reads) return readsOnly(opts);
   const cpus = os.cpus();
   const report: BenchReport = {
     date: new Date().toISOString(),

@@ -1,12 +1,14 @@
-// Prisma CLI settings for the sqlite variant (used by generate and migrate diff only; the service
-// applies migrations itself, see src/db/migrate.ts). engine "js" keeps the CLI off the network.
+// Prisma CLI settings for the SQLite variant (used by generate and migrate diff only; the service
+// applies migrations itself, see src/db/migrate.ts). Prisma 7's CLI downloads a native schema
+// engine before most commands unless PRISMA_SCHEMA_ENGINE_BINARY names a file: point it at the
+// WebAssembly stand-in (generate never runs it; migrate diff does). Always pass --config.
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "prisma/config";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+
+process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= fileURLToPath(new URL("./schema-engine.mjs", import.meta.url));
 
 export default defineConfig({
-  experimental: { adapter: true },
-  engine: "js",
   schema: "sqlite/schema.prisma",
   migrations: { path: "sqlite/migrations" },
-  adapter: async () => new PrismaBetterSQLite3({ url: process.env.SQLITE_URL ?? "file:./prisma-cli.db" }),
+  datasource: { url: process.env.SQLITE_URL ?? "file:./prisma-cli.db" },
 });

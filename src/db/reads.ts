@@ -1,9 +1,10 @@
 // Hot read paths (rows by id, and the lists that follow a page of restaurants or groceries) as raw
-// SQL. Prisma 6.19 compiles every query in WebAssembly with no plan cache (~0.5 ms for an API
-// query, ~0.1 ms even for `$queryRaw`); these run on Prisma's own connection without that step
-// (`readRows` in client.ts). Each function returns exactly what the equivalent Prisma call
-// returns (test/graphql/reads.test.ts compares them on both databases), so callers cannot tell.
-// Writes stay on the Prisma API. When Prisma caches query plans (7.4+), this module can go.
+// SQL, run on Prisma's own connection (`readRows` in client.ts) without Prisma's query compiler and
+// row mapping. Prisma 7 caches query plans, yet each of these still costs several times as much
+// through Prisma's API: `npm run bench -- --reads` measures every one against the Prisma call that
+// returns the same rows (README, "Raw reads against Prisma 7"). Each function returns exactly what
+// the equivalent Prisma call returns (test/graphql/reads.test.ts compares them on both databases),
+// so callers cannot tell. Writes stay on the Prisma API.
 //
 // The SQL is read identically by SQLite and PostgreSQL: quoted identifiers, `IN` lists through
 // Prisma.join, scalar subqueries. Drivers differ in what they hand back for computed columns

@@ -9,7 +9,7 @@
 // straight from the connection, behind the same queue, to src/db/reads.ts.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import type { DriverReader } from "./client.ts";
 import type { WriteHealth } from "./write-health.ts";
 import { DriverAdapterError, type SqlDriverAdapter, type SqlDriverAdapterFactory, type SqlQuery, type Transaction } from "@prisma/driver-adapter-utils";
@@ -243,7 +243,7 @@ export function sqliteDriver(
   synchronous: "FULL" | "NORMAL",
   health: WriteHealth,
 ): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
-  const inner = new PrismaBetterSQLite3({ url: `file:${prepareSqliteFile(url)}` });
+  const inner = new PrismaBetterSqlite3({ url: `file:${prepareSqliteFile(url)}` });
   let read: ReturnType<typeof rowReader> | undefined;
   const factory = {
     provider: inner.provider,
