@@ -11,8 +11,9 @@ const FULL_CODES = new Set(["SQLITE_FULL", "53100" /* PostgreSQL disk_full */, "
 
 const UNAVAILABLE_CODES = new Set([
   // Prisma: can't reach, timed out reaching, database missing, timeout, connection closed,
-  // pool timeout, too many connections.
-  "P1001", "P1002", "P1003", "P1008", "P1017", "P2024", "P2037",
+  // pool timeout, too many connections, and a transaction that could not start or ran out of
+  // time (P2028: under load, writes waiting for a connection; the write was not kept).
+  "P1001", "P1002", "P1003", "P1008", "P1017", "P2024", "P2037", "P2028",
   // PostgreSQL: shut down by an administrator or a crash, starting up, too many connections,
   // out of memory, database missing, read-only (a standby).
   "57P01", "57P02", "57P03", "53300", "53200", "3D000", "25006",
