@@ -11,7 +11,9 @@ let s: TestServer;
 let owner: Account;
 let admin: Account;
 beforeAll(async () => {
-  s = await startServer();
+  // A long session cache: a slow run must not see the admin's token expire between the calls
+  // whose statements are compared.
+  s = await startServer({ SESSION_CACHE_TTL: "10m" });
   owner = await s.signUp("owner");
   admin = await s.signUp("adm", "ADMIN");
 });

@@ -11,6 +11,7 @@ import { viewerOf, type Context } from "../context.ts";
 import { loadRestaurant } from "../loaders.ts";
 import { GoneEvent } from "../subscriptions/execute.ts";
 import { liveEvents, type LiveOf } from "../subscriptions/live-source.ts";
+import { onceForEvent } from "../subscriptions/event-rows.ts";
 
 /** NOT_FOUND at the start for a restaurant that does not exist (a mistyped id would otherwise wait forever). */
 async function existingRestaurant(ctx: Context, id: string, field: string): Promise<string> {
@@ -32,7 +33,7 @@ export const subscriptionResolvers: Resolvers = {
         return liveEvents(ctx.events, "commentAdded", (e) => e.restaurantId === id);
       },
       resolve: async (event: LiveOf<"commentAdded">, _: unknown, ctx: Context) =>
-        present(await ctx.db.comment.findUnique({ where: { id: event.commentId } })),
+        present(await onceForEvent(event, "comment", () => ctx.db.comment.findUnique({ where: { id: event.commentId } }))),
     },
     restaurantChanged: {
       subscribe: async (_, args, ctx) => {
@@ -47,12 +48,12 @@ export const subscriptionResolvers: Resolvers = {
         return liveEvents(ctx.events, "orderPlaced", (e) => e.restaurantId === args.restaurantId);
       },
       resolve: async (event: LiveOf<"orderPlaced">, _: unknown, ctx: Context) =>
-        present(await ctx.db.order.findUnique({ where: { id: event.orderId } })),
+        present(await onceForEvent(event, "order", () => ctx.db.order.findUnique({ where: { id: event.orderId } }))),
     },
     reportFiled: {
       subscribe: (_, __, ctx) => liveEvents(ctx.events, "reportFiled", () => true),
       resolve: async (event: LiveOf<"reportFiled">, _: unknown, ctx: Context) =>
-        present(await ctx.db.report.findUnique({ where: { id: event.reportId } })),
+        present(await onceForEvent(event, "report", () => ctx.db.report.findUnique({ where: { id: event.reportId } }))),
     },
     shoppingListChanged: {
       subscribe: (_, __, ctx) => {

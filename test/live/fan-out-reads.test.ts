@@ -1,0 +1,43 @@
+// Many subscribers of one restaurant cost one read of each new comment, not one each: the row an
+// event names is loaded once per event and instance (subscriptions/event-rows.ts). Each still gets
+// its own result, with the fields it asked for.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { CountingBus, liveClient, subscribe, within, type LiveClient } from "../helpers/live.ts";
+
+const SUBSCRIBERS = 20;
+let s: TestServer;
+let bus: CountingBus;
+const clients: LiveClient[] = [];
+
+beforeAll(async () => {
+  bus = new CountingBus();
+  s = await startServer({}, { events: bus });
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await s?.close();
+});
+
+describe("fan-out", () => {
+  it(`${SUBSCRIBERS} subscribers of one restaurant: one read of the new comment`, async () => {
+    const owner = await s.signUp("fanowner");
+    const r = await s.db.restaurant.create({ data: { title: "Fan", titleSearch: "fan", ownerId: owner.id } });
+    const before = bus.listening;
+    const subs = [];
+    for (let i = 0; i < SUBSCRIBERS; i++) {
+      const client = liveClient(s, { authorization: `Bearer ${owner.token}` });
+      clients.push(client);
+      subs.push(subscribe(client, `subscription($id: ID!) { commentAdded(restaurantId: $id) { id title } }`, { id: r.id }));
+    }
+    await bus.untilListening(before + SUBSCRIBERS);
+    s.sql.length = 0; // from here on: the write and what its event costs
+    const added = await s.graphql(`mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Hello", body: "b", rating: 5 }) { id } }`, { id: r.id }, owner.token);
+    expect(added.errors).toBeUndefined();
+    const results = await within(Promise.all(subs.map((sub) => sub.next())), "every subscriber's event");
+    for (const result of results) expect(result).toEqual({ data: { commentAdded: { id: added.data.addComment.id, title: "Hello" } } });
+    // The write itself inserts the comment (and reads nothing back by id): every SELECT of a comment is an event's.
+    const commentReads = s.sql.filter((q) => /^\s*SELECT/i.test(q) && /FROM [`"](main|public)[`"]\.[`"]Comment[`"]/i.test(q));
+    expect(commentReads, s.sql.join("\n")).toHaveLength(1);
+  });
+});
