@@ -58,14 +58,14 @@ export type Sub = {
   stop(): void;
 };
 
-export function subscribe(client: Client, query: string, variables?: Record<string, unknown>): Sub {
+export function subscribe(client: Client, query: string, variables?: Record<string, unknown>, extensions?: Record<string, unknown>): Sub {
   const results: ExecutionResult<any>[] = [];
   let taken = 0;
   const waiters: (() => void)[] = [];
   let finish!: (outcome: unknown) => void;
   const ended = new Promise<unknown>((resolve) => (finish = resolve));
   const stop = client.subscribe(
-    { query, variables },
+    { query, variables, extensions },
     {
       next: (result) => {
         results.push(result as ExecutionResult<any>);
