@@ -3,6 +3,7 @@
 // REST at a fixed rate. Measures how long each event took from the write's acknowledgement (the
 // 201 the bench received) to its arrival at each subscriber, and the server's memory per
 // subscriber (RSS with the subscribers open minus RSS before, divided by their number).
+import http from "node:http";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { readCounters } from "./prometheus.ts";
@@ -56,6 +57,32 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * The writes go through a few keep-alive connections (queued beyond them, as a client app's
+ * would be): when the server falls behind, fetch would open one connection per write in flight
+ * and meet MAX_CONNECTIONS_PER_ADDRESS.
+ */
+const writeAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+
+function putComment(url: string, token: string, title: string): Promise<{ status: number; body: string }> {
+  const payload = JSON.stringify({ title, body: "fan-out bench", rating: 4 });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: "PUT", agent: writeAgent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), authorization: `Bearer ${token}` } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
 }
 
 /** graphql_subscriptions_active from /metrics (counted when the server admits a subscription, just before it listens). */
@@ -122,18 +149,13 @@ export async function runFanout(
 
     // A subscribe message is answered only by events: a probe comment shows which subscriptions
     // listen. Probes repeat (a few at most) until every subscriber has seen one.
-    const write = (title: string, token: string) =>
-      fetch(`${url}/restaurants/${encodeURIComponent(restaurantId)}/comments`, {
-        method: "PUT",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ title, body: "fan-out bench", rating: 4 }),
-      });
+    const write = (title: string, token: string) => putComment(`${url}/restaurants/${encodeURIComponent(restaurantId)}/comments`, token, title);
     const activeDeadline = Date.now() + 60_000;
     while ((await activeSubscriptions(url)) < settings.subscribers && Date.now() < activeDeadline) await sleep(200);
     for (let probe = 1; gotProbe.size < settings.subscribers; probe++) {
       if (probe > 10) throw new Error(`only ${gotProbe.size} of ${settings.subscribers} subscribers listening after ${probe - 1} probes`);
       const res = await write(`probe ${probe}`, tokens[0]!);
-      if (res.status !== 201) throw new Error(`probe comment answered ${res.status}: ${await res.text()}`);
+      if (res.status !== 201) throw new Error(`probe comment answered ${res.status}: ${res.body}`);
       const deadline = Date.now() + 5_000;
       while (gotProbe.size < settings.subscribers && Date.now() < deadline) await sleep(50);
     }
@@ -152,9 +174,9 @@ export async function runFanout(
       if (due > Date.now()) await sleep(due - Date.now());
       const title = `stream ${n}`;
       writes.push(
-        write(title, tokens[n % tokens.length]!).then(async (res) => {
+        write(title, tokens[n % tokens.length]!).then((res) => {
           if (res.status === 201) acknowledged.set(title, Date.now());
-          else problems.push(`comment ${n} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+          else problems.push(`comment ${n} answered ${res.status}: ${res.body.slice(0, 200)}`);
         }),
       );
     }

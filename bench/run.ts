@@ -356,6 +356,7 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
         );
         const l = result.latency;
         log(`  ${FANOUT_KEY}: ${result.received} of ${result.expected} events, p50 ${l?.p50} ms, p99 ${l?.p99} ms, ${result.kibPerSubscriber.toFixed(0)} KiB/subscriber${result.problem ? ` (${result.problem})` : ""}`);
+        if (result.problem) log(`  ${FANOUT_KEY}: the server's last output:\n${server.output().slice(-3000)}`);
         report.fanout.push(result);
       }
     });
