@@ -2,6 +2,7 @@
 // targets on, and the text table printed at the end.
 import type { Measurement, RateLatency } from "./load.ts";
 import type { Scenario } from "./scenarios.ts";
+import { formatFanout, type FanoutResult } from "./fanout.ts";
 
 export type DatabaseName = "sqlite" | "postgres";
 
@@ -67,6 +68,8 @@ export type BenchReport = {
   pageSizeChecks: PageSizeCheck[];
   /** Server memory (from its /metrics) before the first scenario and after each round of them. */
   memory: { database: DatabaseName; rssBeforeMb: number; rssAfterMb: number; rssAfterRoundsMb: number[]; heapAfterMb: number }[];
+  /** The fan-out scenario (live.fanout), per database; absent in reports from before it existed. */
+  fanout: FanoutResult[];
 };
 
 /** Reads should answer within this at half the saturation rate (issue 16's SLO). */
@@ -236,5 +239,6 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
       );
     }
   }
+  out.push(...formatFanout(report.fanout ?? []));
   return out.join("\n");
 }

@@ -3,6 +3,7 @@
 // with constant resolvers: the ceiling; a bare driver read: the floor) and, on PostgreSQL, a peer
 // (PostGraphile 5 on Node 24, same database) in alternating rounds on the two scenarios it is
 // compared on. Every read is also driven at half its saturation rate for the p99 latency SLO.
+// Last, the fan-out: 1,000 WebSocket subscribers of one restaurant while comments stream in.
 // On SQLite always, and on PostgreSQL when DATABASE_URL points at one (in a new database on that
 // server, dropped after). Prints a table and writes bench/results/latest.json (the previous one
 // becomes previous.json).
@@ -17,6 +18,7 @@ import { migrate } from "../src/db/migrate.ts";
 import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
 import { progressPrinter } from "../src/seed/progress.ts";
 import { DEFAULT_SEED_PASSWORD, seed } from "../src/seed/seed.ts";
+import { failedFanout, FANOUT_KEY, fanoutServerEnv, runFanout, type FanoutSettings } from "./fanout.ts";
 import { freshPostgres, freshSqlite, isPostgresUrl, type BenchDatabase } from "./databases.ts";
 import { benchReads, formatReadTimings } from "./reads.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings } from "./load.ts";
@@ -48,6 +50,10 @@ const HELP = `Usage: npm run bench [-- options]
                        scenarios (default 2; the best round of each side is compared)
   --slo-duration S     seconds of each fixed-rate run (half the saturation rate) that measures
                        the p99 of every read for the SLO (default: --duration; 0 skips them)
+  --fanout-subscribers N  WebSocket subscribers of the fan-out scenario (key live.fanout;
+                       default 1000, one connection each)
+  --fanout-rate N      comments per second written during the fan-out (default 20)
+  --fanout-duration S  seconds the comments stream for (default 10; 5 with --quick)
   --cpu-prof           run the server under test with node --cpu-prof (profiles are written
                        to a temp folder named at the end; open them in Chrome DevTools)
   --out FILE           where to write the JSON (default bench/results/latest.json)
@@ -91,6 +97,9 @@ function options() {
       "peer-rounds": { type: "string" },
       "slo-duration": { type: "string" },
       "cpu-prof": { type: "boolean", default: false },
+      "fanout-subscribers": { type: "string" },
+      "fanout-rate": { type: "string" },
+      "fanout-duration": { type: "string" },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
       reads: { type: "boolean", default: false },
       calls: { type: "string" },
@@ -133,10 +142,18 @@ function options() {
   if (!Number.isInteger(peerRounds) || peerRounds < 1) throw new Error("--peer-rounds must be a whole number of at least 1");
   if (values.peer !== "postgraphile" && values.peer !== "none") throw new Error('--peer must be "postgraphile" or "none"');
   const sloDurationSec = number(values["slo-duration"], load.durationSec, "slo-duration");
+  const fanout: FanoutSettings = {
+    subscribers: number(values["fanout-subscribers"], 1000, "fanout-subscribers"),
+    ratePerSec: number(values["fanout-rate"], 20, "fanout-rate"),
+    durationSec: number(values["fanout-duration"], values.quick ? 5 : 10, "fanout-duration"),
+  };
+  if (!Number.isInteger(fanout.subscribers) || fanout.subscribers < 1 || fanout.ratePerSec <= 0) {
+    throw new Error("--fanout-subscribers must be a whole number of at least 1 and --fanout-rate above 0");
+  }
   return {
     quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds,
     peer: values.peer === "postgraphile", peerRounds, sloDurationSec,
-    cpuProf: values["cpu-prof"], out: values.out,
+    cpuProf: values["cpu-prof"], out: values.out, fanout,
     reads: values.reads, calls: number(values.calls, values.quick ? 300 : 2000, "calls"),
   };
 }
@@ -252,8 +269,9 @@ async function login(url: string, username: string): Promise<string> {
 }
 
 /** `--only` keys are prefixes; one ending in "$" must match the whole key (`gql.search$`). */
-const selected = (opts: Options, scenario: Scenario) =>
-  !opts.only || opts.only.some((k) => (k.endsWith("$") ? scenario.key === k.slice(0, -1) : scenario.key.startsWith(k)));
+const selectedKey = (opts: Options, key: string) =>
+  !opts.only || opts.only.some((k) => (k.endsWith("$") ? key === k.slice(0, -1) : key.startsWith(k)));
+const selected = (opts: Options, scenario: Scenario) => selectedKey(opts, scenario.key);
 
 async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<ScenarioContext, "tokens">, report: BenchReport, peerRuntime: string | null) {
   log(`\n[${name}] fresh database, seeding ${opts.size}...`);
@@ -276,6 +294,8 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
       UPLOAD_DIR: database.uploadDir,
       METRICS_ENABLED: "true",
       METRICS_TOKEN: "",
+      // The fan-out's subscribers all connect from 127.0.0.1 (printed with its figures).
+      ...(selectedKey(opts, FANOUT_KEY) ? fanoutServerEnv(opts.fanout) : {}),
     };
     // One folder per server; node names each thread's profile itself (the tsx loader runs in a
     // worker thread, and a fixed --cpu-prof-name would let its profile overwrite the main one).
@@ -337,6 +357,17 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
         rssAfterRoundsMb: rssAfterRounds,
         heapAfterMb: end.heapBytes / 2 ** 20,
       });
+
+      if (selectedKey(opts, FANOUT_KEY)) {
+        log(`[${name}] fan-out: ${opts.fanout.subscribers} WebSocket subscribers, ${opts.fanout.ratePerSec} comments/s for ${opts.fanout.durationSec} s`);
+        const result = await runFanout(server.url, name, tokens, ctx.restaurantIds[0]!, opts.fanout, log).catch((error: Error) =>
+          failedFanout(name, opts.fanout, `fan-out failed: ${error.message}`),
+        );
+        const l = result.latency;
+        log(`  ${FANOUT_KEY}: ${result.received} of ${result.expected} events, p50 ${l?.p50} ms, p99 ${l?.p99} ms, ${result.kibPerSubscriber.toFixed(0)} KiB/subscriber${result.problem ? ` (${result.problem})` : ""}`);
+        if (result.problem) log(`  ${FANOUT_KEY}: the server's last output:\n${server.output().slice(-3000)}`);
+        report.fanout.push(result);
+      }
     });
 
     const raw = rawDriverScenario({ ...ctxBase, tokens: [] });
@@ -391,6 +422,7 @@ async function main() {
     ratios: [],
     pageSizeChecks: [],
     memory: [],
+    fanout: [],
   };
   const count = SIZES[opts.size].restaurants;
   const ctxBase = { restaurantIds: Array.from({ length: count }, (_, i) => restaurantId(i + 1)), groceryTitles: GROCERY_TITLES };
@@ -426,7 +458,7 @@ async function main() {
   console.log(`\n${formatReport(report, previous)}`);
   console.log(`\nWritten to ${path.relative(ROOT, opts.out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.` + (previous ? ` "vs prev" compares with ${path.relative(ROOT, previousFile)} (${previous.date}).` : ""));
   if (opts.cpuProf) console.log(`CPU profiles of the server: ${PROFILE_DIR}`);
-  if (report.results.some((r) => r.problem)) process.exitCode = 1;
+  if (report.results.some((r) => r.problem) || report.fanout.some((r) => r.problem)) process.exitCode = 1;
 }
 
 try {

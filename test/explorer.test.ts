@@ -12,12 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPLORER_DEFAULT_QUERY } from "../src/http/explorer.ts";
 import { buildSchema } from "../src/graphql/schema.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
+import { CountingBus } from "./helpers/live.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 let s: TestServer;
+// Counts the server's live listeners: the subscription test writes once the explorer's subscription listens.
+const bus = new CountingBus();
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer({}, { events: bus });
 });
 afterAll(async () => s?.close());
 
@@ -232,6 +235,51 @@ describe("in headless Chromium with no internet access", () => {
     const me = await execute("role");
     expect(me).toContain('"username": "from_the_explorer"');
     expect(me).toContain('"role": "USER"');
+
+    expect(leftLoopback).toEqual([]);
+    expect(pageProblems).toEqual([]);
+  }, 180_000);
+
+  it("runs a subscription over WebSocket with the headers pane's token and shows a comment posted through REST", async () => {
+    const reader = await s.signUp("watcher");
+    const writer = await s.signUp("writer");
+    const restaurant = await s.db.restaurant.create({ data: { title: "Watched", titleSearch: "watched", ownerId: writer.id } });
+    const subscribes: string[] = [];
+    page.on("websocket", (socket) => socket.on("framesent", ({ payload }) => void subscribes.push(String(payload))));
+    if (!page.url().includes("/explorer")) {
+      await page.goto(s.url + "/explorer");
+      await page.locator(QUERY_EDITOR).waitFor();
+    }
+
+    await page.getByRole("button", { name: "Headers" }).click();
+    await replaceText(HEADERS_EDITOR, JSON.stringify({ Authorization: `Bearer ${reader.token}` }));
+    await replaceQuery(`subscription { commentAdded(restaurantId: "${restaurant.id}") { title rating author { username } } }`);
+    const listening = bus.listening;
+    // As in execute(): a click can come before GraphiQL read its editors; repeat it until the subscription listens.
+    for (let attempt = 1; bus.listening <= listening; attempt++) {
+      await page.locator("button.graphiql-execute-button").click();
+      try {
+        await bus.untilListening(listening + 1, 10_000);
+      } catch (error) {
+        if (attempt === 4) throw new Error(`${(error as Error).message}; frames sent: ${subscribes.join(" | ")}`);
+      }
+    }
+    expect(subscribes.some((frame) => frame.includes('"type":"subscribe"'))).toBe(true);
+
+    const posted = await s.fetch(`/restaurants/${restaurant.id}/comments`, {
+      method: "PUT",
+      token: writer.token,
+      json: { title: "Seen live in the explorer", body: "b", rating: 5 },
+    });
+    expect(posted.status).toBe(201);
+    await page.waitForFunction(
+      ([selector, expected]) => document.querySelector(selector)?.textContent?.replace(/\u00a0/g, " ").includes(expected),
+      [RESPONSE, '"Seen live in the explorer"'] as const,
+      { timeout: 15_000 },
+    );
+    const shown = await text(RESPONSE);
+    expect(shown).toContain(`"username": "${writer.username}"`);
+    expect(shown).toContain('"rating": 5');
 
     expect(leftLoopback).toEqual([]);
     expect(pageProblems).toEqual([]);

@@ -65,14 +65,30 @@ type Connection = {
 
 type Ctx = WsContext<Record<string, unknown>, Extra>;
 
-/** The token of connection_init: `authorization`/`Authorization` ("Bearer x") or `token` ("x"). */
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The token of connection_init: `authorization` in any letter case ("Bearer x"), or `token` ("x"),
+ * at the top or inside a `headers` object (`{ headers: { Authorization } }`, as some clients nest them).
+ */
 export function tokenFromConnectionParams(params: Record<string, unknown> | undefined): string | undefined {
-  if (!params) return undefined;
-  const header = params.authorization ?? params.Authorization;
+  if (!isObject(params)) return undefined;
+  const headerName = Object.keys(params).find((key) => key.toLowerCase() === "authorization");
+  const header = headerName === undefined ? undefined : params[headerName];
   if (typeof header === "string") return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? (header.trim() || undefined);
-  return typeof params.token === "string" && params.token.trim() ? params.token.trim() : undefined;
+  if (typeof params.token === "string" && params.token.trim()) return params.token.trim();
+  return isObject(params.headers) ? tokenFromConnectionParams(params.headers) : undefined;
 }
 
+/**
+ * The token a subscribe message carries in `extensions.headers`: GraphiQL (and graphql-tools'
+ * executors) send the Headers pane there, not in connection_init, whose payload stays empty.
+ */
+export function tokenFromSubscribeExtensions(extensions: unknown): string | undefined {
+  return isObject(extensions) && isObject(extensions.headers) ? tokenFromConnectionParams(extensions.headers) : undefined;
+}
+
+const OTHER_TOKEN = "This connection is signed in with another access token; open a new connection to use this one.";
 
 /**
  * Registers @fastify/websocket (max message size, shutdown with 1001) and returns the handler of
@@ -118,6 +134,33 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     connection.stopWatching?.();
     for (const release of connection.releases.values()) release();
     connection.releases.clear();
+  }
+
+  /**
+   * A token in a subscribe message's extensions.headers signs in a connection whose connection_init
+   * carried none (GraphiQL's way); from then on the connection is that token's, watched like one
+   * given in connection_init. Errors for a bad token or one other than the connection's.
+   */
+  async function adoptSubscribeToken(socket: WebSocket, request: FastifyRequest, connection: Connection, token: string | undefined) {
+    if (!token || token === connection.token) return undefined;
+    if (connection.token) {
+      return refusal("BAD_USER_INPUT", OTHER_TOKEN);
+    }
+    let auth: Authentication;
+    try {
+      auth = await createContext.authenticate(token);
+    } catch {
+      return refusal("SERVICE_UNAVAILABLE", "The access token could not be checked now; try again later.");
+    }
+    if (auth.state !== "valid") return refusal("UNAUTHENTICATED", "The access token is invalid, expired or revoked; sign in again.");
+    // Another subscribe on this connection may have signed it in while this one was checked.
+    if (connection.token === token) return undefined;
+    if (connection.token) return refusal("BAD_USER_INPUT", OTHER_TOKEN);
+    rememberConnectionToken(request, token);
+    connection.token = token;
+    connection.auth = auth;
+    watch(socket, connection);
+    return undefined;
   }
 
   const checkedDocument = subscriptionAdmission(schema, limits, config.graphql.maxCost, "WebSocket");
@@ -167,6 +210,8 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
         } catch (error) {
           return refusal("RATE_LIMITED", (error as Error).message);
         }
+        const adopted = await adoptSubscribeToken(socket, request, connection, tokenFromSubscribeExtensions(payload.extensions));
+        if (adopted) return adopted;
         const holder = connection.token ? `t:${hashToken(connection.token)}` : `a:${request.ip}`;
         const release = perToken.admit(holder);
         if (!release) {

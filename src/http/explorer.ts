@@ -21,6 +21,9 @@ export const EXPLORER_DEFAULT_QUERY = `# Restaurants and groceries GraphQL API
 #      { "Authorization": "Bearer <accessToken from step 1>" }
 #    (Tokens are not stored by this page: paste it again after a reload.)
 # 3. Run SearchRestaurants. Every operation other than register/login needs the token.
+# 4. Subscriptions run here too (over WebSocket), e.g.
+#      subscription { commentAdded(restaurantId: "<id>") { title rating author { username } } }
+#    shows each new comment on that restaurant as it is posted; stop it with the run button.
 #
 # The docs (book icon, left) list every type and field; Ctrl-Space completes, Ctrl-Enter runs.
 
@@ -77,6 +80,9 @@ async function renderPage(): Promise<ExplorerPage> {
     defaultQuery: EXPLORER_DEFAULT_QUERY,
     // Tokens stay out of localStorage; GraphiQL would otherwise persist the headers pane.
     shouldPersistHeaders: false,
+    // Subscriptions over graphql-ws on the same path; GraphiQL sends the Headers pane in each
+    // subscribe message's extensions.headers, which src/graphql/websocket.ts reads.
+    subscriptionsProtocol: "WS",
   });
   const bytes = Buffer.from(html);
   return {

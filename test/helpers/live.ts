@@ -3,7 +3,7 @@
 // protocol-level checks. Every wait is bounded ("does it arrive at all"), never a speed assertion.
 import { createClient, type Client, type ExecutionResult } from "graphql-ws";
 import WebSocket from "ws";
-import { InProcessBus, type LiveListener } from "../../src/events/bus.ts";
+import { InProcessBus, type EventBus, type LiveListener } from "../../src/events/bus.ts";
 import type { TestServer } from "./server.ts";
 
 /** The in-process bus, counting its listeners: a test writes only once its subscriptions listen. */
@@ -27,6 +27,35 @@ export class CountingBus extends InProcessBus {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
+}
+
+/**
+ * Counts the listeners of a server's own bus (PostgreSQL, Redis, ...) without changing what it
+ * does: cross-instance tests write only once the other instance's subscriptions listen.
+ */
+export function countListeners(bus: EventBus): { listening(): number; untilListening(n: number, ms?: number): Promise<void> } {
+  let listening = 0;
+  const listen = bus.listen.bind(bus);
+  bus.listen = (listener) => {
+    listening++;
+    const stop = listen(listener);
+    let stopped = false;
+    return () => {
+      if (!stopped) listening--;
+      stopped = true;
+      stop();
+    };
+  };
+  return {
+    listening: () => listening,
+    async untilListening(n, ms = 5000) {
+      const deadline = Date.now() + ms;
+      while (listening < n) {
+        if (Date.now() > deadline) throw new Error(`${listening} of ${n} subscriptions listening after ${ms} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+  };
 }
 
 export const wsUrl = (server: TestServer) => `${server.url.replace(/^http/, "ws")}/graphql`;
@@ -58,14 +87,14 @@ export type Sub = {
   stop(): void;
 };
 
-export function subscribe(client: Client, query: string, variables?: Record<string, unknown>): Sub {
+export function subscribe(client: Client, query: string, variables?: Record<string, unknown>, extensions?: Record<string, unknown>): Sub {
   const results: ExecutionResult<any>[] = [];
   let taken = 0;
   const waiters: (() => void)[] = [];
   let finish!: (outcome: unknown) => void;
   const ended = new Promise<unknown>((resolve) => (finish = resolve));
   const stop = client.subscribe(
-    { query, variables },
+    { query, variables, extensions },
     {
       next: (result) => {
         results.push(result as ExecutionResult<any>);

@@ -259,6 +259,28 @@ describe("the connection", () => {
     expect(outcome.reason).toMatch(/invalid, expired or revoked/);
   });
 
+  it("takes the token from a headers object in connection_init, or from a subscribe's extensions.headers (GraphiQL's way)", async () => {
+    const r = await newRestaurant();
+    const nested = await follow(connect(undefined, { headers: { Authorization: `Bearer ${other.token}` } }), COMMENT_ADDED, { id: r.id });
+    // GraphiQL sends an empty connection_init and the Headers pane with each subscribe.
+    const before = bus.listening;
+    const graphiqlWay = subscribe(connect(undefined, {}), COMMENT_ADDED, { id: r.id }, { headers: { Authorization: `Bearer ${other.token}` } });
+    await bus.untilListening(before + 1);
+    expect((await rest("PUT", `/restaurants/${r.id}/comments`, owner.token, { title: "headers", body: "b", rating: 2 })).status).toBe(201);
+    expect((await nested.next()).data.commentAdded.title).toBe("headers");
+    expect((await graphiqlWay.next()).data.commentAdded.title).toBe("headers");
+  });
+
+  it("refuses a bad token in extensions.headers with UNAUTHENTICATED, and another token than the connection's with BAD_USER_INPUT", async () => {
+    const r = await newRestaurant();
+    const codes = async (sub: ReturnType<typeof subscribe>) =>
+      ((await within(sub.ended, "the refusal")) as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code);
+    const madeUp = subscribe(connect(undefined, {}), COMMENT_ADDED, { id: r.id }, { headers: { authorization: "Bearer made-up" } });
+    expect(await codes(madeUp)).toEqual(["UNAUTHENTICATED"]);
+    const mixed = subscribe(connect(owner.token), COMMENT_ADDED, { id: r.id }, { headers: { Authorization: `Bearer ${other.token}` } });
+    expect(await codes(mixed)).toEqual(["BAD_USER_INPUT"]);
+  });
+
   it("leaves POST and GET /graphql over HTTP as they were", async () => {
     const post = await s.graphql(`{ me { id } }`, {}, owner.token);
     expect(post.data.me.id).toBe(owner.id);
