@@ -17,6 +17,10 @@ type Entry = { auth: Authentication & { state: "valid" }; until: number; at: num
 export class SessionCache {
   private readonly entries = new Map<string, Entry>();
   private readonly unfollow: (() => void)[] = [];
+  /** Look-ups under way, by token hash. */
+  private readonly lookups = new Map<string, Promise<Authentication>>();
+  /** Counts drops (revocations, gaps, forgets): a look-up that saw one start is not kept. */
+  private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -25,7 +29,13 @@ export class SessionCache {
     if (events) {
       this.unfollow.push(events.listen((event) => this.apply(event)));
       // Events lost in a gap may have revoked anything: look every token up again.
-      if (events.listenForGaps) this.unfollow.push(events.listenForGaps(() => this.entries.clear()));
+      if (events.listenForGaps)
+        this.unfollow.push(
+          events.listenForGaps(() => {
+            this.dropped();
+            this.entries.clear();
+          }),
+        );
     }
   }
 
@@ -36,16 +46,37 @@ export class SessionCache {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.until > now && (maxAgeMs === undefined || now - hit.at <= maxAgeMs)) return hit.auth;
-    const auth = await authenticate(db, token);
-    if (auth.state === "valid") {
-      // Never past the token's own expiry.
-      this.remember(key, { auth, until: Math.min(now + this.ttlMs, auth.expiresAt.getTime()), at: now });
+    // One look-up per token at a time: a burst of requests, or every connection of one token
+    // re-checking at once, waits for the look-up already under way instead of repeating it.
+    const underWay = this.lookups.get(key);
+    if (underWay) return underWay;
+    const generation = this.generation;
+    const lookup = authenticate(db, token).then((auth) => {
+      // Not when something was dropped meanwhile (a revocation may have crossed this look-up).
+      if (auth.state === "valid" && generation === this.generation) {
+        // Never past the token's own expiry.
+        this.remember(key, { auth, until: Math.min(now + this.ttlMs, auth.expiresAt.getTime()), at: now });
+      }
+      return auth;
+    });
+    this.lookups.set(key, lookup);
+    try {
+      return await lookup;
+    } finally {
+      if (this.lookups.get(key) === lookup) this.lookups.delete(key);
     }
-    return auth;
   }
 
   forget(token: string | undefined): void {
-    if (token) this.entries.delete(hashToken(token));
+    if (!token) return;
+    this.dropped();
+    this.entries.delete(hashToken(token));
+  }
+
+  /** Something was dropped: look-ups under way may predate it, so they are neither kept nor shared. */
+  private dropped() {
+    this.generation++;
+    this.lookups.clear();
   }
 
   /** Stops following the event bus (the server closes). */
@@ -64,6 +95,7 @@ export class SessionCache {
   }
 
   private dropWhere(concerned: (entry: Entry) => boolean) {
+    this.dropped();
     for (const [key, entry] of this.entries) if (concerned(entry)) this.entries.delete(key);
   }
 
