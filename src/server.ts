@@ -28,7 +28,7 @@ import { serverOptions } from "./http/server-options.ts";
 import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, observePasswordHashing, observeSharedRedis, type Metrics } from "./http/metrics.ts";
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
-import { uploadsPlugin } from "./http/uploads.ts";
+import { serveUploadsPlugin } from "./http/serve-uploads.ts";
 import type { Tracing } from "./observability/load-tracing.ts";
 import { PasswordHasher } from "./domain/passwords.ts";
 import { SignUpLimit } from "./domain/signup-limit.ts";
@@ -120,7 +120,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     webSocket,
   });
   await app.register(graphqlSsePlugin, live);
-  await app.register(uploadsPlugin, { dir: config.uploadDir });
+  await app.register(serveUploadsPlugin, { dir: config.uploadDir });
   const prefixes = config.legacy.restPrefixes;
   await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
   await app.register(openApiPlugin, { schema, routes, prefixes, anonymousReads: config.legacy.anonymousReads });

@@ -17,7 +17,7 @@ import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
 import { expensiveFieldChargePlugin, expensiveFieldLimitRule } from "./directives/expensive.ts";
-import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
+import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
 
 export type ApolloOptions = {
   schema: GraphQLSchema;

@@ -20,7 +20,7 @@ import { openApiPlugin } from "../../src/http/openapi.ts";
 import { RATE_LIMIT_DEFAULTS, rateLimitPlugin } from "../../src/http/rate-limit.ts";
 import { requestIdPlugin } from "../../src/http/request-id.ts";
 import { securityPlugin } from "../../src/http/security.ts";
-import { uploadsPlugin } from "../../src/http/uploads.ts";
+import { serveUploadsPlugin } from "../../src/http/serve-uploads.ts";
 import { restPlugin } from "../../src/rest/plugin.ts";
 import { declared } from "../helpers/plugins.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -40,7 +40,7 @@ const plugins: FastifyPluginAsync<any>[] = [
   explorerPlugin,
   graphqlPlugin,
   graphqlSsePlugin,
-  uploadsPlugin,
+  serveUploadsPlugin,
   restPlugin,
   openApiPlugin,
 ];

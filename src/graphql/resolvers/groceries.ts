@@ -5,13 +5,13 @@ import { canEdit } from "../../domain/ownership.ts";
 import type { GroceryRow, TagKind } from "../../domain/groceries.ts";
 import { quantitiesOnList } from "../../domain/shopping-list.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
-import { uploadSettings } from "../../storage/uploads.ts";
+import { uploadSettings } from "../../storage/image-files.ts";
 import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { groupedByKey, loadGrocery, loadUser, referenced } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
 import { groceryTagsFor } from "../../db/reads.ts";
-import { incomingFile } from "../upload.ts";
+import { incomingFile } from "../multipart-request.ts";
 
 const groceryTagLists = defineLoader("groceryTagLists", async (ctx: Context, ids: readonly string[]) => {
   const rows = await groceryTagsFor(ctx.db, ids);
