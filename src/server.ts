@@ -13,7 +13,7 @@ import { formatError } from "./graphql/errors.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
-import { openApiPlugin } from "./http/openapi.ts";
+import { openApiRoutePlugin } from "./http/openapi-route.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
@@ -123,6 +123,6 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(serveUploadsPlugin, { dir: config.uploadDir });
   const prefixes = config.legacy.restPrefixes;
   await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
-  await app.register(openApiPlugin, { schema, routes, prefixes, anonymousReads: config.legacy.anonymousReads });
+  await app.register(openApiRoutePlugin, { schema, routes, prefixes, anonymousReads: config.legacy.anonymousReads });
   return app;
 }
