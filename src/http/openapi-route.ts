@@ -8,7 +8,7 @@ import { documentAccess } from "../graphql/directives/auth.ts";
 import { editVariables } from "../rest/nothing-sent.ts";
 import { openApiDocument } from "../rest/openapi-document.ts";
 import { servedPrefixes } from "../rest/plugin.ts";
-import type { RestRoute } from "../rest/route.ts";
+import type { RestRoute } from "../rest/route-row.ts";
 
 export type OpenApiRouteOptions = {
   /** The schema the routes' documents run against: their directives say who may call them. */

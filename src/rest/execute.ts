@@ -12,7 +12,7 @@ import { statusForCode } from "./errors.ts";
 import { legacyError } from "./legacy-errors.ts";
 import { editVariables, nothingSent } from "./nothing-sent.ts";
 import { buildVariables, legacyNames, readValues } from "./params.ts";
-import { legacyBody, type FieldValues, type RestRequest, type RestRoute } from "./route.ts";
+import { legacyBody, type FieldValues, type RestRequest, type RestRoute } from "./route-row.ts";
 
 /**
  * `access`: who may call the row, from its root fields' @public / @requireAuth declarations.

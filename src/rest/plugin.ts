@@ -15,7 +15,7 @@ import { errorBody, statusForCode } from "./errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
-import type { HttpMethod, RestRoute } from "./route.ts";
+import type { HttpMethod, RestRoute } from "./route-row.ts";
 
 export type RestPluginOptions = {
   schema: GraphQLSchema;
