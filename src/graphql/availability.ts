@@ -16,7 +16,7 @@ const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
  * Root fields answer a database failure as STORAGE_FULL or SERVICE_UNAVAILABLE. Done here, with
  * the request's database at hand, because when a COMMIT fails Prisma reports only "transaction
  * already closed": the driver's record of the last failure (write-health.ts) tells why. Failures
- * elsewhere (nested fields) are recognised from the error alone (src/graphql/errors.ts).
+ * elsewhere (nested fields) are recognised from the error alone (src/graphql/client-errors.ts).
  */
 export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {

@@ -12,7 +12,7 @@ import { tokenFromRequest } from "../http/token.ts";
 import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
 import { checkedAuthentication } from "../http/token-first.ts";
 import type { Context, ContextFactory } from "./context.ts";
-import { formatError } from "./errors.ts";
+import { formatError } from "./client-errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";

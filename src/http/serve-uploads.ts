@@ -4,7 +4,7 @@
 import { mkdir, open } from "node:fs/promises";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
-import { errorBody } from "../rest/errors.ts";
+import { errorBody } from "../rest/error-body.ts";
 import { contentTypeOf, uploadPath } from "../storage/image-files.ts";
 
 const notFound = (reply: FastifyReply) =>

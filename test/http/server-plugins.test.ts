@@ -9,7 +9,7 @@ import { graphqlSsePlugin } from "../../src/graphql/sse.ts";
 import { loadConfig } from "../../src/config.ts";
 import { BODY_RATE_DEFAULTS, bodyRatePlugin } from "../../src/http/body-rate.ts";
 import { CONNECTION_LIMITS_DEFAULTS, connectionLimitsPlugin } from "../../src/http/connection-limits.ts";
-import { errorHandlingPlugin } from "../../src/http/errors.ts";
+import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
 import { explorerPlugin } from "../../src/http/explorer.ts";
 import { formBodyPlugin } from "../../src/http/form-body.ts";
 import { gracefulClosePlugin } from "../../src/http/graceful-close.ts";

@@ -7,8 +7,8 @@ import fp from "fastify-plugin";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
 import { STATUS_BY_AVAILABILITY_CODE } from "../graphql/availability.ts";
-import { INTERNAL, type ClientError } from "../graphql/errors.ts";
-import { errorBody } from "../rest/errors.ts";
+import { INTERNAL, type ClientError } from "../graphql/client-errors.ts";
+import { errorBody } from "../rest/error-body.ts";
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: "BAD_REQUEST",

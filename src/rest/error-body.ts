@@ -1,5 +1,5 @@
 // REST error answers: {"error": {"code", "message", "details"?}} with the status for the code.
-import type { ClientError } from "../graphql/errors.ts";
+import type { ClientError } from "../graphql/client-errors.ts";
 
 const STATUS_BY_CODE: Record<string, number> = {
   BAD_USER_INPUT: 400,
