@@ -18,6 +18,7 @@ import type { OperationLimits } from "./limits.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
 import { expensiveFieldChargePlugin, expensiveFieldLimitRule } from "./directives/expensive.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
+import { retryLaterPlugin } from "./retry-later.ts";
 
 export type ApolloOptions = {
   schema: GraphQLSchema;
@@ -43,6 +44,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       operationNamePlugin,
       expensiveFieldChargePlugin(options.schema),
       availabilityStatusPlugin(),
+      retryLaterPlugin(),
       ...options.plugins,
     ],
     validationRules: [...options.limits.validationRules, expensiveFieldLimitRule(options.schema)],

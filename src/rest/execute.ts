@@ -8,7 +8,7 @@ import { checkOperationCost } from "../graphql/cost.ts";
 import { INTERNAL, toClientError, type ClientError } from "../graphql/client-errors.ts";
 import { ceilingCrossed } from "../graphql/response-ceiling.ts";
 import { suggestionsHidden, withoutSuggestions } from "../graphql/suggestions.ts";
-import { statusForCode } from "./error-body.ts";
+import { statusForCode } from "../http/error-status.ts";
 import { legacyError } from "./legacy-error-messages.ts";
 import { editVariables, nothingSent } from "./nothing-sent.ts";
 import { buildVariables, legacyNames, readValues } from "./params.ts";
