@@ -8,7 +8,7 @@
 // - operations.ts: the result and variables type of every document the REST shim runs, and of
 //   each of their fragments (typescript-operations + typed-document-node).
 // - rest-routes.ts: `RouteResults`, each route-table row's operation name -> its document's
-//   result type, which types the row's `body` (src/rest/route.ts).
+//   result type, which types the row's `body` (src/rest/route-row.ts).
 //
 // The shim's documents are strings in the route table (src/rest/routes), built from the fragments
 // the legacy shapes beside them read (src/rest/shapes); they are collected by importing that table,

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { buildSchema, Kind, parse, type OperationDefinitionNode } from "graphql";
 import { documentAccess } from "../src/graphql/directives/auth.ts";
 import { loadConfig } from "../src/config.ts";
-import type { RestRoute } from "../src/rest/route.ts";
+import type { RestRoute } from "../src/rest/route-row.ts";
 import { routes } from "../src/rest/routes/index.ts";
 
 export const README_PATH = fileURLToPath(new URL("../README.md", import.meta.url));

@@ -1,5 +1,8 @@
 // The one place that knows which database is in use. Everything else talks to `Db`, the Prisma
 // client type of the SQLite variant; the PostgreSQL client has the same API and is cast once here.
+// Likewise `Prisma` (model types, model names, and the SQL template helpers of the raw reads):
+// both generated clients come from one schema and one runtime, so the SQLite client's namespace
+// is the same on PostgreSQL. Import it from here, never from a generated client.
 import { randomUUID } from "node:crypto";
 import { PrismaClient as SqliteClient, type Prisma } from "../../generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "../../generated/postgres/client.ts";
@@ -9,7 +12,7 @@ import { sqliteDriver } from "./sqlite-adapter.ts";
 import { WriteHealth, type WriteFailure } from "./write-health.ts";
 
 export type Db = SqliteClient;
-export type { Prisma } from "../../generated/sqlite/client.ts";
+export { Prisma } from "../../generated/sqlite/client.ts";
 
 export type DatabaseOptions = Config["database"] & {
   /** Called with each SQL statement sent (tests count them; metrics time them). */

@@ -10,8 +10,8 @@
 // Prisma.join, scalar subqueries. Drivers differ in what they hand back for computed columns
 // (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
 // normaliser of its column's kind.
-import { Prisma } from "../../generated/sqlite/client.ts";
-import { readRows, type Db, type RawRows } from "./client.ts";
+import { Prisma, readRows, type Db, type RawRows } from "./client.ts";
+import type { CommentRow, CommentWithAuthor, GroceryRow, GroceryTagKind, RestaurantBadgeWithBadge, RestaurantRow, RestaurantTagKind, UserRow } from "./rows.ts";
 
 // ---- Values: one normaliser per column kind ----------------------------------------------------
 
@@ -147,12 +147,6 @@ const inList = (values: readonly string[]) => Prisma.join([...values]);
 
 // ---- Rows by id --------------------------------------------------------------------------------
 
-export type UserRow = Prisma.UserGetPayload<object>;
-export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
-export type GroceryRow = Prisma.GroceryGetPayload<object>;
-export type CommentRow = Prisma.CommentGetPayload<object>;
-export type RestaurantBadgeWithBadge = Prisma.RestaurantBadgeGetPayload<{ include: { badge: true } }>;
-
 const USER_COLUMNS = selectList(USER, `"User"`);
 export const RESTAURANT_COLUMNS = selectList(RESTAURANT, `"Restaurant"`);
 export const GROCERY_COLUMNS = selectList(GROCERY, `"Grocery"`);
@@ -178,9 +172,6 @@ export async function groceriesByIds(db: Db, ids: readonly string[]): Promise<Gr
 }
 
 // ---- Lists that follow a restaurant ------------------------------------------------------------
-
-export type RestaurantTagKind = Prisma.RestaurantTagGetPayload<object>["kind"];
-export type GroceryTagKind = Prisma.GroceryTagGetPayload<object>["kind"];
 
 /** Tag values of these restaurants, each list in position order. */
 export async function restaurantTagsFor(
@@ -234,8 +225,6 @@ export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string
   const badges = rowsOf<RestaurantBadgeWithBadge["badge"]>(BADGE, raw, "badge_");
   return rowsOf<Omit<RestaurantBadgeWithBadge, "badge">>(RESTAURANT_BADGE, raw).map((grant, i) => ({ ...grant, badge: badges[i] }));
 }
-
-export type CommentWithAuthor = CommentRow & { author: UserRow };
 
 const LATEST_COMMENT_COLUMNS = Prisma.sql`${COMMENT_COLUMNS}, ${selectList(USER, "u", "author_")}`;
 

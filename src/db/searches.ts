@@ -2,9 +2,9 @@
 // total in a second one only when asked, with none of Prisma's per-query compile cost. The
 // filter becomes a WHERE clause both databases read alike. Title search is a literal substring
 // test: LIKE with its wildcards escaped (Prisma's `contains` leaves them live, prisma/orm#19506).
-import { Prisma } from "../../generated/sqlite/client.ts";
-import type { Db } from "./client.ts";
-import { GROCERY, GROCERY_COLUMNS, query, RESTAURANT, RESTAURANT_COLUMNS, type GroceryRow, type RestaurantRow } from "./reads.ts";
+import { Prisma, type Db } from "./client.ts";
+import { GROCERY, GROCERY_COLUMNS, query, RESTAURANT, RESTAURANT_COLUMNS } from "./reads.ts";
+import type { GroceryRow, RestaurantRow } from "./rows.ts";
 
 /** What a search filter asks, as lower-cased search keys (absent: not filtered on). */
 export type TagCondition<K extends string> = { kind: K; key: string };

@@ -9,6 +9,9 @@ import { isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
 import { checkId, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
+/** The badges restaurants hold, for the loaders: no rule applies to reading them (see restaurants.ts). */
+export { restaurantBadgesFor } from "../db/reads.ts";
+
 const grantInput = z.object({
   name: storable(z.string().trim().min(1, "name must not be empty").max(100, "name must have at most 100 characters"), "name"),
   cover: imageReference(storable(z.string().trim(), "cover").max(2000, "cover must have at most 2000 characters"), "cover")

@@ -4,7 +4,8 @@
 // database, so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
-import { latestCommentsFor, type CommentWithAuthor } from "../db/reads.ts";
+import { latestCommentsFor } from "../db/reads.ts";
+import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
@@ -21,8 +22,6 @@ export const commentInput = z.object({
     .min(1, "rating must be a whole number from 1 to 5")
     .max(5, "rating must be a whole number from 1 to 5"),
 });
-
-export type Comment = NonNullable<Awaited<ReturnType<Db["comment"]["findFirst"]>>>;
 
 /** Newest first; the id breaks ties between comments written in the same millisecond. */
 const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];

@@ -1,5 +1,7 @@
-// The error vocabulary of the domain. Resolvers let these through; GraphQL puts `code` in
-// errors[].extensions.code and the REST shim turns it into an HTTP status.
+// The error vocabulary of the domain: what went wrong, never how a face answers it. Resolvers let
+// these through; GraphQL puts `code` in errors[].extensions.code, and the status each code gets over
+// HTTP (/graphql and REST alike) is decided in one place, src/http/error-status.ts. The codes are
+// part of the public API (clients see them), so they keep their names, HTTP-born ones included.
 export type ErrorCode =
   | "UNAUTHENTICATED"
   | "FORBIDDEN"
@@ -43,17 +45,13 @@ export const badInput = (message: string, details?: Record<string, unknown>) => 
 export const conflict = (message: string, details?: Record<string, unknown>) => new DomainError("CONFLICT", message, details);
 
 /**
- * "Not now, try again in n seconds": RATE_LIMITED (429) for a caller over a limit, SERVER_BUSY (503)
- * when the server has no room. `details.retryAfterSeconds` becomes the REST answer's Retry-After;
- * `extensions.http` is how Apollo Server sets the GraphQL answer's status and header from a resolver.
+ * "Not now, try again in n seconds": RATE_LIMITED for a caller over a limit, SERVER_BUSY when the
+ * server has no room. `details.retryAfterSeconds` (whole seconds, at least 1) becomes the answer's
+ * Retry-After on both faces (src/rest/plugin.ts, src/graphql/retry-later.ts).
  */
 export class RetryLaterError extends DomainError {
-  readonly extensions: { http: { status: number; headers: Map<string, string> } };
+  declare readonly details: { retryAfterSeconds: number };
   constructor(code: "RATE_LIMITED" | "SERVER_BUSY", message: string, retryAfterSeconds: number) {
-    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super(code, message, { retryAfterSeconds: seconds });
-    this.extensions = {
-      http: { status: code === "RATE_LIMITED" ? 429 : 503, headers: new Map([["retry-after", String(seconds)]]) },
-    };
+    super(code, message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
   }
 }

@@ -5,8 +5,9 @@
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { GroceryRow } from "../db/rows.ts";
 import { groceryPage } from "../db/searches.ts";
-import { deleteUpload, quotaExceeded, saveImage, type IncomingFile, type SavedFile, type UploadSettings } from "../storage/uploads.ts";
+import { deleteUpload, quotaExceeded, saveImage, type IncomingFile, type SavedFile, type UploadSettings } from "../storage/image-files.ts";
 import { badInput, notFound } from "./errors.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
@@ -16,8 +17,6 @@ import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
 import { editable } from "./ownership.ts";
 import { parseInput } from "./validation.ts";
-
-export type GroceryRow = Prisma.GroceryGetPayload<object>;
 
 /** The string lists of a grocery, each stored as tag rows of one kind. */
 export const LIST_KINDS = { metricUnits: "METRIC_UNIT", categories: "CATEGORY" } as const;
@@ -239,6 +238,12 @@ export async function removeGrocery(
   await deleteGrocery(db, events, uploads, viewer, id);
   return { groceryId: id, removedFrom: "CATALOGUE" };
 }
+
+// ---- Reading by id, and the lists that follow a page ------------------------------------------
+
+// No rule applies to these reads (who may ask, and which fields they see, is the schema's directives), so the domain hands
+// out the raw reads of src/db/reads.ts as they are; loaders batch them.
+export { groceriesByIds, groceryTagsFor } from "../db/reads.ts";
 
 // ---- Search ----------------------------------------------------------------------------------
 

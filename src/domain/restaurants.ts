@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { RestaurantRow } from "../db/rows.ts";
 import { restaurantPage, type RestaurantQuery } from "../db/searches.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
@@ -13,8 +14,6 @@ import { checkId, requiredText, storable } from "./text.ts";
 import { imageReference, imageReferenceMessage, isImageReference } from "./image-references.ts";
 import { editable } from "./ownership.ts";
 import { parseInput } from "./validation.ts";
-
-export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
 
 /** The string lists of a restaurant, each stored as tag rows of one kind. */
 export const LIST_KINDS = {
@@ -272,6 +271,12 @@ export async function searchRestaurants(
   const { rows, count } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window);
   return toLazyConnection(rows, window, count);
 }
+
+// ---- Reading by id, and the lists that follow a page ------------------------------------------
+
+// No rule applies to these reads (who may ask, and which fields they see, is the schema's directives), so the domain hands
+// out the raw reads of src/db/reads.ts as they are; loaders batch them.
+export { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantsByIds, restaurantTagsFor } from "../db/reads.ts";
 
 // ---- Reading back ----------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 // Users see and change only their own list.
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
+import type { ShoppingListRow } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { badInput, conflict, notFound } from "./errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
@@ -9,8 +10,6 @@ import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, recordId } from "./text.ts";
 import { parseInput } from "./validation.ts";
-
-export type ShoppingListRow = Prisma.ShoppingListEntryGetPayload<object>;
 
 /** Ceiling of one entry's quantity, far below the 32-bit column limit. */
 export const MAX_ENTRY_QUANTITY = 1_000_000;

@@ -12,6 +12,9 @@ import { isStorable, optionalText, requiredText, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
 
+/** Users by id, for the loaders: no rule applies to reading one (see restaurants.ts). */
+export { usersByIds } from "../db/reads.ts";
+
 export const registrationInput = z.object({
   username: z
     .string()

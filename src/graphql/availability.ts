@@ -6,9 +6,10 @@ import { MapperKind, mapSchema } from "@graphql-tools/utils";
 import { defaultFieldResolver, GraphQLError, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
 import { writeHealthOf } from "../db/client.ts";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
+import { statusForCode } from "../http/error-status.ts";
 import type { Context } from "./context.ts";
 
-export const STATUS_BY_AVAILABILITY_CODE: Record<string, number> = { SERVICE_UNAVAILABLE: 503, STORAGE_FULL: 507 };
+const AVAILABILITY_CODES = new Set(["SERVICE_UNAVAILABLE", "STORAGE_FULL"]);
 
 const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
 
@@ -16,7 +17,7 @@ const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
  * Root fields answer a database failure as STORAGE_FULL or SERVICE_UNAVAILABLE. Done here, with
  * the request's database at hand, because when a COMMIT fails Prisma reports only "transaction
  * already closed": the driver's record of the last failure (write-health.ts) tells why. Failures
- * elsewhere (nested fields) are recognised from the error alone (src/graphql/errors.ts).
+ * elsewhere (nested fields) are recognised from the error alone (src/graphql/client-errors.ts).
  */
 export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
@@ -41,7 +42,7 @@ export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
 export function contextFailure(error: unknown): unknown {
   const down = databaseUnavailable(error);
   if (!down) return error;
-  return new GraphQLError(down.message, { extensions: { code: down.code, http: { status: STATUS_BY_AVAILABILITY_CODE[down.code] } } });
+  return new GraphQLError(down.message, { extensions: { code: down.code, http: { status: statusForCode(down.code) } } });
 }
 
 /**
@@ -56,8 +57,8 @@ export function availabilityStatusPlugin(): ApolloServerPlugin<Context> {
           if (response.body.kind !== "single") return;
           const { data, errors } = response.body.singleResult;
           if (!errors?.length || (data != null && Object.values(data).some((value) => value !== null))) return;
-          const code = errors.map((e) => e.extensions?.code).find((c) => typeof c === "string" && c in STATUS_BY_AVAILABILITY_CODE);
-          if (typeof code === "string") response.http.status = STATUS_BY_AVAILABILITY_CODE[code];
+          const code = errors.map((e) => e.extensions?.code).find((c) => typeof c === "string" && AVAILABILITY_CODES.has(c));
+          if (typeof code === "string") response.http.status = statusForCode(code);
         },
       };
     },

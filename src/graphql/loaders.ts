@@ -1,7 +1,10 @@
 // Batch-loading helpers shared by resolver files.
 import { badInput } from "../domain/errors.ts";
 import { idProblem } from "../domain/text.ts";
-import { groceriesByIds, restaurantsByIds, usersByIds, type GroceryRow, type RestaurantRow, type UserRow } from "../db/reads.ts";
+import type { GroceryRow, RestaurantRow, UserRow } from "../db/rows.ts";
+import { groceriesByIds } from "../domain/groceries.ts";
+import { restaurantsByIds } from "../domain/restaurants.ts";
+import { usersByIds } from "../domain/users.ts";
 import type { Context } from "./context.ts";
 import { defineLoader } from "./loader-definition.ts";
 

@@ -3,15 +3,9 @@
 // scripts/codegen.ts maps every `<Type>Parent` here onto the generated resolver types, so a
 // resolver returning something else, or reading a parent field the row lacks, fails `tsc`.
 // Types not listed here are plain objects shaped as the schema says (GeoPoint, Contact, ...).
-import type { Prisma } from "../db/client.ts";
-import type { Comment } from "../domain/comments.ts";
-import type { GroceryRow } from "../domain/groceries.ts";
+import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantRow, ShoppingListRow, UserRow } from "../db/rows.ts";
 import type { Connection, LazyConnection } from "../domain/pagination.ts";
-import type { RestaurantRow } from "../domain/restaurants.ts";
-import type { ShoppingListRow } from "../domain/shopping-list.ts";
 import type { LiveOf } from "./subscriptions/live-source.ts";
-
-type UserRow = Prisma.UserGetPayload<object>;
 
 export type UserParent = UserRow;
 /** register and login: the new token and its account. */
@@ -20,13 +14,13 @@ export type AuthPayloadParent = { accessToken: string; expiresAt: Date; user: Us
 export type RestaurantParent = RestaurantRow;
 /** Searches count their matches only when totalCount is asked for. */
 export type RestaurantConnectionParent = LazyConnection<RestaurantRow>;
-export type RestaurantBadgeParent = Prisma.RestaurantBadgeGetPayload<{ include: { badge: true } }>;
-export type BadgeParent = Prisma.BadgeGetPayload<object>;
+export type RestaurantBadgeParent = RestaurantBadgeWithBadge;
+export type BadgeParent = BadgeRow;
 
-export type CommentParent = Comment;
-export type CommentConnectionParent = Connection<Comment>;
+export type CommentParent = CommentRow;
+export type CommentConnectionParent = Connection<CommentRow>;
 
-export type OrderParent = Prisma.OrderGetPayload<object>;
+export type OrderParent = OrderRow;
 export type OrderConnectionParent = Connection<OrderParent>;
 
 export type GroceryParent = GroceryRow;
@@ -34,7 +28,7 @@ export type GroceryConnectionParent = LazyConnection<GroceryRow>;
 export type ShoppingListEntryParent = ShoppingListRow;
 export type ShoppingListConnectionParent = Connection<ShoppingListRow>;
 
-export type ReportParent = Prisma.ReportGetPayload<object>;
+export type ReportParent = ReportRow;
 export type ReportConnectionParent = Connection<ReportParent>;
 export type ReportResultParent = { report: ReportParent; created: boolean };
 

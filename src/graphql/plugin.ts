@@ -12,12 +12,13 @@ import { tokenFromRequest } from "../http/token.ts";
 import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
 import { checkedAuthentication } from "../http/token-first.ts";
 import type { Context, ContextFactory } from "./context.ts";
-import { formatError } from "./errors.ts";
+import { formatError } from "./client-errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import type { OperationLimits } from "./limits.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
 import { expensiveFieldChargePlugin, expensiveFieldLimitRule } from "./directives/expensive.ts";
-import { registerGraphqlUploads, type UploadLimits } from "./upload.ts";
+import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
+import { retryLaterPlugin } from "./retry-later.ts";
 
 export type ApolloOptions = {
   schema: GraphQLSchema;
@@ -43,6 +44,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       operationNamePlugin,
       expensiveFieldChargePlugin(options.schema),
       availabilityStatusPlugin(),
+      retryLaterPlugin(),
       ...options.plugins,
     ],
     validationRules: [...options.limits.validationRules, expensiveFieldLimitRule(options.schema)],

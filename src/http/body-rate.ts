@@ -19,7 +19,7 @@ import type { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { answerAndClose } from "./errors.ts";
+import { answerAndClose } from "./error-handling.ts";
 
 export type BodyRateOptions = {
   /** BODY_MIN_RATE: bytes per second a body must keep arriving at; 0 = no check. Default 1024. */

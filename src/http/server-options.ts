@@ -1,9 +1,9 @@
 // The options Fastify and Node's HTTP server are built with: logging, proxies, body and request
-// limits, and the handlers of errors raised before any plugin runs (errors.ts).
+// limits, and the handlers of errors raised before any plugin runs (error-handling.ts).
 import type { Server } from "node:http";
 import type { FastifyHttpOptions } from "fastify";
 import type { Config } from "../config.ts";
-import { clientErrorHandler, frameworkErrors } from "./errors.ts";
+import { clientErrorHandler, frameworkErrors } from "./error-handling.ts";
 import { loggerOptions } from "./logging.ts";
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;

@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { signInRequired } from "../domain/errors.ts";
 import type { Authentication } from "../domain/tokens.ts";
-import { sendError } from "./errors.ts";
+import { sendError } from "./error-handling.ts";
 import { tokenFromRequest } from "./token.ts";
 
 export type Authenticate = (token: string | undefined) => Promise<Authentication>;

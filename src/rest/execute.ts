@@ -5,14 +5,14 @@ import { documentAccess, signInRefusal, type DocumentAccess } from "../graphql/d
 import { expensiveFieldLimitRule } from "../graphql/directives/expensive.ts";
 import type { Context } from "../graphql/context.ts";
 import { checkOperationCost } from "../graphql/cost.ts";
-import { INTERNAL, toClientError, type ClientError } from "../graphql/errors.ts";
+import { INTERNAL, toClientError, type ClientError } from "../graphql/client-errors.ts";
 import { ceilingCrossed } from "../graphql/response-ceiling.ts";
 import { suggestionsHidden, withoutSuggestions } from "../graphql/suggestions.ts";
-import { statusForCode } from "./errors.ts";
-import { legacyError } from "./legacy-errors.ts";
+import { statusForCode } from "../http/error-status.ts";
+import { legacyError } from "./legacy-error-messages.ts";
 import { editVariables, nothingSent } from "./nothing-sent.ts";
 import { buildVariables, legacyNames, readValues } from "./params.ts";
-import { legacyBody, type FieldValues, type RestRequest, type RestRoute } from "./route.ts";
+import { legacyBody, type FieldValues, type RestRequest, type RestRoute } from "./route-row.ts";
 
 /**
  * `access`: who may call the row, from its root fields' @public / @requireAuth declarations.

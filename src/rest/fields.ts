@@ -5,7 +5,7 @@
 import { badInput } from "../domain/errors.ts";
 import * as schema from "./json-schema.ts";
 import type { JsonSchema } from "./json-schema.ts";
-import { isReceivedFile, toUpload } from "./upload.ts";
+import { isReceivedFile, toUpload } from "./received-file.ts";
 
 export type FieldKind = {
   /** The value as documented (OpenAPI). */

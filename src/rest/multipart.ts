@@ -13,8 +13,8 @@ import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { DomainError } from "../domain/errors.ts";
-import { checkDiskReserve, storageFull } from "../storage/uploads.ts";
-import { receivedFile } from "./upload.ts";
+import { checkDiskReserve, storageFull } from "../storage/image-files.ts";
+import { receivedFile } from "./received-file.ts";
 
 /** DESIGN.md "Covers": 5 MB by default. */
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;

@@ -2,7 +2,7 @@
 // request -> coerced values by legacy name (400 naming the field), values -> GraphQL variables.
 import { badInput } from "../domain/errors.ts";
 import { text, type FieldKind } from "./fields.ts";
-import type { FieldValues, RestParam, RestRequest, RestRoute } from "./route.ts";
+import type { FieldValues, RestParam, RestRequest, RestRoute } from "./route-row.ts";
 
 type Options = Omit<RestParam, "name" | "in" | "kind">;
 

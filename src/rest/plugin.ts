@@ -7,15 +7,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { Kind, type GraphQLSchema } from "graphql";
 import type { ContextFactory } from "../graphql/context.ts";
-import { toClientError } from "../graphql/errors.ts";
+import { toClientError } from "../graphql/client-errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
 import { checkedAuthentication, tokenBeforeBody } from "../http/token-first.ts";
 import { legacyBodyParsers } from "./body-parsers.ts";
-import { errorBody, statusForCode } from "./errors.ts";
+import { statusForCode } from "../http/error-status.ts";
+import { errorBody } from "./error-body.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
-import type { HttpMethod, RestRoute } from "./route.ts";
+import type { HttpMethod, RestRoute } from "./route-row.ts";
 
 export type RestPluginOptions = {
   schema: GraphQLSchema;

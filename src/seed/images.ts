@@ -1,5 +1,5 @@
 // Small cover images for the demo data: PNGs drawn here (a colour gradient with a few stripes),
-// encoded with node:zlib, and stored the way uploads are (src/storage/uploads.ts): a 32-hex-digit
+// encoded with node:zlib, and stored the way uploads are (src/storage/image-files.ts): a 32-hex-digit
 // name with the .png extension in the upload folder, written under a dot-name and then renamed.
 // Names come from a hash of what the image is for, so every run picks the same file names.
 import { createHash } from "node:crypto";
@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { crc32, deflateSync } from "node:zlib";
-import { isUploadName } from "../storage/uploads.ts";
+import { isUploadName } from "../storage/image-files.ts";
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -5,7 +5,7 @@
 import { readdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/client.ts";
-import { isUploadName } from "./uploads.ts";
+import { isUploadName } from "./image-files.ts";
 
 export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promise<string[]> {
   let names: string[];

@@ -253,4 +253,17 @@ describe("password hashing concurrency (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH
     expect(await tight.db.user.count({ where: { username: { in: names } } })).toBe(20 - busy.length);
     expect(await metric(tight, "password_hashes_refused")).toBe(busy.length);
   });
+
+  it("answers the same 503 SERVER_BUSY with Retry-After over /graphql", async () => {
+    const names = Array.from({ length: 20 }, () => unique("gqlcrowd"));
+    const answers = await Promise.all(names.map((username) => post(tight, "/graphql", { query: `mutation { ${REGISTER("r", username)} }` })));
+    const busy = answers.filter((a) => a.status === 503);
+    expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const a of busy) {
+      expect(a.body.errors[0].extensions.code).toBe("SERVER_BUSY");
+      expect(Number(a.retryAfter)).toBeGreaterThan(0);
+    }
+    expect(await tight.db.user.count({ where: { username: { in: names } } })).toBe(20 - busy.length);
+  });
 });

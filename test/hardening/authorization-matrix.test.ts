@@ -7,7 +7,7 @@
 // stale one does not stop anyone from signing in again). A refused call changes nothing: neither
 // the database (row counts and aggregates) nor the row it was about.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RestRoute } from "../../src/rest/route.ts";
+import type { RestRoute } from "../../src/rest/route-row.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { databaseState, stateChanges } from "./database-state.ts";

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { editFields, editVariables } from "../../src/rest/nothing-sent.ts";
 import { boolean, choice, decimal, file, integer, openingHours, text, textList, address, contact } from "../../src/rest/fields.ts";
-import type { RestParam, RestRequest, RestRoute } from "../../src/rest/route.ts";
+import type { RestParam, RestRequest, RestRoute } from "../../src/rest/route-row.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { PNG } from "../rest/legacy.ts";

@@ -2,8 +2,7 @@
 // nothing: the row count of every table (from the Prisma model list, so a new table is counted
 // without touching this file) plus a few aggregates that move when a row is edited in place
 // (updatedAt, quantities, revocations, resolutions). One SQL statement, the same on both databases.
-import { Prisma } from "../../generated/sqlite/client.ts";
-import type { Db } from "../../src/db/client.ts";
+import { Prisma, type Db } from "../../src/db/client.ts";
 
 const quote = (name: string) => `"${name}"`;
 

@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { checkSync } from "recheck";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { standaloneWords } from "../../src/rest/legacy-errors.ts";
+import { standaloneWords } from "../../src/rest/legacy-error-messages.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { patternsIn, sourcePatterns, type SourcePattern } from "../helpers/source-patterns.ts";
 import { expectError, formBody, sendJson, type Answer } from "../rest/legacy.ts";
@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Files that build a RegExp at run time -> a pattern built the same way, to be checked instead. */
 const BUILT_AT_RUN_TIME: Record<string, () => RegExp> = {
-  "src/rest/legacy-errors.ts": () => standaloneWords(["input.openingHours", "openingHours", "filter.title", "starRating", "a$b"]),
+  "src/rest/legacy-error-messages.ts": () => standaloneWords(["input.openingHours", "openingHours", "filter.title", "starRating", "a$b"]),
 };
 
 /** recheck's verdict, as one line when it is not "safe" (an unknown verdict counts as a failure: nothing was proven). */

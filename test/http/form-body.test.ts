@@ -2,7 +2,7 @@
 // text that is not UTF-8 (raw or %-escaped) refused in the API's error shape.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { errorHandlingPlugin } from "../../src/http/errors.ts";
+import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
 import { formBodyPlugin } from "../../src/http/form-body.ts";
 import { expectRefusedWithout } from "../helpers/plugins.ts";
 

@@ -2,7 +2,7 @@
 // parsing otherwise, errors in the API's shape (it needs error-handling).
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { errorHandlingPlugin } from "../../src/http/errors.ts";
+import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
 import { jsonBodyPlugin } from "../../src/http/json-body.ts";
 import { expectRefusedWithout } from "../helpers/plugins.ts";
 

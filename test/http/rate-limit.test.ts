@@ -4,7 +4,7 @@
 // tested through the real server in test/hardening/http-limits.test.ts.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { errorHandlingPlugin } from "../../src/http/errors.ts";
+import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
 import { rateLimitPlugin, type RateLimitOptions } from "../../src/http/rate-limit.ts";
 import { expectRefusedWithout } from "../helpers/plugins.ts";
 

@@ -9,18 +9,18 @@ import { graphqlSsePlugin } from "../../src/graphql/sse.ts";
 import { loadConfig } from "../../src/config.ts";
 import { BODY_RATE_DEFAULTS, bodyRatePlugin } from "../../src/http/body-rate.ts";
 import { CONNECTION_LIMITS_DEFAULTS, connectionLimitsPlugin } from "../../src/http/connection-limits.ts";
-import { errorHandlingPlugin } from "../../src/http/errors.ts";
+import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
 import { explorerPlugin } from "../../src/http/explorer.ts";
 import { formBodyPlugin } from "../../src/http/form-body.ts";
 import { gracefulClosePlugin } from "../../src/http/graceful-close.ts";
 import { healthPlugin } from "../../src/http/health.ts";
 import { jsonBodyPlugin } from "../../src/http/json-body.ts";
 import { metricsPlugin } from "../../src/http/metrics.ts";
-import { openApiPlugin } from "../../src/http/openapi.ts";
+import { openApiRoutePlugin } from "../../src/http/openapi-route.ts";
 import { RATE_LIMIT_DEFAULTS, rateLimitPlugin } from "../../src/http/rate-limit.ts";
 import { requestIdPlugin } from "../../src/http/request-id.ts";
 import { securityPlugin } from "../../src/http/security.ts";
-import { uploadsPlugin } from "../../src/http/uploads.ts";
+import { serveUploadsPlugin } from "../../src/http/serve-uploads.ts";
 import { restPlugin } from "../../src/rest/plugin.ts";
 import { declared } from "../helpers/plugins.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -40,9 +40,9 @@ const plugins: FastifyPluginAsync<any>[] = [
   explorerPlugin,
   graphqlPlugin,
   graphqlSsePlugin,
-  uploadsPlugin,
+  serveUploadsPlugin,
   restPlugin,
-  openApiPlugin,
+  openApiRoutePlugin,
 ];
 
 /** Plugins the dependency checks below register first, with options that need nothing else. */

@@ -1,10 +1,10 @@
 // Resolvers for badges and the badges a restaurant holds: thin; the rules live in src/domain/badges.ts.
 import * as badges from "../../domain/badges.ts";
+import { restaurantBadgesFor } from "../../domain/badges.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import type { Context } from "../context.ts";
 import { groupedByKey } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
-import { restaurantBadgesFor } from "../../db/reads.ts";
 
 const restaurantBadges = defineLoader("restaurantBadges", async (ctx: Context, ids: readonly string[]) => {
   const rows = await restaurantBadgesFor(ctx.db, ids);

@@ -2,16 +2,16 @@
 // caller's shopping-list quantity go through per-request loaders (a fixed number of queries a page).
 import * as groceries from "../../domain/groceries.ts";
 import { canEdit } from "../../domain/ownership.ts";
-import type { GroceryRow, TagKind } from "../../domain/groceries.ts";
+import { groceryTagsFor, type TagKind } from "../../domain/groceries.ts";
+import type { GroceryRow } from "../../db/rows.ts";
 import { quantitiesOnList } from "../../domain/shopping-list.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
-import { uploadSettings } from "../../storage/uploads.ts";
+import { uploadSettings } from "../../storage/image-files.ts";
 import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { groupedByKey, loadGrocery, loadUser, referenced } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
-import { groceryTagsFor } from "../../db/reads.ts";
-import { incomingFile } from "../upload.ts";
+import { incomingFile } from "../multipart-request.ts";
 
 const groceryTagLists = defineLoader("groceryTagLists", async (ctx: Context, ids: readonly string[]) => {
   const rows = await groceryTagsFor(ctx.db, ids);

@@ -3,13 +3,13 @@
 // (latestComment and comments are in comments.ts; badges in badges.ts.)
 import * as restaurants from "../../domain/restaurants.ts";
 import { canEdit } from "../../domain/ownership.ts";
-import type { ListField, RestaurantRow, TagKind } from "../../domain/restaurants.ts";
+import { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantTagsFor, type ListField, type TagKind } from "../../domain/restaurants.ts";
+import type { RestaurantRow } from "../../db/rows.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { byKey, groupedByKey, loadRestaurant, loadUser, referenced } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
-import { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantTagsFor } from "../../db/reads.ts";
 
 const restaurantTagLists = defineLoader("restaurantTagLists", async (ctx: Context, ids: readonly string[]) => {
   const rows = await restaurantTagsFor(ctx.db, ids);

@@ -3,7 +3,7 @@
 import { text } from "../fields.ts";
 import * as s from "../json-schema.ts";
 import { inBody } from "../params.ts";
-import { aliasOf, type RestRoute, type RestRouteOf } from "../route.ts";
+import { aliasOf, type RestRoute, type RestRouteOf } from "../route-row.ts";
 import type { LoginMutation } from "../../graphql/__generated__/operations.ts";
 import { legacyUser, userSchema, USER_FIELDS } from "../shapes/user.ts";
 

@@ -19,7 +19,7 @@
 import { boolean, choice, file, integer, text, textList } from "../fields.ts";
 import * as s from "../json-schema.ts";
 import { inBody, inPath, inQuery } from "../params.ts";
-import type { RestParam, RestRequest, RestRoute } from "../route.ts";
+import type { RestParam, RestRequest, RestRoute } from "../route-row.ts";
 import { found } from "../answers.ts";
 import { GROCERY_FIELDS, grocerySchema, legacyGrocery, legacyShoppingListEntry, shoppingListEntrySchema } from "../shapes/grocery.ts";
 import { legacyReport, REPORT_FIELDS, reportSchema } from "../shapes/report.ts";

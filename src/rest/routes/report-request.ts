@@ -3,7 +3,7 @@
 import { badInput } from "../../domain/errors.ts";
 import { text, textList } from "../fields.ts";
 import { inBody } from "../params.ts";
-import type { FieldValues, RestParam } from "../route.ts";
+import type { FieldValues, RestParam } from "../route-row.ts";
 
 export const reportParams: RestParam[] = [
   inBody("reason_type", textList, {

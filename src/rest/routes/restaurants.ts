@@ -17,7 +17,7 @@ import { found } from "../answers.ts";
 import { address, boolean, choice, contact, decimal, integer, openingHours, text, textList } from "../fields.ts";
 import * as s from "../json-schema.ts";
 import { inBody, inPath, inQuery } from "../params.ts";
-import type { FieldValues, RestParam, RestRoute } from "../route.ts";
+import type { FieldValues, RestParam, RestRoute } from "../route-row.ts";
 import { reportParams, reportVariables } from "./report-request.ts";
 import { COMMENT_FIELDS, commentSchema, commentsSchema, legacyComment, legacyComments } from "../shapes/comment.ts";
 import { legacyOrder, ORDER_FIELDS, orderSchema } from "../shapes/order.ts";

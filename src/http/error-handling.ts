@@ -6,9 +6,9 @@ import type { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
-import { STATUS_BY_AVAILABILITY_CODE } from "../graphql/availability.ts";
-import { INTERNAL, type ClientError } from "../graphql/errors.ts";
-import { errorBody } from "../rest/errors.ts";
+import { INTERNAL, type ClientError } from "../graphql/client-errors.ts";
+import { errorBody } from "../rest/error-body.ts";
+import { statusForCode } from "./error-status.ts";
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: "BAD_REQUEST",
@@ -101,7 +101,7 @@ export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
     const down = status === 500 ? databaseUnavailable(error) : null;
     if (down) {
       request.log.warn({ err: error }, "database unavailable");
-      return sendError(request, reply, STATUS_BY_AVAILABILITY_CODE[down.code], down);
+      return sendError(request, reply, statusForCode(down.code), down);
     }
     if (status === 500) {
       request.log.error({ err: error }, "request failed");

@@ -1,4 +1,4 @@
-// uploads (src/http/uploads.ts) on a bare instance: stored files served by their generated names
+// serve-uploads (src/http/serve-uploads.ts) on a bare instance: stored files served by their generated names
 // with their type and a year's caching, nothing else (no path leaves the folder); the folder is
 // created when missing.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Fastify from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
-import { uploadsPlugin } from "../../src/http/uploads.ts";
+import { serveUploadsPlugin } from "../../src/http/serve-uploads.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "gw-uploads-plugin-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -15,7 +15,7 @@ const name = `${"ab".repeat(16)}.png`;
 
 async function app(dir: string) {
   const app = Fastify();
-  await app.register(uploadsPlugin, { dir });
+  await app.register(serveUploadsPlugin, { dir });
   return app;
 }
 

@@ -4,18 +4,18 @@
 import { mkdir, open } from "node:fs/promises";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
-import { errorBody } from "../rest/errors.ts";
-import { contentTypeOf, uploadPath } from "../storage/uploads.ts";
+import { errorBody } from "../rest/error-body.ts";
+import { contentTypeOf, uploadPath } from "../storage/image-files.ts";
 
 const notFound = (reply: FastifyReply) =>
   reply.code(404).send(errorBody({ code: "NOT_FOUND", message: "No such upload." }));
 
-export type UploadsOptions = {
+export type ServeUploadsOptions = {
   /** UPLOAD_DIR (absolute): the folder stored files are served from; created when missing. */
   dir: string;
 };
 
-async function uploads(app: FastifyInstance, { dir }: UploadsOptions) {
+async function serveUploads(app: FastifyInstance, { dir }: ServeUploadsOptions) {
   await mkdir(dir, { recursive: true });
 
   app.get<{ Params: { name: string } }>("/uploads/:name", async (request, reply) => {
@@ -52,4 +52,4 @@ async function uploads(app: FastifyInstance, { dir }: UploadsOptions) {
 }
 
 // Encapsulated: it only adds a route.
-export const uploadsPlugin = fp(uploads, { name: "uploads", fastify: "5.x", encapsulate: true });
+export const serveUploadsPlugin = fp(serveUploads, { name: "serve-uploads", fastify: "5.x", encapsulate: true });

@@ -1,17 +1,17 @@
-// openapi (src/http/openapi.ts) on a bare instance: the REST interface's OpenAPI document at
+// openapi-route (src/http/openapi-route.ts) on a bare instance: the REST interface's OpenAPI document at
 // /openapi.json and under each prefix, saying which routes need a token under this
 // configuration. The document's content is tested in test/rest.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
 import { buildSchema } from "../../src/graphql/schema.ts";
-import { openApiPlugin } from "../../src/http/openapi.ts";
+import { openApiRoutePlugin } from "../../src/http/openapi-route.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 
 const schema = buildSchema();
 
 async function document(options: { prefixes?: string[]; anonymousReads?: boolean }, url = "/openapi.json") {
   const app = Fastify();
-  await app.register(openApiPlugin, { schema, routes, ...options });
+  await app.register(openApiRoutePlugin, { schema, routes, ...options });
   const res = await app.inject({ url });
   expect(res.statusCode).toBe(200);
   expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");

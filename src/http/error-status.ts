@@ -1,6 +1,7 @@
-// REST error answers: {"error": {"code", "message", "details"?}} with the status for the code.
-import type { ClientError } from "../graphql/errors.ts";
-
+// The HTTP status of each error code a client may see, on /graphql and the REST interface alike:
+// the one place where a code meets HTTP. The domain names what went wrong (src/domain/errors.ts)
+// and knows nothing of statuses; the REST shim, the GraphQL plugins (availability.ts,
+// retry-later.ts) and the error handler all ask here.
 const STATUS_BY_CODE: Record<string, number> = {
   BAD_USER_INPUT: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
@@ -22,7 +23,3 @@ const STATUS_BY_CODE: Record<string, number> = {
 };
 
 export const statusForCode = (code: string) => STATUS_BY_CODE[code] ?? 500;
-
-export function errorBody(error: ClientError) {
-  return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
-}

@@ -1,12 +1,12 @@
 // File uploads on /graphql (the GraphQL multipart request spec) with graphql-upload-minimal:
 // a multipart body is parsed by processRequest in a hook and its result (the operation, with an
 // Upload wherever a file goes) becomes the body Apollo executes. Files are streamed, never
-// buffered: each resolver reads its file straight to disk (src/storage/uploads.ts).
+// buffered: each resolver reads its file straight to disk (src/storage/image-files.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { processRequest, Upload, type FileUpload } from "graphql-upload-minimal";
 import { badInput, DomainError } from "../domain/errors.ts";
 import { tokenBeforeBody, type Authenticate } from "../http/token-first.ts";
-import { tooLarge, type IncomingFile } from "../storage/uploads.ts";
+import { tooLarge, type IncomingFile } from "../storage/image-files.ts";
 
 export type UploadLimits = { maxFileBytes: number; maxFiles: number };
 

@@ -5,7 +5,7 @@ import { file } from "./fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import { editFields } from "./nothing-sent.ts";
 import { servedPrefixes } from "./plugin.ts";
-import type { RestParam, RestRoute } from "./route.ts";
+import type { RestParam, RestRoute } from "./route-row.ts";
 import { errorSchema } from "./shapes/error.ts";
 
 const ERRORS: Record<number, [name: string, description: string]> = {

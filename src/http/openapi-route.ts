@@ -6,11 +6,11 @@ import fp from "fastify-plugin";
 import { parse, type GraphQLSchema } from "graphql";
 import { documentAccess } from "../graphql/directives/auth.ts";
 import { editVariables } from "../rest/nothing-sent.ts";
-import { openApiDocument } from "../rest/openapi.ts";
+import { openApiDocument } from "../rest/openapi-document.ts";
 import { servedPrefixes } from "../rest/plugin.ts";
-import type { RestRoute } from "../rest/route.ts";
+import type { RestRoute } from "../rest/route-row.ts";
 
-export type OpenApiPluginOptions = {
+export type OpenApiRouteOptions = {
   /** The schema the routes' documents run against: their directives say who may call them. */
   schema: GraphQLSchema;
   /** The REST route table the document describes. */
@@ -21,7 +21,7 @@ export type OpenApiPluginOptions = {
   anonymousReads?: boolean;
 };
 
-async function openApi(app: FastifyInstance, { schema, routes, prefixes = [], anonymousReads = false }: OpenApiPluginOptions) {
+async function openApiRoute(app: FastifyInstance, { schema, routes, prefixes = [], anonymousReads = false }: OpenApiRouteOptions) {
   // The document says which routes answer without a token under this configuration, from the
   // same declarations (@public, @requireAuth(anonymousReads)) that guard the fields they run.
   const tokenNeeded = (row: RestRoute) => {
@@ -36,4 +36,4 @@ async function openApi(app: FastifyInstance, { schema, routes, prefixes = [], an
 }
 
 // Encapsulated: it only adds routes.
-export const openApiPlugin = fp(openApi, { name: "openapi", fastify: "5.x", encapsulate: true });
+export const openApiRoutePlugin = fp(openApiRoute, { name: "openapi-route", fastify: "5.x", encapsulate: true });

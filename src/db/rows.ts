@@ -1,0 +1,22 @@
+// The stored rows, as Prisma returns them: the one home of these types. The raw reads (reads.ts,
+// searches.ts) return exactly these shapes, the domain writes and returns them, and the GraphQL
+// layer hands them to resolvers as parents (src/graphql/parents.ts). Derived from the schema's
+// Prisma types (through client.ts, the same on both databases), so a column added there is here.
+import type { Prisma } from "./client.ts";
+
+export type UserRow = Prisma.UserGetPayload<object>;
+export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
+export type GroceryRow = Prisma.GroceryGetPayload<object>;
+export type CommentRow = Prisma.CommentGetPayload<object>;
+export type BadgeRow = Prisma.BadgeGetPayload<object>;
+export type OrderRow = Prisma.OrderGetPayload<object>;
+export type ReportRow = Prisma.ReportGetPayload<object>;
+export type ShoppingListRow = Prisma.ShoppingListEntryGetPayload<object>;
+
+/** A badge a restaurant holds (the grant), with the badge. */
+export type RestaurantBadgeWithBadge = Prisma.RestaurantBadgeGetPayload<{ include: { badge: true } }>;
+/** A comment with its author, as the latest comment of a restaurant is read. */
+export type CommentWithAuthor = CommentRow & { author: UserRow };
+
+export type RestaurantTagKind = Prisma.RestaurantTagGetPayload<object>["kind"];
+export type GroceryTagKind = Prisma.GroceryTagGetPayload<object>["kind"];
