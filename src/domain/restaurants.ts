@@ -3,7 +3,8 @@
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
-import { restaurantPage, type RestaurantQuery } from "../db/searches.ts";
+import { restaurantPage, type RestaurantPageAsks, type RestaurantQuery } from "../db/searches.ts";
+import type { RestaurantWithRelated } from "../db/reads.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
@@ -263,14 +264,20 @@ function queryOf(filter: z.output<typeof restaurantFilter>, sort: RestaurantSort
   };
 }
 
-/** Restaurants matching every filter given, in the order asked (the id breaks ties). */
+/**
+ * Restaurants matching every filter given, in the order asked (the id breaks ties). `asks` names
+ * what the caller will show of each (owner, latest comment...) and whether it shows the total:
+ * they come in the same statement, `related` holding them beside each restaurant of the page.
+ */
 export async function searchRestaurants(
   db: Db,
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
-): Promise<LazyConnection<RestaurantRow>> {
+  asks: RestaurantPageAsks = {},
+): Promise<LazyConnection<RestaurantRow> & { related: RestaurantWithRelated[] }> {
   const window = pageWindow(args);
-  const { rows, count } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window);
-  return toLazyConnection(rows, window, count);
+  const { rows, count } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window, asks);
+  const related = rows.slice(0, window.take);
+  return { ...toLazyConnection(rows.map((r) => r.restaurant), window, count), related };
 }
 
 // ---- Reading back ----------------------------------------------------------------------------

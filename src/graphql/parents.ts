@@ -4,6 +4,7 @@
 // resolver returning something else, or reading a parent field the row lacks, fails `tsc`.
 // Types not listed here are plain objects shaped as the schema says (GeoPoint, Contact, ...).
 import type { Prisma } from "../db/client.ts";
+import type { UserRow } from "../db/reads.ts";
 import type { Comment } from "../domain/comments.ts";
 import type { GroceryRow } from "../domain/groceries.ts";
 import type { Connection, LazyConnection } from "../domain/pagination.ts";
@@ -11,8 +12,8 @@ import type { RestaurantRow } from "../domain/restaurants.ts";
 import type { ShoppingListRow } from "../domain/shopping-list.ts";
 import type { LiveOf } from "./subscriptions/live-source.ts";
 
-type UserRow = Prisma.UserGetPayload<object>;
 
+/** Never holds the password hash (db/reads.ts): no field shows it. */
 export type UserParent = UserRow;
 /** register and login: the new token and its account. */
 export type AuthPayloadParent = { accessToken: string; expiresAt: Date; user: UserRow };
