@@ -47,7 +47,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
   const restaurantWhere = { tags: { some: { kind: "CUISINE" as const, valueKey: cuisine } } };
 
   return [
-    { name: "usersByIds (owners of a page)", raw: () => reads.usersByIds(db, owners).then(byId), prisma: () => db.user.findMany({ where: { id: { in: owners } } }).then(byId) },
+    { name: "usersByIds (owners of a page)", raw: () => reads.usersByIds(db, owners).then(byId), prisma: () => db.user.findMany({ where: { id: { in: owners } }, omit: { passwordHash: true } }).then(byId) },
     { name: "restaurantsByIds (1 id)", raw: () => reads.restaurantsByIds(db, one), prisma: () => db.restaurant.findMany({ where: { id: { in: one } } }) },
     { name: `restaurantsByIds (${PAGE} ids)`, raw: () => reads.restaurantsByIds(db, ids).then(byId), prisma: () => db.restaurant.findMany({ where: { id: { in: ids } } }).then(byId) },
     { name: `groceriesByIds (${PAGE} ids)`, raw: () => reads.groceriesByIds(db, groceryIds).then(byId), prisma: () => db.grocery.findMany({ where: { id: { in: groceryIds } } }).then(byId) },
@@ -97,7 +97,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       prisma: async () => {
         const rows = await db.restaurant.findMany({
           where: { id: { in: ids } },
-          select: { comments: { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 1, include: { author: true } } },
+          select: { comments: { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 1, include: { author: { omit: { passwordHash: true } } } } },
         });
         return byId(rows.flatMap((r) => r.comments));
       },
@@ -125,12 +125,12 @@ async function pairs(db: Db): Promise<ReadPair[]> {
     },
     {
       name: `restaurantPage (newest, ${PAGE}+1 rows)`,
-      raw: async () => (await restaurantPage(db, { tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows,
+      raw: async () => (await restaurantPage(db, { tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows.map((r) => r.restaurant),
       prisma: () => db.restaurant.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE + 1, skip: 0 }),
     },
     {
       name: `restaurantPage (cuisine, by rating, ${PAGE}+1 rows)`,
-      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", key: cuisine }], sort: "RATING" }, { skip: 0, take: PAGE })).rows,
+      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", key: cuisine }], sort: "RATING" }, { skip: 0, take: PAGE })).rows.map((r) => r.restaurant),
       prisma: () =>
         db.restaurant.findMany({ where: restaurantWhere, orderBy: [{ ratingAvg: { sort: "desc", nulls: "last" } }, { id: "asc" }], take: PAGE + 1, skip: 0 }),
     },

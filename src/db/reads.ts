@@ -45,10 +45,10 @@ export const normalisers: Record<Kind, (v: unknown) => unknown> = {
 
 type Columns = Record<string, Kind>;
 
+// Never the password hash: no field shows it, and sign-in reads it on its own (domain/users.ts).
 const USER = {
   id: "text",
   username: "text",
-  passwordHash: "text",
   firstName: "text",
   avatar: "text",
   role: "text",
@@ -153,7 +153,7 @@ export const GROCERY_COLUMNS = selectList(GROCERY, `"Grocery"`);
 const COMMENT_COLUMNS = selectList(COMMENT, "c");
 const BADGE_GRANT_COLUMNS = Prisma.sql`${selectList(RESTAURANT_BADGE, "rb")}, ${selectList(BADGE, "b", "badge_")}`;
 
-/** Users with these ids (any order; unknown ids are absent), as `db.user.findMany`. */
+/** Users with these ids (any order; unknown ids are absent), as `db.user.findMany` omitting the password hash. */
 export async function usersByIds(db: Db, ids: readonly string[]): Promise<UserRow[]> {
   if (ids.length === 0) return [];
   return query(db, USER, Prisma.sql`SELECT ${USER_COLUMNS} FROM "User" WHERE "User"."id" IN (${inList(ids)})`);
@@ -228,6 +228,10 @@ export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string
 
 const LATEST_COMMENT_COLUMNS = Prisma.sql`${COMMENT_COLUMNS}, ${selectList(USER, "u", "author_")}`;
 
+/** The id of a restaurant's newest comment (the highest id wins a tie, as in listComments). */
+const latestCommentIdOf = (restaurant: string) =>
+  Prisma.raw(`(SELECT n."id" FROM "Comment" n WHERE n."restaurantId" = ${restaurant}."id" ORDER BY n."createdAt" DESC, n."id" DESC LIMIT 1)`);
+
 /**
  * The newest comment of each of these restaurants (the highest id wins a tie, as in
  * listComments), with its author, in one statement: one index probe on (restaurantId,
@@ -239,8 +243,7 @@ export async function latestCommentsFor(db: Db, restaurantIds: readonly string[]
   const raw = await readRows(
     db,
     Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId" WHERE c."id" IN (
-        SELECT (SELECT n."id" FROM "Comment" n WHERE n."restaurantId" = r."id" ORDER BY n."createdAt" DESC, n."id" DESC LIMIT 1)
-        FROM "Restaurant" r WHERE r."id" IN (${inList(restaurantIds)}))`,
+        SELECT ${latestCommentIdOf("r")} FROM "Restaurant" r WHERE r."id" IN (${inList(restaurantIds)}))`,
   );
   const authors = rowsOf<UserRow>(USER, raw, "author_");
   return rowsOf<CommentRow>(COMMENT, raw).map((comment, i) => ({ ...comment, author: authors[i] }));
@@ -258,6 +261,78 @@ export async function ownerRatingSums(
     Prisma.sql`SELECT "ownerId", SUM("ratingSum") AS "ratingSum", SUM("ratingCount") AS "ratingCount"
       FROM "Restaurant" WHERE "ownerId" IN (${inList(ownerIds)}) GROUP BY "ownerId"`,
   );
+}
+
+// ---- A restaurant with what a request asks of it, in the same statement ----------------------
+
+/** What a request asks along with each restaurant (GraphQL looks ahead over the selection). */
+export type RestaurantRelations = { owner?: boolean; ownerRating?: boolean; latestComment?: boolean };
+
+/** A restaurant row and the related rows asked for (a relation not asked is absent; none found is null). */
+export type RestaurantWithRelated = {
+  restaurant: RestaurantRow;
+  owner?: UserRow | null;
+  ownerRating?: { ownerId: string; ratingSum: number; ratingCount: number };
+  latestComment?: CommentWithAuthor | null;
+};
+
+export const asksRelated = (want: RestaurantRelations) => Boolean(want.owner || want.ownerRating || want.latestComment);
+
+const OWNER_RATING = { ratingSum: "int", ratingCount: "int" } satisfies Columns;
+
+/**
+ * The extra columns and joins that bring the relations asked along with rows of `"Restaurant"`:
+ * the owner (a join on the primary key), the owner's summed ratings (scalar subqueries, the sums
+ * ownerRatingSums gives) and the newest comment with its author (the probe latestCommentsFor
+ * makes). LEFT JOINs: a restaurant is never lost for a missing relation.
+ */
+export function relatedSql(want: RestaurantRelations): { columns: Prisma.Sql; joins: Prisma.Sql } {
+  const columns: Prisma.Sql[] = [];
+  const joins: Prisma.Sql[] = [];
+  if (want.owner) {
+    columns.push(selectList(USER, "o", "owner_"));
+    joins.push(Prisma.raw(`LEFT JOIN "User" o ON o."id" = "Restaurant"."ownerId"`));
+  }
+  if (want.ownerRating) {
+    const sumOf = (column: string) =>
+      `COALESCE((SELECT SUM(x."${column}") FROM "Restaurant" x WHERE x."ownerId" = "Restaurant"."ownerId"), 0) AS "ownerRating_${column}"`;
+    columns.push(Prisma.raw(`${sumOf("ratingSum")}, ${sumOf("ratingCount")}`));
+  }
+  if (want.latestComment) {
+    columns.push(Prisma.sql`${selectList(COMMENT, "c", "comment_")}, ${selectList(USER, "a", "author_")}`);
+    joins.push(Prisma.sql`LEFT JOIN "Comment" c ON c."id" = ${latestCommentIdOf(`"Restaurant"`)} LEFT JOIN "User" a ON a."id" = c."authorId"`);
+  }
+  return {
+    columns: columns.length === 0 ? Prisma.empty : Prisma.sql`, ${Prisma.join(columns, ", ")}`,
+    joins: joins.length === 0 ? Prisma.empty : Prisma.join(joins, " "),
+  };
+}
+
+/** The rows of a statement built with relatedSql, each restaurant with the relations asked. */
+export function relatedRowsOf(raw: RawRows, want: RestaurantRelations): RestaurantWithRelated[] {
+  const restaurants = rowsOf<RestaurantRow>(RESTAURANT, raw);
+  const owners = want.owner ? rowsOf<UserRow>(USER, raw, "owner_") : [];
+  const ratings = want.ownerRating ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "ownerRating_") : [];
+  const comments = want.latestComment ? rowsOf<CommentRow>(COMMENT, raw, "comment_") : [];
+  const authors = want.latestComment ? rowsOf<UserRow>(USER, raw, "author_") : [];
+  return restaurants.map((restaurant, i) => {
+    const row: RestaurantWithRelated = { restaurant };
+    if (want.owner) row.owner = owners[i].id === null ? null : owners[i];
+    if (want.ownerRating) row.ownerRating = { ownerId: restaurant.ownerId, ...ratings[i] };
+    if (want.latestComment) row.latestComment = comments[i].id === null ? null : { ...comments[i], author: authors[i] };
+    return row;
+  });
+}
+
+/** Restaurants with these ids (any order; unknown ids are absent), each with the relations asked: one statement. */
+export async function restaurantsWithRelated(db: Db, ids: readonly string[], want: RestaurantRelations): Promise<RestaurantWithRelated[]> {
+  if (ids.length === 0) return [];
+  const related = relatedSql(want);
+  const raw = await readRows(
+    db,
+    Prisma.sql`SELECT ${RESTAURANT_COLUMNS}${related.columns} FROM "Restaurant" ${related.joins} WHERE "Restaurant"."id" IN (${inList(ids)})`,
+  );
+  return relatedRowsOf(raw, want);
 }
 
 // ---- Lists that follow a grocery ---------------------------------------------------------------

@@ -4,7 +4,8 @@
 // Prisma types (through client.ts, the same on both databases), so a column added there is here.
 import type { Prisma } from "./client.ts";
 
-export type UserRow = Prisma.UserGetPayload<object>;
+/** A user as every field shows it: the row without its password hash (read only at sign-in). */
+export type UserRow = Omit<Prisma.UserGetPayload<object>, "passwordHash">;
 export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
 export type GroceryRow = Prisma.GroceryGetPayload<object>;
 export type CommentRow = Prisma.CommentGetPayload<object>;

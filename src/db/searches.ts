@@ -1,10 +1,20 @@
-// Search pages as raw SQL, for the reason given in reads.ts: a page in one statement, and its
-// total in a second one only when asked, with none of Prisma's per-query compile cost. The
+// Search pages as raw SQL, for the reason given in reads.ts: a page in one statement (a page of
+// restaurants with what the request asks of each row, and its total when asked), with none of
+// Prisma's per-query compile cost. The
 // filter becomes a WHERE clause both databases read alike. Title search is a literal substring
 // test: LIKE with its wildcards escaped (Prisma's `contains` leaves them live, prisma/orm#19506).
-import { Prisma, type Db } from "./client.ts";
-import { GROCERY, GROCERY_COLUMNS, query, RESTAURANT, RESTAURANT_COLUMNS } from "./reads.ts";
-import type { GroceryRow, RestaurantRow } from "./rows.ts";
+import { Prisma, readRows, type Db } from "./client.ts";
+import {
+  GROCERY,
+  GROCERY_COLUMNS,
+  query,
+  RESTAURANT_COLUMNS,
+  relatedRowsOf,
+  relatedSql,
+  type RestaurantRelations,
+  type RestaurantWithRelated,
+} from "./reads.ts";
+import type { GroceryRow } from "./rows.ts";
 
 /** What a search filter asks, as lower-cased search keys (absent: not filtered on). */
 export type TagCondition<K extends string> = { kind: K; key: string };
@@ -36,11 +46,12 @@ function hasTag(table: "Restaurant" | "Grocery", { kind, key }: TagCondition<str
 const whereAll = (conditions: Prisma.Sql[]) =>
   conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`;
 
-// The id ends every order, so pages never overlap or skip rows that tie.
+// The id ends every order, so pages never overlap or skip rows that tie. Qualified: the owner's
+// and the comment's joined columns have the same names.
 const RESTAURANT_ORDERS: Record<RestaurantQuery["sort"], Prisma.Sql> = {
-  RATING: Prisma.raw(`"ratingAvg" DESC NULLS LAST, "id" ASC`),
-  TITLE: Prisma.raw(`"titleSearch" ASC, "id" ASC`),
-  NEWEST: Prisma.raw(`"createdAt" DESC, "id" DESC`),
+  RATING: Prisma.raw(`"Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC`),
+  TITLE: Prisma.raw(`"Restaurant"."titleSearch" ASC, "Restaurant"."id" ASC`),
+  NEWEST: Prisma.raw(`"Restaurant"."createdAt" DESC, "Restaurant"."id" DESC`),
 };
 
 /** One more row than the page (it tells whether a next page exists), and the total on demand. */
@@ -49,21 +60,34 @@ async function pageAndCount<T>(db: Db, page: Prisma.Sql, count: Prisma.Sql, colu
   return { rows, count: async () => (await query<{ n: number }>(db, { n: "int" }, count))[0]?.n ?? 0 };
 }
 
-/** Restaurants matching every condition, in the order asked (the id breaks ties). */
-export function restaurantPage(db: Db, q: RestaurantQuery, window: Window) {
+/** What a page of restaurants is asked for besides its rows: relations of each row, and the total. */
+export type RestaurantPageAsks = RestaurantRelations & { count?: boolean };
+
+/**
+ * Restaurants matching every condition, in the order asked (the id breaks ties), each with the
+ * relations asked, in one statement; the total too when asked (`count`), as a scalar subquery the
+ * database computes once. A page past the end has no row to carry the total: it is then counted
+ * on its own, only if `count()` is called.
+ */
+export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window, asks: RestaurantPageAsks = {}) {
   const conditions: Prisma.Sql[] = [];
   if (q.titleKey) conditions.push(titleContains(q.titleKey));
   for (const tag of q.tags) conditions.push(hasTag("Restaurant", tag));
   if (q.cityKey) conditions.push(Prisma.sql`"citySearch" = ${q.cityKey}`);
   if (q.canHomeDeliver != null) conditions.push(Prisma.raw(`"canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
   const where = whereAll(conditions);
-  return pageAndCount<RestaurantRow>(
+  const countSql = Prisma.sql`SELECT COUNT(*) AS "n" FROM "Restaurant" ${where}`;
+  const related = relatedSql(asks);
+  const total = asks.count ? Prisma.sql`, (${countSql}) AS "totalCount"` : Prisma.empty;
+  const raw = await readRows(
     db,
-    Prisma.sql`SELECT ${RESTAURANT_COLUMNS} FROM "Restaurant" ${where}
+    Prisma.sql`SELECT ${RESTAURANT_COLUMNS}${related.columns}${total} FROM "Restaurant" ${related.joins} ${where}
       ORDER BY ${RESTAURANT_ORDERS[q.sort]} LIMIT ${window.take + 1} OFFSET ${window.skip}`,
-    Prisma.sql`SELECT COUNT(*) AS "n" FROM "Restaurant" ${where}`,
-    RESTAURANT,
   );
+  const rows: RestaurantWithRelated[] = relatedRowsOf(raw, asks);
+  const counted = asks.count && raw.rows.length > 0 ? Number(raw.rows[0][raw.names.indexOf("totalCount")]) : undefined;
+  const count = async () => counted ?? (await query<{ n: number }>(db, { n: "int" }, countSql))[0]?.n ?? 0;
+  return { rows, count };
 }
 
 /** Groceries matching every condition, newest first (the id breaks ties). */

@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantRow } from "../db/rows.ts";
-import { restaurantPage, type RestaurantQuery } from "../db/searches.ts";
+import { restaurantPage, type RestaurantPageAsks, type RestaurantQuery } from "../db/searches.ts";
+import type { RestaurantWithRelated } from "../db/reads.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
@@ -262,21 +263,28 @@ function queryOf(filter: z.output<typeof restaurantFilter>, sort: RestaurantSort
   };
 }
 
-/** Restaurants matching every filter given, in the order asked (the id breaks ties). */
+/**
+ * Restaurants matching every filter given, in the order asked (the id breaks ties). `asks` names
+ * what the caller will show of each (owner, latest comment...) and whether it shows the total:
+ * they come in the same statement, `related` holding them beside each restaurant of the page.
+ */
 export async function searchRestaurants(
   db: Db,
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
-): Promise<LazyConnection<RestaurantRow>> {
+  asks: RestaurantPageAsks = {},
+): Promise<LazyConnection<RestaurantRow> & { related: RestaurantWithRelated[] }> {
   const window = pageWindow(args);
-  const { rows, count } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window);
-  return toLazyConnection(rows, window, count);
+  const { rows, count } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window, asks);
+  const related = rows.slice(0, window.take);
+  return { ...toLazyConnection(rows.map((r) => r.restaurant), window, count), related };
 }
 
 // ---- Reading by id, and the lists that follow a page ------------------------------------------
 
 // No rule applies to these reads (who may ask, and which fields they see, is the schema's directives), so the domain hands
 // out the raw reads of src/db/reads.ts as they are; loaders batch them.
-export { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantsByIds, restaurantTagsFor } from "../db/reads.ts";
+export { asksRelated, openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantsByIds, restaurantsWithRelated, restaurantTagsFor } from "../db/reads.ts";
+export type { RestaurantRelations, RestaurantWithRelated } from "../db/reads.ts";
 
 // ---- Reading back ----------------------------------------------------------------------------
 

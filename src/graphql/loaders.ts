@@ -33,7 +33,7 @@ export function groupedByKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R
  * or a lone surrogate: see domain/text.ts) is not sent to the database, which could not even
  * compare it: it is answered as bad input on its own, without failing the rest of the batch.
  */
-async function rowsById<R extends { id: string }>(ids: readonly string[], find: (ids: string[]) => Promise<R[]>): Promise<(R | null | Error)[]> {
+export async function rowsById<R extends { id: string }>(ids: readonly string[], find: (ids: string[]) => Promise<R[]>): Promise<(R | null | Error)[]> {
   const rows = byKey(ids, await find(ids.filter((id) => !idProblem(id))), (r) => r.id);
   return ids.map((id, i) => {
     const problem = idProblem(id);
@@ -60,6 +60,12 @@ export function primeUsers(ctx: Context, users: Iterable<UserRow>) {
 }
 
 export const loadRestaurant = (ctx: Context, id: string) => ctx.loaderOf(restaurantById).load(id);
+
+/** Restaurants another statement already brought: later loads of them need no statement. */
+export function primeRestaurants(ctx: Context, restaurants: Iterable<RestaurantRow>) {
+  const loader = ctx.loaderOf(restaurantById);
+  for (const restaurant of restaurants) loader.prime(restaurant.id, restaurant);
+}
 
 export const loadGrocery = (ctx: Context, id: string) => ctx.loaderOf(groceryById).load(id);
 

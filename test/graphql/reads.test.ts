@@ -171,11 +171,12 @@ describe("the connection reads run on", () => {
 });
 
 describe("rows by id", () => {
-  it("usersByIds returns what user.findMany returns", async () => {
+  it("usersByIds returns what user.findMany returns, without the password hash", async () => {
     const asked = [...ids.users, ...UNKNOWN];
     const raw = await reads.usersByIds(s.db, asked);
     expect(raw).toHaveLength(3);
-    expectSameRows(byId(raw), byId(await s.db.user.findMany({ where: { id: { in: asked } } })));
+    expectSameRows(byId(raw), byId(await s.db.user.findMany({ where: { id: { in: asked } }, omit: { passwordHash: true } })));
+    expect(raw[0]).not.toHaveProperty("passwordHash");
   });
 
   it("restaurantsByIds returns what restaurant.findMany returns (nulls, floats, booleans, dates)", async () => {
@@ -266,7 +267,7 @@ describe("lists that follow a restaurant", () => {
       const newest = await s.db.comment.findFirst({
         where: { restaurantId },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        include: { author: true },
+        include: { author: { omit: { passwordHash: true } } },
       });
       if (newest) prisma.push(newest);
     }
@@ -275,6 +276,30 @@ describe("lists that follow a restaurant", () => {
     const tied = await s.db.comment.findMany({ where: { restaurantId: ids.restaurants[0], createdAt: new Date("2025-01-01T10:00:00.123Z") } });
     expect(tied).toHaveLength(2);
     expect(raw.find((c) => c.restaurantId === ids.restaurants[0])!.id).toBe(byId(tied)[1].id);
+  });
+
+  it("restaurantsWithRelated gives each restaurant with its owner, owner's sums and latest comment with author, in one statement", async () => {
+    s.sql.length = 0;
+    const raw = await reads.restaurantsWithRelated(s.db, [...ids.restaurants, ...UNKNOWN], { owner: true, ownerRating: true, latestComment: true });
+    expect(s.sql).toHaveLength(1);
+    expect(raw).toHaveLength(ids.restaurants.length);
+    for (const row of raw) {
+      const prisma = await s.db.restaurant.findUniqueOrThrow({ where: { id: row.restaurant.id }, include: { owner: { omit: { passwordHash: true } } } });
+      const { owner, ...restaurant } = prisma;
+      expectSameRows([row.restaurant], [restaurant]);
+      expectSameRows([row.owner!], [owner]);
+      const [sums] = await reads.ownerRatingSums(s.db, [owner.id]);
+      expect(row.ownerRating).toEqual(sums);
+      const latest = await s.db.comment.findFirst({
+        where: { restaurantId: restaurant.id },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        include: { author: { omit: { passwordHash: true } } },
+      });
+      if (latest) expectSameRows([row.latestComment!], [latest]);
+      else expect(row.latestComment).toBeNull();
+    }
+    const plain = await reads.restaurantsWithRelated(s.db, ids.restaurants, { owner: true });
+    expect(Object.keys(plain[0]).sort()).toEqual(["owner", "restaurant"]);
   });
 
   it("ownerRatingSums returns the sums restaurant.groupBy returns, as numbers", async () => {
@@ -315,7 +340,7 @@ describe("through the API", () => {
     s.sql.length = 0;
     const r = await s.graphql(query, { id: ids.restaurants[0] }, token);
     expect(r.errors).toBeUndefined();
-    expect(s.sql).toHaveLength(2); // the restaurant; the latest comment with its author
+    expect(s.sql).toHaveLength(1); // the restaurant with its latest comment and that comment's author
     const comment = await s.db.comment.findUnique({ where: { id: r.data.restaurant.latestComment.id }, include: { author: true } });
     expect(r.data.restaurant.latestComment.author).toEqual({ id: comment!.author.id, username: comment!.author.username });
   });

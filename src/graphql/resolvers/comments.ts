@@ -4,6 +4,7 @@ import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { loadRestaurant, loadUser, primeUsers, referenced } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
+import type { CommentWithAuthor } from "../../db/rows.ts";
 
 const latestCommentByRestaurant = defineLoader("latestCommentByRestaurant", async (ctx: Context, ids: readonly string[]) => {
   const latest = await comments.latestComments(ctx.db, ids);
@@ -12,6 +13,12 @@ const latestCommentByRestaurant = defineLoader("latestCommentByRestaurant", asyn
 });
 /** The newest comment of each restaurant asked for in this request, fetched together. */
 const loadLatestComment = (ctx: Context, restaurantId: string) => ctx.loaderOf(latestCommentByRestaurant).load(restaurantId);
+
+/** A restaurant's newest comment (null: none) that its restaurant's statement already brought, with its author. */
+export function primeLatestComment(ctx: Context, restaurantId: string, comment: CommentWithAuthor | null) {
+  if (comment) primeUsers(ctx, [comment.author]);
+  ctx.loaderOf(latestCommentByRestaurant).prime(restaurantId, comment);
+}
 
 export const commentsResolvers: Resolvers = {
   Mutation: {

@@ -8,8 +8,11 @@ import type { RestaurantRow } from "../../db/rows.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
-import { byKey, groupedByKey, loadRestaurant, loadUser, referenced } from "../loaders.ts";
-import { defineLoader } from "../loader-definition.ts";
+import { byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, primeUsers, referenced, rowsById } from "../loaders.ts";
+import { defineLoader, type LoaderDefinition } from "../loader-definition.ts";
+import { asksRelated, restaurantsWithRelated, type RestaurantRelations, type RestaurantWithRelated } from "../../domain/restaurants.ts";
+import { eitherOf, selectionOf, type Selection } from "../selection.ts";
+import { primeLatestComment } from "./comments.ts";
 
 const restaurantTagLists = defineLoader("restaurantTagLists", async (ctx: Context, ids: readonly string[]) => {
   const rows = await restaurantTagsFor(ctx.db, ids);
@@ -36,13 +39,61 @@ const ownerRating = defineLoader("ownerRating", async (ctx: Context, ids: readon
 /** Mean comment rating over the restaurants a user owns, from the denormalised sums. */
 const ownerRatingOf = (ctx: Context, userId: string) => ctx.loaderOf(ownerRating).load(userId);
 
+// ---- Look-ahead: a root field reads the rows its selection will show in its own statement ------
+
+/** What a selection of Restaurant fields shows beside the row's own columns. */
+const relationsAsked = (restaurant: Selection): RestaurantRelations => ({
+  owner: restaurant.has("owner"),
+  ownerRating: restaurant.of("owner").has("rating"),
+  latestComment: restaurant.has("latestComment"),
+});
+
+/** Hands the related rows a statement brought to the loaders the nested fields use: they then send none. */
+function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
+  const ratings = ctx.loaderOf(ownerRating);
+  for (const row of rows) {
+    if (row.owner) primeUsers(ctx, [row.owner]);
+    if (row.ownerRating) ratings.prime(row.ownerRating.ownerId, restaurants.meanRating(row.ownerRating.ratingSum, row.ownerRating.ratingCount));
+    if (row.latestComment !== undefined) primeLatestComment(ctx, row.restaurant.id, row.latestComment);
+  }
+}
+
+/** Restaurants by id with the relations asked (one loader per combination, so each batch is one statement). */
+const restaurantWithRelated = new Map<string, LoaderDefinition<string, RestaurantRow | null>>();
+function loadRestaurantWith(ctx: Context, id: string, want: RestaurantRelations) {
+  const key = `${want.owner ? "o" : ""}${want.ownerRating ? "r" : ""}${want.latestComment ? "c" : ""}`;
+  let definition = restaurantWithRelated.get(key);
+  if (!definition) {
+    definition = defineLoader(`restaurantWithRelated:${key}`, (ctx: Context, ids: readonly string[]) =>
+      rowsById(ids, async (some) => {
+        const rows = await restaurantsWithRelated(ctx.db, some, want);
+        primeRelated(ctx, rows);
+        const found = rows.map((r) => r.restaurant);
+        primeRestaurants(ctx, found);
+        return found;
+      }),
+    );
+    restaurantWithRelated.set(key, definition);
+  }
+  return ctx.loaderOf(definition).load(id);
+}
+
 const list = (field: ListField) => async (r: RestaurantRow, _: unknown, ctx: Context) =>
   (await tagListsOf(ctx, r.id))[restaurants.LIST_KINDS[field]] ?? [];
 
 export const restaurantsResolvers: Resolvers = {
   Query: {
-    restaurant: (_, args, ctx) => loadRestaurant(ctx, args.id),
-    restaurants: (_, args, ctx) => restaurants.searchRestaurants(ctx.db, args),
+    restaurant: (_, args, ctx, info) => {
+      const want = relationsAsked(selectionOf(info));
+      return asksRelated(want) ? loadRestaurantWith(ctx, args.id, want) : loadRestaurant(ctx, args.id);
+    },
+    restaurants: async (_, args, ctx, info) => {
+      const connection = selectionOf(info);
+      const restaurant = eitherOf(connection.of("nodes"), connection.of("edges").of("node"));
+      const page = await restaurants.searchRestaurants(ctx.db, args, { ...relationsAsked(restaurant), count: connection.has("totalCount") });
+      primeRelated(ctx, page.related);
+      return page;
+    },
   },
   Mutation: {
     createRestaurant: (_, args, ctx) => restaurants.createRestaurant(ctx.db, viewerOf(ctx), args.input),

@@ -7,13 +7,13 @@ import { loadUser } from "../loaders.ts";
 
 async function authPayload(ctx: Context, session: Session) {
   ctx.signedInNow.add(session.userId);
-  const user = await ctx.db.user.findUniqueOrThrow({ where: { id: session.userId } });
+  const user = await ctx.db.user.findUniqueOrThrow({ where: { id: session.userId }, omit: { passwordHash: true } });
   return { accessToken: session.token, expiresAt: session.expiresAt, user };
 }
 
 export const userResolvers: Resolvers = {
   Query: {
-    me: (_, __, ctx) => ctx.db.user.findUniqueOrThrow({ where: { id: viewerOf(ctx).id } }),
+    me: (_, __, ctx) => ctx.db.user.findUniqueOrThrow({ where: { id: viewerOf(ctx).id }, omit: { passwordHash: true } }),
     user: (_, args, ctx) => loadUser(ctx, args.id),
   },
   Mutation: {

@@ -1,0 +1,149 @@
+// Root fields look ahead over their selection and read what it shows in one statement: a
+// restaurant by id with its owner (and the owner's rating) and latest comment with its author, and
+// a page of restaurants with their owners and the total. The answers are those the nested
+// resolvers give on their own (checked against Prisma's rows), and nothing is read that no field
+// shows (no password hash).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+let s: TestServer;
+let token: string;
+const restaurantIds: string[] = [];
+let bare: string; // a restaurant without comments
+
+beforeAll(async () => {
+  s = await startServer();
+  token = (await s.signUp("viewer")).token;
+  const owners = await Promise.all([0, 1, 2].map((i) => s.db.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } })));
+  const critic = await s.db.user.create({ data: { username: "critic", passwordHash: "x", firstName: "C", avatar: "c.png" } });
+  for (let i = 0; i < 12; i++) {
+    const ratings = [1 + (i % 5), 1 + ((i + 3) % 5)];
+    const r = await s.db.restaurant.create({
+      data: {
+        title: `Place ${String(i).padStart(2, "0")}`,
+        titleSearch: `place ${String(i).padStart(2, "0")}`,
+        ownerId: owners[i % 3].id,
+        ratingSum: i % 4 ? ratings[0] + ratings[1] : 0,
+        ratingCount: i % 4 ? 2 : 0,
+        ratingAvg: i % 4 ? (ratings[0] + ratings[1]) / 2 : null,
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)),
+        comments:
+          i % 4
+            ? { create: ratings.map((rating, k) => ({ authorId: k ? critic.id : owners[(i + 1) % 3].id, title: `c${k} on ${i}`, body: "b", rating, createdAt: new Date(Date.UTC(2026, 0, 2, 0, i, k)) })) }
+            : undefined,
+      },
+    });
+    restaurantIds.push(r.id);
+    if (i % 4 === 0) bare = r.id;
+  }
+});
+afterAll(async () => s?.close());
+
+/** The answer and the statements of one request, once the token is in the session cache. */
+async function run(query: string, variables?: Record<string, unknown>) {
+  await s.graphql(`{ me { id } }`, undefined, token);
+  s.sql.length = 0;
+  const r = await s.graphql(query, variables, token);
+  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+  return { data: r.data, sql: [...s.sql] };
+}
+
+/** What the nested fields must show for a restaurant, straight from Prisma. */
+async function expected(id: string) {
+  const r = await s.db.restaurant.findUniqueOrThrow({ where: { id }, include: { owner: true } });
+  const owned = await s.db.restaurant.aggregate({ where: { ownerId: r.ownerId }, _sum: { ratingSum: true, ratingCount: true } });
+  const latest = await s.db.comment.findFirst({ where: { restaurantId: id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], include: { author: true } });
+  return {
+    id,
+    title: r.title,
+    rating: r.ratingAvg,
+    owner: {
+      id: r.owner.id,
+      username: r.owner.username,
+      firstName: r.owner.firstName,
+      avatar: r.owner.avatar,
+      rating: owned._sum.ratingCount ? owned._sum.ratingSum! / owned._sum.ratingCount : null,
+    },
+    latestComment: latest && {
+      id: latest.id,
+      title: latest.title,
+      rating: latest.rating,
+      createdAt: latest.createdAt.toISOString(),
+      author: { id: latest.author.id, username: latest.author.username, avatar: latest.author.avatar },
+    },
+  };
+}
+
+const BY_ID = `query($id: ID!) { restaurant(id: $id) { id title rating owner { id username firstName avatar rating }
+  latestComment { id title rating createdAt author { id username avatar } } } }`;
+
+describe("restaurant by id", () => {
+  it("reads the restaurant, its owner with rating and its latest comment with author in one statement", async () => {
+    for (const id of [restaurantIds[5], bare]) {
+      const { data, sql } = await run(BY_ID, { id });
+      expect(data.restaurant).toEqual(await expected(id));
+      expect(sql, sql.join("\n")).toHaveLength(1);
+    }
+  });
+
+  it("never reads a password hash", async () => {
+    const { sql } = await run(BY_ID, { id: restaurantIds[5] });
+    expect(sql.join("\n")).not.toMatch(/passwordHash/);
+  });
+
+  it("follows fragments, aliases and @skip / @include", async () => {
+    const query = `query($id: ID!, $no: Boolean!) { restaurant(id: $id) { ...R } }
+      fragment R on Restaurant { id boss: owner { username } ... on Restaurant { latestComment @include(if: $no) { title } } }`;
+    const skipped = await run(query, { id: restaurantIds[1], no: false });
+    expect(skipped.sql).toHaveLength(1);
+    expect(skipped.sql[0]).not.toMatch(/"Comment"/);
+    expect(skipped.data.restaurant.boss.username).toBe("owner1");
+    const included = await run(query, { id: restaurantIds[1], no: true });
+    expect(included.sql).toHaveLength(1);
+    expect(included.data.restaurant.latestComment.title).toBe("c1 on 1");
+  });
+
+  it("a restaurant asked for its own columns only reads no other table", async () => {
+    const { sql } = await run(`query($id: ID!) { restaurant(id: $id) { title } }`, { id: restaurantIds[2] });
+    expect(sql).toHaveLength(1);
+    expect(sql[0]).not.toMatch(/JOIN/);
+  });
+
+  it("several restaurants by id share one statement; unknown and impossible ids answer as before", async () => {
+    const { data, sql } = await run(
+      `query($a: ID!, $b: ID!, $c: ID!) { a: restaurant(id: $a) { owner { username } } b: restaurant(id: $b) { owner { username } } c: restaurant(id: $c) { owner { username } } }`,
+      { a: restaurantIds[0], b: restaurantIds[1], c: "nope" },
+    );
+    expect(data).toEqual({ a: { owner: { username: "owner0" } }, b: { owner: { username: "owner1" } }, c: null });
+    expect(sql).toHaveLength(1);
+    const bad = await s.graphql(`query($id: ID!) { restaurant(id: $id) { owner { username } } }`, { id: "a\u0000b" }, token);
+    expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
+  });
+});
+
+const PAGE = `query($first: Int, $offset: Int) { restaurants(first: $first, offset: $offset) { totalCount pageInfo { hasNextPage endCursor }
+  nodes { id title rating owner { id username firstName avatar rating } latestComment { id title rating createdAt author { id username avatar } } } } }`;
+
+describe("a page of restaurants", () => {
+  it("reads the page with owners, owners' ratings, latest comments and the total in one statement, newest first", async () => {
+    const { data, sql } = await run(PAGE, { first: 5, offset: 2 });
+    expect(sql, sql.join("\n")).toHaveLength(1);
+    expect(data.restaurants.totalCount).toBe(12);
+    expect(data.restaurants.pageInfo.hasNextPage).toBe(true);
+    const newestFirst = [...restaurantIds].reverse().slice(2, 7);
+    expect(data.restaurants.nodes).toEqual(await Promise.all(newestFirst.map(expected)));
+  });
+
+  it("edges { node } asks the same as nodes; the total is not read unless selected", async () => {
+    const { data, sql } = await run(`{ restaurants(first: 3) { edges { node { title owner { username } } } } }`);
+    expect(sql).toHaveLength(1);
+    expect(sql[0]).not.toMatch(/COUNT\(/i);
+    expect(data.restaurants.edges.map((e: any) => e.node.owner.username)).toEqual(["owner2", "owner1", "owner0"]);
+  });
+
+  it("a page past the end still answers the total (counted on its own)", async () => {
+    const { data, sql } = await run(PAGE, { first: 5, offset: 20 });
+    expect(data.restaurants).toEqual({ totalCount: 12, pageInfo: { hasNextPage: false, endCursor: null }, nodes: [] });
+    expect(sql).toHaveLength(2);
+  });
+});
