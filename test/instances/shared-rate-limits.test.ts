@@ -69,28 +69,31 @@ describe.skipIf(!redisServerInstalled)("rate limits shared through Redis (needs 
 
   it("while Redis is down: per-instance limits, no 5xx, no waiting, ready with a warning; shared again once it returns", async () => {
     const before = await metric(a, "rate_limit_local_counts_total");
+    const logsBefore = a.logs.length; // an earlier hiccup is another outage, with its own warning
     await redis.stop();
-    await eventually(async () => (await readiness(a)).body.redis === "unreachable", "instance A notices");
+    try {
+      await eventually(async () => (await readiness(a)).body.redis === "unreachable", "instance A notices");
 
-    // Each instance counts for itself: 10 on A and 10 more on B pass, the 11th on A is refused.
-    const { token } = await b.signUp("outage");
-    const onA: number[] = [];
-    const onB: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      onA.push(await meStatus(a, token));
-      onB.push(await meStatus(b, token));
+      // Each instance counts for itself: 10 on A and 10 more on B pass, the 11th on A is refused.
+      const { token } = await b.signUp("outage");
+      const onA: number[] = [];
+      const onB: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        onA.push(await meStatus(a, token));
+        onB.push(await meStatus(b, token));
+      }
+      expect(onA).toEqual(Array(10).fill(200));
+      expect(onB).toEqual(Array(10).fill(200));
+      expect(await meStatus(a, token)).toBe(429);
+
+      expect(await readiness(a)).toEqual({ status: 200, body: expect.objectContaining({ status: "ok", redis: "unreachable" }) });
+      expect(await metric(a, "redis_reachable")).toBe(0);
+      expect(await metric(a, "rate_limit_local_counts_total")).toBeGreaterThan(before);
+      const warnings = a.logs.slice(logsBefore).map((l) => JSON.parse(l)).filter((l) => l.level === 40 && /Redis unreachable: rate limits/.test(l.msg));
+      expect(warnings).toHaveLength(1); // one per outage, not one per reconnect attempt (the event bus's connections warn for themselves)
+    } finally {
+      await redis.start(); // also when an assertion failed: the tests after this one need it
     }
-    expect(onA).toEqual(Array(10).fill(200));
-    expect(onB).toEqual(Array(10).fill(200));
-    expect(await meStatus(a, token)).toBe(429);
-
-    expect(await readiness(a)).toEqual({ status: 200, body: expect.objectContaining({ status: "ok", redis: "unreachable" }) });
-    expect(await metric(a, "redis_reachable")).toBe(0);
-    expect(await metric(a, "rate_limit_local_counts_total")).toBeGreaterThan(before);
-    const warnings = a.logs.map((l) => JSON.parse(l)).filter((l) => l.level === 40 && /Redis unreachable: rate limits/.test(l.msg));
-    expect(warnings).toHaveLength(1); // one per outage, not one per reconnect attempt (the event bus's connections warn for themselves)
-
-    await redis.start();
     await eventually(async () => (await readiness(a)).body.redis === "ok" && (await readiness(b)).body.redis === "ok", "both reconnect");
     expect(a.logs.some((l) => /Redis reachable again/.test(JSON.parse(l).msg))).toBe(true);
 
