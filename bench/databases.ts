@@ -5,6 +5,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { loadConfig } from "../src/config.ts";
+import { createDb } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
+import type { SizeName } from "../src/seed/dataset.ts";
+import { progressPrinter } from "../src/seed/progress.ts";
+import { seed } from "../src/seed/seed.ts";
 
 export type BenchDatabase = {
   provider: "sqlite" | "postgres";
@@ -53,4 +59,22 @@ export async function freshPostgres(serverUrl: string): Promise<BenchDatabase> {
       }
     },
   };
+}
+
+/**
+ * A fresh database of `provider`, migrated and seeded at `size`, with a client open on it (the
+ * caller disconnects it); its `drop` is pushed onto `cleanups` so an interrupted run removes it.
+ */
+export async function seededDatabase(
+  provider: "sqlite" | "postgres",
+  { size, serverUrl, password }: { size: SizeName; serverUrl?: string; password: string },
+  cleanups: (() => Promise<void>)[],
+) {
+  const database = provider === "sqlite" ? freshSqlite() : await freshPostgres(serverUrl!);
+  cleanups.push(database.drop);
+  const config = loadConfig({ DATABASE_URL: database.url, UPLOAD_DIR: database.uploadDir });
+  await migrate(config.database);
+  const db = createDb(config.database);
+  const seeded = await seed(db, { size, uploadDir: database.uploadDir, password, onProgress: progressPrinter(process.stderr) });
+  return { database, db, seeded };
 }

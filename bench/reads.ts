@@ -5,15 +5,12 @@
 // result. Calls alternate (raw, Prisma, raw, ...) so drift on a busy machine hits both alike;
 // each call is timed alone and the table shows medians.
 import { isDeepStrictEqual } from "node:util";
-import { createDb, type Db } from "../src/db/client.ts";
-import { loadConfig } from "../src/config.ts";
-import { migrate } from "../src/db/migrate.ts";
+import type { Db } from "../src/db/client.ts";
 import * as reads from "../src/db/reads.ts";
 import { groceryPage, restaurantPage } from "../src/db/searches.ts";
 import type { SizeName } from "../src/seed/dataset.ts";
-import { progressPrinter } from "../src/seed/progress.ts";
-import { DEFAULT_SEED_PASSWORD, seed } from "../src/seed/seed.ts";
-import { freshPostgres, freshSqlite, type BenchDatabase } from "./databases.ts";
+import { DEFAULT_SEED_PASSWORD } from "../src/seed/seed.ts";
+import { seededDatabase } from "./databases.ts";
 
 export type ReadPair = {
   name: string;
@@ -200,20 +197,12 @@ export async function benchReads(
   const all: ReadTiming[] = [];
   for (const name of opts.databases) {
     log(`\n[${name}] fresh database, seeding ${opts.size}...`);
-    const database: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(opts.serverUrl!);
-    cleanups.push(database.drop);
+    const { database, db } = await seededDatabase(name, { size: opts.size, serverUrl: opts.serverUrl, password: DEFAULT_SEED_PASSWORD }, cleanups);
     try {
-      const config = loadConfig({ DATABASE_URL: database.url, UPLOAD_DIR: database.uploadDir });
-      await migrate(config.database);
-      const db = createDb(config.database);
-      try {
-        await seed(db, { size: opts.size, uploadDir: database.uploadDir, password: DEFAULT_SEED_PASSWORD, onProgress: progressPrinter(process.stderr) });
-        log(`[${name}] seeded; ${opts.calls} calls of each side per read`);
-        all.push(...(await timePairs(name, await pairs(db), opts.calls, log)));
-      } finally {
-        await db.$disconnect();
-      }
+      log(`[${name}] seeded; ${opts.calls} calls of each side per read`);
+      all.push(...(await timePairs(name, await pairs(db), opts.calls, log)));
     } finally {
+      await db.$disconnect();
       cleanups.splice(cleanups.indexOf(database.drop), 1);
       await database.drop();
     }

@@ -12,14 +12,10 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../src/config.ts";
-import { createDb } from "../src/db/client.ts";
-import { migrate } from "../src/db/migrate.ts";
 import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
-import { progressPrinter } from "../src/seed/progress.ts";
-import { DEFAULT_SEED_PASSWORD, seed } from "../src/seed/seed.ts";
+import { DEFAULT_SEED_PASSWORD } from "../src/seed/seed.ts";
 import { failedFanout, FANOUT_KEY, fanoutServerEnv, runFanout, type FanoutSettings } from "./fanout.ts";
-import { freshPostgres, freshSqlite, isPostgresUrl, type BenchDatabase } from "./databases.ts";
+import { isPostgresUrl, seededDatabase } from "./databases.ts";
 import { benchReads, formatReadTimings } from "./reads.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings } from "./load.ts";
 import { ensurePeerInstalled, nodeRuntime, PEER_DIR, PEER_SCRIPT } from "./peer/postgraphile.ts";
@@ -275,13 +271,8 @@ const selected = (opts: Options, scenario: Scenario) => selectedKey(opts, scenar
 
 async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<ScenarioContext, "tokens">, report: BenchReport, peerRuntime: string | null) {
   log(`\n[${name}] fresh database, seeding ${opts.size}...`);
-  const database: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(opts.serverUrl!);
-  cleanups.push(database.drop);
+  const { database, db, seeded } = await seededDatabase(name, { size: opts.size, serverUrl: opts.serverUrl, password: PASSWORD }, cleanups);
   try {
-    const config = loadConfig({ DATABASE_URL: database.url, UPLOAD_DIR: database.uploadDir });
-    await migrate(config.database);
-    const db = createDb(config.database);
-    const seeded = await seed(db, { size: opts.size, uploadDir: database.uploadDir, password: PASSWORD, onProgress: progressPrinter(process.stderr) });
     await db.$disconnect();
     log(`[${name}] seeded`);
     report.settings.seed = { restaurants: seeded.inserted.restaurants, comments: seeded.inserted.comments, groceries: seeded.inserted.groceries, users: seeded.inserted.users };

@@ -53,3 +53,20 @@ export function runUntilExit(env: Record<string, string>): Promise<{ code: numbe
     }),
   );
 }
+
+export type AdminRun = { code: number | null; stdout: string; stderr: string };
+
+/**
+ * `npm run admin -- ...args` as a real process on `databaseUrl` (no ADMIN_PASSWORD from the
+ * environment: commands that need a password are given one).
+ */
+export function runAdmin(databaseUrl: string, ...args: string[]): Promise<AdminRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "test" };
+  delete env.ADMIN_PASSWORD;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}

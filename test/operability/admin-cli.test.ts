@@ -2,9 +2,8 @@
 // each command changes in the database what it says it changed, and a wrong command line or an
 // unknown user, restaurant or report gives one line saying what to fix, with exit code 2 or 1.
 // Runs on SQLite and PostgreSQL.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin, type AdminRun } from "../helpers/process.ts";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { report } from "../../src/domain/reports.ts";
@@ -14,25 +13,15 @@ import { authenticate, type Viewer } from "../../src/domain/tokens.ts";
 import { login, register } from "../../src/domain/users.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DAY = 86_400_000;
 
 let database: TestDatabase;
 let db: Db;
 
-type Run = { code: number | null; stdout: string; stderr: string };
+type Run = AdminRun;
 
 /** Runs `node --import tsx src/cli/admin.ts ...args` on the test database. */
-function admin(...args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, NODE_ENV: "test" };
-  delete env.ADMIN_PASSWORD;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
+const admin = (...args: string[]): Promise<Run> => runAdmin(database.url, ...args);
 
 /** A refusal: the exit code, one line on stderr, nothing on stdout, no stack trace. */
 function expectRefusal(run: Run, code: 1 | 2, message: RegExp) {
@@ -104,11 +93,7 @@ describe("help and command-line errors", () => {
   });
 
   it("a bad setting: exit 2, naming the variable", async () => {
-    const env = { ...process.env, DATABASE_URL: "mysql://localhost/x" };
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/admin.ts", "reports"], { cwd: ROOT, env });
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const code = await new Promise((resolve) => child.on("close", resolve));
+    const { code, stderr } = await runAdmin("mysql://localhost/x", "reports");
     expect(code).toBe(2);
     expect(stderr.trim()).toMatch(/^error: invalid setting: DATABASE_URL="mysql:\/\/localhost\/x": must start with file:/);
   });

@@ -2,16 +2,14 @@
 // tokens for SESSION_CACHE_TTL, and the event bus tells it to forget. Two real servers on one
 // PostgreSQL database; the admin command line as a real process. On SQLite (one process) the
 // in-process bus carries the same events.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin } from "../helpers/process.ts";
 import pg from "pg";
 import { createTestDatabase, shareTestDatabase, testProvider } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { LISTEN_APPLICATION_NAME } from "../../src/events/postgres-bus.ts";
 import { redisServerInstalled, startRedis, type TestRedis } from "../helpers/redis.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ME = `{ me { id } }`;
 const REPORTS = `{ reports(first: 1) { __typename } }`;
 
@@ -34,15 +32,7 @@ async function becomes(server: TestServer, query: string, token: string, expecte
 }
 
 /** `npm run admin -- ...args` as a real process on `databaseUrl`. */
-function admin(databaseUrl: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "test" };
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
+const admin = runAdmin;
 
 describe.skipIf(testProvider() !== "postgres")("two instances on one PostgreSQL, SESSION_CACHE_TTL=5s", () => {
   let a: TestServer;
