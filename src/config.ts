@@ -80,6 +80,7 @@ const schema = z.object({
   GRAPHQL_MAX_COST: integer(20_000, 100, 10_000_000),
   GRAPHQL_MAX_TOKENS: integer(3000, 100, 1_000_000),
   GRAPHQL_MAX_RESPONSE_OBJECTS: integer(50_000, 100, 10_000_000),
+  GRAPHQL_COMPILE_AFTER: integer(2, 0, 1_000_000),
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
   GRAPHQL_EXPLORER: z.enum(["true", "false"]).default("true"),
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
@@ -166,6 +167,8 @@ export type Config = {
     maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean; explorer: boolean;
     /** Most list items (objects) one response may hold; execution stops when it is crossed. */
     maxResponseObjects: number;
+    /** Executions of the same document after which it runs compiled (0: never; compiled-execution.ts). */
+    compileAfter: number;
   };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
@@ -259,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: s.GRAPHQL_MAX_COST,
       maxTokens: s.GRAPHQL_MAX_TOKENS,
       maxResponseObjects: s.GRAPHQL_MAX_RESPONSE_OBJECTS,
+      compileAfter: s.GRAPHQL_COMPILE_AFTER,
       introspection: s.GRAPHQL_INTROSPECTION === "true",
       explorer: s.GRAPHQL_EXPLORER === "true",
     },

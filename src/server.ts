@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { contextFactory } from "./graphql/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
+import { compilingExecutor } from "./graphql/compiled-execution.ts";
 import { graphqlWebSocket } from "./graphql/websocket.ts";
 import { SubscriptionQuota } from "./graphql/subscriptions/quota.ts";
 import { graphqlSsePlugin } from "./graphql/sse.ts";
@@ -106,11 +107,17 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   };
   const webSocket = await graphqlWebSocket(app, live);
   if (config.graphql.explorer) await app.register(explorerPlugin);
+  // One executor for both faces: a document that repeats runs compiled (compiled-execution.ts).
+  const executor = compilingExecutor(schema, {
+    after: config.graphql.compileAfter,
+    observe: { executed: (mode) => metrics.executions.inc({ mode }), compiled: (count) => metrics.compiledOperations.set(count) },
+  });
   const apollo = await createApollo(app, {
     schema,
     limits,
     introspection: config.graphql.introspection,
     explorer: config.graphql.explorer,
+    executor,
     plugins: [graphqlErrorMetricsPlugin(metrics)],
   });
   await app.register(graphqlPlugin, {
@@ -122,7 +129,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(graphqlSsePlugin, live);
   await app.register(serveUploadsPlugin, { dir: config.uploadDir });
   const prefixes = config.legacy.restPrefixes;
-  await app.register(restPlugin, { schema, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
+  await app.register(restPlugin, { schema, executor, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
   await app.register(openApiRoutePlugin, { schema, routes, prefixes, anonymousReads: config.legacy.anonymousReads });
   return app;
 }

@@ -19,6 +19,8 @@ import { operationNamePlugin, rememberContext } from "./operation-name.ts";
 import { expensiveFieldChargePlugin, expensiveFieldLimitRule } from "./directives/expensive.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
 import { retryLaterPlugin } from "./retry-later.ts";
+import { executorGateway } from "./apollo-executor.ts";
+import type { Executor } from "./compiled-execution.ts";
 
 export type ApolloOptions = {
   schema: GraphQLSchema;
@@ -27,13 +29,15 @@ export type ApolloOptions = {
   introspection: boolean;
   /** Whether a browser's GET /graphql is sent to the IDE; without it, no landing page at all. */
   explorer: boolean;
+  /** Runs each operation once Apollo has validated it (compiled-execution.ts; the REST shim's too). */
+  executor: Executor;
   /** More Apollo plugins (metrics, ...). */
   plugins: ApolloServerPlugin<Context>[];
 };
 
 export async function createApollo(app: FastifyInstance, options: ApolloOptions) {
   const apollo = new ApolloServer<Context>({
-    schema: options.schema,
+    gateway: executorGateway(options.schema, options.executor),
     plugins: [
       fastifyApolloDrainPlugin(app),
       options.explorer ? explorerLandingPage() : ApolloServerPluginLandingPageDisabled(),

@@ -14,6 +14,9 @@ export type Metrics = {
   duration: Histogram<"method" | "route" | "operation">;
   errors: Counter<"code">;
   statements: Histogram<"kind">;
+  /** GraphQL operations run, by how (compiled or on graphql-js), and how many are compiled now. */
+  executions: Counter<"mode">;
+  compiledOperations: Gauge;
   /** GraphQL operation names admitted as label values so far (bounded by MAX_OPERATION_LABELS). */
   operationNames: Set<string>;
   /** Live updates: open WebSocket connections, active subscriptions, events sent, publish-to-send lag. */
@@ -46,6 +49,13 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     errors: new Counter({ name: "api_errors_total", help: "Errors answered to clients, by code", labelNames: ["code"], registers: [registry] }),
+    executions: new Counter({
+      name: "graphql_executions_total",
+      help: "GraphQL operations executed (both faces), by mode: compiled (graphql-jit) or interpreted (graphql-js)",
+      labelNames: ["mode"],
+      registers: [registry],
+    }),
+    compiledOperations: new Gauge({ name: "graphql_compiled_operations", help: "GraphQL operations kept compiled now", registers: [registry] }),
     live: {
       connections: new Gauge({ name: "websocket_connections", help: "Open GraphQL WebSocket connections", registers: [registry] }),
       subscriptions: new Gauge({ name: "graphql_subscriptions_active", help: "GraphQL subscriptions running now", registers: [registry] }),

@@ -1,9 +1,11 @@
 // Runs a route-table row in-process: the row's document (parsed and validated once, at start-up)
-// is executed against the same schema and context as /graphql. No HTTP hop, no re-parsing.
-import { execute, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+// is executed against the same schema and context, by the same executor, as /graphql (so it runs
+// compiled from its second request on). No HTTP hop, no re-parsing.
+import { parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import { documentAccess, signInRefusal, type DocumentAccess } from "../graphql/directives/auth.ts";
 import { expensiveFieldLimitRule } from "../graphql/directives/expensive.ts";
 import type { Context } from "../graphql/context.ts";
+import type { Executor } from "../graphql/compiled-execution.ts";
 import { checkOperationCost } from "../graphql/cost.ts";
 import { INTERNAL, toClientError, type ClientError } from "../graphql/client-errors.ts";
 import { ceilingCrossed } from "../graphql/response-ceiling.ts";
@@ -38,7 +40,7 @@ export type RestOutcome =
 
 const refused = (error: ClientError): RestOutcome => ({ ok: false, status: statusForCode(error.code), error });
 
-export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req: RestRequest, context: Context): Promise<RestOutcome> {
+export async function runRoute(schema: GraphQLSchema, executor: Executor, route: CompiledRoute, req: RestRequest, context: Context): Promise<RestOutcome> {
   // The legacy interface says every data operation needs a valid token: that answer comes before
   // any field check, with the same rule and words as the fields' own @requireAuth.
   const refusal = route.access === "public" ? null : signInRefusal(context, route.access === "anonymousReads");
@@ -63,7 +65,7 @@ export async function runRoute(schema: GraphQLSchema, route: CompiledRoute, req:
     if (known) return refused(known);
     throw error;
   }
-  const result = await execute({ schema, document: route.compiled, variableValues: variables, contextValue: context });
+  const result = await executor({ document: route.compiled, variables, context });
   const tooLarge = ceilingCrossed(context);
   if (tooLarge) return refused(tooLarge);
   if (result.errors?.length) {

@@ -14,12 +14,15 @@ import { legacyBodyParsers } from "./body-parsers.ts";
 import { statusForCode } from "../http/error-status.ts";
 import { errorBody } from "./error-body.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
+import type { Executor } from "../graphql/compiled-execution.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
 import type { HttpMethod, RestRoute } from "./route-row.ts";
 
 export type RestPluginOptions = {
   schema: GraphQLSchema;
+  /** Runs each route's document: the executor /graphql uses (compiled-execution.ts). */
+  executor: Executor;
   routes: RestRoute[];
   createContext: ContextFactory;
   /** Largest accepted file part (a grocery cover); 5 MB when not configured. */
@@ -92,7 +95,7 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
       const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
       const token = tokenFromRequest(request, req.body);
       const context = await options.createContext(token, { clientAddress: request.ip, known: checkedAuthentication(request, token) });
-      const outcome = await runRoute(options.schema, row, req, context);
+      const outcome = await runRoute(options.schema, options.executor, row, req, context);
       if (!outcome.ok) {
         if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
         const retryAfter = outcome.error.details?.retryAfterSeconds;

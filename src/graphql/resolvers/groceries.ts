@@ -50,6 +50,10 @@ export const groceriesResolvers: Resolvers = {
     removeGrocery: (_, args, ctx) =>
       groceries.removeGrocery(ctx.db, ctx.events, uploadSettings(ctx.config), viewerOf(ctx), args.id, args.from ?? undefined),
   },
+  // Counted only when asked (see RestaurantConnection in restaurants.ts).
+  GroceryConnection: {
+    totalCount: (page) => page.totalCount(),
+  },
   Grocery: {
     metricUnits: list("metricUnits"),
     categories: list("categories"),

@@ -101,6 +101,11 @@ export const restaurantsResolvers: Resolvers = {
       restaurants.updateRestaurant(ctx.db, ctx.events, viewerOf(ctx), args.id, args.input),
     deleteRestaurant: (_, args, ctx) => restaurants.deleteRestaurant(ctx.db, ctx.events, viewerOf(ctx), args.id),
   },
+  // The total is counted only when asked (LazyConnection): an explicit resolver, since compiled
+  // execution reads a field without one as a plain property and never calls it.
+  RestaurantConnection: {
+    totalCount: (page) => page.totalCount(),
+  },
   Restaurant: {
     types: list("types"),
     categories: list("categories"),
