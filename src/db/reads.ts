@@ -148,10 +148,24 @@ const inList = (values: readonly string[]) => Prisma.join([...values]);
 // ---- Rows by id --------------------------------------------------------------------------------
 
 const USER_COLUMNS = selectList(USER, `"User"`);
-export const RESTAURANT_COLUMNS = selectList(RESTAURANT, `"Restaurant"`);
+const RESTAURANT_COLUMNS = selectList(RESTAURANT, `"Restaurant"`);
 export const GROCERY_COLUMNS = selectList(GROCERY, `"Grocery"`);
 const COMMENT_COLUMNS = selectList(COMMENT, "c");
 const BADGE_GRANT_COLUMNS = Prisma.sql`${selectList(RESTAURANT_BADGE, "rb")}, ${selectList(BADGE, "b", "badge_")}`;
+
+// Some columns of a restaurant, for a page whose selection shows only a few fields.
+export type RestaurantColumn = keyof typeof RESTAURANT;
+
+/** The columns named (every column when none are named), in the model's order. */
+function restaurantColumnsOf(names?: readonly RestaurantColumn[]): Columns {
+  if (!names) return RESTAURANT;
+  const wanted = new Set<string>(names);
+  return Object.fromEntries(Object.entries(RESTAURANT).filter(([column]) => wanted.has(column)));
+}
+
+/** `"Restaurant"."column" AS "column", ...` for the columns named (all when none are). */
+export const restaurantSelectList = (names?: readonly RestaurantColumn[]) =>
+  names ? selectList(restaurantColumnsOf(names), `"Restaurant"`) : RESTAURANT_COLUMNS;
 
 /** Users with these ids (any order; unknown ids are absent), as `db.user.findMany` omitting the password hash. */
 export async function usersByIds(db: Db, ids: readonly string[]): Promise<UserRow[]> {
@@ -308,9 +322,13 @@ export function relatedSql(want: RestaurantRelations): { columns: Prisma.Sql; jo
   };
 }
 
-/** The rows of a statement built with relatedSql, each restaurant with the relations asked. */
-export function relatedRowsOf(raw: RawRows, want: RestaurantRelations): RestaurantWithRelated[] {
-  const restaurants = rowsOf<RestaurantRow>(RESTAURANT, raw);
+/**
+ * The rows of a statement built with relatedSql, each restaurant with the relations asked.
+ * `columns`: the restaurant columns the statement selected (restaurantSelectList), when not all:
+ * the rows then hold only those (see RestaurantPageAsks).
+ */
+export function relatedRowsOf(raw: RawRows, want: RestaurantRelations, columns?: readonly RestaurantColumn[]): RestaurantWithRelated[] {
+  const restaurants = rowsOf<RestaurantRow>(restaurantColumnsOf(columns), raw);
   const owners = want.owner ? rowsOf<UserRow>(USER, raw, "owner_") : [];
   const ratings = want.ownerRating ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "ownerRating_") : [];
   const comments = want.latestComment ? rowsOf<CommentRow>(COMMENT, raw, "comment_") : [];

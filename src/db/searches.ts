@@ -8,9 +8,10 @@ import {
   GROCERY,
   GROCERY_COLUMNS,
   query,
-  RESTAURANT_COLUMNS,
   relatedRowsOf,
   relatedSql,
+  restaurantSelectList,
+  type RestaurantColumn,
   type RestaurantRelations,
   type RestaurantWithRelated,
 } from "./reads.ts";
@@ -60,8 +61,12 @@ async function pageAndCount<T>(db: Db, page: Prisma.Sql, count: Prisma.Sql, colu
   return { rows, count: async () => (await query<{ n: number }>(db, { n: "int" }, count))[0]?.n ?? 0 };
 }
 
-/** What a page of restaurants is asked for besides its rows: relations of each row, and the total. */
-export type RestaurantPageAsks = RestaurantRelations & { count?: boolean };
+/**
+ * What a page of restaurants is asked for besides its rows: relations of each row, and the total.
+ * `columns`: read only these columns of each restaurant (every column when absent), as a selection
+ * that shows only a few fields allows: the page's rows then hold those columns and no others.
+ */
+export type RestaurantPageAsks = RestaurantRelations & { count?: boolean; columns?: readonly RestaurantColumn[] };
 
 /**
  * Restaurants matching every condition, in the order asked (the id breaks ties), each with the
@@ -81,10 +86,10 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   const total = asks.count ? Prisma.sql`, (${countSql}) AS "totalCount"` : Prisma.empty;
   const raw = await readRows(
     db,
-    Prisma.sql`SELECT ${RESTAURANT_COLUMNS}${related.columns}${total} FROM "Restaurant" ${related.joins} ${where}
+    Prisma.sql`SELECT ${restaurantSelectList(asks.columns)}${related.columns}${total} FROM "Restaurant" ${related.joins} ${where}
       ORDER BY ${RESTAURANT_ORDERS[q.sort]} LIMIT ${window.take + 1} OFFSET ${window.skip}`,
   );
-  const rows: RestaurantWithRelated[] = relatedRowsOf(raw, asks);
+  const rows: RestaurantWithRelated[] = relatedRowsOf(raw, asks, asks.columns);
   const counted = asks.count && raw.rows.length > 0 ? Number(raw.rows[0][raw.names.indexOf("totalCount")]) : undefined;
   const count = async () => counted ?? (await query<{ n: number }>(db, { n: "int" }, countSql))[0]?.n ?? 0;
   return { rows, count };

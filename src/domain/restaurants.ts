@@ -284,11 +284,14 @@ export async function searchRestaurants(
 // No rule applies to these reads (who may ask, and which fields they see, is the schema's directives), so the domain hands
 // out the raw reads of src/db/reads.ts as they are; loaders batch them.
 export { asksRelated, openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantsByIds, restaurantsWithRelated, restaurantTagsFor } from "../db/reads.ts";
-export type { RestaurantRelations, RestaurantWithRelated } from "../db/reads.ts";
+export type { RestaurantColumn, RestaurantRelations, RestaurantWithRelated } from "../db/reads.ts";
 
 // ---- Reading back ----------------------------------------------------------------------------
 
 /** The address, or null when no part of it was given; geo only when both coordinates are known. */
+/** The columns addressOf reads: all of them decide whether there is an address at all. */
+export const ADDRESS_COLUMNS = ["addressLine1", "addressLine2", "landmark", "state", "city", "district", "country", "latitude", "longitude"] as const;
+
 export function addressOf(r: RestaurantRow) {
   const geo = r.latitude != null && r.longitude != null ? { latitude: r.latitude, longitude: r.longitude } : null;
   const parts = {
