@@ -342,15 +342,23 @@ export function relatedRowsOf(raw: RawRows, want: RestaurantRelations, columns?:
   });
 }
 
-/** Restaurants with these ids (any order; unknown ids are absent), each with the relations asked: one statement. */
-export async function restaurantsWithRelated(db: Db, ids: readonly string[], want: RestaurantRelations): Promise<RestaurantWithRelated[]> {
+/**
+ * Restaurants with these ids (any order; unknown ids are absent), each with the relations asked:
+ * one statement. `columns`: only these columns of each restaurant (all when absent).
+ */
+export async function restaurantsWithRelated(
+  db: Db,
+  ids: readonly string[],
+  want: RestaurantRelations,
+  columns?: readonly RestaurantColumn[],
+): Promise<RestaurantWithRelated[]> {
   if (ids.length === 0) return [];
   const related = relatedSql(want);
   const raw = await readRows(
     db,
-    Prisma.sql`SELECT ${RESTAURANT_COLUMNS}${related.columns} FROM "Restaurant" ${related.joins} WHERE "Restaurant"."id" IN (${inList(ids)})`,
+    Prisma.sql`SELECT ${restaurantSelectList(columns)}${related.columns} FROM "Restaurant" ${related.joins} WHERE "Restaurant"."id" IN (${inList(ids)})`,
   );
-  return relatedRowsOf(raw, want);
+  return relatedRowsOf(raw, want, columns);
 }
 
 // ---- Lists that follow a grocery ---------------------------------------------------------------

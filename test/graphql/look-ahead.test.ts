@@ -161,8 +161,8 @@ function everyField(type: GraphQLObjectType, leavesOnly = false): Record<string,
   return fields;
 }
 
-describe("a page reads only the columns its selection shows", () => {
-  it("each Restaurant field alone answers on a page as it does on a whole row, and no column it does not show is read", async () => {
+describe("a restaurant read reads only the columns its selection shows", () => {
+  it("each Restaurant field alone answers, on a page and by id, as on a whole row, and no column it does not show is read", async () => {
     // One restaurant with every column set, so a column left unread would show as null.
     const full = await s.db.restaurant.create({
       data: {
@@ -176,14 +176,20 @@ describe("a page reads only the columns its selection shows", () => {
     const schema = buildSchema(readFileSync("schema.graphql", "utf8"));
     const fields = everyField(schema.getType("Restaurant") as GraphQLObjectType);
     expect(Object.keys(fields).length).toBeGreaterThan(25);
+    const ids = ((await run(`{ restaurants(first: 20) { nodes { id } } }`)).data.restaurants.nodes as { id: string }[]).map((n) => n.id);
+    expect(ids).toContain(full.id);
+    // Every field at once: whole rows, the reference.
+    const byIds = (selection: string) => `{ ${ids.map((id, i) => `r${i}: restaurant(id: "${id}") { id ${selection} }`).join(" ")} }`;
+    const whole = (await run(byIds(Object.values(fields).join(" ")))).data;
     for (const [name, selection] of Object.entries(fields)) {
+      const expected = ids.map((id, i) => ({ id, [name]: whole[`r${i}`][name] }));
       const { data, sql } = await run(`{ restaurants(first: 20) { nodes { id ${selection} } } }`);
-      const nodes = data.restaurants.nodes as { id: string }[];
-      expect(nodes.map((n) => n.id)).toContain(full.id);
-      const byId = await run(`{ ${nodes.map((n, i) => `r${i}: restaurant(id: "${n.id}") { id ${selection} }`).join(" ")} }`);
-      expect(nodes, name).toEqual(nodes.map((_, i) => byId.data[`r${i}`]));
+      expect(data.restaurants.nodes, `page: ${name}`).toEqual(expected);
       // The page's own statement reads the description only when it is shown.
       expect(/"Restaurant"\."description"/.test(sql[0]), name).toBe(name === "description");
+      // By id, with a relation asked (the look-ahead path): the same.
+      const byId = (await run(byIds(`owner { id } ${selection}`))).data;
+      expect(ids.map((id, i) => ({ id, [name]: byId[`r${i}`][name] })), `by id: ${name}`).toEqual(expected);
     }
   });
 });

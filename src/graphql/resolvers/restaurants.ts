@@ -86,6 +86,9 @@ const COLUMNS_READ: Record<Exclude<keyof Restaurant, "__typename">, readonly Res
   comments: [],
 };
 
+/** How many columns a restaurant row has: a selection reading them all reads whole rows. */
+const ALL_COLUMNS = new Set(["id", ...Object.values(COLUMNS_READ).flat()]).size;
+
 /** The columns a selection of Restaurant fields reads (the id always). */
 function columnsShown(restaurant: Selection): RestaurantColumn[] {
   const columns = new Set<RestaurantColumn>(["id"]);
@@ -103,21 +106,29 @@ function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
   }
 }
 
-/** Restaurants by id with the relations asked (one loader per combination, so each batch is one statement). */
+/**
+ * Restaurants by id with the relations and columns asked: one loader per combination, so each
+ * batch is one statement. Selections are the client's to vary, so at most MAX_COMBINATIONS are
+ * kept (past that the map starts over: a request then merely batches less). Whole rows (every
+ * column asked) also serve the request's later look-ups of the same restaurants.
+ */
 const restaurantWithRelated = new Map<string, LoaderDefinition<string, RestaurantRow | null>>();
-function loadRestaurantWith(ctx: Context, id: string, want: RestaurantRelations) {
-  const key = `${want.owner ? "o" : ""}${want.ownerRating ? "r" : ""}${want.latestComment ? "c" : ""}`;
+const MAX_COMBINATIONS = 64;
+function loadRestaurantWith(ctx: Context, id: string, want: RestaurantRelations, columns: RestaurantColumn[]) {
+  const whole = columns.length === ALL_COLUMNS;
+  const key = `${want.owner ? "o" : ""}${want.ownerRating ? "r" : ""}${want.latestComment ? "c" : ""}:${whole ? "*" : columns.sort().join(",")}`;
   let definition = restaurantWithRelated.get(key);
   if (!definition) {
     definition = defineLoader(`restaurantWithRelated:${key}`, (ctx: Context, ids: readonly string[]) =>
       rowsById(ids, async (some) => {
-        const rows = await restaurantsWithRelated(ctx.db, some, want);
+        const rows = await restaurantsWithRelated(ctx.db, some, want, whole ? undefined : columns);
         primeRelated(ctx, rows);
         const found = rows.map((r) => r.restaurant);
-        primeRestaurants(ctx, found);
+        if (whole) primeRestaurants(ctx, found);
         return found;
       }),
     );
+    if (restaurantWithRelated.size >= MAX_COMBINATIONS) restaurantWithRelated.clear();
     restaurantWithRelated.set(key, definition);
   }
   return ctx.loaderOf(definition).load(id);
@@ -129,8 +140,9 @@ const list = (field: ListField) => async (r: RestaurantRow, _: unknown, ctx: Con
 export const restaurantsResolvers: Resolvers = {
   Query: {
     restaurant: (_, args, ctx, info) => {
-      const want = relationsAsked(selectionOf(info));
-      return asksRelated(want) ? loadRestaurantWith(ctx, args.id, want) : loadRestaurant(ctx, args.id);
+      const restaurant = selectionOf(info);
+      const want = relationsAsked(restaurant);
+      return asksRelated(want) ? loadRestaurantWith(ctx, args.id, want, columnsShown(restaurant)) : loadRestaurant(ctx, args.id);
     },
     restaurants: async (_, args, ctx, info) => {
       const connection = selectionOf(info);
