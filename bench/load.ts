@@ -3,6 +3,7 @@
 // a fixed request rate instead, for the latency SLO.
 import autocannon, { type Request } from "autocannon";
 import { readCounters } from "./prometheus.ts";
+import { cpuSecondsBetween } from "./processes.ts";
 
 export type LoadSettings = { connections: number; durationSec: number; warmupSec: number };
 
@@ -26,6 +27,8 @@ export type Measurement = {
   statementsOneAtATime: number | null;
   /** CPU milliseconds the server process used per request answered in the measured run (null without /proc). */
   cpuMsPerRequest: number | null;
+  /** The same for the database's processes (PostgreSQL on this machine; null for SQLite, in the server's process). */
+  databaseCpuMsPerRequest: number | null;
 };
 
 const hasNoGraphqlErrors = (body: string) => !body.includes('"errors"');
@@ -66,7 +69,7 @@ export async function measure(
   url: string,
   requests: Request[],
   settings: LoadSettings,
-  options: { graphql: boolean; metrics: boolean; cpuSeconds?: () => number | null },
+  options: { graphql: boolean; metrics: boolean; cpuSeconds?: () => number | null; databaseCpu?: () => Map<number, number> | null },
 ): Promise<Measurement> {
   if (settings.warmupSec > 0) await drive(url, requests, settings.connections, settings.warmupSec, options.graphql);
   let statementsOneAtATime: number | null = null;
@@ -78,8 +81,11 @@ export async function measure(
   }
   const before = options.metrics ? await settledCounters(url) : null;
   const cpuBefore = options.cpuSeconds?.() ?? null;
+  const databaseCpuBefore = options.databaseCpu?.() ?? null;
   const result = await drive(url, requests, settings.connections, settings.durationSec, options.graphql);
   const cpuAfter = options.cpuSeconds?.() ?? null;
+  const databaseCpuAfter = options.databaseCpu?.() ?? null;
+  const perRequest = (seconds: number | null) => (seconds !== null && result.requests.total > 0 ? (seconds * 1000) / result.requests.total : null);
   const after = options.metrics ? await settledCounters(url) : null;
   // Divided by the requests sent, not those answered: the server runs a request cut off at the
   // end of the run to completion (its statements count) but may not count it as answered.
@@ -102,7 +108,8 @@ export async function measure(
     statusCodes,
     statementsPerRequest: before && after && sent > 0 ? (after.statements - before.statements) / sent : null,
     statementsOneAtATime,
-    cpuMsPerRequest: cpuBefore !== null && cpuAfter !== null && result.requests.total > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests.total : null,
+    cpuMsPerRequest: perRequest(cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null),
+    databaseCpuMsPerRequest: perRequest(databaseCpuBefore && databaseCpuAfter ? cpuSecondsBetween(databaseCpuBefore, databaseCpuAfter) : null),
   };
 }
 

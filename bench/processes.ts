@@ -2,7 +2,7 @@
 // scripts and the peer (PostGraphile on another Node). Each gets a free port chosen here (the server logs nothing at LOG_LEVEL=warn, so its
 // port cannot be read from its output) and is ready when GET /healthz answers 200.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -49,6 +49,40 @@ export function cpuSecondsOf(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU seconds used so far by each process of this machine with this command name (PostgreSQL's
+ * server and backends are all "postgres"), by pid; null without /proc.
+ */
+export function cpuSecondsByPid(name: string): Map<number, number> | null {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return null;
+  }
+  const seconds = new Map<number, number>();
+  for (const pid of entries) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== name) continue;
+    } catch {
+      continue; // exited meanwhile
+    }
+    const used = cpuSecondsOf(Number(pid));
+    if (used !== null) seconds.set(Number(pid), used);
+  }
+  return seconds;
+}
+
+/**
+ * CPU seconds those processes used between two readings: each one's growth, and the whole of
+ * those started since (a pool's new backends). One that exited meanwhile is not counted.
+ */
+export function cpuSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, used] of after) total += used - (before.get(pid) ?? 0);
+  return total;
 }
 
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */

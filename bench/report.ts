@@ -155,7 +155,7 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
   ];
   const previousRate = (r: ScenarioResult) =>
     previous?.results.find((p) => p.key === r.key && p.database === r.database)?.measurement?.reqPerSec;
-  const header = ["database", "scenario", "req/s", "p50 ms", "CPU ms/req", "SQL/req", "(1 at a time)", "failed", "SLO rate", "p99 ms", ...(previous ? ["vs prev"] : [])];
+  const header = ["database", "scenario", "req/s", "p50 ms", "CPU ms/req", "DB CPU", "SQL/req", "(1 at a time)", "failed", "SLO rate", "p99 ms", ...(previous ? ["vs prev"] : [])];
   const rows = report.results.map((r) => {
     const m = r.measurement;
     const failed = m ? m.errors + m.timeouts + m.non2xx + m.mismatches : 0;
@@ -165,6 +165,7 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
       fixed(m?.reqPerSec),
       fixed(m?.latency.p50, 1),
       fixed(m?.cpuMsPerRequest, 2),
+      fixed(m?.databaseCpuMsPerRequest, 2),
       fixed(m?.statementsPerRequest, 1),
       fixed(m?.statementsOneAtATime, 1),
       r.problem ? "ERROR" : String(failed),
@@ -175,9 +176,9 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
   });
   out.push(
     "",
-    table([header, ...rows], [false, false, true, true, true, true, true, true, true, true, true]),
+    table([header, ...rows], [false, false, true, true, true, true, true, true, true, true, true, true]),
     `(req/s and p50 at saturation, ${s.connections} connections; "CPU ms/req": the server process's own CPU time per answer ` +
-      `(not the database's), which other load on the machine disturbs less than req/s; "p99 ms" at the fixed "SLO rate" of ` +
+      `(not the database's), which other load on the machine disturbs less than req/s; "DB CPU": the same for the PostgreSQL processes on this machine; "p99 ms" at the fixed "SLO rate" of ` +
       `${SLO_RATE_SHARE * 100}% of that req/s, target < ${P99_TARGET_MS} ms)`,
   );
 
@@ -189,15 +190,16 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
       const ours = report.results.find((r) => r.database === peer.database && r.key === peer.peerOf);
       const ratio = ours?.measurement && peer.measurement ? ours.measurement.reqPerSec / peer.measurement.reqPerSec : null;
       const cpu = (r: ScenarioResult | undefined) => fixed(r?.measurement?.cpuMsPerRequest, 2);
+      const databaseCpu = (r: ScenarioResult | undefined) => fixed(r?.measurement?.databaseCpuMsPerRequest, 2);
       return [
         peer.database ?? "-", ours?.label ?? peer.peerOf ?? "-", perRound(ours), perRound(peer), fixed(ratio, 2),
-        ratio === null ? "" : ratio >= 1 ? "met" : "NOT MET", cpu(ours), cpu(peer),
+        ratio === null ? "" : ratio >= 1 ? "met" : "NOT MET", cpu(ours), cpu(peer), databaseCpu(ours), databaseCpu(peer),
       ];
     });
     out.push(
       table(
-        [["database", "scenario", "this service", "peer", "ratio", "(>= 1.00)", "CPU ms/req ours", "peer's"], ...rows],
-        [false, false, true, true, true, false, true, true],
+        [["database", "scenario", "this service", "peer", "ratio", "(>= 1.00)", "CPU ms/req ours", "peer's", "DB CPU ours", "peer's"], ...rows],
+        [false, false, true, true, true, false, true, true, true, true],
       ),
     );
   }

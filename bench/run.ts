@@ -19,7 +19,7 @@ import { isPostgresUrl, seededDatabase } from "./databases.ts";
 import { benchReads, formatReadTimings } from "./reads.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings } from "./load.ts";
 import { ensurePeerInstalled, nodeRuntime, PEER_DIR, PEER_SCRIPT } from "./peer/postgraphile.ts";
-import { cpuSecondsOf, startProcess, startService, ROOT, type Service } from "./processes.ts";
+import { cpuSecondsByPid, cpuSecondsOf, startProcess, startService, ROOT, type Service } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
 import { computeRatios, formatReport, SLO_RATE_SHARE, type BenchReport, type DatabaseName, type PageSizeCheck, type ScenarioResult } from "./report.ts";
 import {
@@ -191,12 +191,15 @@ async function runScenario(service: Service, scenario: Scenario, database: Datab
     graphql: scenario.api !== "rest",
     metrics: scenario.target === "server",
     cpuSeconds: () => cpuSecondsOf(service.pid),
+    databaseCpu: database === "postgres" ? () => cpuSecondsByPid("postgres") : undefined,
   });
   const failed = m.errors + m.timeouts + m.non2xx + m.mismatches;
   const problem = failed
     ? `${failed} of ${m.requests} requests failed (errors ${m.errors}, timeouts ${m.timeouts}, non-2xx ${m.non2xx}, GraphQL errors ${m.mismatches}; statuses ${JSON.stringify(m.statusCodes)})`
     : null;
-  const cpu = m.cpuMsPerRequest === null ? "" : `, ${m.cpuMsPerRequest.toFixed(2)} CPU ms/req`;
+  const cpu =
+    (m.cpuMsPerRequest === null ? "" : `, ${m.cpuMsPerRequest.toFixed(2)} CPU ms/req`) +
+    (m.databaseCpuMsPerRequest === null ? "" : ` (database ${m.databaseCpuMsPerRequest.toFixed(2)})`);
   log(`  ${scenario.key}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.latency.p50} ms${cpu}${problem ? ` (${problem})` : ""}`);
   return { ...base, problem, measurement: m };
 }
