@@ -13,7 +13,7 @@ import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { editFields, editVariables } from "../../src/rest/nothing-sent.ts";
-import { boolean, choice, decimal, file, integer, openingHours, text, textList, address, contact } from "../../src/rest/fields.ts";
+import { boolean, decimal, file, integer, openingHours, text, textList, address, contact } from "../../src/rest/fields.ts";
 import type { RestParam, RestRequest, RestRoute } from "../../src/rest/route-row.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
