@@ -81,6 +81,7 @@ const schema = z.object({
   GRAPHQL_MAX_TOKENS: integer(3000, 100, 1_000_000),
   GRAPHQL_MAX_RESPONSE_OBJECTS: integer(50_000, 100, 10_000_000),
   GRAPHQL_COMPILE_AFTER: integer(2, 0, 1_000_000),
+  GRAPHQL_COMPILES_PER_MINUTE: integer(60, 1, 100_000),
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
   GRAPHQL_EXPLORER: z.enum(["true", "false"]).default("true"),
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
@@ -169,6 +170,8 @@ export type Config = {
     maxResponseObjects: number;
     /** Executions of the same document after which it runs compiled (0: never; compiled-execution.ts). */
     compileAfter: number;
+    /** Most compilations a minute (each blocks the event loop for a few ms). */
+    compilesPerMinute: number;
   };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
@@ -263,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: s.GRAPHQL_MAX_TOKENS,
       maxResponseObjects: s.GRAPHQL_MAX_RESPONSE_OBJECTS,
       compileAfter: s.GRAPHQL_COMPILE_AFTER,
+      compilesPerMinute: s.GRAPHQL_COMPILES_PER_MINUTE,
       introspection: s.GRAPHQL_INTROSPECTION === "true",
       explorer: s.GRAPHQL_EXPLORER === "true",
     },

@@ -110,6 +110,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   // One executor for both faces: a document that repeats runs compiled (compiled-execution.ts).
   const executor = compilingExecutor(schema, {
     after: config.graphql.compileAfter,
+    perMinute: config.graphql.compilesPerMinute,
     observe: { executed: (mode) => metrics.executions.inc({ mode }), compiled: (count) => metrics.compiledOperations.set(count) },
   });
   const apollo = await createApollo(app, {

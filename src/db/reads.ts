@@ -153,7 +153,7 @@ export const GROCERY_COLUMNS = selectList(GROCERY, `"Grocery"`);
 const COMMENT_COLUMNS = selectList(COMMENT, "c");
 const BADGE_GRANT_COLUMNS = Prisma.sql`${selectList(RESTAURANT_BADGE, "rb")}, ${selectList(BADGE, "b", "badge_")}`;
 
-// Some columns of a restaurant, for a page whose selection shows only a few fields.
+// Some columns of a restaurant, for a read whose selection shows only a few fields.
 export type RestaurantColumn = keyof typeof RESTAURANT;
 
 /** The columns named (every column when none are named), in the model's order. */

@@ -288,10 +288,10 @@ export type { RestaurantColumn, RestaurantRelations, RestaurantWithRelated } fro
 
 // ---- Reading back ----------------------------------------------------------------------------
 
-/** The address, or null when no part of it was given; geo only when both coordinates are known. */
 /** The columns addressOf reads: all of them decide whether there is an address at all. */
 export const ADDRESS_COLUMNS = ["addressLine1", "addressLine2", "landmark", "state", "city", "district", "country", "latitude", "longitude"] as const;
 
+/** The address, or null when no part of it was given; geo only when both coordinates are known. */
 export function addressOf(r: RestaurantRow) {
   const geo = r.latitude != null && r.longitude != null ? { latitude: r.latitude, longitude: r.longitude } : null;
   const parts = {

@@ -5,23 +5,28 @@
 // more than one execution, so a document is compiled only once it has been executed `after` times
 // (the REST shim's and a frontend's documents repeat; a one-off or hostile document runs on
 // graphql-js and never pays for, or makes us pay for, a compilation), and at most
-// MAX_COMPILED documents stay compiled (least recently used first out).
+// MAX_COMPILED documents stay compiled (least recently used first out). Compiling blocks the event
+// loop (about 0.08 ms per field; a big document of 600 fields took 40 to 90 ms here), so only
+// documents of at most MAX_COMPILED_FIELDS fields compile, and at most `perMinute` compilations
+// run a minute: a client sending many documents twice each cannot make compiling its weapon.
 //
 // The resolvers, the schema's directive wrappers and the response ceiling are the same functions
 // either way. Where graphql-jit's words could differ from graphql-js's (variables that do not
 // coerce: nothing has run yet), the operation is handed to graphql-js, so clients always read
 // graphql-js's messages.
-import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, getOperationAST } from "graphql";
+import { execute, getOperationAST, GraphQLError, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 
-/** Most documents kept compiled by default; each holds a generated function and its closures (tens of kB). */
+/** Most documents kept compiled; each holds a generated function and its closures (tens of kB). */
 export const MAX_COMPILED = 256;
+/** Largest document compiled, in fields (the REST shim's largest has 52). */
+export const MAX_COMPILED_FIELDS = 200;
 
 export type CompileOptions = {
   /** Executions of the same operation after which it runs compiled; 0 never compiles. */
   after: number;
-  /** Most operations kept compiled (least recently run first out). */
-  maxCompiled?: number;
+  /** Most compilations a minute; past that, operations due wait on graphql-js for the next minute. */
+  perMinute: number;
   /** Told of every execution (how it ran) and of the number of operations compiled now (metrics). */
   observe?: { executed(mode: "compiled" | "interpreted"): void; compiled(count: number): void };
 };
@@ -35,11 +40,11 @@ export type Execution = {
 
 export type Executor = (execution: Execution) => Promise<ExecutionResult> | ExecutionResult;
 
-/** `interpreted`: never compiled (a subscription, or graphql-jit declined it). */
+/** `interpreted`: never compiled (a subscription, too many fields, or graphql-jit declined it). */
 type Entry = { runs: number; compiled?: CompiledQuery; interpreted?: boolean };
 
 /** One compiled function for one operation of a document (a document may hold several operations). */
-export function compileOperation(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): CompiledQuery | undefined {
+function compileOperation(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): CompiledQuery | undefined {
   const compiled = compileQuery(schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
   return isCompiledQuery(compiled) ? compiled : undefined;
 }
@@ -56,13 +61,13 @@ function asGraphqlJsError(error: GraphQLError): GraphQLError {
 }
 
 /** Runs a compiled operation; a request error (no `data`: nothing ran) is answered by graphql-js instead. */
-export async function runCompiled(schema: GraphQLSchema, compiled: CompiledQuery, execution: Execution): Promise<ExecutionResult> {
+async function runCompiled(schema: GraphQLSchema, compiled: CompiledQuery, execution: Execution): Promise<ExecutionResult> {
   const result = await compiled.query(undefined, execution.context, execution.variables ?? {});
   if (!("data" in result)) return runInterpreted(schema, execution);
   return result.errors ? { ...result, errors: result.errors.map(asGraphqlJsError) } : result;
 }
 
-export const runInterpreted = (schema: GraphQLSchema, execution: Execution) =>
+const runInterpreted = (schema: GraphQLSchema, execution: Execution) =>
   execute({
     schema,
     document: execution.document,
@@ -71,14 +76,21 @@ export const runInterpreted = (schema: GraphQLSchema, execution: Execution) =>
     contextValue: execution.context,
   });
 
-const compilable = (operation: OperationDefinitionNode | null | undefined) => operation?.operation === "query" || operation?.operation === "mutation";
+function fieldCount(document: DocumentNode): number {
+  let fields = 0;
+  visit(document, { Field: () => void fields++ });
+  return fields;
+}
+
+const compilable = (document: DocumentNode, operation: OperationDefinitionNode | null | undefined) =>
+  (operation?.operation === "query" || operation?.operation === "mutation") && fieldCount(document) <= MAX_COMPILED_FIELDS;
 
 /**
  * An executor that compiles an operation on its `after`-th execution. Documents are keyed by
  * identity: Apollo Server hands the same parsed document for the same text (its document cache),
  * and the REST shim parsed each route's once.
  */
-export function compilingExecutor(schema: GraphQLSchema, { after, maxCompiled = MAX_COMPILED, observe }: CompileOptions): Executor {
+export function compilingExecutor(schema: GraphQLSchema, { after, perMinute, observe }: CompileOptions): Executor {
   const interpreted = (execution: Execution) => {
     observe?.executed("interpreted");
     return runInterpreted(schema, execution);
@@ -91,6 +103,16 @@ export function compilingExecutor(schema: GraphQLSchema, { after, maxCompiled = 
   const byDocument = new WeakMap<DocumentNode, Map<string, Entry>>();
   // Insertion order is recency order: a hit moves its entry to the end.
   const recent = new Map<Entry, () => void>();
+  // Compilations in the current minute (a fixed window: simple, and bounded all the same).
+  let windowStart = 0;
+  let compiledInWindow = 0;
+  function mayCompile(): boolean {
+    const now = Date.now();
+    if (now - windowStart >= 60_000) [windowStart, compiledInWindow] = [now, 0];
+    if (compiledInWindow >= perMinute) return false;
+    compiledInWindow++;
+    return true;
+  }
 
   function entryFor(document: DocumentNode, operationName: string): Entry {
     let operations = byDocument.get(document);
@@ -102,7 +124,7 @@ export function compilingExecutor(schema: GraphQLSchema, { after, maxCompiled = 
 
   function keep(entry: Entry, forget: () => void) {
     recent.set(entry, forget);
-    if (recent.size > maxCompiled) {
+    if (recent.size > MAX_COMPILED) {
       const [oldest, forgetOldest] = recent.entries().next().value!;
       recent.delete(oldest);
       forgetOldest();
@@ -120,9 +142,12 @@ export function compilingExecutor(schema: GraphQLSchema, { after, maxCompiled = 
       return compiled(entry, execution);
     }
     if (entry.interpreted || ++entry.runs < after) return interpreted(execution);
-    entry.compiled = compilable(getOperationAST(execution.document, execution.operationName))
-      ? compileOperation(schema, execution.document, execution.operationName)
-      : undefined;
+    if (!compilable(execution.document, getOperationAST(execution.document, execution.operationName))) {
+      entry.interpreted = true;
+      return interpreted(execution);
+    }
+    if (!mayCompile()) return interpreted(execution);
+    entry.compiled = compileOperation(schema, execution.document, execution.operationName);
     if (!entry.compiled) {
       entry.interpreted = true;
       return interpreted(execution);

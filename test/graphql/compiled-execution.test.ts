@@ -3,7 +3,7 @@
 // statuses included; a one-off document never costs a compilation; the operations kept compiled
 // are bounded. (The Node 24 CI suite also runs every test with every operation compiled.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_COMPILED } from "../../src/graphql/compiled-execution.ts";
+import { MAX_COMPILED, MAX_COMPILED_FIELDS } from "../../src/graphql/compiled-execution.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let usual: TestServer; // the default: compiled from the second execution
@@ -75,6 +75,28 @@ describe("when an operation runs compiled", () => {
     expect(await executions(usual)).toEqual({ ...before, interpreted: before.interpreted + 40 });
   });
 
+  it("compiles at most GRAPHQL_COMPILES_PER_MINUTE a minute: many documents sent twice each cost that many, no more", async () => {
+    const s = await startServer({ ...DEFAULT, GRAPHQL_COMPILES_PER_MINUTE: "5" });
+    try {
+      const { token } = await s.signUp("budget");
+      for (let i = 0; i < 20; i++) {
+        for (let k = 0; k < 2; k++) expect((await s.graphql(`query($n: Int) { b${i}: restaurants(first: $n) { totalCount } }`, { n: 1 }, token)).status).toBe(200);
+      }
+      const after = await executions(s);
+      expect(after.kept).toBe(5);
+      expect(after.compiled).toBe(5);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it(`never compiles a document of more than ${MAX_COMPILED_FIELDS} fields, however often it is sent`, async () => {
+    const before = await executions(usual);
+    const aliases = Array.from({ length: 29 }, (_, i) => `a${i}: restaurants(first: 1) { nodes { id title rating commentCount createdAt updatedAt } }`).join(" ");
+    for (let k = 0; k < 3; k++) expect((await usual.graphql(`{ ${aliases} }`, undefined, usualToken)).status).toBe(200);
+    expect(await executions(usual)).toEqual({ ...before, interpreted: before.interpreted + 3 });
+  });
+
   it("runs the REST shim's routes compiled from their second request on, with the same answer", async () => {
     const before = await executions(usual);
     const first = await usual.fetch(`/restaurants/${restaurantId}`, { token: usualToken });
@@ -87,7 +109,7 @@ describe("when an operation runs compiled", () => {
   });
 
   it(`keeps at most ${MAX_COMPILED} operations compiled; the least recently run one goes back to counting`, async () => {
-    const s = await startServer(DEFAULT);
+    const s = await startServer({ ...DEFAULT, GRAPHQL_COMPILES_PER_MINUTE: "1000" });
     try {
       const { token } = await s.signUp("many");
       const documentNumber = (i: number) => `{ d${i}: __typename }`;

@@ -69,8 +69,9 @@ export async function startServer(
     // of these limits (test/hardening/amplification.test.ts) turn them on.
     SIGNUP_RATE_LIMIT: "0",
     LOGIN_BACKOFF_MAX: "0",
-    // GRAPHQL_COMPILE_AFTER=1 runs every operation compiled (one CI suite does), 0 none.
+    // GRAPHQL_COMPILE_AFTER=1 runs every operation compiled (one CI suite does, with no compile budget), 0 none.
     ...(process.env.GRAPHQL_COMPILE_AFTER ? { GRAPHQL_COMPILE_AFTER: process.env.GRAPHQL_COMPILE_AFTER } : {}),
+    ...(process.env.GRAPHQL_COMPILES_PER_MINUTE ? { GRAPHQL_COMPILES_PER_MINUTE: process.env.GRAPHQL_COMPILES_PER_MINUTE } : {}),
     ...env,
     DATABASE_URL: database.url,
   });

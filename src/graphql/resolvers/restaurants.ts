@@ -86,7 +86,7 @@ const COLUMNS_READ: Record<Exclude<keyof Restaurant, "__typename">, readonly Res
   comments: [],
 };
 
-/** How many columns a restaurant row has: a selection reading them all reads whole rows. */
+/** How many columns the fields read at most: a selection reading them all reads whole rows (search keys and sums too). */
 const ALL_COLUMNS = new Set(["id", ...Object.values(COLUMNS_READ).flat()]).size;
 
 /** The columns a selection of Restaurant fields reads (the id always). */
