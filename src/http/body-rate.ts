@@ -37,11 +37,17 @@ function watchBody(request: FastifyRequest, socket: Socket, { minBytesPerSecond,
     if (request.raw.complete || socket.destroyed) return;
     const arrived = socket.bytesRead - before;
     before = socket.bytesRead;
-    if (arrived >= needed || socket.isPaused()) return void setTimeout(check, windowMs).unref();
+    if (arrived >= needed || socket.isPaused()) return void (timer = setTimeout(check, windowMs).unref());
     request.log.info({ bytesPerSecond: Math.round((arrived * 1000) / windowMs) }, "request body too slow; closing the connection");
     answerAndClose(socket, 408, "REQUEST_TIMEOUT", `The request body arrived slower than ${minBytesPerSecond} bytes per second.`);
   };
-  setTimeout(check, windowMs).unref();
+  let timer = setTimeout(check, windowMs).unref();
+  // Stop watching once the body is in: a pending check holds the request, and everything that
+  // hangs off it, for a whole window, which under load outlives young-generation GC and turns
+  // every request into old-generation garbage (long scavenges, the p99's tail).
+  const stop = () => clearTimeout(timer);
+  request.raw.once("end", stop);
+  request.raw.once("close", stop);
 }
 
 /** Longest a connection answered before its body arrived keeps draining that body before it closes. */
