@@ -1,8 +1,10 @@
 // Drives one scenario with autocannon: a warm-up run (discarded), then the measured run, reading
 // the server's counters around it to get SQL statements per request. `latencyAtRate` drives it at
-// a fixed request rate instead, for the latency SLO.
+// a fixed request rate instead, for the latency SLO: with steady arrivals (paced.ts, the SLO's
+// measure) and with autocannon's overallRate (bursts at each second's start, shown beside it).
 import autocannon, { type Request } from "autocannon";
 import { readCounters } from "./prometheus.ts";
+import { pacedLatency } from "./paced.ts";
 import { cpuSecondsBetween } from "./processes.ts";
 
 export type LoadSettings = { connections: number; durationSec: number; warmupSec: number };
@@ -123,9 +125,9 @@ export async function statementsOf(url: string, request: Request): Promise<numbe
   return after.statements - before.statements;
 }
 
-/** Latency at a fixed request rate (the SLO's measure), in milliseconds. */
+/** Latency at a fixed request rate, in milliseconds. */
 export type RateLatency = {
-  /** Requests per second asked of autocannon (over all connections). */
+  /** Requests per second asked for (over all connections). */
   rate: number;
   /** Requests per second answered: below `rate` when the server could not keep up. */
   achieved: number;
@@ -133,22 +135,33 @@ export type RateLatency = {
   p99: number;
   max: number;
   failed: number;
+  /** Steady arrivals only: p99 of how late the bench itself sent (large = the bench fell behind). */
+  senderLateP99?: number;
+  /** The same rate through autocannon's overallRate, which sends in bursts (see paced.ts). */
+  bursts?: RateLatency;
+  /** Steady p99 of each round run (the reported one is the median round). */
+  p99Rounds?: number[];
 };
 
 /**
- * Sends `rate` requests per second (autocannon's overallRate, spread over the connections) for the
- * duration, with no warm-up (run it right after the saturation run, on a warm server). autocannon
- * times each request from when it is sent, so a server that falls behind shows as `achieved` below
- * `rate` rather than in the percentiles.
+ * The SLO's measure: `rate` requests per second, evenly spaced, for the duration, with no warm-up
+ * (run it right after the saturation run, on a warm server); then, `withBursts`, the same rate
+ * through autocannon's overallRate, whose figures ride along as `bursts`. Steady arrivals time each
+ * request from when it was due, so a server that falls behind shows in the percentiles;
+ * autocannon times from when it sent, so there it shows as `achieved` below `rate`.
  */
-export async function latencyAtRate(url: string, requests: Request[], settings: LoadSettings, rate: number, graphql: boolean): Promise<RateLatency> {
-  const result = await drive(url, requests, settings.connections, settings.durationSec, graphql, Math.max(1, Math.round(rate)));
-  return {
-    rate: Math.max(1, Math.round(rate)),
+export async function latencyAtRate(url: string, requests: Request[], settings: LoadSettings, rate: number, graphql: boolean, withBursts: boolean): Promise<RateLatency> {
+  const perSecond = Math.max(1, Math.round(rate));
+  const steady = await pacedLatency(url, requests, settings.connections, settings.durationSec, perSecond, graphql);
+  if (!withBursts) return steady;
+  const result = await drive(url, requests, settings.connections, settings.durationSec, graphql, perSecond);
+  const bursts = {
+    rate: perSecond,
     achieved: result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     max: result.latency.max,
     failed: result.errors + result.timeouts + result.non2xx + result.mismatches,
   };
+  return { ...steady, bursts };
 }
