@@ -4,7 +4,7 @@
 // measure) and with autocannon's overallRate (bursts at each second's start, shown beside it).
 import autocannon, { type Request } from "autocannon";
 import { readCounters } from "./prometheus.ts";
-import { pacedLatency } from "./paced.ts";
+import { pacedLatency, type PacedResult } from "./paced.ts";
 import { cpuSecondsBetween } from "./processes.ts";
 
 export type LoadSettings = { connections: number; durationSec: number; warmupSec: number };
@@ -125,17 +125,9 @@ export async function statementsOf(url: string, request: Request): Promise<numbe
   return after.statements - before.statements;
 }
 
-/** Latency at a fixed request rate, in milliseconds. */
-export type RateLatency = {
-  /** Requests per second asked for (over all connections). */
-  rate: number;
-  /** Requests per second answered: below `rate` when the server could not keep up. */
-  achieved: number;
-  p50: number;
-  p99: number;
-  max: number;
-  failed: number;
-  /** Steady arrivals only: p99 of how late the bench itself sent (large = the bench fell behind). */
+/** Latency at a fixed request rate, in milliseconds: steady arrivals (paced.ts), or autocannon's bursts. */
+export type RateLatency = Omit<PacedResult, "senderLateP99"> & {
+  /** Steady arrivals only (see PacedResult). */
   senderLateP99?: number;
   /** The same rate through autocannon's overallRate, which sends in bursts (see paced.ts). */
   bursts?: RateLatency;
