@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { contextFactory } from "./graphql/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
+import { releasePlugin } from "./graphql/release.ts";
 import { compilingExecutor } from "./graphql/compiled-execution.ts";
 import { graphqlWebSocket } from "./graphql/websocket.ts";
 import { SubscriptionQuota } from "./graphql/subscriptions/quota.ts";
@@ -89,6 +90,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(metricsPlugin, { metrics, ...config.metrics });
   await app.register(formBodyPlugin);
   await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis });
+  await app.register(releasePlugin);
   const limits = operationLimits(config);
   // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
   const watchToken = tokenWatcher({ authenticate: createContext.authenticate, sessionTtlMs: config.sessionCacheTtlMs, events });

@@ -152,7 +152,9 @@ export function compilingExecutor(schema: GraphQLSchema, { after, perMinute, obs
       entry.interpreted = true;
       return interpreted(execution);
     }
-    keep(entry, () => byDocument.get(execution.document)?.delete(operationName));
+    // The forgetting closure holds the document alone, not this execution (its context, its variables).
+    const { document } = execution;
+    keep(entry, () => byDocument.get(document)?.delete(operationName));
     return compiled(entry, execution);
   };
 }

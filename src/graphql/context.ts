@@ -19,6 +19,8 @@ export type Context = {
    * loaders (defineLoader) next to the fields that use them, so each concern stays in its own file.
    */
   loaderOf<K, V>(definition: LoaderDefinition<K, V>): DataLoader<K, V>;
+  /** Lets go of every row this request's loaders hold (its answer is sent: see release.ts). */
+  dropLoaded(): void;
   /** Drops this request's token from the session cache (after it was revoked). */
   forgetToken(): void;
   /** Sign-up and login limits, counted against this request's client address. */
@@ -73,6 +75,9 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards, ev
           loaders.set(definition, loader as DataLoader<unknown, unknown>);
         }
         return loader;
+      },
+      dropLoaded() {
+        loaders.clear();
       },
     };
     return context;

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
+import { releaseAfterAnswer, releaseResultPlugin } from "./release.ts";
 import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
 import { checkedAuthentication } from "../http/token-first.ts";
 import type { Context, ContextFactory } from "./context.ts";
@@ -49,6 +50,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       expensiveFieldChargePlugin(options.schema),
       availabilityStatusPlugin(),
       retryLaterPlugin(),
+      releaseResultPlugin,
       ...options.plugins,
     ],
     validationRules: [...options.limits.validationRules, expensiveFieldLimitRule(options.schema)],
@@ -84,6 +86,7 @@ async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
         known: checkedAuthentication(request, token),
       });
       rememberContext(request, context);
+      releaseAfterAnswer(request, context);
       return context;
     } catch (error) {
       throw contextFailure(error);

@@ -17,6 +17,7 @@ import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
 import type { Executor } from "../graphql/compiled-execution.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
+import { releaseAfterAnswer } from "../graphql/release.ts";
 import type { HttpMethod, RestRoute } from "./route-row.ts";
 
 export type RestPluginOptions = {
@@ -95,6 +96,7 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
       const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
       const token = tokenFromRequest(request, req.body);
       const context = await options.createContext(token, { clientAddress: request.ip, known: checkedAuthentication(request, token) });
+      releaseAfterAnswer(request, context);
       const outcome = await runRoute(options.schema, options.executor, row, req, context);
       if (!outcome.ok) {
         if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");

@@ -7,9 +7,12 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export type ServiceProcess = { url: string; child: ChildProcess; output: () => string; exited: Promise<number | null> };
 
-/** Starts the service and resolves once it listens (or rejects with its output if it exits first). */
-export function startProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/**
+ * Starts the service and resolves once it listens (or rejects with its output if it exits first).
+ * `nodeArgs`: flags for Node itself (V8's GC tracing, heap sizes).
+ */
+export function startProcess(env: Record<string, string>, timeoutMs = 30_000, nodeArgs: string[] = []): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "test", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
