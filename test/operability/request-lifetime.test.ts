@@ -90,7 +90,8 @@ describe("what a request builds is let go of with its answer", () => {
       const body = (await res.json()) as { data: { restaurants: { nodes: unknown[] } } };
       expect(body.data.restaurants.nodes).toHaveLength(30);
     });
-    // Node 20: 11% before (helmet's closure, Apollo's accessors kept every request), 7% after;
+    // Node 20: 11% before (helmet's closure, Apollo's accessors kept every request), 7% after
+    // (6.7% on PostgreSQL);
     // Node 24: 11% before, 4% after. What is left is graphql-jit's (a resolver function it stores
     // on each execution's state), out of our reach.
     expect(share).toBeLessThan(0.09);
@@ -101,7 +102,7 @@ describe("what a request builds is let go of with its answer", () => {
       const res = await fetch(`${service.url}/restaurants?limit=30`, { headers: { authorization: `Bearer ${token}` } });
       expect(((await res.json()) as unknown[]).length).toBe(30);
     });
-    // Node 20: 5.2% before, 3.0% after.
-    expect(share).toBeLessThan(0.04);
+    // Node 20: 5.2% before, 3.0% after on SQLite, 3.5% on PostgreSQL.
+    expect(share).toBeLessThan(0.045);
   });
 });
