@@ -92,8 +92,8 @@ describe("what a request builds is let go of with its answer", () => {
     });
     // Node 20: 11% before (helmet's closure, Apollo's accessors kept every request), 7% after
     // (6.7% on PostgreSQL);
-    // Node 24: 11% before, 4% after. What is left is graphql-jit's (a resolver function it stores
-    // on each execution's state), out of our reach.
+    // Node 24: 11% before, 4% after. What is left is graphql-jit's (each execution stores its
+    // promise's resolve function on its own state), out of our reach.
     expect(share).toBeLessThan(0.09);
   });
 
