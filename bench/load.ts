@@ -48,6 +48,7 @@ async function drive(url: string, requests: Request[], connections: number, dura
   });
 }
 
+const round1 = (n: number) => Math.round(n * 10) / 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -133,6 +134,14 @@ export type RateLatency = Omit<PacedResult, "senderLateP99"> & {
   bursts?: RateLatency;
   /** Steady p99 of each round run (the reported one is the median round). */
   p99Rounds?: number[];
+  /**
+   * The server's own view of the steady run (absent for a target without /metrics, the peer):
+   * its longest event-loop stall and its GC pauses in total, in ms. A p99 far above the stall
+   * was spent outside the server's event loop (the database, the machine).
+   */
+  server?: { stallMaxMs: number; gcMs: number };
+  /** The same stall for each round run. */
+  stallRounds?: number[];
 };
 
 /**
@@ -144,7 +153,12 @@ export type RateLatency = Omit<PacedResult, "senderLateP99"> & {
  */
 export async function latencyAtRate(url: string, requests: Request[], settings: LoadSettings, rate: number, graphql: boolean, withBursts: boolean): Promise<RateLatency> {
   const perSecond = Math.max(1, Math.round(rate));
-  const steady = await pacedLatency(url, requests, settings.connections, settings.durationSec, perSecond, graphql);
+  const before = await readCounters(url).catch(() => null); // also starts a new event-loop delay window
+  const paced = await pacedLatency(url, requests, settings.connections, settings.durationSec, perSecond, graphql);
+  const after = before && (await readCounters(url).catch(() => null));
+  const steady: RateLatency = after
+    ? { ...paced, server: { stallMaxMs: round1(after.eventLoopLagMaxSeconds * 1000), gcMs: round1((after.gcSeconds - before.gcSeconds) * 1000) } }
+    : paced;
   if (!withBursts) return steady;
   const result = await drive(url, requests, settings.connections, settings.durationSec, graphql, perSecond);
   const bursts = {

@@ -8,12 +8,16 @@ export type ServerCounters = {
   rssBytes: number;
   /** V8 heap in use, in bytes. */
   heapBytes: number;
+  /** Longest event-loop delay since the previous scrape (prom-client resets it on each scrape), seconds. */
+  eventLoopLagMaxSeconds: number;
+  /** Time spent in GC pauses since start, all kinds, seconds. */
+  gcSeconds: number;
 };
 
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/;
 
 export function parseCounters(text: string): ServerCounters {
-  const counters: ServerCounters = { statements: 0, requests: 0, rssBytes: 0, heapBytes: 0 };
+  const counters: ServerCounters = { statements: 0, requests: 0, rssBytes: 0, heapBytes: 0, eventLoopLagMaxSeconds: 0, gcSeconds: 0 };
   for (const line of text.split("\n")) {
     const m = SAMPLE.exec(line);
     if (!m) continue;
@@ -23,6 +27,8 @@ export function parseCounters(text: string): ServerCounters {
     else if (name === "http_requests_total" && !labels.includes('route="/metrics"')) counters.requests += value;
     else if (name === "process_resident_memory_bytes") counters.rssBytes = value;
     else if (name === "nodejs_heap_size_used_bytes") counters.heapBytes = value;
+    else if (name === "nodejs_eventloop_lag_max_seconds") counters.eventLoopLagMaxSeconds = value;
+    else if (name === "nodejs_gc_duration_seconds_sum") counters.gcSeconds += value;
   }
   return counters;
 }

@@ -118,7 +118,9 @@ export function computeRatios(results: ScenarioResult[], scenarios: Scenario[], 
       if (!slo) continue;
       ratios.push({
         database,
-        label: `p99 ms at ${slo.rate} req/s (half saturation, steady arrivals${slo.p99Rounds && slo.p99Rounds.length > 1 ? `, median of ${slo.p99Rounds.join(" / ")}` : ""}), ${s.label}`,
+        label:
+          `p99 ms at ${slo.rate} req/s (half saturation, steady arrivals${slo.p99Rounds && slo.p99Rounds.length > 1 ? `, median of ${slo.p99Rounds.join(" / ")}` : ""}` +
+          `${slo.stallRounds ? `; server's event loop stalled up to ${slo.stallRounds.join(" / ")} ms` : ""}), ${s.label}`,
         value: slo.p99,
         target: `< ${P99_TARGET_MS}`,
         met: slo.p99 < P99_TARGET_MS && slo.failed === 0,

@@ -222,12 +222,14 @@ async function addSlo(service: Service, scenario: Scenario, result: ScenarioResu
     log(
       `  ${scenario.key} at ${slo.rate} req/s, steady: got ${slo.achieved.toFixed(0)} req/s, p50 ${slo.p50} ms, p99 ${slo.p99} ms, max ${slo.max} ms${failed(slo.failed)}` +
         ` (bench sent late by p99 ${slo.senderLateP99} ms)` +
+        (slo.server ? `; server: event loop stalled up to ${slo.server.stallMaxMs} ms, GC ${slo.server.gcMs} ms in all` : "") +
         (slo.bursts ? `; autocannon overallRate: p50 ${slo.bursts.p50} ms, p99 ${slo.bursts.p99} ms${failed(slo.bursts.failed)}` : ""),
     );
     runs.push(slo);
   }
   const median = [...runs].sort((a, b) => a.p99 - b.p99)[Math.floor((runs.length - 1) / 2)]!;
-  return { ...result, slo: { ...median, bursts: runs[0]!.bursts, p99Rounds: runs.map((r) => r.p99) } };
+  const stallRounds = runs.every((r) => r.server) ? runs.map((r) => r.server!.stallMaxMs) : undefined;
+  return { ...result, slo: { ...median, bursts: runs[0]!.bursts, p99Rounds: runs.map((r) => r.p99), stallRounds } };
 }
 
 /**
