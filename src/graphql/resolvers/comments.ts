@@ -2,7 +2,7 @@
 import * as comments from "../../domain/comments.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
-import { loadRestaurant, loadUser, primeUsers, referenced } from "../loaders.ts";
+import { broughtWith, loadRestaurant, loadUser, primeUsers, referenced } from "../loaders.ts";
 import { defineLoader } from "../loader-definition.ts";
 import type { CommentWithAuthor } from "../../db/rows.ts";
 
@@ -26,11 +26,15 @@ export const commentsResolvers: Resolvers = {
       comments.addComment(ctx.db, ctx.events, viewerOf(ctx), args.restaurantId, args.input),
   },
   Restaurant: {
-    latestComment: (restaurant, _, ctx) => loadLatestComment(ctx, restaurant.id),
+    latestComment: (restaurant, _, ctx) => {
+      const brought = broughtWith(restaurant)?.latestComment;
+      return brought !== undefined ? brought : loadLatestComment(ctx, restaurant.id);
+    },
     comments: (restaurant, args, ctx) => comments.listComments(ctx.db, restaurant.id, args),
   },
   Comment: {
-    author: (comment, _, ctx) => referenced(loadUser(ctx, comment.authorId)),
+    // A comment read with its author (CommentWithAuthor) answers it at once (see bringAlong).
+    author: (comment, _, ctx) => (comment as Partial<CommentWithAuthor>).author ?? referenced(loadUser(ctx, comment.authorId)),
     restaurant: (comment, _, ctx) => referenced(loadRestaurant(ctx, comment.restaurantId)),
   },
 };

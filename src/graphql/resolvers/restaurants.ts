@@ -8,7 +8,7 @@ import type { RestaurantRow } from "../../db/rows.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import type { Resolvers, Restaurant } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
-import { byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, primeUsers, referenced, rowsById } from "../loaders.ts";
+import { bringAlong, broughtWith, byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, primeUsers, referenced, rowsById } from "../loaders.ts";
 import { defineLoader, type LoaderDefinition } from "../loader-definition.ts";
 import { asksRelated, restaurantsWithRelated, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "../../domain/restaurants.ts";
 import { eitherOf, selectionOf, type Selection } from "../selection.ts";
@@ -103,6 +103,7 @@ function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
     if (row.owner) primeUsers(ctx, [row.owner]);
     if (row.ownerRating) ratings.prime(row.ownerRating.ownerId, restaurants.meanRating(row.ownerRating.ratingSum, row.ownerRating.ratingCount));
     if (row.latestComment !== undefined) primeLatestComment(ctx, row.restaurant.id, row.latestComment);
+    bringAlong(row.restaurant, { owner: row.owner, latestComment: row.latestComment });
   }
 }
 
@@ -177,7 +178,7 @@ export const restaurantsResolvers: Resolvers = {
     openingHours: (r, _, ctx) => openingHoursOf(ctx, r.id),
     contact: (r) => ({ email: r.email, phone: r.phone }),
     address: (r) => restaurants.addressOf(r),
-    owner: (r, _, ctx) => referenced(loadUser(ctx, r.ownerId)),
+    owner: (r, _, ctx) => broughtWith(r)?.owner ?? referenced(loadUser(ctx, r.ownerId)),
     rating: (r) => r.ratingAvg,
     commentCount: (r) => r.ratingCount,
     viewerCanEdit: (r, _, ctx) => canEdit(ctx.viewer, r),
