@@ -153,19 +153,40 @@ export const GROCERY_COLUMNS = selectList(GROCERY, `"Grocery"`);
 const COMMENT_COLUMNS = selectList(COMMENT, "c");
 const BADGE_GRANT_COLUMNS = Prisma.sql`${selectList(RESTAURANT_BADGE, "rb")}, ${selectList(BADGE, "b", "badge_")}`;
 
-// Some columns of a restaurant, for a read whose selection shows only a few fields.
-export type RestaurantColumn = keyof typeof RESTAURANT;
+// Some columns of a row, for a read whose selection shows only a few fields.
+export type UserColumn = keyof typeof USER;
+export type RestaurantColumn = keyof typeof RESTAURANT | "addressGiven";
+
+/** The text parts of a restaurant's address; with the coordinates, all its columns. */
+export const ADDRESS_PARTS = ["addressLine1", "addressLine2", "landmark", "state", "city", "district", "country"] as const;
+
+/**
+ * Whether a restaurant has an address at all (domain/restaurants.ts addressOf's rule: a part
+ * that is neither null nor "", or both coordinates), computed by the database for a read that
+ * shows only some parts of the address and so does not read the others.
+ */
+const ADDRESS_GIVEN = `(${ADDRESS_PARTS.map((c) => `COALESCE("Restaurant"."${c}", '') <> ''`).join(" OR ")}
+  OR ("Restaurant"."latitude" IS NOT NULL AND "Restaurant"."longitude" IS NOT NULL)) AS "addressGiven"`;
 
 /** The columns named (every column when none are named), in the model's order. */
-function restaurantColumnsOf(names?: readonly RestaurantColumn[]): Columns {
-  if (!names) return RESTAURANT;
+function columnsOf(model: Columns, names?: readonly string[]): Columns {
+  if (!names) return model;
   const wanted = new Set<string>(names);
-  return Object.fromEntries(Object.entries(RESTAURANT).filter(([column]) => wanted.has(column)));
+  return Object.fromEntries(Object.entries(model).filter(([column]) => wanted.has(column)));
+}
+
+/** The restaurant columns named (all when none are), with the derived addressGiven when named. */
+function restaurantColumnsOf(names?: readonly RestaurantColumn[]): Columns {
+  const columns = columnsOf(RESTAURANT, names);
+  return names?.includes("addressGiven") ? { ...columns, addressGiven: "bool" } : columns;
 }
 
 /** `"Restaurant"."column" AS "column", ...` for the columns named (all when none are). */
-export const restaurantSelectList = (names?: readonly RestaurantColumn[]) =>
-  names ? selectList(restaurantColumnsOf(names), `"Restaurant"`) : RESTAURANT_COLUMNS;
+export function restaurantSelectList(names?: readonly RestaurantColumn[]): Prisma.Sql {
+  if (!names) return RESTAURANT_COLUMNS;
+  const list = selectList(columnsOf(RESTAURANT, names), `"Restaurant"`);
+  return names.includes("addressGiven") ? Prisma.sql`${list}, ${Prisma.raw(ADDRESS_GIVEN)}` : list;
+}
 
 /** Users with these ids (any order; unknown ids are absent), as `db.user.findMany` omitting the password hash. */
 export async function usersByIds(db: Db, ids: readonly string[]): Promise<UserRow[]> {
@@ -279,8 +300,11 @@ export async function ownerRatingSums(
 
 // ---- A restaurant with what a request asks of it, in the same statement ----------------------
 
-/** What a request asks along with each restaurant (GraphQL looks ahead over the selection). */
-export type RestaurantRelations = { owner?: boolean; ownerRating?: boolean; latestComment?: boolean };
+/**
+ * What a request asks along with each restaurant (GraphQL looks ahead over the selection).
+ * `ownerColumns`: only these columns of the owner (all when absent; its id always).
+ */
+export type RestaurantRelations = { owner?: boolean; ownerColumns?: readonly UserColumn[]; ownerRating?: boolean; latestComment?: boolean };
 
 /** A restaurant row and the related rows asked for (a relation not asked is absent; none found is null). */
 export type RestaurantWithRelated = {
@@ -294,6 +318,9 @@ export const asksRelated = (want: RestaurantRelations) => Boolean(want.owner || 
 
 const OWNER_RATING = { ratingSum: "int", ratingCount: "int" } satisfies Columns;
 
+/** The owner's columns a relation asks: its id (which tells a missing owner) and those named. */
+const ownerColumnsOf = (want: RestaurantRelations) => columnsOf(USER, want.ownerColumns && ["id", ...want.ownerColumns]);
+
 /**
  * The extra columns and joins that bring the relations asked along with rows of `"Restaurant"`:
  * the owner (a join on the primary key), the owner's summed ratings (scalar subqueries, the sums
@@ -304,7 +331,7 @@ export function relatedSql(want: RestaurantRelations): { columns: Prisma.Sql; jo
   const columns: Prisma.Sql[] = [];
   const joins: Prisma.Sql[] = [];
   if (want.owner) {
-    columns.push(selectList(USER, "o", "owner_"));
+    columns.push(selectList(ownerColumnsOf(want), "o", "owner_"));
     joins.push(Prisma.raw(`LEFT JOIN "User" o ON o."id" = "Restaurant"."ownerId"`));
   }
   if (want.ownerRating) {
@@ -329,7 +356,7 @@ export function relatedSql(want: RestaurantRelations): { columns: Prisma.Sql; jo
  */
 export function relatedRowsOf(raw: RawRows, want: RestaurantRelations, columns?: readonly RestaurantColumn[]): RestaurantWithRelated[] {
   const restaurants = rowsOf<RestaurantRow>(restaurantColumnsOf(columns), raw);
-  const owners = want.owner ? rowsOf<UserRow>(USER, raw, "owner_") : [];
+  const owners = want.owner ? rowsOf<UserRow>(ownerColumnsOf(want), raw, "owner_") : [];
   const ratings = want.ownerRating ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "ownerRating_") : [];
   const comments = want.latestComment ? rowsOf<CommentRow>(COMMENT, raw, "comment_") : [];
   const authors = want.latestComment ? rowsOf<UserRow>(USER, raw, "author_") : [];

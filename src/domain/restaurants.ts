@@ -5,7 +5,7 @@ import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantRow } from "../db/rows.ts";
 import { restaurantPage, type RestaurantPageAsks, type RestaurantQuery } from "../db/searches.ts";
-import type { RestaurantWithRelated } from "../db/reads.ts";
+import { ADDRESS_PARTS, type RestaurantWithRelated } from "../db/reads.ts";
 import { notFound } from "./errors.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
@@ -284,15 +284,19 @@ export async function searchRestaurants(
 // No rule applies to these reads (who may ask, and which fields they see, is the schema's directives), so the domain hands
 // out the raw reads of src/db/reads.ts as they are; loaders batch them.
 export { asksRelated, openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantsByIds, restaurantsWithRelated, restaurantTagsFor } from "../db/reads.ts";
-export type { RestaurantColumn, RestaurantRelations, RestaurantWithRelated } from "../db/reads.ts";
+export type { RestaurantColumn, RestaurantRelations, RestaurantWithRelated, UserColumn } from "../db/reads.ts";
 
 // ---- Reading back ----------------------------------------------------------------------------
 
-/** The columns addressOf reads: all of them decide whether there is an address at all. */
-export const ADDRESS_COLUMNS = ["addressLine1", "addressLine2", "landmark", "state", "city", "district", "country", "latitude", "longitude"] as const;
+/** The columns of an address: its text parts and its coordinates. */
+export const ADDRESS_COLUMNS = [...ADDRESS_PARTS, "latitude", "longitude"] as const;
 
-/** The address, or null when no part of it was given; geo only when both coordinates are known. */
-export function addressOf(r: RestaurantRow) {
+/**
+ * The address, or null when no part of it was given (null and "" are not); geo only when both
+ * coordinates are known. A row read with only some address columns carries `addressGiven`, the
+ * same rule computed by the database over all of them (db/reads.ts).
+ */
+export function addressOf(r: Partial<RestaurantRow> & { addressGiven?: boolean }) {
   const geo = r.latitude != null && r.longitude != null ? { latitude: r.latitude, longitude: r.longitude } : null;
   const parts = {
     addressLine1: r.addressLine1,
@@ -303,8 +307,7 @@ export function addressOf(r: RestaurantRow) {
     district: r.district,
     country: r.country,
   };
-  let given = geo !== null;
-  for (const key in parts) given ||= Boolean(parts[key as keyof typeof parts]); // null and "" are not given
+  const given = r.addressGiven ?? (geo !== null || ADDRESS_PARTS.some((part) => Boolean(parts[part])));
   return given ? { ...parts, geo } : null;
 }
 

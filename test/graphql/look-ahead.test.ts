@@ -208,5 +208,58 @@ describe("a restaurant read reads only the columns its selection shows", () => {
       const byId = (await run(byIds(`owner { id } ${selection}`))).data;
       expect(ids.map((id, i) => ({ id, [name]: byId[`r${i}`][name] })), `by id: ${name}`).toEqual(expected);
     }
+
+    // Each field of the address and of the owner alone: only its own columns are read, and the
+    // answer is the whole row's. Addresses given in part decide whether the address is null.
+    const partial = [
+      { latitude: 1.5, longitude: 2.5 }, // coordinates only: an address with geo and no text
+      { latitude: 1.5 }, // one coordinate: no address
+      { addressLine1: "", landmark: "Clock" }, // "" is not given, the landmark is
+      { addressLine2: "", city: "" }, // nothing given: no address
+      { country: "FR" },
+    ];
+    const ownerId = (await s.db.user.findFirstOrThrow({ where: { avatar: { not: null } } })).id;
+    for (const [i, address] of partial.entries()) {
+      const r = await s.db.restaurant.create({ data: { title: `Partial ${i}`, titleSearch: `partial ${i}`, ownerId, ...address } });
+      ids.push(r.id);
+    }
+    const pageOf = (selection: string) => `{ restaurants(first: ${ids.length}) { nodes { id ${selection} } } }`;
+    expect(((await run(pageOf(""))).data.restaurants.nodes as { id: string }[]).map((n) => n.id).sort()).toEqual([...ids].sort());
+    const parts = {
+      address: ["addressLine1", "addressLine2", "landmark", "state", "city", "district", "country", "geo { latitude longitude }", "__typename"],
+      owner: ["id", "username", "firstName", "avatar", "role", "rating", "createdAt", "__typename"],
+    };
+    // The reference: every column of the restaurant, so whole rows.
+    const everything = `${Object.values(fields).join(" ")} ${Object.entries(parts).map(([field, subfields]) => `${field} { ${subfields.join(" ")} }`).join(" ")}`;
+    const wholeRows = (await run(byIds(everything))).data;
+    const reads = (sql: string, column: string) => new RegExp(`\\."${column}" AS`).test(sql);
+    for (const [field, subfields] of Object.entries(parts)) {
+      for (const subfield of subfields) {
+        const name = subfield.split(" ")[0];
+        const project = (value: Record<string, unknown> | null) => value && { [name]: name === "geo" ? value.geo : value[name] };
+        const expected = ids.map((id, i) => ({ id, [field]: project(wholeRows[`r${i}`][field]) }));
+        const { data, sql } = await run(pageOf(`${field} { ${subfield} }`));
+        const byId = new Map((data.restaurants.nodes as { id: string }[]).map((n) => [n.id, n]));
+        expect(ids.map((id) => byId.get(id)), `page: ${field} { ${subfield} }`).toEqual(expected);
+        // No column of the address or of the owner beyond the one shown (and the ids).
+        const shown = name === "geo" ? ["latitude", "longitude"] : [name === "rating" ? "ratingAvg" : name];
+        const others = field === "address" ? ["addressLine1", "city", "country", "latitude"] : ["username", "firstName", "avatar", "role", "createdAt"];
+        for (const column of others.filter((c) => !shown.includes(c))) expect(reads(sql[0], column), `${field} { ${subfield} } reads ${column}`).toBe(false);
+        const one = (await run(byIds(`latestComment { id } ${field} { ${subfield} }`))).data;
+        expect(ids.map((id, i) => ({ id, [field]: one[`r${i}`][field] })), `by id: ${field} { ${subfield} }`).toEqual(expected);
+      }
+    }
+  });
+
+  it("an owner shown in part on one field and whole on another answers both right", async () => {
+    const id = restaurantIds[4];
+    const { data } = await run(
+      `query($id: ID!) { a: restaurant(id: $id) { owner { username } } b: restaurant(id: $id) { owner { firstName avatar createdAt } }
+        restaurants(first: 20) { nodes { id owner { id } } } }`,
+      { id },
+    );
+    const owner = (await s.db.restaurant.findUniqueOrThrow({ where: { id }, include: { owner: true } })).owner;
+    expect(data.a.owner).toEqual({ username: owner.username });
+    expect(data.b.owner).toEqual({ firstName: owner.firstName, avatar: owner.avatar, createdAt: owner.createdAt.toISOString() });
   });
 });

@@ -6,11 +6,18 @@ import { canEdit } from "../../domain/ownership.ts";
 import { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantTagsFor, type ListField, type TagKind } from "../../domain/restaurants.ts";
 import type { RestaurantRow } from "../../db/rows.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
-import type { Resolvers, Restaurant } from "../__generated__/resolvers.ts";
+import type { Address, Resolvers, Restaurant, User } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
-import { bringAlong, broughtWith, byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, primeUsers, referenced, rowsById } from "../loaders.ts";
+import { bringAlong, broughtWith, byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, referenced, rowsById } from "../loaders.ts";
 import { defineLoader, type LoaderDefinition } from "../loader-definition.ts";
-import { asksRelated, restaurantsWithRelated, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "../../domain/restaurants.ts";
+import {
+  asksRelated,
+  restaurantsWithRelated,
+  type RestaurantColumn,
+  type RestaurantRelations,
+  type RestaurantWithRelated,
+  type UserColumn,
+} from "../../domain/restaurants.ts";
 import { eitherOf, selectionOf, type Selection } from "../selection.ts";
 import { primeLatestComment } from "./comments.ts";
 
@@ -41,9 +48,32 @@ const ownerRatingOf = (ctx: Context, userId: string) => ctx.loaderOf(ownerRating
 
 // ---- Look-ahead: a root field reads the rows its selection will show in its own statement ------
 
-/** What a selection of Restaurant fields shows beside the row's own columns. */
+/** The columns of a user's row each User field reads (its id is always read). */
+const USER_COLUMNS_READ: Record<Exclude<keyof User, "__typename">, readonly UserColumn[]> = {
+  id: [],
+  username: ["username"],
+  firstName: ["firstName"],
+  avatar: ["avatar"],
+  role: ["role"],
+  rating: [],
+  createdAt: ["createdAt"],
+};
+
+/** The columns named by the fields a selection shows, out of a field-to-columns table. */
+function columnsRead<C extends string>(selection: Selection, table: Record<string, readonly C[]>): C[] {
+  const columns = new Set<C>();
+  for (const [field, read] of Object.entries(table)) if (selection.has(field)) for (const column of read) columns.add(column);
+  return [...columns];
+}
+
+/**
+ * What a selection of Restaurant fields shows beside the row's own columns. The owner comes with
+ * the columns its selection shows: such a partial row answers that owner field only (bringAlong),
+ * it never serves the request's other look-ups of the same user.
+ */
 const relationsAsked = (restaurant: Selection): RestaurantRelations => ({
   owner: restaurant.has("owner"),
+  ownerColumns: columnsRead(restaurant.of("owner"), USER_COLUMNS_READ),
   ownerRating: restaurant.of("owner").has("rating"),
   latestComment: restaurant.has("latestComment"),
 });
@@ -67,7 +97,7 @@ const COLUMNS_READ: Record<Exclude<keyof Restaurant, "__typename">, readonly Res
   canHomeDeliver: ["canHomeDeliver"],
   website: ["website"],
   contact: ["email", "phone"],
-  address: restaurants.ADDRESS_COLUMNS,
+  address: [], // by the address's own selection: ADDRESS_COLUMNS_READ
   owner: ["ownerId"],
   viewerCanEdit: ["ownerId"],
   rating: ["ratingAvg"],
@@ -86,13 +116,32 @@ const COLUMNS_READ: Record<Exclude<keyof Restaurant, "__typename">, readonly Res
   comments: [],
 };
 
-/** How many columns the fields read at most: a selection reading them all reads whole rows (search keys and sums too). */
-const ALL_COLUMNS = new Set(["id", ...Object.values(COLUMNS_READ).flat()]).size;
+/** The columns each Address field reads. */
+const ADDRESS_COLUMNS_READ: Record<Exclude<keyof Address, "__typename">, readonly RestaurantColumn[]> = {
+  addressLine1: ["addressLine1"],
+  addressLine2: ["addressLine2"],
+  landmark: ["landmark"],
+  state: ["state"],
+  city: ["city"],
+  district: ["district"],
+  country: ["country"],
+  geo: ["latitude", "longitude"],
+};
 
-/** The columns a selection of Restaurant fields reads (the id always). */
+/** How many columns the fields read at most: a selection reading them all reads whole rows (search keys and sums too). */
+const ALL_COLUMNS = new Set(["id", ...Object.values(COLUMNS_READ).flat(), ...restaurants.ADDRESS_COLUMNS]).size;
+
+/**
+ * The columns a selection of Restaurant fields reads (the id always). An address shown in part
+ * reads its parts shown and whether it has any part at all (addressGiven), which decides if it is null.
+ */
 function columnsShown(restaurant: Selection): RestaurantColumn[] {
-  const columns = new Set<RestaurantColumn>(["id"]);
-  for (const [field, read] of Object.entries(COLUMNS_READ)) if (restaurant.has(field)) for (const column of read) columns.add(column);
+  const columns = new Set<RestaurantColumn>(["id", ...columnsRead(restaurant, COLUMNS_READ)]);
+  if (restaurant.has("address")) {
+    const parts = columnsRead(restaurant.of("address"), ADDRESS_COLUMNS_READ);
+    for (const column of parts) columns.add(column);
+    if (parts.length < restaurants.ADDRESS_COLUMNS.length) columns.add("addressGiven");
+  }
   return [...columns];
 }
 
@@ -100,7 +149,6 @@ function columnsShown(restaurant: Selection): RestaurantColumn[] {
 function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
   const ratings = ctx.loaderOf(ownerRating);
   for (const row of rows) {
-    if (row.owner) primeUsers(ctx, [row.owner]);
     if (row.ownerRating) ratings.prime(row.ownerRating.ownerId, restaurants.meanRating(row.ownerRating.ratingSum, row.ownerRating.ratingCount));
     if (row.latestComment !== undefined) primeLatestComment(ctx, row.restaurant.id, row.latestComment);
     bringAlong(row.restaurant, { owner: row.owner, latestComment: row.latestComment });
@@ -115,9 +163,12 @@ function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
  */
 const restaurantWithRelated = new Map<string, LoaderDefinition<string, RestaurantRow | null>>();
 const MAX_COMBINATIONS = 64;
-function loadRestaurantWith(ctx: Context, id: string, want: RestaurantRelations, columns: RestaurantColumn[]) {
-  const whole = columns.length === ALL_COLUMNS;
-  const key = `${want.owner ? "o" : ""}${want.ownerRating ? "r" : ""}${want.latestComment ? "c" : ""}:${whole ? "*" : columns.sort().join(",")}`;
+function loadRestaurantWith(ctx: Context, id: string, asked: RestaurantRelations, columns: RestaurantColumn[]) {
+  const whole = columns.length === ALL_COLUMNS && !columns.includes("addressGiven");
+  // A whole row serves other fields' look-ups of it, whose selections may show more of the owner.
+  const want = whole ? { ...asked, ownerColumns: undefined } : asked;
+  const owner = want.owner ? `o(${want.ownerColumns?.join(",") ?? "*"})` : "";
+  const key = `${owner}${want.ownerRating ? "r" : ""}${want.latestComment ? "c" : ""}:${whole ? "*" : columns.sort().join(",")}`;
   let definition = restaurantWithRelated.get(key);
   if (!definition) {
     definition = defineLoader(`restaurantWithRelated:${key}`, (ctx: Context, ids: readonly string[]) =>

@@ -1,1 +1,1 @@
-SELECT "Restaurant"."id" AS "id", "Restaurant"."title" AS "title", "Restaurant"."ratingAvg" AS "ratingAvg" FROM "Restaurant" WHERE "titleSearch" LIKE ? ESCAPE '!' ORDER BY "Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC LIMIT ? OFFSET ?;
+SELECT "Restaurant"."id" AS "id", "Restaurant"."title" AS "title", "Restaurant"."ratingAvg" AS "ratingAvg" FROM "Restaurant" WHERE "titleSearch" LIKE ? ESCAPE '!' ORDER BY "Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC LIMIT 21;
