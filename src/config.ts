@@ -58,6 +58,7 @@ const schema = z.object({
   SESSION_CACHE_TTL: duration("5s", { allowZero: true }),
   SHUTDOWN_TIMEOUT: duration("10s"),
   DB_POOL_SIZE: integer(10, 1, 200),
+  DB_POOL_IDLE_TIMEOUT: duration("5m", { allowZero: true }),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
   BODY_LIMIT_BYTES: integer(1024 * 1024, 1024, 100 * 1024 * 1024),
   RATE_LIMIT_MAX: integer(600, 0, 1_000_000),
@@ -134,7 +135,7 @@ export type Config = {
   env: "development" | "production" | "test";
   port: number;
   host: string;
-  database: { provider: "sqlite" | "postgres"; url: string; poolSize: number; sqliteSynchronous: "FULL" | "NORMAL" };
+  database: { provider: "sqlite" | "postgres"; url: string; poolSize: number; poolIdleTimeoutMs: number; sqliteSynchronous: "FULL" | "NORMAL" };
   uploadDir: string;
   /** Largest accepted upload (one file), in bytes. */
   uploadMaxBytes: number;
@@ -236,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       provider: s.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgres",
       url: s.DATABASE_URL,
       poolSize: s.DB_POOL_SIZE,
+      poolIdleTimeoutMs: s.DB_POOL_IDLE_TIMEOUT,
       sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
     },
     uploadDir: path.resolve(s.UPLOAD_DIR),

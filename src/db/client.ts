@@ -77,7 +77,7 @@ export function createDb(options: DatabaseOptions): Db {
   const driver =
     options.provider === "sqlite"
       ? sqliteDriver(options.url, options.sqliteSynchronous, health)
-      : postgresDriver(options.url, options.poolSize, health);
+      : postgresDriver(options, health);
   const client =
     options.provider === "sqlite"
       ? new SqliteClient({ adapter: driver.factory, log: log as never })

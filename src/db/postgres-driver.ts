@@ -90,8 +90,13 @@ function withHealth(adapter: SqlDriverAdapter, health: WriteHealth): SqlDriverAd
   });
 }
 
-export function postgresDriver(url: string, poolSize: number, health: WriteHealth): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
-  const inner = new PrismaPg({ connectionString: url, max: poolSize });
+type PoolOptions = { url: string; poolSize: number; poolIdleTimeoutMs: number };
+
+export function postgresDriver(options: PoolOptions, health: WriteHealth): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
+  // pg-pool closes a connection idle for 10 s by default: after a lull, the next burst opened new
+  // backends with cold caches and no prepared statements, and its p99 was 10x a warm pool's.
+  // 0 keeps them open for good.
+  const inner = new PrismaPg({ connectionString: options.url, max: options.poolSize, idleTimeoutMillis: options.poolIdleTimeoutMs });
   let pool: pg.Pool | undefined;
   const factory = {
     provider: inner.provider,

@@ -138,7 +138,7 @@ describe("SIGKILL in the middle of uploads", () => {
 
     service = await startProcess(env); // sweeps unreferenced files on start-up
     try {
-      const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, sqliteSynchronous: "FULL" });
+      const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
       try {
         const rows = await db.grocery.findMany({ where: { title: { startsWith: "upload-" } }, select: { title: true, cover: true } });
         const covers = new Map(rows.map((r) => [r.title, r.cover]));
@@ -175,7 +175,7 @@ describe("SIGTERM", () => {
     expect(await service.exited).toBe(0);
     expect(service.output()).toContain('"msg":"stopped"');
 
-    const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, sqliteSynchronous: "FULL" });
+    const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
     try {
       expect(await db.user.count({ where: { username: { startsWith: "term" } } })).toBe(6);
     } finally {
@@ -194,7 +194,7 @@ describe("SIGTERM", () => {
     }).then((r) => r.status, (e) => (e as any).cause?.code as string);
     expect([503, "ECONNREFUSED", "ECONNRESET"]).toContain(late);
     expect(await service.exited).toBe(0);
-    const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, sqliteSynchronous: "FULL" });
+    const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
     try {
       expect(await db.user.count({ where: { username: "too-late" } })).toBe(0);
     } finally {

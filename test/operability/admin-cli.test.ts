@@ -45,7 +45,7 @@ const roleOf = async (username: string) => (await db.user.findUniqueOrThrow({ wh
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const settings = { provider: database.provider, url: database.url, poolSize: 4, sqliteSynchronous: "FULL" } as const;
+  const settings = { provider: database.provider, url: database.url, poolSize: 4, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" } as const;
   await migrate(settings);
   db = createDb(settings);
 });

@@ -184,7 +184,7 @@ describe("seeding a fresh database (small)", () => {
     const other = await createTestDatabase();
     const uploads = mkdtempSync(path.join(tmpdir(), "gw-seed-"));
     try {
-      const database = { provider: other.provider, url: other.url, poolSize: 2, sqliteSynchronous: "NORMAL" as const };
+      const database = { provider: other.provider, url: other.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "NORMAL" as const };
       await migrate(database);
       const db = createDb(database);
       try {
