@@ -4,7 +4,8 @@
 // measure) and with autocannon's overallRate (bursts at each second's start, shown beside it).
 import autocannon, { type Request } from "autocannon";
 import { readCounters } from "./prometheus.ts";
-import { pacedLatency, type PacedResult } from "./paced.ts";
+import { pacedLatencyApart } from "./paced-apart.ts";
+import type { PacedResult } from "./paced.ts";
 import { cpuSecondsBetween } from "./processes.ts";
 
 export type LoadSettings = { connections: number; durationSec: number; warmupSec: number };
@@ -154,7 +155,7 @@ export type RateLatency = Omit<PacedResult, "senderLateP99"> & {
 export async function latencyAtRate(url: string, requests: Request[], settings: LoadSettings, rate: number, graphql: boolean, withBursts: boolean): Promise<RateLatency> {
   const perSecond = Math.max(1, Math.round(rate));
   const before = await readCounters(url).catch(() => null); // also starts a new event-loop delay window
-  const paced = await pacedLatency(url, requests, settings.connections, settings.durationSec, perSecond, graphql);
+  const paced = await pacedLatencyApart({ url, requests, connections: settings.connections, durationSec: settings.durationSec, rate: perSecond, graphql });
   const after = before && (await readCounters(url).catch(() => null));
   const steady: RateLatency = after
     ? { ...paced, server: { stallMaxMs: round1(after.eventLoopLagMaxSeconds * 1000), gcMs: round1((after.gcSeconds - before.gcSeconds) * 1000) } }
