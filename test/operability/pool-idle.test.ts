@@ -28,7 +28,7 @@ describe.skipIf(testProvider() !== "postgres")("DB_POOL_IDLE_TIMEOUT", () => {
     return rows[0].n;
   }
 
-  /** Opens several pool connections at once with concurrent requests, and returns how many the pool holds. */
+  /** Makes the pool open several connections: concurrent requests. */
   async function busyPool(s: TestServer): Promise<void> {
     const user = await s.signUp("pool");
     await Promise.all(Array.from({ length: 12 }, () => s.graphql(`{ me { id } restaurants(first: 5) { totalCount } }`, undefined, user.token)));
