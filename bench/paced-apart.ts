@@ -1,5 +1,5 @@
-// Runs the steady-arrival load (paced.ts) in a fresh child process. The bench's own process holds
-// ~300 MB by the time the SLO runs start (the seeding, autocannon's runs), and its full GCs then
+// Runs the steady-arrival load (paced.ts) in a fresh child process, whatever the bench's own process
+// holds. It once held ~340 MB by the time the SLO runs start (see benchDatabase), and its full GCs
 // took 90 to 110 ms of marking steps and pauses of up to 45 ms, every 1 to 2 s: requests were
 // sent late and answers read late, and that showed as the server's p99 (page of 50 on PostgreSQL
 // at ~1,300 req/s: 72 to 140 ms from the bench's process, 18 to 31 ms from a process of its own).
