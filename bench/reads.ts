@@ -5,7 +5,7 @@
 // result. Calls alternate (raw, Prisma, raw, ...) so drift on a busy machine hits both alike;
 // each call is timed alone and the table shows medians.
 import { isDeepStrictEqual } from "node:util";
-import type { Db } from "../src/db/client.ts";
+import { createDb, type Db } from "../src/db/client.ts";
 import * as reads from "../src/db/reads.ts";
 import { groceryPage, restaurantPage } from "../src/db/searches.ts";
 import type { SizeName } from "../src/seed/dataset.ts";
@@ -133,7 +133,8 @@ async function pairs(db: Db): Promise<ReadPair[]> {
     },
     {
       name: "restaurantPage count (cuisine)",
-      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", key: cuisine }], sort: "RATING" }, { skip: 0, take: 0 })).count(),
+      // The smallest page a window allows (1) before its count: page sizes start at 1.
+      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", key: cuisine }], sort: "RATING" }, { skip: 0, take: 1 })).count(),
       prisma: () => db.restaurant.count({ where: restaurantWhere }),
     },
     {
@@ -197,7 +198,8 @@ export async function benchReads(
   const all: ReadTiming[] = [];
   for (const name of opts.databases) {
     log(`\n[${name}] fresh database, seeding ${opts.size}...`);
-    const { database, db } = await seededDatabase(name, { size: opts.size, serverUrl: opts.serverUrl, password: DEFAULT_SEED_PASSWORD }, cleanups);
+    const { database, settings } = await seededDatabase(name, { size: opts.size, serverUrl: opts.serverUrl, password: DEFAULT_SEED_PASSWORD }, cleanups);
+    const db = createDb(settings);
     try {
       log(`[${name}] seeded; ${opts.calls} calls of each side per read`);
       all.push(...(await timePairs(name, await pairs(db), opts.calls, log)));

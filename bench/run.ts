@@ -293,15 +293,7 @@ const selected = (opts: Options, scenario: Scenario) => selectedKey(opts, scenar
 
 async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<ScenarioContext, "tokens">, report: BenchReport, peerRuntime: string | null) {
   log(`\n[${name}] fresh database, seeding ${opts.size}...`);
-  // The seeding client is let go: Prisma's query-plan cache held ~270 MB of the seed's bulk
-  // inserts (2.5 million parameter descriptors), and the bench's GC of that heap disturbed its
-  // own measurements for the rest of the run.
-  const { database, seeded } = await seededDatabase(name, { size: opts.size, serverUrl: opts.serverUrl, password: PASSWORD }, cleanups).then(
-    async ({ db, ...rest }) => {
-      await db.$disconnect();
-      return rest;
-    },
-  );
+  const { database, seeded } = await seededDatabase(name, { size: opts.size, serverUrl: opts.serverUrl, password: PASSWORD }, cleanups);
   try {
     log(`[${name}] seeded`);
     report.settings.seed = { restaurants: seeded.inserted.restaurants, comments: seeded.inserted.comments, groceries: seeded.inserted.groceries, users: seeded.inserted.users };
