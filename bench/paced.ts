@@ -21,7 +21,7 @@ export type PacedResult = {
   senderLateP99: number;
 };
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
+export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
 
 function send(agent: http.Agent, target: URL, request: Request, graphql: boolean): Promise<boolean> {
   return new Promise((resolve) => {

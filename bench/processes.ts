@@ -3,12 +3,22 @@
 // port cannot be read from its output) and is ready when GET /healthz answers 200.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-export type Service = { url: string; pid: number; stop(): Promise<void>; output(): string };
+export type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+export type Service = {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+  output(): string;
+  /** Resolves when the process has exited, however it was stopped. */
+  exited: Promise<Exit>;
+};
 
 const OUTPUT_KEPT = 20_000;
 
@@ -23,11 +33,26 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Whether GET /healthz answers 200, on a connection closed after the answer: fetch would keep it
+ * open (for the server's keep-alive timeout, 72 s) and hold one of the server's connection slots.
+ */
+function healthy(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/healthz`, { agent: false, timeout: 5_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(false));
+  });
+}
+
 async function waitReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before it was ready:\n${output()}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await healthy(url);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -46,6 +71,16 @@ export function cpuSecondsOf(pid: number): number | null {
     // Fields after the command name (which may hold spaces), from field 3: utime is 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** Resident set size of a process (VmRSS in /proc/<pid>/status), in MiB; null once it has exited or without /proc. */
+export function rssMbOf(pid: number): number | null {
+  try {
+    const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kib === undefined ? null : Number(kib) / 1024;
   } catch {
     return null;
   }
@@ -104,7 +139,7 @@ export async function startProcess(command: string, args: string[], env: Record<
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -119,5 +154,5 @@ export async function startProcess(command: string, args: string[], env: Record<
     await stop();
     throw error;
   }
-  return { url, pid: child.pid!, stop, output: () => text };
+  return { url, pid: child.pid!, stop, output: () => text, exited };
 }

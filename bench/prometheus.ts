@@ -38,3 +38,14 @@ export async function readCounters(baseUrl: string): Promise<ServerCounters> {
   if (!res.ok) throw new Error(`/metrics answered ${res.status}; the bench needs METRICS_ENABLED=true and no METRICS_TOKEN`);
   return parseCounters(await res.text());
 }
+
+/** The sum of every sample of metric `name` in /metrics text whose labels include `labels` (e.g. 'topic="commentAdded"'); null when there is none. */
+export function metricSum(text: string, name: string, labels = ""): number | null {
+  let sum: number | null = null;
+  for (const line of text.split("\n")) {
+    const m = SAMPLE.exec(line);
+    if (!m || m[1] !== name || !(m[2] ?? "").includes(labels)) continue;
+    sum = (sum ?? 0) + Number(m[3]);
+  }
+  return sum;
+}
