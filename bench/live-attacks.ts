@@ -36,7 +36,8 @@ const HELP = `Usage: npm run bench:live-attacks [-- options]
 
 Each attack starts its own server (NODE_ENV=production, LOG_LEVEL=warn, default limits unless the
 attack says otherwise) on a copy of a small seed with one restaurant holding 100 comments of
-10,000 characters. Figures from a machine shared with other work are noisy: use --runs 3.`;
+10,000 characters. Server settings in the environment (WS_*, MAX_CONNECTIONS_PER_ADDRESS, ...)
+pass through to every server. Figures from a machine shared with other work are noisy: use --runs 3.`;
 
 const PASSWORD = DEFAULT_SEED_PASSWORD;
 const RESTAURANT = restaurantId(1);
@@ -119,6 +120,12 @@ function copyOf(template: string) {
   return { url: `file:${path.join(dir, "bench.db")}`, uploadDir: path.join(dir, "uploads"), drop };
 }
 
+/** The server's settings as it sees them: this process's environment (passed through), then the harness's and the attack's. */
+function effectiveEnv(serverEnv: Record<string, string>): Record<string, string> {
+  const inherited = Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return { ...Object.fromEntries(inherited), ...serverEnv };
+}
+
 async function runAttack(attack: Attack, run: number, template: string, opts: Options): Promise<RunRecord> {
   const database = copyOf(template);
   cleanups.push(database.drop);
@@ -145,7 +152,7 @@ async function runAttack(attack: Attack, run: number, template: string, opts: Op
     const ctx: AttackContext = {
       service,
       wsUrl: `${url.replace(/^http/, "ws")}/graphql`,
-      env: attack.env,
+      env: effectiveEnv(serverEnv),
       restaurantId: RESTAURANT,
       async login(n) {
         const username = users(SIZES.small)[2 + n]!.username;

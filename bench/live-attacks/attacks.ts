@@ -15,7 +15,7 @@ export type Figures = Record<string, number | string | null>;
 export type AttackContext = {
   service: Service;
   wsUrl: string;
-  /** The server's settings beyond the harness's own (what the attack asked for). */
+  /** The server's settings as it sees them (this environment, the harness's and the attack's). */
   env: Record<string, string>;
   /** A restaurant with 100 comments of 10,000 characters. */
   restaurantId: string;
@@ -164,9 +164,9 @@ const pingFlood: Attack = {
     ["close", "how the socket ended"],
   ],
   async run(ctx): Promise<Figures> {
+    await ctx.begin();
     const socket = new GraphqlSocket(ctx.wsUrl);
     if (!(await withTimeout(socket.opened, 10_000, false))) return { close: socket.outcome("did not open"), pingsSent: 0 };
-    await ctx.begin();
     const tcp = socket.tcp;
     tcp.pause(); // never read: the server's pongs stay in its buffers
     const frames = pingFrames(PINGS_PER_WRITE);
@@ -335,13 +335,10 @@ const resubscribeBurst: Attack = {
     const token = await ctx.login(0);
     const poster = await ctx.login(1);
     const quota = Number(ctx.env.WS_MAX_SUBSCRIPTIONS_PER_TOKEN ?? DEFAULT_QUOTA);
+    await ctx.begin();
     const socket = new GraphqlSocket(ctx.wsUrl);
     const init = await socket.init({ authorization: `Bearer ${token}` });
-    await ctx.begin();
-    if (init !== "ack") {
-      await ctx.finish();
-      return { init };
-    }
+    if (init !== "ack") return { init };
     const events = new Map<string, number>(BURST_IDS.map((id) => [id, 0]));
     const answers: string[] = [];
     socket.onMessage((message) => {
@@ -429,10 +426,10 @@ const anonymousValidation: Attack = {
     ["close", "how the socket ended"],
   ],
   async run(ctx): Promise<Figures> {
+    await ctx.begin();
     const socket = new GraphqlSocket(ctx.wsUrl, { localAddress: ANONYMOUS_ADDRESS });
     const init = await socket.init({});
     const remainingBefore = await rateLimitRemaining(ctx, ANONYMOUS_ADDRESS);
-    await ctx.begin();
     const answers = new Map<string, string>();
     socket.onMessage((message) => {
       const answer = answerOf(message);
