@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { createDb } from "../src/db/client.ts";
 import { restaurantId, SIZES, users } from "../src/seed/dataset.ts";
 import { DEFAULT_SEED_PASSWORD } from "../src/seed/seed.ts";
+import { cleanupsOnExit } from "./cleanups.ts";
 import { seededDatabase } from "./databases.ts";
 import { ATTACKS, LONG_BODY, type Attack, type AttackContext, type Figures } from "./live-attacks/attacks.ts";
 import { request, sleep, withTimeout } from "./live-attacks/clients.ts";
@@ -49,7 +50,7 @@ const AFTER_MS = 3_000;
 const ATTACK_CAP_MS = 6 * 60_000;
 
 const startedAt = Date.now();
-const log = (text: string) => process.stderr.write(`${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s ${text}\n`);
+const log = (text: string) => process.stderr.write(`${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s ${text.trimStart()}\n`);
 
 function options() {
   const { values } = parseArgs({
@@ -77,16 +78,7 @@ function options() {
 type Options = ReturnType<typeof options>;
 
 /** Everything to undo if the run stops half-way (servers, database folders). */
-const cleanups: (() => Promise<void>)[] = [];
-async function cleanUp() {
-  while (cleanups.length) await cleanups.pop()!().catch((error) => log(`cleanup failed: ${error}`));
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping the servers and removing the databases`);
-    void cleanUp().then(() => process.exit(130));
-  });
-}
+const { cleanups, cleanUp } = cleanupsOnExit(log, "stopping the servers and removing the databases");
 
 /**
  * The database every attack starts from (copied per attack): the small seed, and restaurant 1

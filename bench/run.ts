@@ -19,6 +19,7 @@ import { isPostgresUrl, seededDatabase } from "./databases.ts";
 import { benchReads, formatReadTimings } from "./reads.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings, type RateLatency } from "./load.ts";
 import { ensurePeerInstalled, nodeRuntime, PEER_DIR, PEER_SCRIPT } from "./peer/postgraphile.ts";
+import { cleanupsOnExit } from "./cleanups.ts";
 import { cpuSecondsByPid, cpuSecondsOf, startProcess, startService, ROOT, type Service } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
 import { computeRatios, formatReport, SLO_RATE_SHARE, type BenchReport, type DatabaseName, type PageSizeCheck, type ScenarioResult } from "./report.ts";
@@ -164,16 +165,7 @@ function options() {
 type Options = ReturnType<typeof options>;
 
 /** Everything to undo if the run stops half-way (services, databases). */
-const cleanups: (() => Promise<void>)[] = [];
-async function cleanUp() {
-  while (cleanups.length) await cleanups.pop()!().catch((error) => log(`cleanup failed: ${error}`));
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    log(`\n${signal}: stopping the services and dropping the bench databases`);
-    void cleanUp().then(() => process.exit(130));
-  });
-}
+const { cleanups, cleanUp } = cleanupsOnExit(log, "stopping the services and dropping the bench databases");
 
 async function withService<T>(start: () => Promise<Service>, use: (s: Service) => Promise<T>): Promise<T> {
   const service = await start();
