@@ -445,7 +445,7 @@ async function main() {
   const peerWanted = opts.peer && opts.databases.includes("postgres") && peerList.some((p) => scenarioList.some((s) => s.key === p.peerOf && selected(opts, s)));
   let peerRuntime: string | null = null;
   if (peerWanted) {
-    peerRuntime = nodeRuntime(log);
+    peerRuntime = nodeRuntime();
     ensurePeerInstalled(peerRuntime, log);
     report.settings.peer = describePeer(peerRuntime);
   }

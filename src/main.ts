@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { bannerText, logBanner } from "./http/banner.ts";
+import { describeRuntime } from "./http/runtime.ts";
 import { createMetrics, observeStatement } from "./http/metrics.ts";
 import { createEventBus } from "./events/create-bus.ts";
 import { loadTracing } from "./observability/load-tracing.ts";
@@ -84,7 +85,7 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
 const address = await app.listen({ port: config.port, host: config.host }); // Fastify logs "Server listening at …"
-const facts = { address, emptyDatabase: (await db.user.count().catch(() => 1)) === 0, explorer: config.graphql.explorer };
+const facts = { address, emptyDatabase: (await db.user.count().catch(() => 1)) === 0, explorer: config.graphql.explorer, runtime: describeRuntime() };
 // A block for a person at a terminal (as with pretty logs); log lines for everything else.
 if (process.stdout.isTTY && config.env !== "production") console.log(bannerText(facts));
 else logBanner(app.log, facts);

@@ -12,6 +12,7 @@ import { SubscriptionQuota } from "./graphql/subscriptions/quota.ts";
 import { graphqlSsePlugin } from "./graphql/sse.ts";
 import { tokenWatcher } from "./graphql/subscriptions/token-watch.ts";
 import { formatError } from "./graphql/client-errors.ts";
+import { requestErrorStatusPlugin } from "./graphql/request-error-status.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
@@ -121,7 +122,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     introspection: config.graphql.introspection,
     explorer: config.graphql.explorer,
     executor,
-    plugins: [graphqlErrorMetricsPlugin(metrics)],
+    plugins: [graphqlErrorMetricsPlugin(metrics), requestErrorStatusPlugin],
   });
   await app.register(graphqlPlugin, {
     createContext,

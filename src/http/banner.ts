@@ -11,6 +11,8 @@ export type BannerFacts = {
   emptyDatabase: boolean;
   /** The IDE is served (GRAPHQL_EXPLORER). */
   explorer: boolean;
+  /** Which Node runs the service, and why that one (runtime.ts). */
+  runtime: string;
 };
 
 const registerCommand = (address: string) =>
@@ -18,7 +20,7 @@ const registerCommand = (address: string) =>
 const tokenCommand = (address: string) => `curl -s ${address}/auth/token -d 'username=ann&password=password-1'`;
 
 /** The block printed to a terminal. */
-export function bannerText({ address, emptyDatabase, explorer }: BannerFacts): string {
+export function bannerText({ address, emptyDatabase, explorer, runtime }: BannerFacts): string {
   return [
     "",
     `  Restaurants & groceries gateway listening on ${address}`,
@@ -26,6 +28,7 @@ export function bannerText({ address, emptyDatabase, explorer }: BannerFacts): s
     `  GraphQL API   POST ${address}/graphql`,
     ...(explorer ? [`  GraphQL IDE   ${address}${EXPLORER_PATH}  (or open ${address}/graphql in a browser)`] : []),
     `  OpenAPI       ${address}/openapi.json  (the legacy REST interface)`,
+    `  Runtime       ${runtime}`,
     "",
     "  Get a token (register, then sign in again whenever you need a new one):",
     `    ${registerCommand(address)}`,
@@ -37,10 +40,11 @@ export function bannerText({ address, emptyDatabase, explorer }: BannerFacts): s
 }
 
 /** The same facts as log lines, for non-terminals. */
-export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase, explorer }: BannerFacts) {
+export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase, explorer, runtime }: BannerFacts) {
   log.info({ url: `${address}/graphql` }, `GraphQL API: POST ${address}/graphql`);
   if (explorer) log.info({ url: `${address}${EXPLORER_PATH}` }, `GraphQL IDE: ${address}${EXPLORER_PATH} (or open ${address}/graphql in a browser)`);
   log.info({ url: `${address}/openapi.json` }, `OpenAPI document of the REST interface: ${address}/openapi.json`);
+  log.info({ node: process.version }, `runtime: ${runtime}`);
   log.info(`get a token: ${registerCommand(address)} ; later: ${tokenCommand(address)}`);
   if (emptyDatabase) log.info("the database is empty: `npm run seed` loads demo data (a demo user and an admin)");
 }

@@ -1,6 +1,6 @@
 // First run: `npm start` on an empty database says where the API, the GraphQL IDE and the OpenAPI
 // document are and how to get a token, and what it says works. The real service as a process.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -63,13 +63,21 @@ it("the printed token commands work as printed", async () => {
   expect(((await token.json()) as any).access_token).toEqual(expect.any(String));
 });
 
+it("says which Node runs it, and why that one when npm install brought it (scripts/node-runtime)", () => {
+  const runtime = line(/^runtime: /)?.msg ?? "";
+  expect(runtime).toContain(`Node ${process.version}`); // the test spawns the service with its own Node
+  const fromNodeModules = realpathSync(process.execPath).includes(`${path.sep}node_modules${path.sep}.runtime${path.sep}`);
+  expect(runtime.includes("not a supported line")).toBe(fromNodeModules);
+});
+
 it("points at the demo data only while the database is empty; a terminal gets the same facts as a block", () => {
   expect(line(/database is empty: `npm run seed`/)).toBeDefined();
-  const block = bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: true });
+  const block = bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: true, runtime: "Node v26.10.0" });
   expect(block).toContain("http://127.0.0.1:4000/explorer");
   expect(block).toContain("http://127.0.0.1:4000/openapi.json");
   expect(block).toContain("curl -s http://127.0.0.1:4000/auth/token");
   expect(block).not.toContain("npm run seed");
+  expect(block).toContain("Runtime       Node v26.10.0");
   // GRAPHQL_EXPLORER=false: the banner does not point at a page that answers 404.
-  expect(bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: false })).not.toContain("/explorer");
+  expect(bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: false, runtime: "Node v26.10.0" })).not.toContain("/explorer");
 });

@@ -53,10 +53,11 @@ afterAll(async () => {
 
 /**
  * Bytes allocated and promoted by the young collections V8 reported in `output`: those of the
- * isolate that collected most (the main thread; tsx's loader thread has its own).
+ * isolate that collected most (the main thread; tsx's loader thread has its own). Node 22 and 24
+ * print `gc=s ... allocated=N promoted=N`, Node 26 `GC: {"gc":"s",..."allocated":N,"promoted":N}`.
  */
 function youngCollections(output: string) {
-  const lines = output.split("\n").filter((line) => line.includes("gc=s "));
+  const lines = output.split("\n").filter((line) => line.includes("gc=s ") || line.includes('"gc":"s"'));
   const isolateOf = (line: string) => /^\[\d+:(0x[0-9a-f]+)/.exec(line)?.[1];
   const counts = new Map<string | undefined, number>();
   for (const line of lines) counts.set(isolateOf(line), (counts.get(isolateOf(line)) ?? 0) + 1);
@@ -66,8 +67,8 @@ function youngCollections(output: string) {
   let count = 0;
   for (const line of lines) {
     if (isolateOf(line) !== main) continue;
-    allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
-    promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
+    allocated += Number(/[ "]allocated"?[=:](\d+)/.exec(line)?.[1] ?? 0);
+    promoted += Number(/[ "]promoted"?[=:](\d+)/.exec(line)?.[1] ?? 0);
     count++;
   }
   return { allocated, promoted, count };

@@ -1,5 +1,5 @@
 // The bench's peer baseline: PostGraphile 5 on the database the bench seeded, in its own process
-// (Node >= 22; the bench starts it with Node 24). Settings come from the environment, as for the
+// (Node >= 22; the bench starts it with its own Node). Settings come from the environment, as for the
 // bench's other services: DATABASE_URL, HOST, PORT. Answers GET /healthz for the bench's
 // readiness check; everything else is PostGraphile's (POST /graphql).
 //
