@@ -33,7 +33,7 @@ const HELP = `Usage: npm run bench:live-attacks [-- options]
   --runs N             run each attack N times, each on a fresh server (default 1); the
                        table shows medians and ranges
   --json FILE          write every figure of every run to FILE
-  --healthz-timeout MS /healthz requests unanswered after this count as this long (default 10000)
+  --healthz-timeout MS /healthz requests unanswered after this count as this long (default 30000)
 
 Each attack starts its own server (NODE_ENV=production, LOG_LEVEL=warn, default limits unless the
 attack says otherwise) on a copy of a small seed with one restaurant holding 100 comments of
@@ -58,7 +58,7 @@ function options() {
       only: { type: "string" },
       runs: { type: "string", default: "1" },
       json: { type: "string" },
-      "healthz-timeout": { type: "string", default: "10000" },
+      "healthz-timeout": { type: "string", default: "30000" },
       help: { type: "boolean", short: "h", default: false },
     },
   });

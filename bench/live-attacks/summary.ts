@@ -96,16 +96,15 @@ const pad = (text: string, width: number) => text.padEnd(width);
 /** The table: one line of RSS and /healthz figures per attack, then every figure of each attack. */
 export function formatTable(attacks: Attack[], records: RunRecord[]): string[] {
   const out: string[] = [];
-  const header = ["attack", "runs", "RSS base MB", "RSS peak MB", "/healthz p50 ms", "p99 ms", "max ms"];
-  const widths = [8, 5, 16, 22, 18, 22, 24];
-  out.push(header.map((h, i) => pad(h, widths[i]!)).join(""));
+  const rows = [["attack", "runs", "RSS base MB", "RSS peak MB", "/healthz p50 ms", "p99 ms", "max ms", "timed out"]];
   for (const attack of attacks) {
     const runs = records.filter((r) => r.attack === attack.n);
     if (!runs.length) continue;
     const cell = (key: string) => combined(runs.map((r) => r.figures[key]));
-    const row = [`${attack.n}`, `${runs.length}`, cell("baselineRssMb"), cell("peakRssMb"), cell("healthzP50Ms"), cell("healthzP99Ms"), cell("healthzMaxMs")];
-    out.push(row.map((c, i) => pad(c, widths[i]!)).join(""));
+    rows.push([`${attack.n}`, `${runs.length}`, cell("baselineRssMb"), cell("peakRssMb"), cell("healthzP50Ms"), cell("healthzP99Ms"), cell("healthzMaxMs"), cell("healthzTimeouts")]);
   }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)) + 2);
+  for (const row of rows) out.push(row.map((c, i) => pad(c, widths[i]!)).join("").trimEnd());
   for (const attack of attacks) {
     const runs = records.filter((r) => r.attack === attack.n);
     if (!runs.length) continue;
