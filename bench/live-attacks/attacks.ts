@@ -308,7 +308,7 @@ function logSince(output: string, since: number): string {
       if (line.trim() && messages.length) messages.push(line.trim().slice(0, 200)); // a stack trace after a log line
     }
   }
-  return messages.join(" | ").slice(0, 400);
+  return messages.join(" → ").slice(0, 400);
 }
 
 const BURST_IDS = ["b1", "b2", "b3", "b4", "b5"];
