@@ -27,13 +27,17 @@ const duration = (fallback: string, { allowZero = false } = {}) =>
       return ms;
     });
 
-const integer = (fallback: number, min: number, max: number) =>
+const wholeNumber = (min: number, max: number) =>
   z.coerce
     .number({ message: "must be a whole number" })
     .int({ message: "must be a whole number" })
     .min(min, { message: `must be at least ${min}` })
-    .max(max, { message: `must be at most ${max}` })
-    .default(fallback);
+    .max(max, { message: `must be at most ${max}` });
+
+const integer = (fallback: number, min: number, max: number) => wholeNumber(min, max).default(fallback);
+
+/** A whole number with no default: unset stays undefined (a setting read under an older name too). */
+const optionalInteger = (min: number, max: number) => wholeNumber(min, max).optional();
 
 const databaseUrl = z
   .string()
@@ -97,13 +101,21 @@ const schema = z.object({
   BODY_MIN_RATE_WINDOW: duration("10s"),
   MAX_CONNECTIONS: integer(1000, 1, 1_000_000),
   MAX_CONNECTIONS_PER_ADDRESS: integer(100, 0, 1_000_000),
-  // Live updates over WebSocket (issue 15): subscriptions per connection and per token, the
-  // connection_init wait, the largest message, the keep-alive ping interval (0 = no pings).
+  // Live updates over WebSocket (issue 15): subscriptions per connection, the connection_init
+  // wait, the largest message, the keep-alive ping interval (0 = no pings).
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: integer(50, 1, 10_000),
-  WS_MAX_SUBSCRIPTIONS_PER_TOKEN: integer(200, 1, 1_000_000),
   WS_CONNECTION_INIT_TIMEOUT: duration("10s"),
   WS_MAX_MESSAGE_BYTES: integer(64 * 1024, 1024, 100 * 1024 * 1024),
   WS_KEEPALIVE: duration("15s", { allowZero: true }),
+  // Live updates on both transports (issue 29): what one client (an account, or an address
+  // without one) may hold, what the server keeps for a peer that does not read, idle sockets.
+  LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT: optionalInteger(1, 1_000_000),
+  /** The name this setting had before it counted per account: still read when the new one is not set. */
+  WS_MAX_SUBSCRIPTIONS_PER_TOKEN: optionalInteger(1, 1_000_000),
+  LIVE_MAX_COST_PER_CLIENT: integer(2_000, 1, 100_000_000),
+  LIVE_MAX_CONNECTIONS_PER_CLIENT: integer(20, 1, 1_000_000),
+  LIVE_MAX_BUFFERED_BYTES: integer(4 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+  LIVE_IDLE_TIMEOUT: duration("60s"),
   // Legacy clients of the original service (issue 14).
   ANONYMOUS_READS: z.enum(["true", "false"]).default("false"),
   REST_PREFIXES: z
@@ -196,12 +208,24 @@ export type Config = {
   /** Redis shared by every instance (rate-limit counts); unset = counts per process. */
   redisUrl?: string;
   /**
-   * GraphQL subscriptions over WebSocket: most active subscriptions per connection and per token
-   * (across this instance's connections), how long a new socket may take to send connection_init,
-   * the largest message accepted (bytes), and how often idle peers are pinged (0 = never; one
-   * that misses a pong for that long is dropped).
+   * GraphQL subscriptions (WebSocket and Server-Sent Events). Per WebSocket: most active
+   * subscriptions, how long it may take to send connection_init, the largest message accepted
+   * (bytes), how often it is pinged (0 = never; one that misses a pong for that long is dropped),
+   * how long it may stay open without a subscription. Per client on this instance (an account
+   * when signed in, else an address): most subscriptions, their summed cost, open sockets and
+   * streams. Per socket or stream: most bytes waiting for a peer that does not read.
    */
-  live: { maxSubscriptionsPerConnection: number; maxSubscriptionsPerToken: number; connectionInitTimeoutMs: number; maxMessageBytes: number; keepAliveMs: number };
+  live: {
+    maxSubscriptionsPerConnection: number;
+    connectionInitTimeoutMs: number;
+    maxMessageBytes: number;
+    keepAliveMs: number;
+    idleTimeoutMs: number;
+    maxSubscriptionsPerClient: number;
+    maxCostPerClient: number;
+    maxConnectionsPerClient: number;
+    maxBufferedBytes: number;
+  };
 };
 
 function trustProxyOf(value: string): boolean | number | string[] {
@@ -285,10 +309,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: s.REDIS_URL,
     live: {
       maxSubscriptionsPerConnection: s.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,
-      maxSubscriptionsPerToken: s.WS_MAX_SUBSCRIPTIONS_PER_TOKEN,
       connectionInitTimeoutMs: s.WS_CONNECTION_INIT_TIMEOUT,
       maxMessageBytes: s.WS_MAX_MESSAGE_BYTES,
       keepAliveMs: s.WS_KEEPALIVE,
+      idleTimeoutMs: s.LIVE_IDLE_TIMEOUT,
+      maxSubscriptionsPerClient: s.LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT ?? s.WS_MAX_SUBSCRIPTIONS_PER_TOKEN ?? 200,
+      maxCostPerClient: s.LIVE_MAX_COST_PER_CLIENT,
+      maxConnectionsPerClient: s.LIVE_MAX_CONNECTIONS_PER_CLIENT,
+      maxBufferedBytes: s.LIVE_MAX_BUFFERED_BYTES,
     },
   };
 }

@@ -8,10 +8,10 @@ import { createApollo, graphqlPlugin } from "./graphql/plugin.ts";
 import { releasePlugin } from "./graphql/release.ts";
 import { compilingExecutor } from "./graphql/compiled-execution.ts";
 import { graphqlWebSocket } from "./graphql/websocket.ts";
-import { SubscriptionQuota } from "./graphql/subscriptions/quota.ts";
+import { LiveQuota } from "./graphql/subscriptions/quota.ts";
+import { operationRunner } from "./graphql/operation.ts";
 import { graphqlSsePlugin } from "./graphql/sse.ts";
 import { tokenWatcher } from "./graphql/subscriptions/token-watch.ts";
-import { formatError } from "./graphql/client-errors.ts";
 import { requestErrorStatusPlugin } from "./graphql/request-error-status.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
@@ -92,36 +92,33 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(formBodyPlugin);
   await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis });
   await app.register(releasePlugin);
-  const limits = operationLimits(config);
-  // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
-  const watchToken = tokenWatcher({ authenticate: createContext.authenticate, sessionTtlMs: config.sessionCacheTtlMs, events });
-  app.addHook("onClose", async () => watchToken.close());
-  // Subscriptions per token count across transports (WebSocket and Server-Sent Events).
-  const subscriptionQuota = new SubscriptionQuota(config.live.maxSubscriptionsPerToken);
-  const live = {
-    schema,
-    limits,
-    quota: subscriptionQuota,
-    watchToken,
-    createContext,
-    config: { live: config.live, shutdownTimeoutMs: config.shutdownTimeoutMs, sessionCacheTtlMs: config.sessionCacheTtlMs, graphql: config.graphql },
-    metrics,
-    formatError: formatError((error) => app.log.error({ err: error }, "GraphQL subscription failed"), { hideSuggestions: limits.hideSuggestions }),
-  };
-  const webSocket = await graphqlWebSocket(app, live);
-  if (config.graphql.explorer) await app.register(explorerPlugin);
-  // One executor for both faces: a document that repeats runs compiled (compiled-execution.ts).
+  // One admission path for every face (HTTP, REST, WebSocket, Server-Sent Events): charge, parse,
+  // validate, cost, execute. A document that repeats runs compiled (compiled-execution.ts).
   const executor = compilingExecutor(schema, {
     after: config.graphql.compileAfter,
     perMinute: config.graphql.compilesPerMinute,
     observe: { executed: (mode) => metrics.executions.inc({ mode }), compiled: (count) => metrics.compiledOperations.set(count) },
   });
+  const runner = operationRunner(schema, operationLimits(config), executor);
+  // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
+  const watchToken = tokenWatcher({ authenticate: createContext.authenticate, sessionTtlMs: config.sessionCacheTtlMs, events });
+  app.addHook("onClose", async () => watchToken.close());
+  const live = {
+    runner,
+    // What one client may hold counts across transports (WebSocket and Server-Sent Events).
+    quota: new LiveQuota(config.live),
+    watchToken,
+    createContext,
+    config: { live: config.live, shutdownTimeoutMs: config.shutdownTimeoutMs },
+    metrics,
+    formatError: runner.formatError((error) => app.log.error({ err: error }, "GraphQL subscription failed")),
+  };
+  const webSocket = await graphqlWebSocket(app, live);
+  if (config.graphql.explorer) await app.register(explorerPlugin);
   const apollo = await createApollo(app, {
-    schema,
-    limits,
+    runner,
     introspection: config.graphql.introspection,
     explorer: config.graphql.explorer,
-    executor,
     plugins: [graphqlErrorMetricsPlugin(metrics), requestErrorStatusPlugin],
   });
   await app.register(graphqlPlugin, {
@@ -133,7 +130,7 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(graphqlSsePlugin, live);
   await app.register(serveUploadsPlugin, { dir: config.uploadDir });
   const prefixes = config.legacy.restPrefixes;
-  await app.register(restPlugin, { schema, executor, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
+  await app.register(restPlugin, { runner, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
   await app.register(openApiRoutePlugin, { schema, routes, prefixes, anonymousReads: config.legacy.anonymousReads });
   return app;
 }

@@ -36,6 +36,8 @@ export type Execution = {
   operationName?: string | null;
   variables?: Record<string, unknown> | null;
   context: unknown;
+  /** A subscription's event (subscriptions never compile: they run on graphql-js). */
+  rootValue?: unknown;
 };
 
 export type Executor = (execution: Execution) => Promise<ExecutionResult> | ExecutionResult;
@@ -74,6 +76,7 @@ const runInterpreted = (schema: GraphQLSchema, execution: Execution) =>
     operationName: execution.operationName,
     variableValues: execution.variables,
     contextValue: execution.context,
+    rootValue: execution.rootValue,
   });
 
 function fieldCount(document: DocumentNode): number {

@@ -1,13 +1,12 @@
 // The cost of one operation, computed with its variables and argument defaults applied, before any
-// resolver runs (a validation rule cannot do this: it never sees variables). The same check serves
-// /graphql (an Apollo plugin) and the REST shim (runRoute), so both faces refuse the same work.
+// resolver runs (a validation rule cannot do this: it never sees variables). The admission path
+// (operation.ts) checks it for every face, so all of them refuse the same work.
 //
 // Cost = how many fields the response may hold: a field costs 1; an object adds its selections; a
 // list of a paged field (one with `first`, e.g. `comments(first: $n) { nodes {...} edges {...} }`)
 // counts its items' cost `first` times, with `first` as coerced from variables or the schema's
 // default (`first: Int = 20`), and at most the page size the domain allows. Other lists count
 // one item: the response ceiling (response-ceiling.ts) bounds what they really hold.
-import type { ApolloServerPlugin } from "@apollo/server";
 import {
   getArgumentValues,
   getDirectiveValues,
@@ -141,24 +140,4 @@ export function costLimitError(cost: number, maxCost: number): GraphQLError {
       "page size (`first`, default 20), so ask for smaller pages or fewer nested lists.",
     { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } },
   );
-}
-
-/** Throws costLimitError when the operation, with these variables, costs more than `maxCost`. */
-export function checkOperationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined,
-  variables: Variables | null | undefined, maxCost: number): void {
-  const cost = operationCost(schema, document, operationName, variables);
-  if (cost !== undefined && cost > maxCost) throw costLimitError(cost, maxCost);
-}
-
-/** /graphql: the check runs once the operation is known and before execution starts. */
-export function costLimitPlugin(maxCost: number): ApolloServerPlugin<any> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ schema, document, operationName, request }) {
-          checkOperationCost(schema, document, operationName, request.variables, maxCost);
-        },
-      };
-    },
-  };
 }

@@ -1,23 +1,23 @@
 // Limits on what one GraphQL operation may ask for: depth, aliases and directives (graphql-armor
-// validation rules), tokens (graphql-js's own parser option, which stops parsing early; armor's
-// token plugin throws from a hook and would surface as a 500), cost (cost.ts: computed with the
-// variables and defaults, which a validation rule never sees) and what the response may hold
-// (response-ceiling.ts, wired into the schema). All but the ceiling are checked before anything
-// runs. Suggestions ("did you mean ...") are cut out of messages in production and whenever
+// validation rules), fields repeated under one name (repeated-fields.ts), tokens (graphql-js's
+// own parser option, which stops parsing early; armor's token plugin throws from a hook and would
+// surface as a 500), cost (cost.ts: computed with the variables and defaults, which a validation
+// rule never sees) and what the response may hold (response-ceiling.ts, wired into the schema).
+// All but the ceiling are checked before anything runs, by the one admission path (operation.ts).
+// Suggestions ("did you mean ...") are cut out of messages in production and whenever
 // introspection is off, so the schema cannot be guessed by typos. Batched requests stay off
 // (Apollo's default).
 import { ApolloArmor } from "@escape.tech/graphql-armor";
-import type { ApolloServerPlugin } from "@apollo/server";
 import type { ValidationRule } from "graphql";
 import type { Config } from "../config.ts";
-import { costLimitPlugin } from "./cost.ts";
-import { responseCeilingPlugin } from "./response-ceiling.ts";
+import { repeatedFieldsRule } from "./repeated-fields.ts";
 import { suggestionsHidden } from "./suggestions.ts";
 
 export type OperationLimits = {
-  plugins: ApolloServerPlugin<any>[];
+  /** Run after graphql-js's own rules: depth, aliases, directives, repeated fields. */
   validationRules: ValidationRule[];
   parseOptions: { maxTokens: number };
+  maxCost: number;
   hideSuggestions: boolean;
 };
 
@@ -32,11 +32,12 @@ export function operationLimits(config: Config): OperationLimits {
     // Its mask misses enum-value suggestions and errors raised after validation: suggestions.ts does it.
     blockFieldSuggestion: { enabled: false },
   });
+  // With cost, tokens and suggestions off, armor brings validation rules only (no Apollo plugins).
   const protection = armor.protect();
   return {
-    plugins: [...((protection.plugins ?? []) as ApolloServerPlugin<any>[]), costLimitPlugin(maxCost), responseCeilingPlugin()],
-    validationRules: (protection.validationRules ?? []) as ValidationRule[],
+    validationRules: [repeatedFieldsRule, ...((protection.validationRules ?? []) as ValidationRule[])],
     parseOptions: { maxTokens },
+    maxCost,
     hideSuggestions: suggestionsHidden(config),
   };
 }

@@ -5,59 +5,65 @@ import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import fastifyApollo, { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
 import type { WebsocketHandler } from "@fastify/websocket";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import fp from "fastify-plugin";
-import type { GraphQLSchema } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
 import { releaseAfterAnswer, releaseResultPlugin } from "./release.ts";
 import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
 import { checkedAuthentication } from "../http/token-first.ts";
 import type { Context, ContextFactory } from "./context.ts";
-import { formatError } from "./client-errors.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
-import type { OperationLimits } from "./limits.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
-import { expensiveFieldChargePlugin, expensiveFieldLimitRule } from "./directives/expensive.ts";
+import type { OperationRunner } from "./operation.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
 import { retryLaterPlugin } from "./retry-later.ts";
 import { executorGateway } from "./apollo-executor.ts";
-import type { Executor } from "./compiled-execution.ts";
 
 export type ApolloOptions = {
-  schema: GraphQLSchema;
-  /** Depth/alias/cost/token limits, the response ceiling, suggestions (see limits.ts). */
-  limits: OperationLimits;
+  /** The admission path every face shares: Apollo parses and validates with its options, then hands over. */
+  runner: OperationRunner;
   introspection: boolean;
   /** Whether a browser's GET /graphql is sent to the IDE; without it, no landing page at all. */
   explorer: boolean;
-  /** Runs each operation once Apollo has validated it (compiled-execution.ts; the REST shim's too). */
-  executor: Executor;
   /** More Apollo plugins (metrics, ...). */
   plugins: ApolloServerPlugin<Context>[];
 };
 
+/**
+ * Apollo as the HTTP face of the runner (operation.ts): the request was charged on arrival (the
+ * rate-limit hook); Apollo parses with the runner's token limit and validates with its rules;
+ * step 4 (cost, @expensive charges) runs once Apollo resolved the operation; the runner executes.
+ */
+const admissionPlugin = (runner: OperationRunner): ApolloServerPlugin<Context> => ({
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ document, operationName, request, contextValue }) {
+        await runner.check(document, operationName, request.variables, { chargeRequests: contextValue.chargeRequests, prepaid: true });
+      },
+    };
+  },
+});
+
 export async function createApollo(app: FastifyInstance, options: ApolloOptions) {
+  const { runner } = options;
   const apollo = new ApolloServer<Context>({
-    gateway: executorGateway(options.schema, options.executor),
+    gateway: executorGateway(runner),
     plugins: [
       fastifyApolloDrainPlugin(app),
       options.explorer ? explorerLandingPage() : ApolloServerPluginLandingPageDisabled(),
       // The schema declares no cache hints, so the cache-control plugin would only wrap every
       // field's resolver to compute a policy nobody reads.
       ApolloServerPluginCacheControlDisabled(),
-      ...options.limits.plugins,
       operationNamePlugin,
-      expensiveFieldChargePlugin(options.schema),
+      admissionPlugin(runner),
       availabilityStatusPlugin(),
       retryLaterPlugin(),
       releaseResultPlugin,
       ...options.plugins,
     ],
-    validationRules: [...options.limits.validationRules, expensiveFieldLimitRule(options.schema)],
-    parseOptions: options.limits.parseOptions,
-    formatError: formatError((error) => app.log.error({ err: error }, "GraphQL operation failed"), {
-      hideSuggestions: options.limits.hideSuggestions,
-    }),
+    validationRules: [...runner.ownRules],
+    parseOptions: runner.parseOptions,
+    formatError: runner.formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
   });
@@ -71,7 +77,7 @@ export type GraphqlPluginOptions = {
   /** Multipart file uploads (GraphQL multipart request spec). */
   uploads: UploadLimits;
   /** Serves WebSocket upgrades of GET /graphql (graphql-ws); @fastify/websocket must be registered first. */
-  webSocket: WebsocketHandler;
+  webSocket: { handler: WebsocketHandler; beforeUpgrade: preHandlerAsyncHookHandler };
 };
 
 async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
@@ -94,7 +100,13 @@ async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
   };
   await app.register(fastifyApollo(options.apollo), { path: "/graphql", method: ["POST", "OPTIONS"], context });
   // @fastify/websocket serves a route's upgrades only when the route is GET alone, hence its own route.
-  app.route({ method: "GET", url: "/graphql", handler: fastifyApolloHandler(options.apollo, { context }), wsHandler: options.webSocket });
+  app.route({
+    method: "GET",
+    url: "/graphql",
+    preHandler: options.webSocket.beforeUpgrade,
+    handler: fastifyApolloHandler(options.apollo, { context }),
+    wsHandler: options.webSocket.handler,
+  });
 }
 
 // Encapsulated: the multipart parser of GraphQL uploads applies to /graphql only. Needs the

@@ -7,9 +7,8 @@
 //   thousands of pages are read;
 // - any other list of objects (badges, opening hours) counts its items once resolved.
 // Once crossed, every later page or list fails at once, so execution winds down without reading
-// more, and the client gets one clear error instead of partial data (/graphql: the plugin below;
-// REST: runRoute). An operation under the cost limit never reaches the ceiling through pages.
-import type { ApolloServerPlugin } from "@apollo/server";
+// more, and the client gets one clear error instead of partial data (operation.ts, for every
+// face). An operation under the cost limit never reaches the ceiling through pages.
 import { MapperKind, mapSchema } from "@graphql-tools/utils";
 import {
   defaultFieldResolver,
@@ -123,20 +122,4 @@ export function applyResponseCeiling(schema: GraphQLSchema): GraphQLSchema {
       return { ...field, resolve: wrapped };
     },
   });
-}
-
-/** /graphql: a crossed ceiling answers 400 with that one error, not the partial data and its many errors. */
-export function responseCeilingPlugin(): ApolloServerPlugin<Context> {
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ contextValue, response }) {
-          const error = ceilingCrossed(contextValue);
-          if (!error || response.body.kind !== "single") return;
-          response.body.singleResult = { errors: [{ message: error.message, extensions: { code: error.code } }] };
-          response.http.status = 400;
-        },
-      };
-    },
-  };
 }

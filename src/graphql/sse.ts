@@ -2,153 +2,185 @@
 // /graphql/stream: subscriptions for networks that break WebSockets (proxies that buffer or drop
 // upgrades), as plain HTTP responses that never end. One request per subscription: POST (or GET
 // with ?query=) with `Accept: text/event-stream` and the token in the Authorization header.
-// Each subscription is checked exactly as over WebSocket (subscriptions/admission.ts): the same
-// token check and session cache, validation rules, cost limit, rate-limit buckets and
-// per-token quota; a revoked or expired token (or a changed role) ends the stream within
-// SESSION_CACHE_TTL; on shutdown every stream is ended so clients reconnect elsewhere.
+//
+// The stream is written here, over the admission path every face shares (operation.ts): the
+// request was charged on arrival like any HTTP request, then the document is parsed, validated
+// and costed; the subscription is held by a LiveSubscription (its quota released exactly once).
+// graphql-sse's own handler queued every result for a peer that did not read, without bound;
+// here what waits in the socket is bounded by LIVE_MAX_BUFFERED_BYTES and a peer past it is cut
+// off. Each stream counts against its client's live sockets and streams (quota.ts). A revoked
+// or expired token (or a changed role) ends the stream within SESSION_CACHE_TTL; shutdown ends
+// every stream, and cuts off those whose peer does not take the end.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ExecutionArgs, GraphQLError, GraphQLFormattedError, GraphQLSchema } from "graphql";
+import type { GraphQLError, GraphQLFormattedError } from "graphql";
 import fp from "fastify-plugin";
-import { createHandler } from "graphql-sse/lib/use/fastify";
 import type { Config } from "../config.ts";
 import { signInRequired } from "../domain/errors.ts";
-import { hashToken } from "../domain/tokens.ts";
-import type { PublishedEvent } from "../events/live-event.ts";
+import type { Authentication } from "../domain/tokens.ts";
+import { statusForCode } from "../http/error-status.ts";
 import type { Metrics } from "../http/metrics.ts";
 import { tokenFromRequest } from "../http/token.ts";
-import type { Context, ContextFactory } from "./context.ts";
-import type { OperationLimits } from "./limits.ts";
-import { refusal, subscriptionAdmission } from "./subscriptions/admission.ts";
-import { executeSubscription } from "./subscriptions/execute.ts";
-import type { SubscriptionQuota } from "./subscriptions/quota.ts";
+import type { ContextFactory } from "./context.ts";
+import type { OperationRunner, OperationText } from "./operation.ts";
+import { delivered, inFlightTracker } from "./subscriptions/delivery.ts";
+import { beginSubscription, LiveSubscription, type LiveStartDeps, type Started } from "./subscriptions/live-subscription.ts";
+import { isRefusal, liveClientOf, type LiveQuota } from "./subscriptions/quota.ts";
 import type { TokenWatch } from "./subscriptions/token-watch.ts";
 
 export const SSE_PATH = "/graphql/stream";
 
+/** A comment line every so often keeps proxies from closing a quiet stream. */
+const KEEPALIVE_MS = 12_000;
+/** Shutdown ends streams; a peer that does not take the end is cut off after this. */
+const CLOSE_GRACE_MS = 2_000;
+
 export type GraphqlSseOptions = {
-  schema: GraphQLSchema;
-  limits: OperationLimits;
+  runner: OperationRunner;
   createContext: ContextFactory;
-  config: Pick<Config, "live" | "graphql">;
+  config: Pick<Config, "live">;
   metrics: Metrics;
   /** Ends a stream whose token is revoked or whose role changed (shared with the WebSocket transport). */
   watchToken: TokenWatch;
-  /** Subscriptions per token (or address), shared with the WebSocket transport. */
-  quota: SubscriptionQuota;
-  /** The same error formatting as HTTP (client-safe codes and messages). */
+  /** What one client may hold, shared with the WebSocket transport. */
+  quota: LiveQuota;
+  /** Errors as clients see them (the runner's formatting; internal ones logged). */
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
 };
 
-/** What one stream knows of its caller and how it ends. */
-type Stream = { token?: string; clientAddress: string; release?: () => void; stopWatching?: () => void };
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A JSON answer in graphql-sse's Response form: [body, init]. */
-const answer = (status: number, errors: readonly GraphQLFormattedError[]) =>
-  [JSON.stringify({ errors }), { status, statusText: "", headers: { "content-type": "application/json; charset=utf-8" } }] as const;
+/** The operation a request carries: the JSON body of a POST, or GET's query string (variables as JSON text). */
+function operationOf(request: FastifyRequest): OperationText | string {
+  if (request.method === "POST") return isRecord(request.body) ? request.body : "Send the subscription as a JSON body: {\"query\": ...}.";
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  let variables: unknown = query.variables;
+  if (typeof variables === "string") {
+    try {
+      variables = JSON.parse(variables);
+    } catch {
+      return "`variables` must be a JSON object.";
+    }
+  }
+  return { query: query.query, operationName: query.operationName, variables };
+}
 
 async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
-  const { schema, limits, createContext, config, metrics, quota } = options;
-  const checkedDocument = subscriptionAdmission(schema, limits, config.graphql.maxCost, "Server-Sent Events");
-  const streams = new Map<FastifyRequest, Stream>();
-  const streamOf = new WeakMap<Context, Stream>();
-  const formatted = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error.toJSON(), error));
+  const { runner, createContext, config, metrics, quota } = options;
+  const inFlight = inFlightTracker(metrics);
+  const format = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error.toJSON(), error));
+  const deps: LiveStartDeps = { runner, quota, createContext, metrics, format, track: inFlight.track };
+  /** Open streams, ended by shutdown. */
+  const streams = new Set<FastifyReply>();
   let closing = false;
 
-  const handler = createHandler<Context>({
-    // Our own check, before the stream is accepted: an unusable token is a 401, as on every face.
-    async authenticate(req) {
-      const request = req.raw as FastifyRequest;
-      const token = tokenFromRequest(request, {});
-      let auth;
-      try {
-        auth = await createContext.authenticate(token);
-      } catch {
-        return answer(503, [{ message: "The access token could not be checked now; try again later.", extensions: { code: "SERVICE_UNAVAILABLE" } }]);
-      }
-      if (token && auth.state !== "valid") {
-        const { code, message } = signInRequired(true);
-        return answer(401, [{ message, extensions: { code } }]);
-      }
-      streams.set(request, { token, clientAddress: request.ip });
-      return null; // distinct connections only: no reservation tokens
-    },
-    async onSubscribe(req, params) {
-      const request = req.raw as FastifyRequest;
-      const stream = streams.get(request)!;
-      if (closing) return answer(503, [{ message: "The server is shutting down; subscribe again shortly.", extensions: { code: "SERVICE_UNAVAILABLE" } }]);
-      const checked = checkedDocument(params);
-      if (!("document" in checked)) return answer(400, formatted(checked));
-      try {
-        await app.chargeRequests(request, 1);
-      } catch (error) {
-        return answer(429, formatted(refusal("RATE_LIMITED", (error as Error).message)));
-      }
-      const holder = stream.token ? `t:${hashToken(stream.token)}` : `a:${request.ip}`;
-      const release = quota.admit(holder);
-      if (!release) {
-        const message = `At most ${config.live.maxSubscriptionsPerToken} subscriptions may run for one access token (WS_MAX_SUBSCRIPTIONS_PER_TOKEN); end some first.`;
-        return answer(429, formatted(refusal("RATE_LIMITED", message)));
-      }
-      stream.release = release;
-      metrics.live.subscriptions.inc();
-      const contextValue = await createContext(stream.token, { clientAddress: request.ip });
-      streamOf.set(contextValue, stream);
-      const end = () => request.raw.socket?.end();
-      stream.stopWatching = options.watchToken({
-        token: stream.token,
-        auth: contextValue.auth,
-        onEnd: end,
-      });
-      const args: ExecutionArgs = { schema, document: checked.document, operationName: params.operationName, variableValues: params.variables, contextValue };
-      return args as ExecutionArgs & { contextValue: Context };
-    },
-    subscribe: (args) =>
-      executeSubscription(args, {
-        eventContext: () => {
-          const first = args.contextValue as Context;
-          const stream = streamOf.get(first)!;
-          return createContext(stream.token, { clientAddress: stream.clientAddress, known: first.auth });
-        },
-        delivered: (event: PublishedEvent) => {
-          metrics.live.delivered.inc({ topic: event.topic });
-          metrics.live.lag.observe({ topic: event.topic }, Math.max(0, Date.now() - event.publishedAt) / 1000);
-        },
-      }),
-    onNext(_ctx, _req, result) {
-      if (!result.errors?.length) return;
-      return { ...result, errors: formatted(result.errors) as unknown as GraphQLError[] };
-    },
-  });
-
-  /** Ends the stream of `request`: releases its quota and stops its token watch. */
-  function forget(request: FastifyRequest) {
-    const stream = streams.get(request);
-    if (!stream) return;
-    streams.delete(request);
-    stream.release?.();
-    stream.stopWatching?.();
-    if (stream.release) metrics.live.subscriptions.dec();
-  }
+  const answer = (reply: FastifyReply, errors: readonly GraphQLFormattedError[]) =>
+    reply
+      .code(statusForCode(String(errors[0]?.extensions?.code ?? "BAD_USER_INPUT")))
+      .header("content-type", "application/json; charset=utf-8")
+      .send({ errors });
+  const refusal = (code: string, message: string): GraphQLFormattedError[] => [{ message, extensions: { code } }];
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
-    reply.hijack(); // the handler writes the response itself (headers set so far are kept)
-    reply.raw.once("close", () => forget(request));
+    if (closing) return answer(reply, refusal("SERVICE_UNAVAILABLE", "The server is shutting down; subscribe again shortly."));
+    if (!String(request.headers.accept ?? "").includes("text/event-stream")) {
+      return answer(reply, refusal("BAD_REQUEST", "Send `Accept: text/event-stream`: this path streams subscriptions (queries and mutations go to POST /graphql)."));
+    }
+    const token = tokenFromRequest(request, {});
+    let auth: Authentication;
     try {
-      await handler(request, reply);
-    } catch (error) {
-      request.log.error({ err: error }, "GraphQL event stream failed");
-      if (!reply.raw.headersSent) reply.raw.writeHead(500, { "content-type": "application/json; charset=utf-8" });
-      reply.raw.end(JSON.stringify({ errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR" } }] }));
+      auth = await createContext.authenticate(token);
+    } catch {
+      return answer(reply, refusal("SERVICE_UNAVAILABLE", "The access token could not be checked now; try again later."));
+    }
+    if (token && auth.state !== "valid") {
+      const { code, message } = signInRequired(true);
+      return answer(reply, refusal(code, message));
+    }
+    const text = operationOf(request);
+    if (typeof text === "string") return answer(reply, refusal("BAD_USER_INPUT", text));
+    const viewer = auth.state === "valid" ? auth.viewer : null;
+    const slot = quota.connect(liveClientOf(viewer, request.ip));
+    if (isRefusal(slot)) return answer(reply, refusal("RATE_LIMITED", slot.refused));
+    const subscription = new LiveSubscription();
+    subscription.hold(slot);
+    try {
+      // Charged on arrival, as every HTTP request is.
+      const caller = { chargeRequests: (units: number) => app.chargeRequests(request, units), prepaid: true };
+      const admitted = await runner.admit(text, caller, { only: "subscription", face: "Server-Sent Events" });
+      if ("errors" in admitted) return answer(reply, format(admitted.errors));
+      const started = await beginSubscription(deps, subscription, text.query as string, admitted, { token, auth, clientAddress: request.ip });
+      if ("ended" in started) return;
+      if ("errors" in started && !started.byField) return answer(reply, started.errors);
+      stream(reply, subscription, started, { token, auth });
     } finally {
-      forget(request);
+      if (!streams.has(reply)) subscription.end();
     }
   }
 
+  /** Writes the stream until the subscription ends; its events, then `complete`. */
+  function stream(reply: FastifyReply, subscription: LiveSubscription, started: Started, who: { token: string | undefined; auth: Authentication }) {
+    const raw = reply.raw;
+    reply.hijack();
+    streams.add(reply);
+    metrics.live.streams.inc();
+    raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      "x-accel-buffering": "no", // nginx: pass events on as they come
+    });
+    /** Writes `text` unless the peer has LIVE_MAX_BUFFERED_BYTES waiting already: then it is cut off. */
+    const write = (text: string): boolean => {
+      if (raw.destroyed || raw.writableEnded) return false;
+      if (raw.writableLength + text.length > config.live.maxBufferedBytes) {
+        metrics.live.dropped.inc({ reason: "not reading" });
+        raw.destroy();
+        return false;
+      }
+      raw.write(text);
+      return true;
+    };
+    write(":\n\n"); // some browsers show nothing until a first chunk
+    const keepAlive = setInterval(() => write(":\n\n"), KEEPALIVE_MS);
+    keepAlive.unref();
+    const stopWatching = options.watchToken({ ...who, onEnd: () => subscription.end() });
+    subscription.hold(() => {
+      clearInterval(keepAlive);
+      stopWatching();
+      streams.delete(reply);
+      metrics.live.streams.dec();
+      if (!raw.writableEnded && !raw.destroyed) raw.end();
+    });
+    raw.once("close", () => subscription.end());
+    void (async () => {
+      if ("errors" in started) {
+        // The subscription was refused by its field (auth, an unknown restaurant): one result with the errors.
+        write(`event: next\ndata: ${JSON.stringify({ errors: started.errors })}\n\n`);
+        write("event: complete\ndata:\n\n");
+        return subscription.end();
+      }
+      if (!("answers" in started)) return subscription.end();
+      const outcome = await subscription.pump(started.answers, (answer) => {
+        const sent = write(`event: next\ndata: ${answer.payload}\n\n`);
+        if (sent) delivered(metrics, answer.event);
+        return sent;
+      });
+      if (outcome !== "ended") write("event: complete\ndata:\n\n");
+      subscription.end();
+    })();
+  }
+
   app.route({ method: ["GET", "POST"], url: SSE_PATH, handler: handle });
-  // Shutdown: open streams never end by themselves; end them so clients reconnect elsewhere.
+  // Shutdown: open streams never end by themselves; end them so clients reconnect elsewhere, and
+  // cut off peers that do not read the end.
   app.addHook("preClose", async () => {
     closing = true;
-    for (const request of streams.keys()) request.raw.socket?.end();
+    await inFlight.settled(CLOSE_GRACE_MS);
+    for (const reply of [...streams]) {
+      reply.raw.end();
+      setTimeout(() => reply.raw.destroy(), CLOSE_GRACE_MS).unref();
+    }
   });
 }
 

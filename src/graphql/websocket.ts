@@ -1,69 +1,73 @@
 // GraphQL over WebSocket (the graphql-ws protocol, `graphql-transport-ws`) on /graphql: what
 // Apollo Client, urql and Relay speak for subscriptions. The socket carries subscriptions only
-// (queries and mutations stay on HTTP, with their rate limits and status codes), each checked
-// like an HTTP operation: the same token check and session cache, context factory, parser token
-// limit, validation rules (depth, aliases, directives, @expensive max), cost limit, and rate-limit
-// buckets (each subscribe counts one request). On top: subscriptions per connection and per token,
-// a connection_init timeout, a largest message, keep-alive pings, and the token re-checked while
-// the connection lives, so a revoked or expired token (or a changed role) ends its subscriptions
-// within SESSION_CACHE_TTL: the socket is closed with 4403.
+// (queries and mutations stay on HTTP, with their status codes).
+//
+// The protocol's server side is ours, over graphql-ws's own message codec and close codes: its
+// server kept a subscription's state by id, so a subscribe/complete/subscribe burst on one id left
+// a subscription running that nobody could end; it answered pings before connection_init without
+// bound; and it had no bound on what it queued for a peer that does not read. Here:
+// - each subscribe message is charged, parsed, validated and costed by the admission path every
+//   face shares (operation.ts), then held by its own LiveSubscription (live-subscription.ts), which
+//   releases what it holds exactly once, whatever the order of messages;
+// - every message counts against a per-socket budget (MESSAGE_BURST, then MESSAGES_PER_SECOND);
+//   past it the socket is closed (1008): pings and junk included, before connection_init too;
+// - what waits to be sent is bounded (LIVE_MAX_BUFFERED_BYTES): a peer that does not read is
+//   dropped (1008), not buffered for;
+// - sockets count against their client's live quota (quota.ts: an address until connection_init
+//   names an account), and a socket with no subscription for LIVE_IDLE_TIMEOUT is closed (1000);
+// - the token is re-checked while the socket lives, so a revoked or expired token (or a changed
+//   role) ends it within SESSION_CACHE_TTL (4403), as on every face.
 import websocket, { type WebSocket } from "@fastify/websocket";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { ExecutionArgs, GraphQLFormattedError, GraphQLSchema } from "graphql";
-import type { Context as WsContext } from "graphql-ws";
-import { makeHandler, type Extra } from "graphql-ws/use/@fastify/websocket";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
+import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, type Message } from "graphql-ws";
 import type { Config } from "../config.ts";
-import { hashToken, type Authentication } from "../domain/tokens.ts";
-import type { PublishedEvent } from "../events/live-event.ts";
+import type { Authentication } from "../domain/tokens.ts";
 import type { Metrics } from "../http/metrics.ts";
 import { rememberConnectionToken } from "../http/rate-limit.ts";
-import type { Context, ContextFactory } from "./context.ts";
-import type { OperationLimits } from "./limits.ts";
-import { executeSubscription } from "./subscriptions/execute.ts";
-import type { SubscriptionQuota } from "./subscriptions/quota.ts";
-import { refusal, subscriptionAdmission } from "./subscriptions/admission.ts";
+import type { ContextFactory } from "./context.ts";
+import type { OperationRunner } from "./operation.ts";
+import type { LiveAnswer } from "./subscriptions/execute.ts";
+import { beginSubscription, LiveSubscription, type LiveStartDeps } from "./subscriptions/live-subscription.ts";
+import { isRefusal, liveClientOf, type LiveQuota } from "./subscriptions/quota.ts";
 import type { TokenWatch } from "./subscriptions/token-watch.ts";
+import { delivered, inFlightTracker } from "./subscriptions/delivery.ts";
 
-/** Close codes this transport uses besides graphql-ws's own (4400, 4408, 4409, 4429, ...). */
+/** Close codes this transport uses besides graphql-ws's own (4400, 4401, 4408, 4409, 4429, ...). */
 export const CLOSE = {
-  /** connection_init carried a bad token, or the token was revoked, expired or the account's role changed. */
-  FORBIDDEN: 4403,
+  /** Idle: no subscription for LIVE_IDLE_TIMEOUT; a client reconnects when it subscribes again. */
+  IDLE: 1000,
   /** The server is shutting down (RFC 6455 "going away"): reconnect, to another instance. */
   GOING_AWAY: 1001,
+  /** Policy: too many messages, a peer that does not read, too many sockets for one client. */
+  POLICY: 1008,
   /** The token could not be checked (database unreachable): try again later (RFC 6455 1013). */
   TRY_AGAIN_LATER: 1013,
+  /** connection_init carried a bad token, or the token was revoked, expired or the account's role changed. */
+  FORBIDDEN: 4403,
 } as const;
 
+/** Messages a socket may send at once, then at most MESSAGES_PER_SECOND (a token bucket). */
+export const MESSAGE_BURST = 100;
+export const MESSAGES_PER_SECOND = 20;
 /** How long shutdown waits for events being executed before closing the sockets. */
 const SHUTDOWN_WAIT_MS = 5_000;
 /** A peer that does not answer the close handshake is cut off after this. */
 const CLOSE_GRACE_MS = 2_000;
 
 export type GraphqlWebSocketOptions = {
-  schema: GraphQLSchema;
-  limits: OperationLimits;
+  runner: OperationRunner;
   createContext: ContextFactory;
-  /** Only the settings it reads: WS_*, SHUTDOWN_TIMEOUT, SESSION_CACHE_TTL and GRAPHQL_MAX_COST. */
-  config: Pick<Config, "live" | "shutdownTimeoutMs" | "sessionCacheTtlMs" | "graphql">;
+  /** Only the settings it reads: WS_* and LIVE_*, SHUTDOWN_TIMEOUT. */
+  config: Pick<Config, "live" | "shutdownTimeoutMs">;
   metrics: Metrics;
-  /** Ends a subscription whose token is revoked or whose role changed (shared with the other transports). */
+  /** Ends a subscription whose token is revoked or whose role changed (shared with the other transport). */
   watchToken: TokenWatch;
-  /** Subscriptions per token (or address), shared with the other transports. */
-  quota: SubscriptionQuota;
-  /** The same error formatting as HTTP (client-safe codes and messages, suggestions hidden when asked). */
+  /** What one client may hold, shared with the other transport. */
+  quota: LiveQuota;
+  /** Errors as clients see them (the runner's formatting; internal ones logged). */
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
 };
-
-/** What one connection knows of its caller. */
-type Connection = {
-  token?: string;
-  auth: Authentication;
-  /** Release functions of this connection's active subscriptions, by operation id. */
-  releases: Map<string, () => void>;
-  stopWatching?: () => void;
-};
-
-type Ctx = WsContext<Record<string, unknown>, Extra>;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -71,7 +75,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * The token of connection_init: `authorization` in any letter case ("Bearer x"), or `token` ("x"),
  * at the top or inside a `headers` object (`{ headers: { Authorization } }`, as some clients nest them).
  */
-export function tokenFromConnectionParams(params: Record<string, unknown> | undefined): string | undefined {
+export function tokenFromConnectionParams(params: unknown): string | undefined {
   if (!isObject(params)) return undefined;
   const headerName = Object.keys(params).find((key) => key.toLowerCase() === "authorization");
   const header = headerName === undefined ? undefined : params[headerName];
@@ -90,27 +94,58 @@ export function tokenFromSubscribeExtensions(extensions: unknown): string | unde
 
 const OTHER_TOKEN = "This connection is signed in with another access token; open a new connection to use this one.";
 
+type Refusal = { code: string; message: string };
+
+/** One socket: its caller, its subscriptions by id, its message budget and its timers. */
+class LiveSocket {
+  token: string | undefined;
+  auth: Authentication = { state: "none" };
+  /** connection_init received (a second one closes the socket), then acknowledged. */
+  initialised = false;
+  acknowledged = false;
+  readonly subscriptions = new Map<string, LiveSubscription>();
+  releaseSlot: () => void = () => {};
+  stopWatching: () => void = () => {};
+  idleTimer: NodeJS.Timeout | undefined;
+  private budget = MESSAGE_BURST;
+  private budgetAt = Date.now();
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly request: FastifyRequest,
+  ) {}
+
+  /** Takes one message from the budget; false when it is spent. */
+  spend(): boolean {
+    const now = Date.now();
+    this.budget = Math.min(MESSAGE_BURST, this.budget + ((now - this.budgetAt) / 1000) * MESSAGES_PER_SECOND);
+    this.budgetAt = now;
+    if (this.budget < 1) return false;
+    this.budget--;
+    return true;
+  }
+}
+
 /**
- * Registers @fastify/websocket (max message size, shutdown with 1001) and returns the handler of
- * WebSocket upgrades on GET /graphql (see graphqlPlugin). Register it before any route.
+ * Registers @fastify/websocket (largest message, shutdown with 1001) and returns the handler of
+ * WebSocket upgrades on GET /graphql and the check to run before an upgrade (graphqlPlugin).
+ * Register it before any route.
  */
 export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWebSocketOptions) {
-  const { schema, limits, createContext, config, metrics } = options;
-  const live = config.live;
-  const connections = new WeakMap<WebSocket, Connection>();
-  const eventContexts = new WeakMap<Context, () => Promise<Context>>();
-  const perToken = options.quota;
+  const { runner, createContext, config, metrics, quota } = options;
+  const limits = config.live;
   let closing = false;
-  let inFlight = 0;
+  const inFlight = inFlightTracker(metrics);
+  const format = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error.toJSON(), error));
+  const deps: LiveStartDeps = { runner, quota, createContext, metrics, format, track: inFlight.track };
 
   await app.register(websocket, {
-    options: { maxPayload: live.maxMessageBytes },
+    options: { maxPayload: limits.maxMessageBytes, handleProtocols: (protocols) => (protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL) ? GRAPHQL_TRANSPORT_WS_PROTOCOL : false) },
     // Shutdown: no new subscriptions, the events being executed are sent, then every socket is
     // closed with 1001 (going away) so clients reconnect (to another instance).
     preClose: async function closeSockets(this: FastifyInstance) {
       closing = true;
-      const deadline = Date.now() + Math.min(SHUTDOWN_WAIT_MS, config.shutdownTimeoutMs / 2);
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await inFlight.settled(Math.min(SHUTDOWN_WAIT_MS, config.shutdownTimeoutMs / 2));
       for (const client of this.websocketServer.clients) {
         client.close(CLOSE.GOING_AWAY, "The server is shutting down; reconnect.");
         setTimeout(() => client.terminate(), CLOSE_GRACE_MS).unref();
@@ -119,159 +154,238 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     },
   });
 
-  function watch(socket: WebSocket, connection: Connection) {
-    connection.stopWatching = options.watchToken({
-      token: connection.token,
-      auth: connection.auth,
+  function close(live: LiveSocket, code: number, reason: string) {
+    if (live.socket.readyState !== live.socket.OPEN && live.socket.readyState !== live.socket.CONNECTING) return;
+    live.socket.close(code, reason);
+    // A peer that stopped reading never completes the close handshake.
+    setTimeout(() => live.socket.terminate(), CLOSE_GRACE_MS).unref();
+  }
+
+  /** Sends `text` unless the peer has more than LIVE_MAX_BUFFERED_BYTES waiting: then it is dropped. */
+  function send(live: LiveSocket, text: string): boolean {
+    if (live.socket.readyState !== live.socket.OPEN) return false;
+    if (live.socket.bufferedAmount + text.length > limits.maxBufferedBytes) {
+      metrics.live.dropped.inc({ reason: "not reading" });
+      close(live, CLOSE.POLICY, "The client is not reading what it is sent (LIVE_MAX_BUFFERED_BYTES); reconnect.");
+      live.socket.terminate();
+      return false;
+    }
+    live.socket.send(text);
+    return true;
+  }
+
+  const message = (live: LiveSocket, body: Record<string, unknown>) => send(live, JSON.stringify(body));
+
+  function armIdle(live: LiveSocket) {
+    clearTimeout(live.idleTimer);
+    if (!live.acknowledged || live.subscriptions.size > 0) return;
+    live.idleTimer = setTimeout(() => close(live, CLOSE.IDLE, "No subscription for LIVE_IDLE_TIMEOUT; reconnect to subscribe."), limits.idleTimeoutMs);
+    live.idleTimer.unref();
+  }
+
+  function watch(live: LiveSocket) {
+    live.stopWatching = options.watchToken({
+      token: live.token,
+      auth: live.auth,
       onEnd: (why) =>
-        socket.close(CLOSE.FORBIDDEN, why === "revoked" ? "The access token was revoked or has expired; sign in again." : "The account's role changed; reconnect."),
-      onValid: (auth) => (connection.auth = auth),
+        close(live, CLOSE.FORBIDDEN, why === "revoked" ? "The access token was revoked or has expired; sign in again." : "The account's role changed; reconnect."),
+      onValid: (auth) => (live.auth = auth),
     });
   }
 
-  function releaseAll(connection: Connection | undefined) {
-    if (!connection) return;
-    connection.stopWatching?.();
-    for (const release of connection.releases.values()) release();
-    connection.releases.clear();
+  /** The socket now counts against `client` (an account once connection_init names one). */
+  function countAgainst(live: LiveSocket, client: string): boolean {
+    const slot = quota.connect(client);
+    if (isRefusal(slot)) {
+      close(live, CLOSE.POLICY, slot.refused.slice(0, 120));
+      return false;
+    }
+    live.releaseSlot();
+    live.releaseSlot = slot;
+    return true;
   }
 
-  /**
-   * A token in a subscribe message's extensions.headers signs in a connection whose connection_init
-   * carried none (GraphiQL's way); from then on the connection is that token's, watched like one
-   * given in connection_init. Errors for a bad token or one other than the connection's.
-   */
-  async function adoptSubscribeToken(socket: WebSocket, request: FastifyRequest, connection: Connection, token: string | undefined) {
-    if (!token || token === connection.token) return undefined;
-    if (connection.token) {
-      return refusal("BAD_USER_INPUT", OTHER_TOKEN);
-    }
+  async function onInit(live: LiveSocket, payload: unknown) {
+    if (live.initialised) return close(live, CloseCode.TooManyInitialisationRequests, "Too many initialisation requests");
+    live.initialised = true;
+    const token = tokenFromConnectionParams(payload);
     let auth: Authentication;
     try {
       auth = await createContext.authenticate(token);
     } catch {
-      return refusal("SERVICE_UNAVAILABLE", "The access token could not be checked now; try again later.");
+      return close(live, CLOSE.TRY_AGAIN_LATER, "The access token could not be checked now; try again later.");
     }
-    if (auth.state !== "valid") return refusal("UNAUTHENTICATED", "The access token is invalid, expired or revoked; sign in again.");
-    // Another subscribe on this connection may have signed it in while this one was checked.
-    if (connection.token === token) return undefined;
-    if (connection.token) return refusal("BAD_USER_INPUT", OTHER_TOKEN);
-    rememberConnectionToken(request, token);
-    connection.token = token;
-    connection.auth = auth;
-    watch(socket, connection);
-    return undefined;
+    if (token && auth.state !== "valid") return close(live, CLOSE.FORBIDDEN, "The access token is invalid, expired or revoked; sign in again.");
+    if (auth.state === "valid" && !signIn(live, token!, auth)) return;
+    live.acknowledged = true;
+    message(live, { type: MessageType.ConnectionAck });
+    armIdle(live);
   }
 
-  const checkedDocument = subscriptionAdmission(schema, limits, config.graphql.maxCost, "WebSocket");
+  /** The socket is `token`'s from now on: counted against its account, its token watched. */
+  function signIn(live: LiveSocket, token: string, auth: Authentication & { state: "valid" }): boolean {
+    if (!countAgainst(live, liveClientOf(auth.viewer, live.request.ip))) return false;
+    rememberConnectionToken(live.request, token);
+    live.token = token;
+    live.auth = auth;
+    watch(live);
+    return true;
+  }
 
-  const delivered = (event: PublishedEvent) => {
-    metrics.live.delivered.inc({ topic: event.topic });
-    metrics.live.lag.observe({ topic: event.topic }, Math.max(0, Date.now() - event.publishedAt) / 1000);
-  };
+  /**
+   * A token in a subscribe message's extensions.headers signs in a socket whose connection_init
+   * carried none (GraphiQL's way); from then on the socket is that token's. A refusal for a bad
+   * token or one other than the socket's.
+   */
+  async function adoptSubscribeToken(live: LiveSocket, token: string | undefined): Promise<Refusal | undefined> {
+    if (!token || token === live.token) return undefined;
+    if (live.token) return { code: "BAD_USER_INPUT", message: OTHER_TOKEN };
+    let auth: Authentication;
+    try {
+      auth = await createContext.authenticate(token);
+    } catch {
+      return { code: "SERVICE_UNAVAILABLE", message: "The access token could not be checked now; try again later." };
+    }
+    if (auth.state !== "valid") return { code: "UNAUTHENTICATED", message: "The access token is invalid, expired or revoked; sign in again." };
+    // Another subscribe on this socket may have signed it in while this one was checked.
+    if (live.token === token) return undefined;
+    if (live.token) return { code: "BAD_USER_INPUT", message: OTHER_TOKEN };
+    return signIn(live, token, auth) ? undefined : { code: "RATE_LIMITED", message: "Too many live-update sockets for this account." };
+  }
 
-  const handler = makeHandler<Record<string, unknown>>(
-    {
-      schema,
-      isProd: true, // graphql-ws never puts an internal error's message in a close reason
-      connectionInitWaitTimeout: live.connectionInitTimeoutMs,
-      async onConnect(ctx: Ctx) {
-        const { socket, request } = ctx.extra;
-        const token = tokenFromConnectionParams(ctx.connectionParams);
-        let auth: Authentication;
-        try {
-          auth = await createContext.authenticate(token);
-        } catch {
-          socket.close(CLOSE.TRY_AGAIN_LATER, "The access token could not be checked now; try again later.");
-          return false;
-        }
-        if (token && auth.state !== "valid") {
-          socket.close(CLOSE.FORBIDDEN, "The access token is invalid, expired or revoked; sign in again.");
-          return false;
-        }
-        if (token) rememberConnectionToken(request, token);
-        const connection: Connection = { token, auth, releases: new Map() };
-        connections.set(socket, connection);
-        watch(socket, connection);
-        return true;
-      },
-      async onSubscribe(ctx: Ctx, id, payload) {
-        const { socket, request } = ctx.extra;
-        const connection = connections.get(socket)!;
-        if (closing) return refusal("SERVICE_UNAVAILABLE", "The server is shutting down; subscribe again after reconnecting.");
-        // ctx.subscriptions already holds this one.
-        if (Object.keys(ctx.subscriptions).length > live.maxSubscriptionsPerConnection) {
-          return refusal("RATE_LIMITED", `At most ${live.maxSubscriptionsPerConnection} subscriptions may run on one connection (WS_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one first.`);
-        }
-        const checked = checkedDocument(payload);
-        if (!("document" in checked)) return checked;
-        try {
-          await app.chargeRequests(request, 1);
-        } catch (error) {
-          return refusal("RATE_LIMITED", (error as Error).message);
-        }
-        const adopted = await adoptSubscribeToken(socket, request, connection, tokenFromSubscribeExtensions(payload.extensions));
-        if (adopted) return adopted;
-        const holder = connection.token ? `t:${hashToken(connection.token)}` : `a:${request.ip}`;
-        const release = perToken.admit(holder);
-        if (!release) {
-          return refusal("RATE_LIMITED", `At most ${live.maxSubscriptionsPerToken} subscriptions may run for one access token (WS_MAX_SUBSCRIPTIONS_PER_TOKEN); complete some first.`);
-        }
-        metrics.live.subscriptions.inc();
-        connection.releases.set(id, () => {
-          release();
-          metrics.live.subscriptions.dec();
-        });
-        const contextFor = () => createContext(connection.token, { clientAddress: request.ip, known: connection.auth });
-        let contextValue: Context;
-        try {
-          contextValue = await contextFor();
-        } catch {
-          connection.releases.get(id)?.();
-          connection.releases.delete(id);
-          return refusal("SERVICE_UNAVAILABLE", "The subscription could not start now; try again later.");
-        }
-        eventContexts.set(contextValue, contextFor);
-        return { schema, document: checked.document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
-      },
-      subscribe: (args: ExecutionArgs) =>
-        executeSubscription(args, {
-          eventContext: eventContexts.get(args.contextValue as Context)!,
-          delivered,
-          async track(work) {
-            inFlight++;
-            try {
-              return await work;
-            } finally {
-              inFlight--;
-            }
-          },
-        }),
-      onNext(_ctx, _id, _payload, _args, result) {
-        if (!result.errors?.length) return;
-        return { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) };
-      },
-      onError(_ctx, _id, _payload, errors) {
-        return errors.map((error) => options.formatError(error.toJSON(), error));
-      },
-      onComplete(ctx: Ctx, id) {
-        const connection = connections.get(ctx.extra.socket);
-        connection?.releases.get(id)?.();
-        connection?.releases.delete(id);
-      },
-      onClose(ctx: Ctx) {
-        releaseAll(connections.get(ctx.extra.socket));
-      },
-    },
-    live.keepAliveMs > 0 ? live.keepAliveMs : Infinity,
-  );
+  const refuse = (live: LiveSocket, id: string, errors: GraphQLFormattedError[]) => message(live, { id, type: MessageType.Error, payload: errors });
+  const refuseWith = (live: LiveSocket, id: string, { code, message: text }: Refusal) =>
+    refuse(live, id, [{ message: text, extensions: { code } }]);
 
-  return function webSocketHandler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest) {
+  async function onSubscribe(live: LiveSocket, id: string, payload: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null; extensions?: unknown }) {
+    if (live.subscriptions.has(id)) return close(live, CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+    const subscription = new LiveSubscription();
+    live.subscriptions.set(id, subscription);
+    clearTimeout(live.idleTimer);
+    subscription.hold(() => {
+      if (live.subscriptions.get(id) === subscription) live.subscriptions.delete(id);
+      armIdle(live);
+    });
+    try {
+      await follow(live, id, payload, subscription);
+    } finally {
+      subscription.end();
+    }
+  }
+
+  async function follow(live: LiveSocket, id: string, payload: Parameters<typeof onSubscribe>[2], subscription: LiveSubscription) {
+    if (closing) return refuseWith(live, id, { code: "SERVICE_UNAVAILABLE", message: "The server is shutting down; subscribe again after reconnecting." });
+    if (live.subscriptions.size > limits.maxSubscriptionsPerConnection) {
+      return refuseWith(live, id, {
+        code: "RATE_LIMITED",
+        message: `At most ${limits.maxSubscriptionsPerConnection} subscriptions may run on one connection (WS_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one first.`,
+      });
+    }
+    const caller = { chargeRequests: (units: number) => app.chargeRequests(live.request, units), prepaid: false };
+    const admitted = await runner.admit(payload, caller, { only: "subscription", face: "WebSocket" });
+    if (subscription.ended) return;
+    if ("errors" in admitted) return refuse(live, id, format(admitted.errors));
+    const adopted = await adoptSubscribeToken(live, tokenFromSubscribeExtensions(payload.extensions));
+    if (subscription.ended) return;
+    if (adopted) return refuseWith(live, id, adopted);
+    const started = await beginSubscription(deps, subscription, payload.query, admitted, { token: live.token, auth: live.auth, clientAddress: live.request.ip });
+    if ("ended" in started) return;
+    const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+    if ("errors" in started) {
+      if (!started.byField) return refuse(live, id, started.errors);
+      // Refused by the field itself (auth, an unknown restaurant): one result with its errors, then complete.
+      message(live, { id, type: MessageType.Next, payload: { errors: started.errors } });
+      return message(live, { id, type: MessageType.Complete });
+    }
+    const outcome = await subscription.pump(started.answers, (answer: LiveAnswer) => {
+      const sent = send(live, `${head}${answer.payload}}`);
+      if (sent) delivered(metrics, answer.event);
+      return sent;
+    });
+    if (outcome === "completed") message(live, { id, type: MessageType.Complete });
+    else if (typeof outcome === "object") refuse(live, id, format([asGraphqlError(outcome.failed)]));
+  }
+  const live_ = config.live;
+
+  function onMessage(live: LiveSocket, data: unknown) {
+    if (!live.spend()) {
+      metrics.live.dropped.inc({ reason: "too many messages" });
+      close(live, CLOSE.POLICY, `Too many messages (more than ${MESSAGES_PER_SECOND} a second).`);
+      return;
+    }
+    let received: Message;
+    try {
+      received = parseMessage(String(data));
+    } catch (error) {
+      return close(live, CloseCode.BadRequest, (error as Error).message.slice(0, 120));
+    }
+    switch (received.type) {
+      case MessageType.ConnectionInit:
+        return void onInit(live, received.payload);
+      case MessageType.Ping:
+        return void message(live, { type: MessageType.Pong });
+      case MessageType.Pong:
+        return;
+      case MessageType.Subscribe:
+        if (!live.acknowledged) return close(live, CloseCode.Unauthorized, "Unauthorized");
+        return void onSubscribe(live, received.id, received.payload).catch((error) => live.request.log.error({ err: error }, "subscription failed"));
+      case MessageType.Complete: {
+        const subscription = live.subscriptions.get(received.id);
+        live.subscriptions.delete(received.id); // the id may be used again at once
+        subscription?.end();
+        return;
+      }
+      default:
+        return close(live, CloseCode.BadRequest, `Unexpected message of type ${received.type} received`);
+    }
+  }
+
+  function keepAlive(live: LiveSocket) {
+    if (limits.keepAliveMs <= 0) return () => {};
+    let answered = true;
+    live.socket.on("pong", () => (answered = true));
+    const timer = setInterval(() => {
+      if (!answered) return live.socket.terminate();
+      answered = false;
+      live.socket.ping();
+    }, limits.keepAliveMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** Before the upgrade: an address over its live bound gets 429 instead of a socket. */
+  async function beforeUpgrade(request: FastifyRequest, reply: FastifyReply) {
+    if (!request.ws || quota.mayConnect(liveClientOf(null, request.ip))) return;
+    metrics.live.dropped.inc({ reason: "too many sockets" });
+    return reply.code(429).send({ error: { code: "RATE_LIMITED", message: `Too many live-update sockets from this address (LIVE_MAX_CONNECTIONS_PER_CLIENT).` } });
+  }
+
+  function handler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest) {
+    const live = new LiveSocket(socket, request);
     metrics.live.connections.inc();
+    const stopPings = keepAlive(live);
+    const initTimer = setTimeout(() => {
+      if (!live.initialised) close(live, CloseCode.ConnectionInitialisationTimeout, "Connection initialisation timeout");
+    }, limits.connectionInitTimeoutMs);
+    initTimer.unref();
     socket.once("close", () => {
       metrics.live.connections.dec();
-      releaseAll(connections.get(socket));
+      clearTimeout(initTimer);
+      clearTimeout(live.idleTimer);
+      stopPings();
+      live.stopWatching();
+      for (const subscription of [...live.subscriptions.values()]) subscription.end();
+      live.subscriptions.clear();
+      live.releaseSlot();
     });
-    return handler.call(this, socket, request);
-  };
+    if (socket.protocol !== GRAPHQL_TRANSPORT_WS_PROTOCOL) return close(live, CloseCode.SubprotocolNotAcceptable, "Subprotocol not acceptable");
+    // Before connection_init the socket is its address's.
+    if (!countAgainst(live, liveClientOf(null, request.ip))) return;
+    socket.on("message", (data) => onMessage(live, data));
+  }
+
+  return { handler, beforeUpgrade };
 }
+
+const asGraphqlError = (failure: unknown) =>
+  failure instanceof GraphQLError ? failure : new GraphQLError(failure instanceof Error ? failure.message : "The subscription failed.", { originalError: failure instanceof Error ? failure : undefined });

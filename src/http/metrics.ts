@@ -19,10 +19,17 @@ export type Metrics = {
   compiledOperations: Gauge;
   /** GraphQL operation names admitted as label values so far (bounded by MAX_OPERATION_LABELS). */
   operationNames: Set<string>;
-  /** Live updates: open WebSocket connections, active subscriptions, events sent, publish-to-send lag. */
+  /**
+   * Live updates: open WebSocket connections and event streams, active subscriptions, event
+   * executions (one per event per group of subscribers asking the same thing), events sent,
+   * publish-to-send lag, peers dropped (by why).
+   */
   live: {
     connections: Gauge;
+    streams: Gauge;
     subscriptions: Gauge;
+    executions: Counter;
+    dropped: Counter<"reason">;
     delivered: Counter<"topic">;
     lag: Histogram<"topic">;
   };
@@ -58,7 +65,19 @@ export function createMetrics(): Metrics {
     compiledOperations: new Gauge({ name: "graphql_compiled_operations", help: "GraphQL operations kept compiled now", registers: [registry] }),
     live: {
       connections: new Gauge({ name: "websocket_connections", help: "Open GraphQL WebSocket connections", registers: [registry] }),
+      streams: new Gauge({ name: "graphql_event_streams", help: "Open GraphQL Server-Sent Events streams", registers: [registry] }),
       subscriptions: new Gauge({ name: "graphql_subscriptions_active", help: "GraphQL subscriptions running now", registers: [registry] }),
+      executions: new Counter({
+        name: "graphql_subscription_executions_total",
+        help: "Executions of subscription events (subscribers asking the same thing share one)",
+        registers: [registry],
+      }),
+      dropped: new Counter({
+        name: "live_clients_dropped_total",
+        help: "Live-update sockets and streams the server ended, by reason (not reading, too many messages, too many sockets)",
+        labelNames: ["reason"],
+        registers: [registry],
+      }),
       delivered: new Counter({
         name: "graphql_subscription_events_delivered_total",
         help: "Subscription events sent to subscribers, by topic",

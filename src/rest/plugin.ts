@@ -5,7 +5,7 @@
 // scope, so multipart parsing applies to these routes only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { Kind, type GraphQLSchema } from "graphql";
+import { Kind } from "graphql";
 import type { ContextFactory } from "../graphql/context.ts";
 import { toClientError } from "../graphql/client-errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
@@ -14,16 +14,15 @@ import { legacyBodyParsers } from "./body-parsers.ts";
 import { statusForCode } from "../http/error-status.ts";
 import { errorBody } from "./error-body.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
-import type { Executor } from "../graphql/compiled-execution.ts";
+import type { OperationRunner } from "../graphql/operation.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
 import { releaseAfterAnswer } from "../graphql/release.ts";
 import type { HttpMethod, RestRoute } from "./route-row.ts";
 
 export type RestPluginOptions = {
-  schema: GraphQLSchema;
-  /** Runs each route's document: the executor /graphql uses (compiled-execution.ts). */
-  executor: Executor;
+  /** The admission path every face shares (graphql/operation.ts): validates, costs and runs each route's document. */
+  runner: OperationRunner;
   routes: RestRoute[];
   createContext: ContextFactory;
   /** Largest accepted file part (a grocery cover); 5 MB when not configured. */
@@ -74,7 +73,7 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
   const limits = { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES };
   await registerMultipart(app, limits);
   legacyBodyParsers(app);
-  const compiled = compileRoutes(options.schema, options.routes);
+  const compiled = compileRoutes(options.runner, options.routes);
   const prefixes = servedPrefixes(options.prefixes);
 
   for (const rows of groupByMethodAndPath(compiled).values()) {
@@ -97,7 +96,7 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
       const token = tokenFromRequest(request, req.body);
       const context = await options.createContext(token, { clientAddress: request.ip, known: checkedAuthentication(request, token) });
       releaseAfterAnswer(request, context);
-      const outcome = await runRoute(options.schema, options.executor, row, req, context);
+      const outcome = await runRoute(options.runner, row, req, context);
       if (!outcome.ok) {
         if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
         const retryAfter = outcome.error.details?.retryAfterSeconds;

@@ -6,6 +6,7 @@ import { parse } from "graphql";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { compileRoutes } from "../../src/rest/execute.ts";
+import { testRunner } from "../helpers/runner.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { documentAccess } from "../../src/graphql/directives/auth.ts";
 
@@ -50,7 +51,7 @@ describe("one refusal for a caller who must sign in", () => {
 describe("the REST routes that need no token are those whose fields are @public", () => {
   it("each compiled route's access is its document's, read from the schema", () => {
     const schema = buildSchema();
-    const compiled = compileRoutes(schema, routes);
+    const compiled = compileRoutes(testRunner(schema), routes);
     for (const route of compiled) expect(route.access, `${route.method} ${route.path}`).toBe(documentAccess(schema, parse(route.document)));
     const open = compiled.filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual(["POST /auth/token", "POST /signin", "POST /users"]);

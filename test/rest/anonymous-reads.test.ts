@@ -9,6 +9,7 @@ import { anonymouslyReadable } from "../../src/graphql/directives/auth.ts";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { compileRoutes } from "../../src/rest/execute.ts";
+import { testRunner } from "../helpers/runner.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { databaseState, stateChanges } from "../hardening/database-state.ts";
 import { expectError, get, sendJson, type Answer } from "./legacy.ts";
@@ -107,7 +108,7 @@ describe("the declaration", () => {
   it("opens exactly the searches and gets of restaurants and groceries, and the REST rows that only run them", () => {
     const schema = buildSchema();
     expect([...anonymouslyReadable(schema)].sort()).toEqual(["Query.groceries", "Query.grocery", "Query.restaurant", "Query.restaurants"]);
-    const open = compileRoutes(schema, routes).filter((r) => r.access === "anonymousReads").map((r) => `${r.method} ${r.path}`);
+    const open = compileRoutes(testRunner(schema), routes).filter((r) => r.access === "anonymousReads").map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual(["GET /groceries", "GET /groceries/:grocery_id", "GET /restaurants", "GET /restaurants/:restaurant_id", "GET /restaurants/:restaurant_id/comments"]);
   });
 });

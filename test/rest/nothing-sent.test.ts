@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { compileRoutes } from "../../src/rest/execute.ts";
+import { testRunner } from "../helpers/runner.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { databaseState, stateChanges } from "../hardening/database-state.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -33,7 +34,7 @@ async function unchanged<T>(call: () => Promise<T>): Promise<T> {
 
 describe("which rows need one of their fields", () => {
   it("is read from the schema: the edits (an input object with no required field), nothing else", () => {
-    const rows = compileRoutes(buildSchema(), routes).filter((r) => r.edits.length);
+    const rows = compileRoutes(testRunner(), routes).filter((r) => r.edits.length);
     expect(rows.map((r) => `${r.method} ${r.path} (${r.operation})`)).toEqual([
       "PUT /restaurants/:restaurant_id (Edit Restaurant)",
       "PATCH /groceries (Edit grocery)",

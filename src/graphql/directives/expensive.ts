@@ -2,16 +2,15 @@
 // each beyond the first in an operation is charged to the caller's rate-limit buckets before
 // anything runs (30 aliased writes = 30 requests; over the limit, 429 and nothing runs). Fields
 // with `max` (register, login: a password hash each) may appear at most that many times in one
-// operation, checked while validating, for /graphql and for the REST shim's documents alike.
+// operation, checked while validating. Both are steps of the one admission path (operation.ts),
+// which every face (HTTP, REST, WebSocket, Server-Sent Events) goes through.
 // Aliases, fragment spreads and inline fragments are all followed; `@skip`/`@include` are not
 // trusted (a variable decides them), so a field counts wherever it is written.
-import type { ApolloServerPlugin } from "@apollo/server";
 import { getDirective } from "@graphql-tools/utils";
 import {
-  GraphQLError, isObjectType, Kind, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode,
-  type SelectionSetNode, type ValidationContext, type ValidationRule,
+  getOperationAST, GraphQLError, isObjectType, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema,
+  type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule,
 } from "graphql";
-import type { Context } from "../context.ts";
 
 const ROOTS = ["Query", "Mutation", "Subscription"];
 
@@ -83,24 +82,19 @@ export function expensiveFieldLimitRule(schema: GraphQLSchema): ValidationRule {
   });
 }
 
-/** Charges each expensive field beyond the first to the request's rate-limit buckets, before anything runs. */
-export function expensiveFieldChargePlugin(schema: GraphQLSchema): ApolloServerPlugin<Context> {
-  const expensive = expensiveRootFields(schema);
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ operation, document, contextValue }) {
-          if (!operation) return;
-          const fields = expensive.get(schema.getRootType(operation.operation)?.name ?? "");
-          if (!fields?.size) return;
-          const fragments = new Map(
-            document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d] as const),
-          );
-          const count = expensiveIn(fields, operation, (name) => fragments.get(name)).length;
-          // The request itself was counted once already, by the HTTP rate limiter.
-          if (count > 1) await contextValue.chargeRequests(count - 1);
-        },
-      };
-    },
-  };
+const expensiveBySchema = new WeakMap<GraphQLSchema, ExpensiveFields>();
+
+/**
+ * How many @expensive root fields the operation asks for (aliases and fragments included): the
+ * admission path (operation.ts) charges each beyond the first to the caller's rate-limit buckets
+ * before anything runs. 0 for an operation the document does not hold.
+ */
+export function expensiveFieldCount(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): number {
+  let expensive = expensiveBySchema.get(schema);
+  if (!expensive) expensiveBySchema.set(schema, (expensive = expensiveRootFields(schema)));
+  const operation = getOperationAST(document, operationName);
+  const fields = operation && expensive.get(schema.getRootType(operation.operation)?.name ?? "");
+  if (!operation || !fields?.size) return 0;
+  const fragments = new Map(document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d] as const));
+  return expensiveIn(fields, operation, (name) => fragments.get(name)).length;
 }

@@ -1,72 +1,80 @@
-// Runs a subscription operation, whatever carries it (WebSocket today, Server-Sent Events later):
-// graphql-js's createSourceEventStream calls the root field's `subscribe` (auth and ownership are
-// checked there, through the schema's wrappers), then each event is executed on its own, with a
-// fresh context from `eventContext`: per-request DataLoaders would otherwise cache rows across
-// events (stale data) and the response ceiling would count objects across the whole subscription.
-import {
-  createSourceEventStream,
-  execute,
-  GraphQLError,
-  type ExecutionArgs,
-  type ExecutionResult,
-} from "graphql";
+// Runs an admitted subscription, whatever carries it (WebSocket, Server-Sent Events): graphql-js's
+// createSourceEventStream calls the root field's `subscribe` (auth and ownership are checked
+// there, through the schema's wrappers), then each event is executed by the admission path's
+// execution step (operation.ts: the response ceiling included) with a fresh context from
+// `eventContext` (per-request DataLoaders would otherwise cache rows across events, and the
+// ceiling would count objects across the whole subscription). Each event's answer is formatted
+// and serialised once per share key (shared-events.ts) and handed over as text: a transport only
+// wraps it in its own framing.
+import { createSourceEventStream, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { PublishedEvent } from "../../events/live-event.ts";
 import type { Context } from "../context.ts";
-import { ceilingCrossed } from "../response-ceiling.ts";
+import { sharedAnswer } from "./shared-events.ts";
 
-/** Thrown by a subscription's resolver when the event's row is gone by the time it is read: the event is skipped. */
+/** Thrown by a subscription's resolver when the event's row is gone, or is not one the subscription follows: the event is skipped. */
 export class GoneEvent extends Error {
   constructor() {
-    super("The event's row no longer exists.");
+    super("The event's row no longer exists or is not one this subscription follows.");
   }
 }
+
+export type LiveOperation = {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  /** The context the subscription starts with (its `subscribe` runs with it). */
+  context: Context;
+  /** Subscriptions with the same key get one execution per event (shared-events.ts). */
+  shareKey: string;
+};
 
 export type SubscriptionHooks = {
   /** A new context for one event (fresh loaders and response tally), for the subscriber's viewer. */
   eventContext(): Promise<Context>;
-  /** Called once per event sent (metrics: events delivered, delivery lag). */
-  delivered?(event: PublishedEvent): void;
-  /** Sees each event's execution (graceful shutdown waits for the ones under way). */
-  track?<T>(work: Promise<T>): Promise<T>;
+  /** The execution step (operation.ts), with the event as the root value. */
+  execute(context: Context, event: unknown): Promise<ExecutionResult>;
+  /** The result as the payload text a transport sends (errors formatted for clients). */
+  serialise(result: ExecutionResult): string;
+  /** Sees each event's execution (graceful shutdown waits for the ones under way; metrics count them). */
+  track<T>(work: Promise<T>): Promise<T>;
 };
 
 const isGone = (result: ExecutionResult) =>
   !!result.errors?.length && result.errors.every((e) => e.originalError instanceof GoneEvent);
 
+export type LiveAnswer = { payload: string; event: PublishedEvent | undefined };
+
 function isLiveEvent(value: unknown): value is PublishedEvent {
   return typeof value === "object" && value !== null && typeof (value as PublishedEvent).publishedAt === "number";
 }
 
-/** One event's result: the ceiling's single error when it was crossed (as over HTTP), else what execution gave. */
-async function executeEvent(args: ExecutionArgs, event: unknown, context: Context): Promise<ExecutionResult> {
-  const result = await execute({ ...args, rootValue: event, contextValue: context });
-  const crossed = ceilingCrossed(context);
-  if (!crossed) return result;
-  return { errors: [new GraphQLError(crossed.message, { extensions: { code: crossed.code } })] };
-}
-
 /**
- * The subscription's results: an async generator (the transport ends it with `return()` when the
- * client completes or leaves) or, when it could not start (refused, unknown restaurant), a single
- * result with the errors.
+ * The subscription's answers, one per event, as payload text: an async iterator (the transport
+ * ends it with `return()` when the client completes or leaves), or, when it could not start
+ * (refused, unknown restaurant), the single result with the errors.
  */
-export async function executeSubscription(
-  args: ExecutionArgs,
-  hooks: SubscriptionHooks,
-): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
-  const source = await createSourceEventStream(args);
+export async function executeSubscription(operation: LiveOperation, hooks: SubscriptionHooks): Promise<AsyncIterableIterator<LiveAnswer> | ExecutionResult> {
+  const { schema, document, operationName, variables, context, shareKey } = operation;
+  const source = await createSourceEventStream({ schema, document, operationName, variableValues: variables, contextValue: context });
   if (!(Symbol.asyncIterator in source)) return source;
   const events = source as AsyncGenerator<unknown>;
-  const results: AsyncGenerator<ExecutionResult> = {
+  const answer = (event: unknown) =>
+    hooks.track(
+      hooks.eventContext().then(async (eventContext) => {
+        const result = await hooks.execute(eventContext, event);
+        return isGone(result) ? null : hooks.serialise(result);
+      }),
+    );
+  const answers: AsyncIterableIterator<LiveAnswer> = {
     async next() {
       for (;;) {
         const step = await events.next();
         if (step.done) return { value: undefined, done: true };
-        const work = hooks.eventContext().then((context) => executeEvent(args, step.value, context));
-        const result = await (hooks.track ? hooks.track(work) : work);
-        if (isGone(result)) continue;
-        if (isLiveEvent(step.value)) hooks.delivered?.(step.value);
-        return { value: result, done: false };
+        const event = step.value;
+        const payload = typeof event === "object" && event !== null ? await sharedAnswer(event, shareKey, () => answer(event)) : await answer(event);
+        if (payload === null) continue;
+        return { value: { payload, event: isLiveEvent(event) ? event : undefined }, done: false };
       }
     },
     async return() {
@@ -78,8 +86,8 @@ export async function executeSubscription(
       throw error;
     },
     [Symbol.asyncIterator]() {
-      return results;
+      return answers;
     },
   };
-  return results;
+  return answers;
 }

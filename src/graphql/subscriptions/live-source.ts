@@ -3,15 +3,17 @@
 // transport asks for them. Ending it (`return`, when the client completes or disconnects) stops
 // listening at once, even while a `next` is waiting: an async generator function would wait for
 // the next event before it noticed, keeping dead subscriptions listening.
+import { DomainError } from "../../domain/errors.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { LiveTopic, PublishedEvent } from "../../events/live-event.ts";
 
 /** Events a subscriber may fall behind by; past that its subscription ends with an error (it can resubscribe). */
 export const MAX_QUEUED_EVENTS = 1000;
 
-export class SubscriberTooSlow extends Error {
+/** RATE_LIMITED: the client asked for more than it takes in. */
+export class SubscriberTooSlow extends DomainError {
   constructor() {
-    super(`The subscriber fell more than ${MAX_QUEUED_EVENTS} events behind; subscribe again.`);
+    super("RATE_LIMITED", `The subscriber fell more than ${MAX_QUEUED_EVENTS} events behind; subscribe again.`);
   }
 }
 

@@ -1,0 +1,159 @@
+// The one admission path every face uses: HTTP GraphQL (Apollo, through its hooks), the REST
+// shim, graphql-ws and graphql-sse. Each operation passes the same steps in the same order:
+//
+//   1. charge the caller (its token, else its address): before a byte of the document is read;
+//   2. parse, with the token limit;
+//   3. validate: graphql-js's rules, depth, aliases, directives, repeated fields, @expensive max;
+//   4. pick the operation the face may run; cost it with its variables and defaults; charge each
+//      @expensive root field beyond the first;
+//   5. execute (compiled once it repeats), then the response ceiling; errors mapped once.
+//
+// A face adds its transport only. HTTP requests are charged one request on arrival by the
+// rate-limit hook (it covers every route, GraphQL or not), so they arrive here prepaid; a
+// WebSocket message is charged here. The REST shim's documents are the server's own: parsed and
+// validated once at start-up, then checked from step 4 on for each request.
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationRule,
+} from "graphql";
+import { formatError as formatClientError, toClientError, type ClientError } from "./client-errors.ts";
+import { withoutSuggestions } from "./suggestions.ts";
+import type { Executor } from "./compiled-execution.ts";
+import type { Context } from "./context.ts";
+import { operationCost, costLimitError } from "./cost.ts";
+import { expensiveFieldCount, expensiveFieldLimitRule } from "./directives/expensive.ts";
+import type { OperationLimits } from "./limits.ts";
+import { ceilingCrossed } from "./response-ceiling.ts";
+
+/** What a client sends: the document's text, the operation to run, its variables. */
+export type OperationText = { query?: unknown; operationName?: unknown; variables?: unknown };
+
+/** Who pays: `prepaid` when the face charged the one request already (HTTP's rate-limit hook). */
+export type Caller = { chargeRequests(units: number): Promise<void>; prepaid: boolean };
+
+/** An operation that passed steps 1 to 4, ready to run. */
+export type Admitted = {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  /** The cost step 4 computed (live subscriptions are budgeted by it). */
+  cost: number;
+};
+
+/** Refused before anything ran: the errors, in the client-safe shape every face sends. */
+export type Refused = { errors: GraphQLError[] };
+
+export type OperationRunner = ReturnType<typeof operationRunner>;
+
+const refusal = (code: string, message: string): Refused => ({ errors: [new GraphQLError(message, { extensions: { code } })] });
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The error GraphQL's own steps raise, or the RATE_LIMITED (and other domain) errors charging throws. */
+function asGraphqlError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  return new GraphQLError(error instanceof Error ? error.message : "The operation was refused.", { originalError: error instanceof Error ? error : undefined });
+}
+
+export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, executor: Executor) {
+  /** Ours, on top of graphql-js's `specifiedRules` (Apollo adds those itself). */
+  const ownRules: readonly ValidationRule[] = [...limits.validationRules, expensiveFieldLimitRule(schema)];
+  const validationRules: readonly ValidationRule[] = [...specifiedRules, ...ownRules];
+  const parseOptions = limits.parseOptions;
+  const maxCost = limits.maxCost;
+
+  /** Step 4, for a document already validated: the cost (throws past the limit) and the charge of extra @expensive fields. */
+  async function check(document: DocumentNode, operationName: string | null | undefined, variables: unknown, caller: Caller): Promise<number> {
+    const cost = operationCost(schema, document, operationName, isRecord(variables) ? variables : undefined);
+    if (cost !== undefined && cost > maxCost) throw costLimitError(cost, maxCost);
+    const extra = expensiveFieldCount(schema, document, operationName) - 1;
+    if (extra > 0) await caller.chargeRequests(extra);
+    return cost ?? 0;
+  }
+
+  /**
+   * Steps 1 to 4 for a document sent as text (WebSocket, Server-Sent Events): the admitted
+   * operation, or the errors that refuse it. `only`: the one kind of operation this face runs.
+   */
+  async function admit(text: OperationText, caller: Caller, { only, face }: { only?: "query" | "mutation" | "subscription"; face: string }): Promise<Admitted | Refused> {
+    try {
+      if (!caller.prepaid) await caller.chargeRequests(1);
+    } catch (error) {
+      return { errors: [asGraphqlError(error)] };
+    }
+    if (typeof text.query !== "string" || text.query.length === 0) return refusal("BAD_USER_INPUT", "Send the operation's text as `query`.");
+    if (text.operationName != null && typeof text.operationName !== "string") return refusal("BAD_USER_INPUT", "`operationName` must be a string.");
+    if (text.variables != null && !isRecord(text.variables)) return refusal("BAD_USER_INPUT", "`variables` must be an object.");
+    let document: DocumentNode;
+    try {
+      document = parse(text.query, parseOptions);
+    } catch (error) {
+      return { errors: [error instanceof GraphQLError ? error : new GraphQLError("The operation could not be parsed.")] };
+    }
+    const invalid = validateOwn(document);
+    if (invalid.length > 0) return { errors: [...invalid] };
+    const operationName = text.operationName ?? undefined;
+    const operation = getOperationAST(document, operationName);
+    if (!operation) return refusal("BAD_USER_INPUT", "Name the operation to run (operationName): the document holds none or several.");
+    if (only && operation.operation !== only) {
+      return refusal("BAD_USER_INPUT", `Only ${only === "subscription" ? "subscriptions" : `${only} operations`} run over ${face}; send ${operation.operation === "query" ? "queries" : "mutations"} with POST /graphql.`);
+    }
+    const variables = text.variables ?? undefined;
+    try {
+      const cost = await check(document, operationName, variables, caller);
+      return { document, operation, operationName, variables, cost };
+    } catch (error) {
+      return { errors: [asGraphqlError(error)] };
+    }
+  }
+
+  /**
+   * Step 5: runs an admitted operation (`rootValue`: a subscription's event); a crossed response
+   * ceiling answers with its one error instead of partial data.
+   */
+  async function execute(document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined, context: Context, rootValue?: unknown): Promise<ExecutionResult> {
+    const result = await executor({ document, operationName, variables, context, rootValue });
+    const crossed = ceilingCrossed(context);
+    if (!crossed) return result;
+    return { errors: [new GraphQLError(crossed.message, { extensions: { code: crossed.code, http: { status: 400 } } })] };
+  }
+
+  /** The error as a client may see it: "did you mean" suggestions cut when the schema is hidden (suggestions.ts). */
+  const hideSuggestions = (known: ClientError): ClientError => (limits.hideSuggestions ? withoutSuggestions(known) : known);
+
+  /** What a client may see of an error (null: an internal one, to be logged, never shown). */
+  const clientError = (error: unknown): ClientError | null => {
+    const known = toClientError(error);
+    return known && hideSuggestions(known);
+  };
+
+  /**
+   * The error in the shape every face sends: code, a message that helps, locations and path; an
+   * internal error becomes INTERNAL_SERVER_ERROR and goes to `onInternal` (the log) instead.
+   */
+  const formatError = (onInternal: (error: unknown) => void): ((formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError) =>
+    formatClientError(onInternal, { hideSuggestions: limits.hideSuggestions });
+
+  /** Step 3: the errors that refuse the document (none: valid). A rule that throws (repeated-fields.ts) refuses it too. */
+  function validateOwn(document: DocumentNode): readonly GraphQLError[] {
+    try {
+      return validate(schema, document, validationRules);
+    } catch (error) {
+      if (error instanceof GraphQLError) return [error];
+      throw error;
+    }
+  }
+
+  return { schema, ownRules, parseOptions, maxCost, admit, check, execute, clientError, hideSuggestions, formatError, validate: validateOwn };
+}
