@@ -32,12 +32,13 @@ const WRITES = /^\s*(INSERT|UPDATE|DELETE|COMMIT)\b/i;
 const tracked =
   (health: WriteHealth, run: (query: SqlQuery) => Promise<any>) =>
   async (query: SqlQuery) => {
+    const ticket = health.begin();
     try {
       const result = await run(query);
-      if (WRITES.test(query.sql)) health.succeeded();
+      if (WRITES.test(query.sql)) health.succeeded(ticket);
       return result;
     } catch (error) {
-      health.failed(error);
+      health.failed(error, ticket);
       throw error;
     }
   };
@@ -80,10 +81,11 @@ function withHealth(adapter: SqlDriverAdapter, health: WriteHealth): SqlDriverAd
     queryRaw: tracked(health, adapter.queryRaw.bind(adapter)),
     executeRaw: tracked(health, adapter.executeRaw.bind(adapter)),
     async startTransaction(isolationLevel?: Parameters<SqlDriverAdapter["startTransaction"]>[0]) {
+      const ticket = health.begin();
       try {
         return releasedOnFailure(await startTransaction(isolationLevel), health);
       } catch (error) {
-        health.failed(error);
+        health.failed(error, ticket);
         throw error;
       }
     },

@@ -153,10 +153,11 @@ function transaction(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, 
       // Statements after SQLite's own rollback would run outside any transaction, each committed
       // on its own: half a write could stay. They are refused instead.
       if (abandoned) throw closed("rolled back after an error");
+      const ticket = health.begin();
       try {
         return await run(query);
       } catch (error) {
-        health.failed(error);
+        health.failed(error, ticket);
         if (!client.inTransaction) abandoned = true;
         throw error;
       }
@@ -171,12 +172,13 @@ function transaction(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, 
     async executeRaw(query: SqlQuery) {
       if (query.sql === "COMMIT") {
         if (abandoned || !open) throw closed(abandoned ? "rolled back after an error" : "already ended");
+        const ticket = health.begin();
         try {
           const changes = await adapter.executeRaw(query);
-          health.succeeded();
+          health.succeeded(ticket);
           return changes;
         } catch (error) {
-          health.failed(error);
+          health.failed(error, ticket);
           end(); // Prisma will not call commit() or rollback() after a failed COMMIT
           throw error;
         }
@@ -197,12 +199,13 @@ function serialised(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, {
     <A extends [SqlQuery], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       const release = await acquire();
+      const ticket = health.begin();
       try {
         const result = await fn(...args);
-        if (writes(args[0].sql)) health.succeeded();
+        if (writes(args[0].sql)) health.succeeded(ticket);
         return result;
       } catch (error) {
-        health.failed(error);
+        health.failed(error, ticket);
         throw error;
       } finally {
         release();
@@ -224,12 +227,13 @@ function serialised(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, {
       // The adapter refuses other isolation levels before taking anything: let it say so.
       if (isolationLevel && isolationLevel !== "SERIALIZABLE") return startTransaction(isolationLevel);
       const release = await acquire();
+      const ticket = health.begin();
       try {
         rollbackLeftover(client);
         await adapter.executeRaw(BEGIN);
       } catch (error) {
         release();
-        health.failed(error);
+        health.failed(error, ticket);
         throw error;
       }
       return transaction(adapter, client, release, health);

@@ -28,3 +28,31 @@ export type LiveEventOf<T extends LiveTopic> = Extract<LiveEvent, { topic: T }>;
  * so the delivery lag (publish to send) can be measured on any instance.
  */
 export type PublishedEvent = LiveEvent & { publishedAt: number };
+
+/** What each topic carries besides its name: ids (and one enum). Nothing else travels on a bus. */
+const FIELDS: Record<LiveTopic, string[]> = {
+  commentAdded: ["restaurantId", "commentId"],
+  restaurantChanged: ["restaurantId", "change"],
+  orderPlaced: ["restaurantId", "orderId"],
+  reportFiled: ["reportId"],
+  shoppingListChanged: ["userId"],
+  sessionRevoked: ["userId", "sessionId"],
+  userChanged: ["userId"],
+};
+
+/**
+ * The event in what a bus received (a NOTIFY payload or a Redis message, parsed), keeping only
+ * the known fields of a known topic; undefined when it is not one. Whoever can publish on a bus
+ * can still name any ids: subscribers re-check the rows they load (resolvers/subscriptions.ts).
+ */
+export function liveEventFrom(value: unknown): LiveEvent | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const values = value as Record<string, unknown>;
+  const topic = values.topic;
+  if (typeof topic !== "string" || !Object.hasOwn(FIELDS, topic)) return undefined;
+  const fields = FIELDS[topic as LiveTopic];
+  if (!fields.every((field) => typeof values[field] === "string" && (values[field] as string).length <= 100)) return undefined;
+  if (topic === "restaurantChanged" && values.change !== "UPDATED" && values.change !== "REMOVED") return undefined;
+  const stamp = typeof values.publishedAt === "number" && Number.isFinite(values.publishedAt) ? [["publishedAt", values.publishedAt]] : [];
+  return Object.fromEntries([["topic", topic], ...fields.map((f) => [f, values[f]]), ...stamp]) as LiveEvent;
+}

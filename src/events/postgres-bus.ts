@@ -18,7 +18,7 @@
 // process's events in the order it published them.
 import pg from "pg";
 import { InProcessBus, stamped, type BusLogger, type EventBus } from "./bus.ts";
-import type { LiveEvent } from "./live-event.ts";
+import { liveEventFrom, type LiveEvent } from "./live-event.ts";
 
 /** The channel every instance LISTENs on (NOTIFY is scoped to one database, so deployments never mix). */
 export const LIVE_EVENTS_CHANNEL = "gateway_live_events";
@@ -180,15 +180,16 @@ export class PostgresBus extends InProcessBus implements EventBus {
   }
 
   private receive(payload: string | undefined) {
-    let event: LiveEvent;
+    let parsed: unknown;
     try {
-      event = JSON.parse(payload ?? "");
+      parsed = JSON.parse(payload ?? "");
     } catch {
       this.log.warn({ bytes: payload?.length }, "live events: a notification that is not JSON; ignored");
       return;
     }
-    if (typeof event !== "object" || event === null || typeof event.topic !== "string") {
-      this.log.warn({}, "live events: a notification without a topic; ignored");
+    const event = liveEventFrom(parsed);
+    if (!event) {
+      this.log.warn({ bytes: payload?.length }, "live events: a notification that is not a known event; ignored");
       return;
     }
     this.deliver(stamped(event));

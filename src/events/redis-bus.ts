@@ -1,33 +1,26 @@
 // The live-update path over Redis pub/sub (REDIS_URL), for deployments that run several instances
 // and have a Redis anyway. Each instance holds two connections: a publisher and a subscriber on
-// one channel. Listeners on the publishing instance get the event at once, in process; other
-// instances get it through Redis. Each message names the instance that sent it, so an instance
-// drops its own when Redis hands it back: every event reaches each instance once.
+// one channel. As with PostgreSQL's NOTIFY, there is one delivery path: an instance hears its own
+// events when Redis hands them back, so every instance sees every event in the channel's one
+// order (Redis hands a channel's messages to every subscriber in the order it took them), whoever
+// published them. While this instance's subscriber is away, its own events are delivered here at
+// once instead (the order between instances is then not kept, and other instances' events are
+// lost). Each message names its instance and a sequence number, so an event delivered here that
+// way is never delivered again when Redis hands it back.
 // Redis pub/sub keeps nothing: an event published while Redis (or an instance's subscription) is
 // away is lost for the other instances (at most once; a lost event costs an update, never a
 // write). Both connections reconnect by themselves, and the subscriber subscribes again.
 import { randomUUID } from "node:crypto";
 import { InProcessBus, stamped, type BusLogger, type EventBus } from "./bus.ts";
-import type { LiveEvent, LiveTopic } from "./live-event.ts";
+import { liveEventFrom, type LiveEvent } from "./live-event.ts";
 import { connectRedis, type SharedRedis } from "../redis/connection.ts";
 
 export const DEFAULT_CHANNEL = "gateway:live-events";
 
 type Log = { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 
-/** What each topic carries besides its name (ids, and one enum); anything else on the channel is dropped. */
-const FIELDS: Record<LiveTopic, string[]> = {
-  commentAdded: ["restaurantId", "commentId"],
-  restaurantChanged: ["restaurantId", "change"],
-  orderPlaced: ["restaurantId", "orderId"],
-  reportFiled: ["reportId"],
-  shoppingListChanged: ["userId"],
-  sessionRevoked: ["userId", "sessionId"],
-  userChanged: ["userId"],
-};
-
 /** The event in a message from the channel, or undefined when it is not one (bad JSON, unknown topic, missing id). */
-export function eventFromMessage(text: string): { origin: string; event: LiveEvent } | undefined {
+export function eventFromMessage(text: string): { origin: string; seq?: number; event: LiveEvent } | undefined {
   let message: unknown;
   try {
     message = JSON.parse(text);
@@ -35,17 +28,10 @@ export function eventFromMessage(text: string): { origin: string; event: LiveEve
     return undefined;
   }
   if (typeof message !== "object" || message === null) return undefined;
-  const { origin, event } = message as { origin?: unknown; event?: unknown };
-  if (typeof origin !== "string" || typeof event !== "object" || event === null) return undefined;
-  const { topic } = event as { topic?: unknown };
-  if (typeof topic !== "string" || !Object.hasOwn(FIELDS, topic)) return undefined;
-  const fields = FIELDS[topic as LiveTopic];
-  const values = event as Record<string, unknown>;
-  if (!fields.every((field) => typeof values[field] === "string")) return undefined;
-  if (topic === "restaurantChanged" && values.change !== "UPDATED" && values.change !== "REMOVED") return undefined;
-  // Only the known fields travel on: nothing else a message carried reaches a subscriber.
-  const stamp = typeof values.publishedAt === "number" && Number.isFinite(values.publishedAt) ? [["publishedAt", values.publishedAt]] : [];
-  return { origin, event: Object.fromEntries([["topic", topic], ...fields.map((f) => [f, values[f]]), ...stamp]) as LiveEvent };
+  const { origin, seq, event } = message as { origin?: unknown; seq?: unknown; event?: unknown };
+  const known = liveEventFrom(event);
+  if (typeof origin !== "string" || !known) return undefined;
+  return { origin, ...(Number.isSafeInteger(seq) ? { seq: seq as number } : {}), event: known };
 }
 
 export type RedisBusOptions = {
@@ -57,6 +43,10 @@ export type RedisBusOptions = {
 export class RedisBus extends InProcessBus implements EventBus {
   /** This instance, in every message it sends. */
   private readonly origin = randomUUID();
+  /** Numbers this instance's messages. */
+  private seq = 0;
+  /** Own events delivered here at once (the subscriber was away): not again when Redis hands them back. */
+  private readonly deliveredHere = new Set<number>();
   private readonly publisher: SharedRedis;
   private readonly subscriber?: SharedRedis;
   private readonly channel: string;
@@ -76,7 +66,9 @@ export class RedisBus extends InProcessBus implements EventBus {
     subscriber.client.on("message", (channel: string, text: string) => {
       if (channel !== this.channel) return;
       const received = eventFromMessage(text);
-      if (received && received.origin !== this.origin) this.deliver(stamped(received.event));
+      if (!received) return;
+      if (received.origin === this.origin && received.seq !== undefined && this.deliveredHere.delete(received.seq)) return;
+      this.deliver(stamped(received.event));
     });
     // Every "ready" after the first ends a gap: what was published meanwhile never arrives here.
     let readyBefore = false;
@@ -103,14 +95,28 @@ export class RedisBus extends InProcessBus implements EventBus {
     while (!this.publisher.reachable() && Date.now() - started < ms) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
-  /** Delivered here at once; sent to the others unless the publisher is disconnected (then lost for them). */
+  /**
+   * Sent through Redis, which hands it back to this instance too. Delivered here at once instead
+   * when this instance would not hear it back (its subscriber is away, or the publisher cannot
+   * send: then it is lost for the others).
+   */
   override publish(event: LiveEvent): void {
     const sent = stamped(event);
-    super.publish(sent);
-    if (!this.publisher.reachable()) return;
-    this.publisher.client.publish(this.channel, JSON.stringify({ origin: this.origin, event: sent })).catch(() => {
-      // Lost for the other instances (at most once); the connection logs the outage.
+    const seq = ++this.seq;
+    const hearsBack = this.subscriber?.reachable() ?? false;
+    if (!this.publisher.reachable()) return super.publish(sent);
+    if (!hearsBack) this.deliverHere(sent, seq);
+    this.publisher.client.publish(this.channel, JSON.stringify({ origin: this.origin, seq, event: sent })).catch(() => {
+      // Lost for the other instances (at most once); here, delivered now unless it was already.
+      if (hearsBack) this.deliverHere(sent, seq);
     });
+  }
+
+  private deliverHere(event: ReturnType<typeof stamped>, seq: number): void {
+    this.deliveredHere.add(seq);
+    // Forgotten once Redis could no longer hand it back.
+    setTimeout(() => this.deliveredHere.delete(seq), 60_000).unref();
+    super.publish(event);
   }
 
   /** True while both connections are up (events flow both ways). */

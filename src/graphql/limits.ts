@@ -8,7 +8,7 @@
 // introspection is off, so the schema cannot be guessed by typos. Batched requests stay off
 // (Apollo's default).
 import { ApolloArmor } from "@escape.tech/graphql-armor";
-import type { ValidationRule } from "graphql";
+import { NoSchemaIntrospectionCustomRule, type ValidationRule } from "graphql";
 import type { Config } from "../config.ts";
 import { repeatedFieldsRule } from "./repeated-fields.ts";
 import { suggestionsHidden } from "./suggestions.ts";
@@ -35,7 +35,12 @@ export function operationLimits(config: Config): OperationLimits {
   // With cost, tokens and suggestions off, armor brings validation rules only (no Apollo plugins).
   const protection = armor.protect();
   return {
-    validationRules: [repeatedFieldsRule, ...((protection.validationRules ?? []) as ValidationRule[])],
+    validationRules: [
+      repeatedFieldsRule,
+      ...((protection.validationRules ?? []) as ValidationRule[]),
+      // GRAPHQL_INTROSPECTION=false: __schema and __type are refused on every face.
+      ...(config.graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+    ],
     parseOptions: { maxTokens },
     maxCost,
     hideSuggestions: suggestionsHidden(config),

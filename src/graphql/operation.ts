@@ -67,9 +67,12 @@ function asGraphqlError(error: unknown): GraphQLError {
 }
 
 export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, executor: Executor) {
+  const expensiveMax = expensiveFieldLimitRule(schema);
   /** Ours, on top of graphql-js's `specifiedRules` (Apollo adds those itself). */
-  const ownRules: readonly ValidationRule[] = [...limits.validationRules, expensiveFieldLimitRule(schema)];
+  const ownRules: readonly ValidationRule[] = [...limits.validationRules, expensiveMax];
   const validationRules: readonly ValidationRule[] = [...specifiedRules, ...ownRules];
+  /** The server's own documents (REST routes) are not a client's: only the rules about what may run together. */
+  const serverRules: readonly ValidationRule[] = [...specifiedRules, expensiveMax];
   const parseOptions = limits.parseOptions;
   const maxCost = limits.maxCost;
 
@@ -101,7 +104,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     } catch (error) {
       return { errors: [error instanceof GraphQLError ? error : new GraphQLError("The operation could not be parsed.")] };
     }
-    const invalid = validateOwn(document);
+    const invalid = validateWith(validationRules, document);
     if (invalid.length > 0) return { errors: [...invalid] };
     const operationName = text.operationName ?? undefined;
     const operation = getOperationAST(document, operationName);
@@ -146,14 +149,31 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     formatClientError(onInternal, { hideSuggestions: limits.hideSuggestions });
 
   /** Step 3: the errors that refuse the document (none: valid). A rule that throws (repeated-fields.ts) refuses it too. */
-  function validateOwn(document: DocumentNode): readonly GraphQLError[] {
+  function validateWith(rules: readonly ValidationRule[], document: DocumentNode): readonly GraphQLError[] {
     try {
-      return validate(schema, document, validationRules);
+      return validate(schema, document, rules);
     } catch (error) {
       if (error instanceof GraphQLError) return [error];
       throw error;
     }
   }
 
-  return { schema, ownRules, parseOptions, maxCost, admit, check, execute, clientError, hideSuggestions, formatError, validate: validateOwn };
+  /** Validation outcomes by parsed document: Apollo hands the same object for the same text (its document cache). */
+  const outcomes = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+
+  /** Step 3 for a document a face parsed itself (Apollo): its errors, none when valid; remembered per document. */
+  function validated(document: DocumentNode): readonly GraphQLError[] {
+    let errors = outcomes.get(document);
+    if (!errors) outcomes.set(document, (errors = validateWith(validationRules, document)));
+    return errors;
+  }
+
+  /**
+   * Start-up: the errors of a document of the server's own (a REST route's). The limits on
+   * clients' documents (depth, aliases, repeats) do not apply: an operator's GRAPHQL_MAX_DEPTH
+   * must not take legacy routes away.
+   */
+  const validateOwn = (document: DocumentNode) => validateWith(serverRules, document);
+
+  return { schema, parseOptions, admit, validated, check, execute, clientError, hideSuggestions, formatError, validateOwn };
 }

@@ -1,12 +1,13 @@
 // /graphql over HTTP: Apollo Server behind Fastify. The context is built by the same factory the
 // REST shim uses, with the token from the Authorization header or the access_token query parameter.
 // GET /graphql also takes WebSocket upgrades (subscriptions, websocket.ts); plain GETs go to Apollo.
-import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import fastifyApollo, { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
 import type { WebsocketHandler } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import fp from "fastify-plugin";
+import type { GraphQLError } from "graphql";
 import { tokenFromRequest } from "../http/token.ts";
 import { releaseAfterAnswer, releaseResultPlugin } from "./release.ts";
 import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
@@ -31,14 +32,24 @@ export type ApolloOptions = {
 
 /**
  * Apollo as the HTTP face of the runner (operation.ts): the request was charged on arrival (the
- * rate-limit hook); Apollo parses with the runner's token limit and validates with its rules;
- * step 4 (cost, @expensive charges) runs once Apollo resolved the operation; the runner executes.
+ * rate-limit hook) and Apollo parses with the runner's token limit; then the runner validates
+ * (Apollo's own validation is off: it would run graphql-js's rules before ours could refuse a
+ * document whose validation is the attack, see repeated-fields.ts), costs and executes.
  */
-const admissionPlugin = (runner: OperationRunner): ApolloServerPlugin<Context> => ({
+const admissionPlugin = (runner: OperationRunner, format: ReturnType<OperationRunner["formatError"]>): ApolloServerPlugin<Context> => ({
   async requestDidStart() {
+    let invalid: readonly GraphQLError[] = [];
     return {
       async didResolveOperation({ document, operationName, request, contextValue }) {
+        invalid = runner.validated(document);
+        if (invalid.length > 0) return;
         await runner.check(document, operationName, request.variables, { chargeRequests: contextValue.chargeRequests, prepaid: true });
+      },
+      // Every validation error goes back (a hook that throws could carry only one).
+      async responseForOperation() {
+        if (invalid.length === 0) return null;
+        const errors = invalid.map((error) => format(error.toJSON(), error));
+        return { http: { status: 400, headers: new HeaderMap() }, body: { kind: "single", singleResult: { errors } } };
       },
     };
   },
@@ -46,6 +57,7 @@ const admissionPlugin = (runner: OperationRunner): ApolloServerPlugin<Context> =
 
 export async function createApollo(app: FastifyInstance, options: ApolloOptions) {
   const { runner } = options;
+  const formatError = runner.formatError((error) => app.log.error({ err: error }, "GraphQL operation failed"));
   const apollo = new ApolloServer<Context>({
     gateway: executorGateway(runner),
     plugins: [
@@ -55,15 +67,15 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       // field's resolver to compute a policy nobody reads.
       ApolloServerPluginCacheControlDisabled(),
       operationNamePlugin,
-      admissionPlugin(runner),
+      admissionPlugin(runner, formatError),
       availabilityStatusPlugin(),
       retryLaterPlugin(),
       releaseResultPlugin,
       ...options.plugins,
     ],
-    validationRules: [...runner.ownRules],
+    dangerouslyDisableValidation: true, // the runner validates (admissionPlugin)
     parseOptions: runner.parseOptions,
-    formatError: runner.formatError((error) => app.log.error({ err: error }, "GraphQL operation failed")),
+    formatError,
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
   });

@@ -64,7 +64,10 @@ async function health(app: FastifyInstance, { db, uploadDir, redis }: HealthOpti
       }),
     ]);
     const ready = database === "ok" && writes === "ok" && uploads === "ok";
-    if (!ready) request.log.warn({ database, writes, uploads }, "not ready");
+    if (!ready) {
+      const reason = Object.entries({ database, writes, uploads }).filter(([, state]) => state !== "ok").map(([check, state]) => `${check} ${state}`).join(", ");
+      request.log.warn({ database, writes, uploads, reason }, "not ready");
+    }
     // Shown, never counted against readiness: without Redis an instance still serves, with its
     // rate limits per instance; failing every instance's check would turn a Redis outage into a full one.
     const shared = redis ? { redis: redis.reachable() ? "ok" : "unreachable" } : {};

@@ -2,7 +2,7 @@
 // GraphQL operation, status and duration. Tokens, passwords and upload contents never reach a log:
 // headers and bodies are not logged, and secret-bearing parameters are cut out of logged URLs.
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import type { Config } from "../config.ts";
 
@@ -77,7 +77,10 @@ export class RequestLogController extends LogController {
       remoteAddress: request.ip,
       ...(error ? { err: error } : {}),
     };
-    if (error || reply.statusCode >= 500) reply.log.error(line, "request failed");
+    // Every warning and error line says why in `reason`, never empty: a 503 or 507 the service
+    // answered on purpose (not ready, storage full, busy) is a warning; a 500 or a thrown error is an error.
+    if (error || reply.statusCode === 500) reply.log.error({ ...line, reason: error?.message || error?.name || "internal server error" }, "request failed");
+    else if (reply.statusCode >= 500) reply.log.warn({ ...line, reason: `answered ${reply.statusCode} ${STATUS_CODES[reply.statusCode] ?? ""}`.trim() }, "request answered unavailable");
     else reply.log.info(line, "request completed");
   }
 }

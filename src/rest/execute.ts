@@ -24,7 +24,7 @@ export function compileRoutes(runner: OperationRunner, routes: RestRoute[]): Com
   const { schema } = runner;
   return routes.map((route) => {
     const compiled = parse(route.document);
-    const errors = runner.validate(compiled);
+    const errors = runner.validateOwn(compiled);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
     const edits = editVariables(schema, compiled);
     return { ...route, compiled, names: legacyNames(route), access: documentAccess(schema, compiled), edits };

@@ -52,10 +52,12 @@ describe("GraphQL limits", () => {
   });
 
   it("refuses a document with too many tokens", async () => {
-    // 5 tokens ({ me { … } }) + n fields: 195 fields = 200 tokens pass, 196 = 201 are refused.
-    const query = (n: number) => `{ me { ${Array.from({ length: n }, () => "id").join(" ")} } }`;
-    expect((await s.graphql(query(195), {}, token)).errors).toBeUndefined();
-    const refused = await s.graphql(query(196), {}, token);
+    // 5 tokens ({ me { … } }) + `id` once or twice + n spreads of 2 tokens (`...`, `F`) + 7 for the
+    // fragment (`fragment F on User { id }`): 2 ids + 93 spreads = 200 tokens pass, 3 ids = 201 are
+    // refused. (Spreads, not copies of one field: more than 30 copies are refused on their own.)
+    const query = (ids: number) => `{ me { ${"id ".repeat(ids)}${"...F ".repeat(93)}} } fragment F on User { id }`;
+    expect((await s.graphql(query(2), {}, token)).errors).toBeUndefined();
+    const refused = await s.graphql(query(3), {}, token);
     expect(refused.status).toBe(400);
     expect(refused.errors?.[0].message).toMatch(/token/i);
   });

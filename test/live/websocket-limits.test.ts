@@ -31,7 +31,7 @@ describe("limits on one server", () => {
     s = await startServer(
       {
         WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: "2",
-        WS_MAX_SUBSCRIPTIONS_PER_TOKEN: "3",
+        WS_MAX_SUBSCRIPTIONS_PER_TOKEN: "3", // the setting's former name, still read (LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT)
         WS_CONNECTION_INIT_TIMEOUT: "300ms",
         WS_MAX_MESSAGE_BYTES: "1024",
         WS_KEEPALIVE: "300ms",
@@ -62,7 +62,7 @@ describe("limits on one server", () => {
     await expect(Promise.race([again.ended, new Promise((r) => setTimeout(() => r("running"), 200))])).resolves.toBe("running");
   });
 
-  it("refuses a subscription over WS_MAX_SUBSCRIPTIONS_PER_TOKEN across connections", async () => {
+  it("refuses a subscription over the per-client quota across connections, and across the account's logins", async () => {
     const user = await s.signUp("token");
     const [a, b] = [connect(user.token), connect(user.token)];
     const before = bus.listening;
@@ -70,7 +70,11 @@ describe("limits on one server", () => {
     subscribe(a, LIST);
     subscribe(b, LIST);
     await bus.untilListening(before + 3);
-    expect(await codeOf(subscribe(b, LIST))).toEqual({ code: "RATE_LIMITED", message: expect.stringMatching(/WS_MAX_SUBSCRIPTIONS_PER_TOKEN/) });
+    expect(await codeOf(subscribe(b, LIST))).toEqual({ code: "RATE_LIMITED", message: expect.stringMatching(/LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT/) });
+    // A new login is a new token of the same account: the same quota.
+    const login = await s.graphql(`mutation($u: String!) { login(username: $u, password: "correct-horse") { accessToken } }`, { u: user.username });
+    const again = connect(login.data.login.accessToken);
+    expect(await codeOf(subscribe(again, LIST))).toEqual({ code: "RATE_LIMITED", message: expect.stringMatching(/LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT/) });
     // Another token is not held back.
     const someoneElse = await s.signUp("else");
     const before2 = bus.listening;

@@ -1,7 +1,10 @@
 // The Subscription fields: which events each follows (`subscribe`, with the subscriber's own
 // filter and the ownership check at the start) and what each event shows (`resolve`, which loads
 // the row the event names: events carry ids only). Auth (@requireAuth, role) is wrapped around
-// both by directives/auth.ts. An event whose row is gone by the time it is read is skipped.
+// both by directives/auth.ts. An event whose row is gone by the time it is read is skipped, and
+// so is one whose row is not what the subscription follows: whoever can publish on the bus
+// (NOTIFY, Redis PUBLISH) can name any ids, so the restaurant of a delivered comment or order is
+// checked against the subscription's own argument, never taken from the event.
 import { notFound } from "../../domain/errors.ts";
 import { checkMayFollowOrders } from "../../domain/orders.ts";
 import * as shoppingList from "../../domain/shopping-list.ts";
@@ -20,6 +23,12 @@ async function existingRestaurant(ctx: Context, id: string, field: string): Prom
   return id;
 }
 
+/** The row, when it exists and belongs to `restaurantId` (the subscription's argument); else the event is skipped. */
+const ofRestaurant = <T extends { restaurantId: string }>(row: T | null, restaurantId: string): T => {
+  if (row === null || row.restaurantId !== restaurantId) throw new GoneEvent();
+  return row;
+};
+
 const present = <T>(row: T | null): T => {
   if (row === null) throw new GoneEvent();
   return row;
@@ -32,8 +41,8 @@ export const subscriptionResolvers: Resolvers = {
         const id = await existingRestaurant(ctx, args.restaurantId, "restaurantId");
         return liveEvents(ctx.events, "commentAdded", (e) => e.restaurantId === id);
       },
-      resolve: async (event: LiveOf<"commentAdded">, _: unknown, ctx: Context) =>
-        present(await onceForEvent(event, "comment", () => ctx.db.comment.findUnique({ where: { id: event.commentId } }))),
+      resolve: async (event: LiveOf<"commentAdded">, args: { restaurantId: string }, ctx: Context) =>
+        ofRestaurant(await onceForEvent(event, "comment", () => ctx.db.comment.findUnique({ where: { id: event.commentId } })), args.restaurantId),
     },
     restaurantChanged: {
       subscribe: async (_, args, ctx) => {
@@ -47,8 +56,8 @@ export const subscriptionResolvers: Resolvers = {
         await checkMayFollowOrders(ctx.db, viewerOf(ctx), args.restaurantId);
         return liveEvents(ctx.events, "orderPlaced", (e) => e.restaurantId === args.restaurantId);
       },
-      resolve: async (event: LiveOf<"orderPlaced">, _: unknown, ctx: Context) =>
-        present(await onceForEvent(event, "order", () => ctx.db.order.findUnique({ where: { id: event.orderId } }))),
+      resolve: async (event: LiveOf<"orderPlaced">, args: { restaurantId: string }, ctx: Context) =>
+        ofRestaurant(await onceForEvent(event, "order", () => ctx.db.order.findUnique({ where: { id: event.orderId } })), args.restaurantId),
     },
     reportFiled: {
       subscribe: (_, __, ctx) => liveEvents(ctx.events, "reportFiled", () => true),
