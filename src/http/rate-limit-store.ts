@@ -3,7 +3,7 @@
 // than the command timeout). While it is away the limits hold per instance, as without Redis
 // (N instances then allow N x RATE_LIMIT_MAX), never not at all, and no request waits on it or
 // fails because of it. The counting itself is @fastify/rate-limit's own (its Redis script and its
-// in-memory LRU), loaded from the package.
+// in-memory LRU), loaded from the package; its in-memory answers are copied (SnapshotLocalStore).
 import { createRequire } from "node:module";
 import type { FastifyRateLimitOptions, FastifyRateLimitStore, FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
 import type { SharedRedis } from "../redis/connection.ts";
@@ -15,6 +15,34 @@ const require = createRequire(import.meta.url);
 const RedisStore: new (continueExceeding: boolean, exponentialBackoff: boolean, redis: unknown, key?: string) => Store =
   require("@fastify/rate-limit/store/RedisStore.js");
 const LocalStore: new (continueExceeding: boolean, exponentialBackoff: boolean) => Store = require("@fastify/rate-limit/store/LocalStore.js");
+
+/**
+ * @fastify/rate-limit's in-memory store answers with its own counter object, which the plugin
+ * reads only after an await: charges made at once (a burst of WebSocket messages) all read the
+ * last count, so the first of them were refused too. Each answer here is a copy, taken when it is made.
+ */
+class SnapshotLocalStore implements Store {
+  constructor(private readonly local: Store) {}
+
+  incr: Store["incr"] = (key, callback, timeWindow, max) => this.local.incr(key, (error, result) => callback(error, result && { ...result }), timeWindow, max);
+
+  read: Store["incr"] = (key, callback, timeWindow, max) => this.local.read!(key, (error, result) => callback(error, result && { ...result }), timeWindow, max);
+
+  child(routeOptions: Parameters<Store["child"]>[0]): Store {
+    return new SnapshotLocalStore(this.local.child(routeOptions));
+  }
+}
+
+const inMemory = (settings: Settings) => new LocalStore(settings.continueExceeding ?? false, settings.exponentialBackoff ?? false);
+
+/** The `store` option of @fastify/rate-limit for counts kept in this process. */
+export function localRateLimitStore(): FastifyRateLimitStoreCtor {
+  return class extends SnapshotLocalStore {
+    constructor(settings: Settings) {
+      super(inMemory(settings));
+    }
+  };
+}
 
 /** Keys in Redis start with this (several deployments may share one Redis with their own prefixes one day). */
 const KEY_PREFIX = "gateway:rate-limit:";
@@ -62,7 +90,7 @@ export function sharedRateLimitStore(redis: SharedRedis, onFallback: (error?: Er
     constructor(settings: Settings) {
       const continueExceeding = settings.continueExceeding ?? false;
       const exponentialBackoff = settings.exponentialBackoff ?? false;
-      super(new RedisStore(continueExceeding, exponentialBackoff, redis.client, KEY_PREFIX), new LocalStore(continueExceeding, exponentialBackoff), redis, onFallback);
+      super(new RedisStore(continueExceeding, exponentialBackoff, redis.client, KEY_PREFIX), new SnapshotLocalStore(inMemory(settings)), redis, onFallback);
     }
   };
 }

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { RetryLaterError } from "../domain/errors.ts";
 import { hashToken } from "../domain/tokens.ts";
 import { tokenFromRequest } from "./token.ts";
-import { sharedRateLimitStore } from "./rate-limit-store.ts";
+import { localRateLimitStore, sharedRateLimitStore } from "./rate-limit-store.ts";
 import type { SharedRedis } from "../redis/connection.ts";
 
 declare module "fastify" {
@@ -78,7 +78,7 @@ async function rateLimits(app: FastifyInstance, { shared, ...given }: RateLimitO
         lastWarning = Date.now();
         app.log.warn({ reason: error.message }, "Redis did not answer a rate-limit count: counted in this process instead");
       })
-    : undefined;
+    : localRateLimitStore();
   const exempt = (request: FastifyRequest) => request.url === "/healthz" || request.url === "/readyz";
   await app.register(rateLimit, {
     global: true,

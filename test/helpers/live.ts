@@ -145,3 +145,17 @@ export function rawSocket(server: TestServer, options: WebSocket.ClientOptions =
   });
   return { socket, opened, closed };
 }
+
+/**
+ * A value of the server's /metrics (Prometheus text): the sample of `name` whose labels include
+ * `labels`, 0 when there is none yet (a counter never incremented has no labelled sample).
+ */
+export async function metricValue(server: TestServer, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await server.fetch("/metrics")).text();
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name} `) && !line.startsWith(`${name}{`)) continue;
+    if (wanted.every((pair) => line.includes(pair))) return Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return 0;
+}
