@@ -70,6 +70,29 @@ describe.skipIf(testProvider() !== "postgres")("PostgresBus (LISTEN/NOTIFY)", ()
     }
   });
 
+  it("passes on only well-formed events, with their known fields: whoever can NOTIFY cannot hand a subscriber rows", async () => {
+    const a = new PostgresBus(database.url);
+    try {
+      await a.whenListening();
+      const heard: LiveEvent[] = [];
+      a.listen((e) => heard.push(e));
+      for (const payload of [
+        "not json",
+        JSON.stringify({ topic: "dropTables", reportId: "1" }),
+        JSON.stringify({ topic: "orderPlaced", restaurantId: "r" }),
+        JSON.stringify({ topic: "orderPlaced", restaurantId: "r", orderId: 7 }),
+        JSON.stringify({ topic: "orderPlaced", restaurantId: "r", orderId: "o", order: { secret: "row data" } }),
+      ]) {
+        await observer.query("SELECT pg_notify('gateway_live_events', $1)", [payload]);
+      }
+      await until(() => heard.length > 0, "the well-formed event");
+      await settle();
+      expect(heard).toEqual([{ topic: "orderPlaced", restaurantId: "r", orderId: "o", publishedAt: expect.any(Number) }]);
+    } finally {
+      await a.close();
+    }
+  });
+
   it("refuses an event too large for NOTIFY without throwing, logs it, and keeps delivering", async () => {
     const bus = new PostgresBus(database.url);
     const errors: string[] = [];

@@ -77,6 +77,17 @@ describe.skipIf(!redisServerInstalled)("RedisBus (needs redis-server on PATH; .c
     expect(seenByB[3]).toEqual(seenByA[3]);
   });
 
+  it("delivers events published at once by two instances in one order on both (Redis's order of the channel)", async () => {
+    for (let i = 0; i < 100; i++) {
+      a.publish(report(`a${i}`));
+      b.publish(report(`b${i}`));
+    }
+    await eventually(() => seenByA.length >= 200 && seenByB.length >= 200, "all 200 arrive on both");
+    expect(ids(seenByA)).toEqual(ids(seenByB));
+    // Each publisher's own order is kept within that one order.
+    expect(ids(seenByA).filter((id) => id.startsWith("a"))).toEqual(Array.from({ length: 100 }, (_, i) => `a${i}`));
+  });
+
   it("drops anything on the channel that is not a well-formed event, and extra fields of one that is", async () => {
     const raw = new Redis(redis.url);
     try {

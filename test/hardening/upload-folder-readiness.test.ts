@@ -7,7 +7,7 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer({ LOG_LEVEL: "warn" });
 });
 afterAll(() => s?.close());
 
@@ -35,6 +35,17 @@ describe("/readyz and the upload folder", () => {
     rmSync(s.config.uploadDir);
     mkdirSync(s.config.uploadDir);
     expect((await readiness()).status).toBe(200);
+  });
+
+  it("logs why it is not ready: every warning line carries a reason", async () => {
+    rmSync(s.config.uploadDir, { recursive: true, force: true });
+    s.logs.length = 0;
+    expect((await readiness()).status).toBe(503);
+    mkdirSync(s.config.uploadDir);
+    const lines = s.logs.map((line) => JSON.parse(line));
+    expect(lines.find((line) => line.msg === "not ready")).toMatchObject({ reason: "uploads not writable" });
+    expect(lines.find((line) => line.url === "/readyz")).toMatchObject({ status: 503, reason: "answered 503 Service Unavailable" });
+    for (const line of lines.filter((l) => l.level >= 40)) expect(line.reason || line.err?.message, JSON.stringify(line)).toBeTruthy();
   });
 
   it("keeps /healthz a liveness check: 200 whatever the folder", async () => {
