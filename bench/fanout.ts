@@ -17,12 +17,14 @@ export type FanoutSettings = {
   durationSec: number;
 };
 
-/** Server settings the scenario needs: every subscriber is a connection from 127.0.0.1. */
+/** Server settings the scenario needs: every subscriber is a connection from 127.0.0.1, all of one account. */
 export function fanoutServerEnv(settings: FanoutSettings): Record<string, string> {
   return {
     MAX_CONNECTIONS: String(settings.subscribers + 200),
     MAX_CONNECTIONS_PER_ADDRESS: String(settings.subscribers + 100),
-    WS_MAX_SUBSCRIPTIONS_PER_TOKEN: String(settings.subscribers),
+    LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT: String(settings.subscribers),
+    LIVE_MAX_CONNECTIONS_PER_CLIENT: String(settings.subscribers + 10),
+    LIVE_MAX_COST_PER_CLIENT: String(settings.subscribers * 100),
   };
 }
 
