@@ -125,6 +125,34 @@ describe("one event stream that stops reading", () => {
   });
 });
 
+describe("shutdown with a stream whose peer does not read", () => {
+  it("completes: the stream is ended, then cut off, instead of waiting for the peer", async () => {
+    const t = await startServer({ LIVE_MAX_BUFFERED_BYTES: String(8 * 1024 * 1024) });
+    try {
+      const owner = await t.signUp("bye");
+      const restaurantId = await heavyRestaurant(t, owner.id, 50);
+      const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const request = http.request(new URL(`${t.url}/graphql/stream`), {
+          method: "POST",
+          headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${owner.token}` },
+        });
+        request.on("response", resolve).on("error", reject);
+        request.end(JSON.stringify({ query: HEAVY, variables: { id: restaurantId } }));
+      });
+      response.socket.on("error", () => {});
+      response.pause();
+      response.socket.pause();
+      await eventually(async () => (await metricValue(t, "graphql_subscriptions_active")) === 1, "the subscription runs");
+      // Enough unread answers that the end of the stream cannot reach the peer.
+      for (let i = 0; i < 10; i++) await comment(t, owner.token, restaurantId, `c${i}`);
+      await within(t.app.close(), "the server's close", 15_000);
+      response.socket.destroy();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("ids reused in one burst", () => {
   let s: TestServer;
   let bus: CountingBus;
