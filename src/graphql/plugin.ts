@@ -18,6 +18,7 @@ import { operationNamePlugin, rememberContext } from "./operation-name.ts";
 import type { OperationRunner } from "./operation.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
 import { retryLaterPlugin } from "./retry-later.ts";
+import { readsJsonOnly } from "./request-error-status.ts";
 import { executorGateway } from "./apollo-executor.ts";
 
 export type ApolloOptions = {
@@ -45,11 +46,13 @@ const admissionPlugin = (runner: OperationRunner, format: ReturnType<OperationRu
         if (invalid.length > 0) return;
         await runner.check(document, operationName, request.variables, { chargeRequests: contextValue.chargeRequests, prepaid: true });
       },
-      // Every validation error goes back (a hook that throws could carry only one).
-      async responseForOperation() {
+      // Every validation error goes back (a hook that throws could carry only one), with the
+      // status GraphQL over HTTP gives a document that does not validate (request-error-status.ts).
+      async responseForOperation({ request }) {
         if (invalid.length === 0) return null;
         const errors = invalid.map((error) => format(error.toJSON(), error));
-        return { http: { status: 400, headers: new HeaderMap() }, body: { kind: "single", singleResult: { errors } } };
+        const status = readsJsonOnly(request.http?.headers.get("accept")) ? 200 : 400;
+        return { http: { status, headers: new HeaderMap() }, body: { kind: "single", singleResult: { errors } } };
       },
     };
   },
