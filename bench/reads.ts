@@ -127,19 +127,19 @@ async function pairs(db: Db): Promise<ReadPair[]> {
     },
     {
       name: `restaurantPage (cuisine, by rating, ${PAGE}+1 rows)`,
-      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", key: cuisine }], sort: "RATING" }, { skip: 0, take: PAGE })).rows.map((r) => r.restaurant),
+      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" }, { skip: 0, take: PAGE })).rows.map((r) => r.restaurant),
       prisma: () =>
         db.restaurant.findMany({ where: restaurantWhere, orderBy: [{ ratingAvg: { sort: "desc", nulls: "last" } }, { id: "asc" }], take: PAGE + 1, skip: 0 }),
     },
     {
       name: "restaurantPage count (cuisine)",
       // The smallest page a window allows (1) before its count: page sizes start at 1.
-      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", key: cuisine }], sort: "RATING" }, { skip: 0, take: 1 })).count(),
+      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" }, { skip: 0, take: 1 })).count(),
       prisma: () => db.restaurant.count({ where: restaurantWhere }),
     },
     {
       name: `groceryPage (title "${groceryTitle}", ${PAGE}+1 rows)`,
-      raw: async () => (await groceryPage(db, { titleKey: groceryTitle, tags: [] }, { skip: 0, take: PAGE })).rows,
+      raw: async () => (await groceryPage(db, { titleKey: groceryTitle, tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows,
       prisma: () =>
         db.grocery.findMany({ where: { titleSearch: { contains: groceryTitle } }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE + 1, skip: 0 }),
     },

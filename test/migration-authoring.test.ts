@@ -26,6 +26,20 @@ async function migrateDiff(args: string[], env: Record<string, string>): Promise
   return stdout.trim();
 }
 
+/**
+ * The diff without the steps that would drop the search indexes: tables, FTS5 tables (with their
+ * shadow tables) and trigram indexes the search migration adds by hand, derived from the model's
+ * rows and kept out of the model (Prisma's schema cannot describe them). Any other step stays.
+ */
+const SEARCH_INDEX = /^(Restaurant|Grocery)(Search|TitleTrigrams)\w*$|^SearchTerm$|_titleSearch_trgm_idx$/;
+function withoutSearchIndexes(sql: string): string {
+  const steps = sql.split(/\n\s*\n/).filter((step) => {
+    const dropped = /DROP (?:TABLE|INDEX) "(\w+)"/.exec(step)?.[1] ?? /^ALTER TABLE "(\w+)" DROP CONSTRAINT "\w+";$/m.exec(step)?.[1];
+    return !(dropped && SEARCH_INDEX.test(dropped) && !/\bCREATE\b|\bADD\b/.test(step));
+  });
+  return steps.length === 0 ? "-- This is an empty migration." : steps.join("\n\n");
+}
+
 let database: TestDatabase;
 let scratch: string;
 beforeAll(async () => {
@@ -43,7 +57,7 @@ describe(`migration authoring (${provider === "postgres" ? "PostgreSQL" : "SQLit
     // database on the test server) and compares the result with the schema.
     const env: Record<string, string> = provider === "postgres" ? { PG_URL: database.url } : { SQLITE_URL: database.url };
     const sql = await migrateDiff(["--from-migrations", path.join(prismaDir, "migrations"), "--to-schema", path.join(prismaDir, "schema.prisma")], env);
-    expect(sql).toBe("-- This is an empty migration.");
+    expect(withoutSearchIndexes(sql)).toBe("-- This is an empty migration.");
   }, 90_000);
 
   it("writes the SQL of a model change with no database at all, and the snapshot is the current model", async () => {

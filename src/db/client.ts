@@ -25,6 +25,15 @@ export type RawRows = { names: string[]; rows: unknown[][] };
 /** A driver's reader of one SELECT (text with the driver's placeholders, and its values); undefined until Prisma opened the connection. */
 export type DriverReader = (sql: string, args: readonly unknown[]) => Promise<RawRows> | undefined;
 
+const providers = new WeakMap<Db, DatabaseOptions["provider"]>();
+
+/** Which database `db` (a client made by createDb) talks to: the search statements differ. */
+export function providerOf(db: Db): DatabaseOptions["provider"] {
+  const provider = providers.get(db);
+  if (!provider) throw new Error("providerOf: a client made by createDb is needed");
+  return provider;
+}
+
 const directReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows> | undefined>();
 const writeHealths = new WeakMap<Db, WriteHealth>();
 
@@ -85,6 +94,7 @@ export function createDb(options: DatabaseOptions): Db {
   const onQuery = options.onQuery;
   const placeholders = options.provider === "sqlite" ? (sql: Prisma.Sql) => sql.sql : (sql: Prisma.Sql) => sql.text;
   writeHealths.set(client, health);
+  providers.set(client, options.provider);
   directReaders.set(client, (sql) => {
     const text = placeholders(sql);
     if (!onQuery) return driver.readRows(text, sql.values);

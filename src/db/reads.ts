@@ -80,6 +80,7 @@ export const RESTAURANT = {
   country: "text",
   latitude: "float",
   longitude: "float",
+  timeZone: "text",
   ratingSum: "int",
   ratingCount: "int",
   ratingAvg: "float",

@@ -1,9 +1,17 @@
 // Search pages as raw SQL, for the reason given in reads.ts: a page in one statement (a page of
 // restaurants with what the request asks of each row, and its total when asked), with none of
-// Prisma's per-query compile cost. The
-// filter becomes a WHERE clause both databases read alike. Title search is a literal substring
-// test: LIKE with its wildcards escaped (Prisma's `contains` leaves them live, prisma/orm#19506).
-import { Prisma, readRows, type Db } from "./client.ts";
+// Prisma's per-query compile cost. Each filter is a condition the planner can drive from an index:
+// - words (`search`): the databases' own full-text engines over derived tables the migration
+//   20261125165326_search keeps up to date with triggers (SQLite FTS5 ranked by bm25, PostgreSQL
+//   tsvector ranked by ts_rank); a long word missing from the vocabulary is widened to the stored
+//   words one typo away;
+// - title substring (the legacy `q`): a trigram index (FTS5 trigram / pg_trgm), then LIKE with its
+//   wildcards escaped (Prisma's `contains` leaves them live, prisma/orm#19506);
+// - list values: `id IN (tag rows)`, read from the (kind, valueKey, restaurantId) index;
+// - near: a latitude and longitude box read from the (latitude, longitude) index, then the
+//   great-circle distance;
+// - open at: the wall-clock time in each restaurant's zone against its opening hours.
+import { Prisma, providerOf, readRows, type Db } from "./client.ts";
 import {
   GROCERY,
   GROCERY_COLUMNS,
@@ -16,44 +24,189 @@ import {
   type RestaurantWithRelated,
 } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
+import { TYPO_MIN_LENGTH, typoPrefixes, withinOneEdit } from "../domain/search-words.ts";
 
-/** What a search filter asks, as lower-cased search keys (absent: not filtered on). */
-export type TagCondition<K extends string> = { kind: K; key: string };
+/** One list condition: the row has at least one of these values (lower-cased search keys). */
+export type TagCondition<K extends string> = { kind: K; keys: string[] };
+
+export type Near = { latitude: number; longitude: number; radiusKm: number };
+
+export type RestaurantSort = "RELEVANCE" | "DISTANCE" | "RATING" | "TITLE" | "NEWEST";
 
 export type RestaurantQuery = {
+  /** Words to find (search-words.ts); the last one also as a prefix. */
+  words?: string[];
   titleKey?: string;
-  tags: TagCondition<"CATEGORY" | "CUISINE">[];
+  /** Every condition must hold (all-of is one condition per value). */
+  tags: TagCondition<"CATEGORY" | "CUISINE" | "PRICE_RANGE">[];
   cityKey?: string;
   canHomeDeliver?: boolean;
-  sort: "RATING" | "TITLE" | "NEWEST";
+  acceptsReservations?: boolean;
+  minRating?: number;
+  near?: Near;
+  openAt?: Date;
+  sort: RestaurantSort;
 };
 
-export type GroceryQuery = { titleKey?: string; tags: TagCondition<"CATEGORY">[] };
+export type GroceryQuery = { words?: string[]; titleKey?: string; tags: TagCondition<"CATEGORY">[]; sort: "RELEVANCE" | "NEWEST" };
 
 export type Window = { skip: number; take: number };
+
+type Provider = ReturnType<typeof providerOf>;
+type Catalogue = "Restaurant" | "Grocery";
+const OWNER_KEY: Record<Catalogue, string> = { Restaurant: `"restaurantId"`, Grocery: `"groceryId"` };
+
+// ---- Words -------------------------------------------------------------------------------------
+
+/** Most stored words looked at per misspelt word, and most alternatives kept. */
+const VOCABULARY_PROBE = 2000;
+const MAX_ALTERNATIVES = 8;
+
+const nextPrefix = (prefix: string) => prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+
+/** Stored words that start like `word` (its first two letters, or those two swapped). */
+async function wordsLike(db: Db, provider: Provider, catalogue: Catalogue, word: string): Promise<string[]> {
+  const ranges = typoPrefixes(word).map((p) => Prisma.sql`("term" >= ${p} AND "term" < ${nextPrefix(p)})`);
+  const table = Prisma.raw(provider === "sqlite" ? `"${catalogue}SearchTerms"` : `"SearchTerm"`);
+  const rows = await query<{ term: string }>(
+    db,
+    { term: "text" },
+    Prisma.sql`SELECT "term" FROM ${table} WHERE ${Prisma.join(ranges, " OR ")} LIMIT ${Prisma.raw(String(VOCABULARY_PROBE))}`,
+  );
+  return rows.map((r) => r.term);
+}
+
+/**
+ * Each word with what it may have meant: itself, and when it is long and no stored word is (or,
+ * for the last word, starts with) it, the stored words one typo away.
+ */
+async function withTypos(db: Db, provider: Provider, catalogue: Catalogue, words: string[]): Promise<string[][]> {
+  return Promise.all(
+    words.map(async (word, i) => {
+      if (word.length < TYPO_MIN_LENGTH) return [word];
+      const last = i === words.length - 1;
+      const stored = await wordsLike(db, provider, catalogue, word);
+      if (stored.some((s) => s === word || (last && s.startsWith(word)))) return [word];
+      return [word, ...stored.filter((s) => withinOneEdit(word, s)).slice(0, MAX_ALTERNATIVES)];
+    }),
+  );
+}
+
+/** The words as an FTS5 query (`"pizz" *` for the last) or a tsquery (`pizz:*`); alternatives OR'ed. */
+function matchText(provider: Provider, alternatives: string[][]): string {
+  // Words hold only letters and digits (searchWords), so they need no escaping in either syntax.
+  return alternatives
+    .map((options, i) => {
+      const last = i === alternatives.length - 1;
+      const terms = options.map((w, j) => (provider === "sqlite" ? `"${w}"${last && j === 0 ? " *" : ""}` : `${w}${last && j === 0 ? ":*" : ""}`));
+      return terms.length === 1 ? terms[0] : `(${terms.join(provider === "sqlite" ? " OR " : " | ")})`;
+    })
+    .join(provider === "sqlite" ? " AND " : " & ");
+}
+
+/** Weights of the search columns: title, then lists (cuisines, categories; other name), then the rest. */
+const BM25 = "10.0, 4.0, 1.0";
+
+/**
+ * A join that keeps the rows matching the words, and the rank of each (smaller is better):
+ * FTS5's bm25 on SQLite, minus ts_rank on PostgreSQL.
+ */
+async function wordsJoin(db: Db, provider: Provider, catalogue: Catalogue, words: string[]) {
+  const text = matchText(provider, await withTypos(db, provider, catalogue, words));
+  const key = OWNER_KEY[catalogue];
+  if (provider === "sqlite") {
+    const fts = `"${catalogue}Search"`;
+    return {
+      join: Prisma.sql`JOIN (SELECT s.${Prisma.raw(key)} AS "id", bm25(${Prisma.raw(fts)}, ${Prisma.raw(BM25)}) AS "rank"
+        FROM ${Prisma.raw(fts)} JOIN ${Prisma.raw(`"${catalogue}SearchRow"`)} s ON s."rowid" = ${Prisma.raw(fts)}."rowid"
+        WHERE ${Prisma.raw(fts)} MATCH ${text}) "matched" ON "matched"."id" = ${Prisma.raw(`"${catalogue}"`)}."id"`,
+      rank: Prisma.raw(`"matched"."rank"`),
+    };
+  }
+  return {
+    join: Prisma.sql`JOIN ${Prisma.raw(`"${catalogue}Search"`)} "matched" ON "matched".${Prisma.raw(key)} = ${Prisma.raw(`"${catalogue}"`)}."id"
+      AND "matched"."document" @@ to_tsquery('simple', unaccent(${text}))`,
+    rank: Prisma.sql`-ts_rank("matched"."document", to_tsquery('simple', unaccent(${text})))`,
+  };
+}
+
+// ---- Other conditions --------------------------------------------------------------------------
 
 // "!" escapes LIKE's wildcards: unlike a backslash, it means the same in SQLite and in
 // PostgreSQL whatever standard_conforming_strings says.
 const likeLiteral = (key: string) => `%${key.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 
-const titleContains = (key: string) => Prisma.sql`"titleSearch" LIKE ${likeLiteral(key)} ESCAPE '!'`;
+/**
+ * The title contains `key` (lower-cased). PostgreSQL reads LIKE from its pg_trgm index by itself;
+ * SQLite first takes the rows whose trigram index holds the key as a phrase (its trigrams in a
+ * row: the substring), which needs a key of 3 characters or more.
+ */
+function titleContains(provider: Provider, catalogue: Catalogue, key: string): Prisma.Sql[] {
+  const like = Prisma.sql`${Prisma.raw(`"${catalogue}"`)}."titleSearch" LIKE ${likeLiteral(key)} ESCAPE '!'`;
+  if (provider !== "sqlite" || [...key].length < 3) return [like];
+  const fts = `"${catalogue}TitleTrigrams"`;
+  const phrase = `"${key.replace(/"/g, '""')}"`;
+  return [
+    Prisma.sql`${Prisma.raw(`"${catalogue}"`)}."id" IN (SELECT s.${Prisma.raw(OWNER_KEY[catalogue])} FROM ${Prisma.raw(fts)}
+      JOIN ${Prisma.raw(`"${catalogue}SearchRow"`)} s ON s."rowid" = ${Prisma.raw(fts)}."rowid" WHERE ${Prisma.raw(fts)} MATCH ${phrase})`,
+    like,
+  ];
+}
 
-function hasTag(table: "Restaurant" | "Grocery", { kind, key }: TagCondition<string>) {
-  const [tags, owner] = table === "Restaurant" ? [`"RestaurantTag"`, `"restaurantId"`] : [`"GroceryTag"`, `"groceryId"`];
-  return Prisma.sql`EXISTS (SELECT 1 FROM ${Prisma.raw(tags)} t
-    WHERE t.${Prisma.raw(owner)} = ${Prisma.raw(`"${table}"`)}."id" AND t."kind" = ${kind} AND t."valueKey" = ${key})`;
+function hasTag(catalogue: Catalogue, { kind, keys }: TagCondition<string>) {
+  const tags = Prisma.raw(`"${catalogue}Tag"`);
+  const owner = Prisma.raw(OWNER_KEY[catalogue]);
+  const value = keys.length === 1 ? Prisma.sql`= ${keys[0]}` : Prisma.sql`IN (${Prisma.join(keys)})`;
+  return Prisma.sql`${Prisma.raw(`"${catalogue}"`)}."id" IN (SELECT t.${owner} FROM ${tags} t WHERE t."kind" = ${kind} AND t."valueKey" ${value})`;
+}
+
+const number = (value: number) => Prisma.sql`CAST(${value} AS DOUBLE PRECISION)`;
+const EARTH_RADIUS_KM = 6371.0088;
+const KM_PER_DEGREE = (Math.PI * EARTH_RADIUS_KM) / 180;
+
+/** Great-circle distance in km from the point to the restaurant (haversine; same functions on both databases). */
+function distanceKm({ latitude, longitude }: Near): Prisma.Sql {
+  return Prisma.sql`(${number(2 * EARTH_RADIUS_KM)} * asin(sqrt(
+    power(sin(radians("Restaurant"."latitude" - ${number(latitude)}) / 2), 2)
+    + cos(radians(${number(latitude)})) * cos(radians("Restaurant"."latitude")) * power(sin(radians("Restaurant"."longitude" - ${number(longitude)}) / 2), 2))))`;
+}
+
+/** The box around the circle (its longitude span split in two where it crosses ±180°), then the circle. */
+function within(near: Near): Prisma.Sql[] {
+  const dLat = near.radiusKm / KM_PER_DEGREE;
+  const cosLat = Math.cos((near.latitude * Math.PI) / 180);
+  const dLng = cosLat < 1e-6 ? 360 : near.radiusKm / (KM_PER_DEGREE * cosLat);
+  const conditions = [Prisma.sql`"Restaurant"."latitude" BETWEEN ${number(near.latitude - dLat)} AND ${number(near.latitude + dLat)}`];
+  const west = near.longitude - dLng;
+  const east = near.longitude + dLng;
+  if (dLng >= 180 || (west < -180 && east > 180)) conditions.push(Prisma.sql`"Restaurant"."longitude" IS NOT NULL`);
+  else if (west < -180) conditions.push(Prisma.sql`("Restaurant"."longitude" >= ${number(west + 360)} OR "Restaurant"."longitude" <= ${number(east)})`);
+  else if (east > 180) conditions.push(Prisma.sql`("Restaurant"."longitude" >= ${number(west)} OR "Restaurant"."longitude" <= ${number(east - 360)})`);
+  else conditions.push(Prisma.sql`"Restaurant"."longitude" BETWEEN ${number(west)} AND ${number(east)}`);
+  conditions.push(Prisma.sql`${distanceKm(near)} <= ${number(near.radiusKm)}`);
+  return conditions;
+}
+
+/**
+ * Open at the instant, in the restaurant's zone: a period holds the local time "HH:MM" when it
+ * opens at or before it and closes after it; one that closes earlier than it opens runs past
+ * midnight; one that opens and closes at the same time is open all day.
+ */
+function openAt(provider: Provider, at: Date): Prisma.Sql {
+  const local =
+    provider === "sqlite"
+      ? Prisma.sql`local_time("Restaurant"."timeZone", ${at.getTime()})`
+      : Prisma.sql`to_char(CAST(${at.toISOString()} AS TIMESTAMPTZ) AT TIME ZONE "Restaurant"."timeZone", 'HH24:MI')`;
+  return Prisma.sql`"Restaurant"."timeZone" IS NOT NULL AND EXISTS (SELECT 1 FROM "OpeningHours" h, (SELECT ${local} AS "t") lt
+    WHERE h."restaurantId" = "Restaurant"."id" AND (h."open" = h."close"
+      OR (h."open" < h."close" AND h."open" <= lt."t" AND lt."t" < h."close")
+      OR (h."close" < h."open" AND (lt."t" >= h."open" OR lt."t" < h."close"))))`;
 }
 
 const whereAll = (conditions: Prisma.Sql[]) =>
   conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`;
 
-// The id ends every order, so pages never overlap or skip rows that tie. Qualified: the owner's
-// and the comment's joined columns have the same names.
-const RESTAURANT_ORDERS: Record<RestaurantQuery["sort"], Prisma.Sql> = {
-  RATING: Prisma.raw(`"Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC`),
-  TITLE: Prisma.raw(`"Restaurant"."titleSearch" ASC, "Restaurant"."id" ASC`),
-  NEWEST: Prisma.raw(`"Restaurant"."createdAt" DESC, "Restaurant"."id" DESC`),
-};
+// ---- Pages ---------------------------------------------------------------------------------------
 
 /**
  * LIMIT (one more row than the page: it tells whether a next page exists) as a literal, and OFFSET
@@ -69,18 +222,45 @@ function windowSql({ skip, take }: Window): Prisma.Sql {
   return skip === 0 ? limit : Prisma.sql`${limit} OFFSET ${skip}`;
 }
 
-/** The page's rows, and the total on demand. */
-async function pageAndCount<T>(db: Db, page: Prisma.Sql, count: Prisma.Sql, columns: Parameters<typeof query>[1]) {
-  const rows = await query<T>(db, columns, page);
-  return { rows, count: async () => (await query<{ n: number }>(db, { n: "int" }, count))[0]?.n ?? 0 };
-}
-
 /**
  * What a page of restaurants is asked for besides its rows: relations of each row, and the total.
  * `columns`: read only these columns of each restaurant (every column when absent), as a selection
  * that shows only a few fields allows: the page's rows then hold those columns and no others.
  */
 export type RestaurantPageAsks = RestaurantRelations & { count?: boolean; columns?: readonly RestaurantColumn[] };
+
+/** A restaurant of a page, with its distance from the `near` point when there is one. */
+export type RestaurantHit = RestaurantWithRelated & { distanceKm?: number };
+
+// The id ends every order, so pages never overlap or skip rows that tie. Qualified: the owner's
+// and the comment's joined columns have the same names.
+const ORDERS: Record<Exclude<RestaurantSort, "RELEVANCE" | "DISTANCE">, Prisma.Sql> = {
+  RATING: Prisma.raw(`"Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC`),
+  TITLE: Prisma.raw(`"Restaurant"."titleSearch" ASC, "Restaurant"."id" ASC`),
+  NEWEST: Prisma.raw(`"Restaurant"."createdAt" DESC, "Restaurant"."id" DESC`),
+};
+
+/** The joins and conditions of a restaurant query, and its rank when it has words. */
+async function restaurantFilter(db: Db, q: RestaurantQuery) {
+  const provider = providerOf(db);
+  const words = q.words?.length ? await wordsJoin(db, provider, "Restaurant", q.words) : undefined;
+  const conditions: Prisma.Sql[] = [];
+  if (q.titleKey) conditions.push(...titleContains(provider, "Restaurant", q.titleKey));
+  for (const tag of q.tags) conditions.push(hasTag("Restaurant", tag));
+  if (q.cityKey) conditions.push(Prisma.sql`"Restaurant"."citySearch" = ${q.cityKey}`);
+  if (q.canHomeDeliver != null) conditions.push(Prisma.raw(`"Restaurant"."canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
+  if (q.acceptsReservations != null) conditions.push(Prisma.raw(`"Restaurant"."acceptsReservations" = ${q.acceptsReservations ? "TRUE" : "FALSE"}`));
+  if (q.minRating != null) conditions.push(Prisma.sql`"Restaurant"."ratingAvg" >= ${number(q.minRating)}`);
+  if (q.near) conditions.push(...within(q.near));
+  if (q.openAt) conditions.push(openAt(provider, q.openAt));
+  return { join: words?.join ?? Prisma.empty, rank: words?.rank, where: whereAll(conditions) };
+}
+
+function restaurantOrder(q: RestaurantQuery, rank: Prisma.Sql | undefined): Prisma.Sql {
+  if (q.sort === "RELEVANCE" && rank) return Prisma.sql`${rank} ASC, "Restaurant"."id" ASC`;
+  if (q.sort === "DISTANCE" && q.near) return Prisma.sql`"distanceKm" ASC, "Restaurant"."id" ASC`;
+  return ORDERS[q.sort === "RELEVANCE" || q.sort === "DISTANCE" ? "NEWEST" : q.sort];
+}
 
 /**
  * Restaurants matching every condition, in the order asked (the id breaks ties), each with the
@@ -89,37 +269,44 @@ export type RestaurantPageAsks = RestaurantRelations & { count?: boolean; column
  * on its own, only if `count()` is called.
  */
 export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window, asks: RestaurantPageAsks = {}) {
-  const conditions: Prisma.Sql[] = [];
-  if (q.titleKey) conditions.push(titleContains(q.titleKey));
-  for (const tag of q.tags) conditions.push(hasTag("Restaurant", tag));
-  if (q.cityKey) conditions.push(Prisma.sql`"citySearch" = ${q.cityKey}`);
-  if (q.canHomeDeliver != null) conditions.push(Prisma.raw(`"canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
-  const where = whereAll(conditions);
-  const countSql = Prisma.sql`SELECT COUNT(*) AS "n" FROM "Restaurant" ${where}`;
+  const { join, rank, where } = await restaurantFilter(db, q);
+  const countSql = Prisma.sql`SELECT COUNT(*) AS "n" FROM "Restaurant" ${join} ${where}`;
   const related = relatedSql(asks);
   const total = asks.count ? Prisma.sql`, (${countSql}) AS "totalCount"` : Prisma.empty;
+  const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
   const raw = await readRows(
     db,
-    Prisma.sql`SELECT ${restaurantSelectList(asks.columns)}${related.columns}${total} FROM "Restaurant" ${related.joins} ${where}
-      ORDER BY ${RESTAURANT_ORDERS[q.sort]} ${windowSql(window)}`,
+    Prisma.sql`SELECT ${restaurantSelectList(asks.columns)}${related.columns}${distance}${total} FROM "Restaurant" ${join} ${related.joins} ${where}
+      ORDER BY ${restaurantOrder(q, rank)} ${windowSql(window)}`,
   );
-  const rows: RestaurantWithRelated[] = relatedRowsOf(raw, asks, asks.columns);
+  const rows: RestaurantHit[] = relatedRowsOf(raw, asks, asks.columns);
+  if (q.near) {
+    const at = raw.names.indexOf("distanceKm");
+    rows.forEach((row, i) => (row.distanceKm = Number(raw.rows[i][at])));
+  }
   const counted = asks.count && raw.rows.length > 0 ? Number(raw.rows[0][raw.names.indexOf("totalCount")]) : undefined;
   const count = async () => counted ?? (await query<{ n: number }>(db, { n: "int" }, countSql))[0]?.n ?? 0;
   return { rows, count };
 }
 
-/** Groceries matching every condition, newest first (the id breaks ties). */
-export function groceryPage(db: Db, q: GroceryQuery, window: Window) {
+/** Groceries matching every condition, best match or newest first (the id breaks ties). */
+export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
+  const provider = providerOf(db);
+  const words = q.words?.length ? await wordsJoin(db, provider, "Grocery", q.words) : undefined;
   const conditions: Prisma.Sql[] = [];
-  if (q.titleKey) conditions.push(titleContains(q.titleKey));
+  if (q.titleKey) conditions.push(...titleContains(provider, "Grocery", q.titleKey));
   for (const tag of q.tags) conditions.push(hasTag("Grocery", tag));
   const where = whereAll(conditions);
-  return pageAndCount<GroceryRow>(
+  const join = words?.join ?? Prisma.empty;
+  const order =
+    q.sort === "RELEVANCE" && words
+      ? Prisma.sql`${words.rank} ASC, "Grocery"."id" ASC`
+      : Prisma.raw(`"Grocery"."createdAt" DESC, "Grocery"."id" DESC`);
+  const rows = await query<GroceryRow>(
     db,
-    Prisma.sql`SELECT ${GROCERY_COLUMNS} FROM "Grocery" ${where}
-      ORDER BY "createdAt" DESC, "id" DESC ${windowSql(window)}`,
-    Prisma.sql`SELECT COUNT(*) AS "n" FROM "Grocery" ${where}`,
     GROCERY,
+    Prisma.sql`SELECT ${GROCERY_COLUMNS} FROM "Grocery" ${join} ${where} ORDER BY ${order} ${windowSql(window)}`,
   );
+  const countSql = Prisma.sql`SELECT COUNT(*) AS "n" FROM "Grocery" ${join} ${where}`;
+  return { rows, count: async () => (await query<{ n: number }>(db, { n: "int" }, countSql))[0]?.n ?? 0 };
 }

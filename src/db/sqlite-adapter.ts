@@ -12,6 +12,7 @@ import path from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import type { DriverReader } from "./client.ts";
 import type { WriteHealth } from "./write-health.ts";
+import { registerLocalTime } from "./local-time.ts";
 import { DriverAdapterError, type SqlDriverAdapter, type SqlDriverAdapterFactory, type SqlQuery, type Transaction } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 
@@ -256,6 +257,7 @@ export function sqliteDriver(
       const adapter = await inner.connect();
       const client = (adapter as unknown as { client: BetterSqlite3.Database }).client;
       applyPragmas(client, synchronous);
+      registerLocalTime(client);
       const queue = createQueue();
       const statement = cachePreparedStatements(client);
       read = rowReader(statement, queue);

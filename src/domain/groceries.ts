@@ -17,6 +17,7 @@ import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
 import { editable } from "./ownership.ts";
 import { parseInput } from "./validation.ts";
+import { searchWords } from "./search-words.ts";
 
 /** The string lists of a grocery, each stored as tag rows of one kind. */
 export const LIST_KINDS = { metricUnits: "METRIC_UNIT", categories: "CATEGORY" } as const;
@@ -247,22 +248,44 @@ export { groceriesByIds, groceryTagsFor } from "../db/reads.ts";
 
 // ---- Search ----------------------------------------------------------------------------------
 
+const filterText = (field: string) =>
+  storable(z.string().trim().max(200, `filter.${field} must have at most 200 characters`), `filter.${field}`).nullish();
+const valueList = (field: string, max: number) =>
+  z
+    .array(storable(z.string().trim().max(200, `${field} values must have at most 200 characters`), field))
+    .max(max, `${field} takes at most ${max} values`)
+    .nullish();
+
 export const groceryFilter = z
   .object({
-    title: storable(z.string().trim().max(200, "filter.title must have at most 200 characters"), "filter.title").nullish(),
-    category: storable(z.string().trim().max(200, "filter.category must have at most 200 characters"), "filter.category").nullish(),
+    search: filterText("search"),
+    title: filterText("title"),
+    category: filterText("category"),
+    categories: z.object({ anyOf: valueList("filter.categories.anyOf", 20), allOf: valueList("filter.categories.allOf", 5) }).nullish(),
   })
   .nullish();
 
-/** Groceries matching every filter given, newest first (the id breaks ties). An empty value matches everything. */
-export async function searchGroceries(db: Db, args: { filter?: unknown } & PageArgs): Promise<LazyConnection<GroceryRow>> {
+export type GrocerySort = "RELEVANCE" | "NEWEST";
+
+/** Groceries matching every filter given, best match first with words, else newest first (the id breaks ties). An empty value matches everything. */
+export async function searchGroceries(db: Db, args: { filter?: unknown; sort?: GrocerySort | null } & PageArgs): Promise<LazyConnection<GroceryRow>> {
   const window = pageWindow(args);
   const filter = parseInput(groceryFilter, args.filter);
+  const words = filter?.search ? searchWords(filter.search) : [];
+  const keys = (values: string[] | null | undefined) => [...new Set((values ?? []).map(searchKey).filter(Boolean))];
+  const any = keys(filter?.categories?.anyOf);
+  const tags = [
+    ...(filter?.category ? [{ kind: "CATEGORY" as const, keys: [searchKey(filter.category)] }] : []),
+    ...(any.length ? [{ kind: "CATEGORY" as const, keys: any }] : []),
+    ...keys(filter?.categories?.allOf).map((key) => ({ kind: "CATEGORY" as const, keys: [key] })),
+  ];
   const { rows, count } = await groceryPage(
     db,
     {
+      words: words.length ? words : undefined,
       titleKey: filter?.title ? searchKey(filter.title) : undefined,
-      tags: filter?.category ? [{ kind: "CATEGORY", key: searchKey(filter.category) }] : [],
+      tags,
+      sort: args.sort ?? (words.length ? "RELEVANCE" : "NEWEST"),
     },
     window,
   );

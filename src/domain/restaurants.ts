@@ -1,12 +1,14 @@
 // Restaurants: validation, who may change them, create / update / delete, search, and how stored
 // rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
+import tzlookup from "@photostructure/tz-lookup";
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantRow } from "../db/rows.ts";
-import { restaurantPage, type RestaurantPageAsks, type RestaurantQuery } from "../db/searches.ts";
+import { restaurantPage, type RestaurantHit, type RestaurantPageAsks, type RestaurantQuery, type RestaurantSort } from "../db/searches.ts";
 import { ADDRESS_PARTS, type RestaurantWithRelated } from "../db/reads.ts";
-import { notFound } from "./errors.ts";
+import { badInput, notFound } from "./errors.ts";
+import { searchWords } from "./search-words.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
@@ -23,6 +25,7 @@ export const LIST_KINDS = {
   cuisines: "CUISINE",
   paymentMethods: "PAYMENT_METHOD",
   priceRange: "PRICE_RANGE",
+  dishes: "DISH",
 } as const;
 export type ListField = keyof typeof LIST_KINDS;
 export type TagKind = (typeof LIST_KINDS)[ListField];
@@ -87,7 +90,33 @@ const addressInput = z.object({
   district: optionalText("district"),
   country: optionalText("country"),
   geo: geoInput.nullish(),
+  timeZone: z
+    .string()
+    .trim()
+    .max(64, "timeZone must have at most 64 characters")
+    .refine(isTimeZone, "timeZone must be an IANA time zone such as Europe/Lisbon")
+    .nullish(),
 });
+
+/** Whether `zone` names a time zone this runtime knows (Intl reads the same IANA names as PostgreSQL). */
+function isTimeZone(zone: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The zone of an address: the one given, else the one its coordinates lie in (tz-lookup's map of
+ * zone boundaries, computed once at write time so searches compare stored zones), else none.
+ */
+function timeZoneOf(a: { timeZone?: string | null; geo?: { latitude: number; longitude: number } | null }): string | null {
+  if (a.timeZone) return a.timeZone;
+  return a.geo ? tzlookup(a.geo.latitude, a.geo.longitude) : null;
+}
 
 const openingHoursInput = z
   .array(z.object({ open: timeOfDay("open"), close: timeOfDay("close") }))
@@ -107,6 +136,7 @@ const restaurantFields = {
   types: list,
   categories: list,
   cuisines: list,
+  dishes: list,
   acceptsReservations: flag,
   starRating: z.number().min(0, "starRating must be from 0 to 5").max(5, "starRating must be from 0 to 5").nullish(),
   openingHours: openingHoursInput,
@@ -158,6 +188,7 @@ function columnsOf(input: UpdateInput): Prisma.RestaurantUncheckedUpdateInput {
       country: a?.country ?? null,
       latitude: a?.geo?.latitude ?? null,
       longitude: a?.geo?.longitude ?? null,
+      timeZone: a ? timeZoneOf(a) : null,
     });
   }
   return data;
@@ -237,29 +268,85 @@ export async function deleteRestaurant(db: Db, events: EventBus, viewer: Viewer,
 
 // ---- Search ----------------------------------------------------------------------------------
 
-export type RestaurantSort = "RATING" | "TITLE" | "NEWEST";
+const filterText = (field: string, max = 200) =>
+  storable(z.string().trim().max(max, `filter.${field} must have at most ${max} characters`), `filter.${field}`).nullish();
+
+/** A list of values to match: at most `max`, each a whole value (case-insensitive). */
+const valueList = (field: string, max: number) =>
+  z
+    .array(storable(z.string().trim().max(200, `${field} values must have at most 200 characters`), field))
+    .max(max, `${field} takes at most ${max} values`)
+    .nullish();
+
+const valueMatch = (field: string) => z.object({ anyOf: valueList(`filter.${field}.anyOf`, 20), allOf: valueList(`filter.${field}.allOf`, 5) }).nullish();
+
+/** The largest radius of a near search: the box read grows with its square. */
+export const MAX_RADIUS_KM = 50;
 
 export const restaurantFilter = z
   .object({
-    text: storable(z.string().trim().max(200, "filter.text must have at most 200 characters"), "filter.text").nullish(),
-    category: storable(z.string().trim().max(200, "filter.category must have at most 200 characters"), "filter.category").nullish(),
-    cuisine: storable(z.string().trim().max(200, "filter.cuisine must have at most 200 characters"), "filter.cuisine").nullish(),
-    city: storable(z.string().trim().max(MAX_CITY, `filter.city must have at most ${MAX_CITY} characters`), "filter.city").nullish(),
+    search: filterText("search"),
+    text: filterText("text"),
+    category: filterText("category"),
+    cuisine: filterText("cuisine"),
+    cuisines: valueMatch("cuisines"),
+    categories: valueMatch("categories"),
+    city: filterText("city", MAX_CITY),
     canHomeDeliver: z.boolean().nullish(),
+    acceptsReservations: z.boolean().nullish(),
+    minRating: z.number().min(0, "filter.minRating must be from 0 to 5").max(5, "filter.minRating must be from 0 to 5").nullish(),
+    priceRange: valueList("filter.priceRange", 20),
+    near: z
+      .object({
+        latitude: z.number().min(-90, "filter.near.latitude must be from -90 to 90").max(90, "filter.near.latitude must be from -90 to 90"),
+        longitude: z.number().min(-180, "filter.near.longitude must be from -180 to 180").max(180, "filter.near.longitude must be from -180 to 180"),
+        radiusKm: z
+          .number()
+          .gt(0, `filter.near.radiusKm must be more than 0 and at most ${MAX_RADIUS_KM}`)
+          .max(MAX_RADIUS_KM, `filter.near.radiusKm must be more than 0 and at most ${MAX_RADIUS_KM}`)
+          .nullish()
+          .transform((v) => v ?? 5),
+      })
+      .nullish(),
+    openNow: z.boolean().nullish(),
+    openAt: z.date().nullish(),
   })
   .nullish();
 
+type RestaurantFilterValue = z.output<typeof restaurantFilter>;
+
+/** Tag conditions of a value match: one for any of the values, one per value that must all be there. */
+function valueConditions<K extends string>(kind: K, single: string | null | undefined, match: { anyOf?: string[] | null; allOf?: string[] | null } | null | undefined) {
+  const keys = (values: string[] | null | undefined) => [...new Set((values ?? []).map(searchKey).filter(Boolean))];
+  const conditions: { kind: K; keys: string[] }[] = [];
+  if (single) conditions.push({ kind, keys: [searchKey(single)] });
+  const any = keys(match?.anyOf);
+  if (any.length) conditions.push({ kind, keys: any });
+  for (const key of keys(match?.allOf)) conditions.push({ kind, keys: [key] });
+  return conditions;
+}
+
 /** The filter as search keys: an empty value matches everything, as if it were not given. */
-function queryOf(filter: z.output<typeof restaurantFilter>, sort: RestaurantSort): RestaurantQuery {
-  const tags: RestaurantQuery["tags"] = [];
-  if (filter?.category) tags.push({ kind: "CATEGORY", key: searchKey(filter.category) });
-  if (filter?.cuisine) tags.push({ kind: "CUISINE", key: searchKey(filter.cuisine) });
+function queryOf(filter: RestaurantFilterValue, sort: RestaurantSort | null | undefined, now: Date): RestaurantQuery {
+  const words = filter?.search ? searchWords(filter.search) : [];
+  const near = filter?.near ?? undefined;
+  if (sort === "DISTANCE" && !near) throw badInput("sort DISTANCE needs filter.near (the point to measure from)", { field: "sort" });
+  const priceKeys = [...new Set((filter?.priceRange ?? []).map(searchKey).filter(Boolean))];
   return {
+    words: words.length ? words : undefined,
     titleKey: filter?.text ? searchKey(filter.text) : undefined,
-    tags,
+    tags: [
+      ...valueConditions("CATEGORY", filter?.category, filter?.categories),
+      ...valueConditions("CUISINE", filter?.cuisine, filter?.cuisines),
+      ...(priceKeys.length ? [{ kind: "PRICE_RANGE" as const, keys: priceKeys }] : []),
+    ],
     cityKey: filter?.city ? searchKey(filter.city) : undefined,
     canHomeDeliver: filter?.canHomeDeliver ?? undefined,
-    sort,
+    acceptsReservations: filter?.acceptsReservations ?? undefined,
+    minRating: filter?.minRating ?? undefined,
+    near,
+    openAt: filter?.openAt ?? (filter?.openNow ? now : undefined),
+    sort: sort ?? (words.length ? "RELEVANCE" : near ? "DISTANCE" : "NEWEST"),
   };
 }
 
@@ -272,12 +359,16 @@ export async function searchRestaurants(
   db: Db,
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
   asks: RestaurantPageAsks = {},
-): Promise<LazyConnection<RestaurantRow> & { related: RestaurantWithRelated[] }> {
+): Promise<LazyConnection<RestaurantRow> & { related: RestaurantHit[] }> {
   const window = pageWindow(args);
-  const { rows, count } = await restaurantPage(db, queryOf(parseInput(restaurantFilter, args.filter), args.sort ?? "NEWEST"), window, asks);
+  const q = queryOf(parseInput(restaurantFilter, args.filter), args.sort, new Date());
+  const { rows, count } = await restaurantPage(db, q, window, asks);
   const related = rows.slice(0, window.take);
-  return { ...toLazyConnection(rows.map((r) => r.restaurant), window, count), related };
+  return { ...toLazyConnection(rows.map(withDistance), window, count), related };
 }
+
+/** The row a search returned, carrying its distance for the `distanceKm` field. */
+const withDistance = (hit: RestaurantHit): RestaurantRow => (hit.distanceKm === undefined ? hit.restaurant : Object.assign(hit.restaurant, { distanceKm: hit.distanceKm }));
 
 // ---- Reading by id, and the lists that follow a page ------------------------------------------
 
@@ -289,7 +380,7 @@ export type { RestaurantColumn, RestaurantRelations, RestaurantWithRelated, User
 // ---- Reading back ----------------------------------------------------------------------------
 
 /** The columns of an address: its text parts and its coordinates. */
-export const ADDRESS_COLUMNS = [...ADDRESS_PARTS, "latitude", "longitude"] as const;
+export const ADDRESS_COLUMNS = [...ADDRESS_PARTS, "latitude", "longitude", "timeZone"] as const;
 
 /**
  * The address, or null when no part of it was given (null and "" are not); geo only when both
@@ -308,7 +399,7 @@ export function addressOf(r: Partial<RestaurantRow> & { addressGiven?: boolean }
     country: r.country,
   };
   const given = r.addressGiven ?? (geo !== null || ADDRESS_PARTS.some((part) => Boolean(parts[part])));
-  return given ? { ...parts, geo } : null;
+  return given ? { ...parts, geo, timeZone: r.timeZone ?? null } : null;
 }
 
 /** A stored opening period; it runs past midnight when it closes earlier than it opens. */

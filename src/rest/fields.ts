@@ -196,6 +196,7 @@ export const address = objectOf(
     district: { kind: text },
     country: { kind: text },
     geo: { kind: geo },
+    timeZone: { kind: text, aliases: ["time_zone"] },
   },
   "an address object",
 );

@@ -15,6 +15,9 @@ const BY_ID = `query($id: ID!) { restaurant(id: $id) { id title rating owner { u
 const PAGE_OF_50 = `{ restaurants(first: 50) { totalCount pageInfo { hasNextPage endCursor }
   nodes { id title rating owner { username } } } }`;
 const SEARCH = `{ restaurants(first: 20, filter: { text: "place" }, sort: RATING) { nodes { id title rating } } }`;
+// Words, near and open now at once: the vocabulary probe for a misspelt word, then one statement.
+const FIND = `{ restaurants(first: 20, filter: { search: "plaec", near: { latitude: 38.72, longitude: -9.14, radiusKm: 3 }, openAt: "2026-11-27T20:00:00Z" }) {
+  totalCount nodes { id title distanceKm } } }`;
 
 beforeAll(async () => {
   s = await startServer();
@@ -61,5 +64,9 @@ describe(`hot reads send the reviewed SQL (${testProvider()})`, () => {
 
   it("a search by title sorted by rating", async () => {
     await expect(await statementsOf(SEARCH)).toMatchFileSnapshot(file("search"));
+  });
+
+  it("a search by words near a point, open at an instant, with its total", async () => {
+    await expect(await statementsOf(FIND)).toMatchFileSnapshot(file("find"));
   });
 });

@@ -63,7 +63,7 @@ describe("GET /openapi.json", () => {
     const search = doc.paths["/restaurants"].get;
     const param = (name: string) => search.parameters.find((p: any) => p.name === name);
     expect(param("can_home_delever")).toMatchObject({ in: "query", schema: { type: "boolean" } });
-    expect(param("sort").schema.enum).toEqual(["rating", "title", "newest"]);
+    expect(param("sort").schema.enum).toEqual(["relevance", "distance", "rating", "title", "newest"]);
     expect(param("limit")).toMatchObject({ in: "query", schema: { type: "integer", default: 20 } });
 
     const add = doc.paths["/restaurants"].post.requestBody.content["application/json"].schema;

@@ -386,7 +386,7 @@ describe("Search restaurants: GET /restaurants", () => {
   });
 
   it("refuses bad search parameters with 400 naming them", async () => {
-    expectError(await get(s, "/restaurants?sort=best", other.token), 400, "BAD_USER_INPUT", /sort must be one of rating, title, newest/);
+    expectError(await get(s, "/restaurants?sort=best", other.token), 400, "BAD_USER_INPUT", /sort must be one of relevance, distance, rating, title, newest/);
     expectError(await get(s, "/restaurants?limit=many", other.token), 400, "BAD_USER_INPUT", /limit must be a whole number/);
     const tooMany = await get(s, "/restaurants?limit=101", other.token);
     expectError(tooMany, 400, "BAD_USER_INPUT", /limit/);

@@ -107,6 +107,8 @@ const COLUMNS_READ: Record<Exclude<keyof Restaurant, "__typename">, readonly Res
   types: [],
   categories: [],
   cuisines: [],
+  dishes: [],
+  distanceKm: [], // computed by a near search (searches.ts), never stored
   paymentMethods: [],
   priceRange: [],
   photos: [],
@@ -126,6 +128,7 @@ const ADDRESS_COLUMNS_READ: Record<Exclude<keyof Address, "__typename">, readonl
   district: ["district"],
   country: ["country"],
   geo: ["latitude", "longitude"],
+  timeZone: ["timeZone"],
 };
 
 /** How many columns the fields read at most: a selection reading them all reads whole rows (search keys and sums too). */
@@ -223,6 +226,8 @@ export const restaurantsResolvers: Resolvers = {
     types: list("types"),
     categories: list("categories"),
     cuisines: list("cuisines"),
+    dishes: list("dishes"),
+    distanceKm: (r) => (r as RestaurantRow & { distanceKm?: number }).distanceKm ?? null,
     paymentMethods: list("paymentMethods"),
     priceRange: list("priceRange"),
     photos: (r, _, ctx) => photosOf(ctx, r.id),

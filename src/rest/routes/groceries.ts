@@ -65,18 +65,22 @@ export const groceryRoutes: RestRoute[] = [
   },
   {
     operation: "Search groceries",
-    summary: "Searches groceries, newest first.",
+    summary: "Searches groceries: best match first with search, else newest first.",
     tag: "groceries",
     method: "GET",
     path: "/groceries",
     params: [
       inQuery("title", text, { to: "filter.title", description: "case-insensitive part of the title" }),
+      inQuery("search", text, { to: "filter.search", description: 'words in the title, other name, categories and description, best match first, e.g. "olive oil"' }),
       inQuery("categories", text, { aliases: ["category"], to: "filter.category", description: "a category name" }),
+      inQuery("categories_any", textList, { to: "filter.categories.anyOf", description: "categories, any of them (repeat the key)" }),
+      inQuery("categories_all", textList, { to: "filter.categories.allOf", description: "categories, all of them (repeat the key)" }),
+      inQuery("sort", choice({ relevance: "RELEVANCE", newest: "NEWEST" }), { to: "sort", description: "default relevance with search, else newest" }),
       inQuery("limit", integer, { to: "first", default: 20, description: "1 to 100" }),
       inQuery("offset", integer, { to: "offset", description: "items to skip" }),
     ],
-    document: `query SearchGroceries($filter: GroceryFilter, $first: Int, $offset: Int) {
-      groceries(filter: $filter, first: $first, offset: $offset) { nodes { ...LegacyGrocery } }
+    document: `query SearchGroceries($filter: GroceryFilter, $sort: GrocerySort, $first: Int, $offset: Int) {
+      groceries(filter: $filter, sort: $sort, first: $first, offset: $offset) { nodes { ...LegacyGrocery } }
     } ${GROCERY_FIELDS}`,
     status: 200,
     response: s.arrayOf(grocerySchema),

@@ -1,1 +1,1 @@
-SELECT "Restaurant"."id" AS "id", "Restaurant"."title" AS "title", "Restaurant"."ratingAvg" AS "ratingAvg" FROM "Restaurant" WHERE "titleSearch" LIKE $1 ESCAPE '!' ORDER BY "Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC LIMIT 21;
+SELECT "Restaurant"."id" AS "id", "Restaurant"."title" AS "title", "Restaurant"."ratingAvg" AS "ratingAvg" FROM "Restaurant" WHERE "Restaurant"."titleSearch" LIKE $1 ESCAPE '!' ORDER BY "Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC LIMIT 21;

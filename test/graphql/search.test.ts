@@ -1,0 +1,243 @@
+// Finding restaurants and groceries through the real server (issue 31): words with relevance,
+// prefixes, one typo, accents; near with distances; open at an instant in each restaurant's own
+// time zone, across midnight; the other filters; and that the search indexes follow every write.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+let s: TestServer;
+let user: { token: string; id: string };
+
+// Lisbon (UTC+0 in winter) and Tokyo (UTC+9): the same instant is evening in one, morning in the other.
+const LISBON = { latitude: 38.7223, longitude: -9.1393 };
+const TOKYO = { latitude: 35.6762, longitude: 139.6503 };
+/** km north of a point (111.195 km a degree of latitude). */
+const north = (p: { latitude: number; longitude: number }, km: number) => ({ latitude: p.latitude + km / 111.195, longitude: p.longitude });
+
+const CREATE = `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`;
+const ids: Record<string, string> = {};
+
+async function ok(query: string, variables: Record<string, unknown> = {}) {
+  const r = await s.graphql(query, variables, user.token);
+  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+  return r.data;
+}
+
+async function create(key: string, input: Record<string, unknown>) {
+  ids[key] = (await ok(CREATE, { input })).createRestaurant.id;
+}
+
+const SEARCH = `query($filter: RestaurantFilter, $sort: RestaurantSort, $first: Int) {
+  restaurants(filter: $filter, sort: $sort, first: $first) { totalCount nodes { id title distanceKm } }
+}`;
+
+/** Titles found, in order. */
+async function titles(filter: Record<string, unknown>, sort?: string) {
+  const data = await ok(SEARCH, { filter, sort, first: 50 });
+  return data.restaurants.nodes.map((n: { title: string }) => n.title);
+}
+
+beforeAll(async () => {
+  s = await startServer();
+  user = await s.signUp("finder");
+  await create("napoli", {
+    title: "Pizzeria Napoli",
+    description: "Wood-fired ovens since 1960",
+    cuisines: ["Italian"],
+    categories: ["family"],
+    dishes: ["Margherita", "Calzone"],
+    priceRange: ["$$"],
+    acceptsReservations: true,
+    openingHours: [{ open: "18:00", close: "23:00" }],
+    address: { city: "Lisbon", geo: north(LISBON, 1) },
+  });
+  await create("creme", {
+    title: "Crème Brûlée House",
+    description: "Desserts and coffee",
+    cuisines: ["French"],
+    categories: ["vegan", "family"],
+    dishes: ["crème brûlée"],
+    priceRange: ["$"],
+    openingHours: [{ open: "22:00", close: "02:00" }],
+    address: { city: "Lisbon", geo: north(LISBON, 3) },
+  });
+  await create("tokyo", {
+    title: "Tokyo Ramen Bar",
+    description: "Noodles and a pizza on Fridays",
+    cuisines: ["Japanese"],
+    categories: ["vegan"],
+    dishes: ["shoyu ramen"],
+    priceRange: ["$$$"],
+    openingHours: [{ open: "11:00", close: "15:00" }],
+    address: { city: "Tokyo", geo: TOKYO },
+  });
+  await create("nowhere", { title: "Pasta Nowhere", cuisines: ["Italian"], description: "pizza too" });
+  // A rating for one: minRating and RATING read the users' mean.
+  await ok(`mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Great", body: "Loved it", rating: 5 }) { id } }`, { id: ids.napoli });
+});
+afterAll(async () => s?.close());
+
+describe("text search with relevance", () => {
+  it("finds words in the title, description, cuisines, categories and dishes, best match first", async () => {
+    // "pizza" is in two descriptions and one title (as "Pizzeria", not the word): the title word wins for "pizzeria".
+    expect(await titles({ search: "pizzeria" })).toEqual(["Pizzeria Napoli"]);
+    expect(await titles({ search: "margherita" })).toEqual(["Pizzeria Napoli"]);
+    expect(await titles({ search: "japanese ramen" })).toEqual(["Tokyo Ramen Bar"]);
+    expect(new Set(await titles({ search: "vegan" }))).toEqual(new Set(["Crème Brûlée House", "Tokyo Ramen Bar"]));
+    const ranked = await titles({ search: "ramen" });
+    expect(ranked[0]).toBe("Tokyo Ramen Bar");
+  });
+
+  it("ranks a title match above a description match", async () => {
+    await create("pizzaTitle", { title: "Pizza Palace", description: "Slices" });
+    const found = await titles({ search: "pizza" });
+    expect(found[0]).toBe("Pizza Palace");
+    expect(found).toEqual(expect.arrayContaining(["Tokyo Ramen Bar", "Pasta Nowhere"]));
+  });
+
+  it("matches the last word as a prefix, ignores accents and case, and tolerates one typo in a long word", async () => {
+    expect(await titles({ search: "Pizz" })).toContain("Pizzeria Napoli");
+    expect(await titles({ search: "creme brulee" })).toEqual(["Crème Brûlée House"]);
+    expect(await titles({ search: "CRÈME" })).toEqual(["Crème Brûlée House"]);
+    expect(await titles({ search: "pizzaria" })).toEqual(["Pizzeria Napoli"]);
+    expect(await titles({ search: "itlaian" })).toEqual(expect.arrayContaining(["Pizzeria Napoli", "Pasta Nowhere"]));
+    // Two typos, or one in a short word, find nothing.
+    expect(await titles({ search: "pizzarie" })).toEqual([]);
+    expect(await titles({ search: "rmen" })).toEqual([]);
+    expect(await titles({ search: "zzzzzzzz" })).toEqual([]);
+  });
+
+  it("keeps the legacy substring filter and combines it with words", async () => {
+    expect(await titles({ text: "zzer" })).toEqual(["Pizzeria Napoli"]);
+    expect(await titles({ text: "è" })).toEqual(["Crème Brûlée House"]);
+    expect(await titles({ text: "100%" })).toEqual([]);
+    expect(await titles({ text: "ramen", search: "noodles" })).toEqual(["Tokyo Ramen Bar"]);
+  });
+
+  it("follows every change: new title, new lists, removal", async () => {
+    await create("renamed", { title: "Old Name Diner", dishes: ["goulash"] });
+    expect(await titles({ search: "goulash" })).toEqual(["Old Name Diner"]);
+    await ok(`mutation($id: ID!) { updateRestaurant(id: $id, input: { title: "Fresh Sushi Diner", dishes: ["nigiri"] }) { id } }`, { id: ids.renamed });
+    expect(await titles({ search: "goulash" })).toEqual([]);
+    expect(await titles({ search: "nigiri" })).toEqual(["Fresh Sushi Diner"]);
+    expect(await titles({ search: "old" })).toEqual([]);
+    expect(await titles({ text: "fresh sushi" })).toEqual(["Fresh Sushi Diner"]);
+    await ok(`mutation($id: ID!) { deleteRestaurant(id: $id) }`, { id: ids.renamed });
+    expect(await titles({ search: "nigiri" })).toEqual([]);
+    expect(await titles({ text: "fresh sushi" })).toEqual([]);
+  });
+
+  it("refuses a search text that is too long, with a 4xx that names the field", async () => {
+    const r = await s.graphql(SEARCH, { filter: { search: "x".repeat(201) } }, user.token);
+    expect(r.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+    expect(r.errors?.[0]?.message).toContain("filter.search");
+  });
+});
+
+describe("near", () => {
+  it("keeps restaurants within the radius, nearest first, each with its distance", async () => {
+    const data = await ok(SEARCH, { filter: { near: { ...LISBON, radiusKm: 5 } } });
+    const nodes = data.restaurants.nodes;
+    expect(nodes.map((n: { title: string }) => n.title)).toEqual(["Pizzeria Napoli", "Crème Brûlée House"]);
+    expect(nodes[0].distanceKm).toBeCloseTo(1, 2);
+    expect(nodes[1].distanceKm).toBeCloseTo(3, 2);
+    expect(data.restaurants.totalCount).toBe(2);
+    expect(await titles({ near: { ...LISBON, radiusKm: 2 } })).toEqual(["Pizzeria Napoli"]);
+    // Restaurants without coordinates are left out, not errors; far ones too.
+    expect(await titles({ near: { ...TOKYO, radiusKm: 50 } })).toEqual(["Tokyo Ramen Bar"]);
+  });
+
+  it("combines with words (relevance first) and with other sorts; distanceKm is null elsewhere", async () => {
+    expect(await titles({ near: { ...LISBON, radiusKm: 10 }, search: "family" }, "DISTANCE")).toEqual(["Pizzeria Napoli", "Crème Brûlée House"]);
+    const plain = await ok(SEARCH, { filter: { search: "ramen" } });
+    expect(plain.restaurants.nodes[0].distanceKm).toBeNull();
+  });
+
+  it("refuses a bad point, a radius out of range, and DISTANCE without a point", async () => {
+    for (const near of [{ latitude: 91, longitude: 0 }, { latitude: 0, longitude: 181 }, { ...LISBON, radiusKm: 0 }, { ...LISBON, radiusKm: 51 }]) {
+      const r = await s.graphql(SEARCH, { filter: { near } }, user.token);
+      expect(r.errors?.[0]?.extensions?.code, JSON.stringify(near)).toBe("BAD_USER_INPUT");
+    }
+    const r = await s.graphql(SEARCH, { sort: "DISTANCE" }, user.token);
+    expect(r.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+  });
+});
+
+describe("open at", () => {
+  it("reads opening hours in each restaurant's own zone, derived from its coordinates", async () => {
+    const data = await ok(`query($id: ID!) { restaurant(id: $id) { address { timeZone } } }`, { id: ids.tokyo });
+    expect(data.restaurant.address.timeZone).toBe("Asia/Tokyo");
+    // 2026-11-27 12:00 UTC: 12:00 in Lisbon (nothing open there), 21:00 in Tokyo (closed at 15:00).
+    expect(await titles({ openAt: "2026-11-27T12:00:00Z" })).toEqual([]);
+    // 03:00 UTC: 12:00 in Tokyo.
+    expect(await titles({ openAt: "2026-11-27T03:00:00Z" })).toEqual(["Tokyo Ramen Bar"]);
+    // 19:00 UTC: 19:00 in Lisbon.
+    expect(await titles({ openAt: "2026-11-27T19:00:00Z" })).toEqual(["Pizzeria Napoli"]);
+  });
+
+  it("is right across midnight, and in summer time", async () => {
+    // 22:00-02:00 in Lisbon: open at 23:30 and at 01:30, closed at 02:00 and at 21:59.
+    expect(await titles({ openAt: "2026-11-27T23:30:00Z" })).toEqual(["Crème Brûlée House"]);
+    expect(await titles({ openAt: "2026-11-28T01:30:00Z" })).toEqual(["Crème Brûlée House"]);
+    expect(await titles({ openAt: "2026-11-28T02:00:00Z" })).toEqual(["Tokyo Ramen Bar"]); // 11:00 in Tokyo: it opens then
+    expect(await titles({ openAt: "2026-11-27T21:59:00Z" })).toEqual(["Pizzeria Napoli"]);
+    // In July Lisbon is UTC+1: 17:30 UTC is 18:30 there (the pizzeria opened at 18:00).
+    expect(await titles({ openAt: "2026-07-01T17:30:00Z" })).toEqual(["Pizzeria Napoli"]);
+    expect(await titles({ openAt: "2026-11-27T17:30:00Z" })).toEqual([]);
+  });
+
+  it("openNow uses the current time; a given zone wins over the coordinates", async () => {
+    const now = new Date();
+    const hh = (n: number) => String(n).padStart(2, "0");
+    const utc = (offsetMinutes: number) => `${hh(new Date(now.getTime() + offsetMinutes * 60_000).getUTCHours())}:${hh(new Date(now.getTime() + offsetMinutes * 60_000).getUTCMinutes())}`;
+    // Open from 10 minutes ago to 50 minutes from now, in UTC (the zone given).
+    await create("utc", {
+      title: "Always Now Cafe",
+      openingHours: [{ open: utc(-10), close: utc(50) }],
+      address: { city: "Reykjavik", geo: { latitude: 64.15, longitude: -21.94 }, timeZone: "Etc/UTC" },
+    });
+    expect(await titles({ openNow: true, search: "always" })).toEqual(["Always Now Cafe"]);
+    const r = await s.graphql(CREATE, { input: { title: "Bad zone", address: { timeZone: "Mars/Olympus" } } }, user.token);
+    expect(r.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+  });
+});
+
+describe("more filters", () => {
+  it("minimum rating, price range, reservations, any-of and all-of lists", async () => {
+    expect(await titles({ minRating: 4 })).toEqual(["Pizzeria Napoli"]);
+    expect(new Set(await titles({ priceRange: ["$", "$$$"] }))).toEqual(new Set(["Crème Brûlée House", "Tokyo Ramen Bar"]));
+    expect(await titles({ acceptsReservations: true })).toEqual(["Pizzeria Napoli"]);
+    expect(new Set(await titles({ cuisines: { anyOf: ["french", "JAPANESE"] } }))).toEqual(new Set(["Crème Brûlée House", "Tokyo Ramen Bar"]));
+    expect(await titles({ categories: { allOf: ["vegan", "family"] } })).toEqual(["Crème Brûlée House"]);
+    expect(await titles({ categories: { allOf: ["vegan"], anyOf: ["family", "kids"] } })).toEqual(["Crème Brûlée House"]);
+    expect(await titles({ cuisines: { anyOf: ["italian"] }, city: "lisbon" })).toEqual(["Pizzeria Napoli"]);
+  });
+
+  it("refuses too many values", async () => {
+    const r = await s.graphql(SEARCH, { filter: { cuisines: { allOf: ["a", "b", "c", "d", "e", "f"] } } }, user.token);
+    expect(r.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+  });
+});
+
+describe("groceries", () => {
+  const GROCERIES = `query($filter: GroceryFilter, $sort: GrocerySort) { groceries(filter: $filter, sort: $sort, first: 50) { totalCount nodes { title } } }`;
+  const names = async (filter: Record<string, unknown>, sort?: string) =>
+    (await ok(GROCERIES, { filter, sort })).groceries.nodes.map((n: { title: string }) => n.title);
+
+  beforeAll(async () => {
+    const add = `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id } }`;
+    await ok(add, { input: { title: "Extra virgin olive oil", categories: ["pantry"], description: "Cold pressed" } });
+    await ok(add, { input: { title: "Crème fraîche", categories: ["dairy"], alsoKnownAs: "sour cream" } });
+    await ok(add, { input: { title: "Olive bread", categories: ["bakery", "pantry"] } });
+  });
+
+  it("finds words with relevance, prefixes, typos and accents, and keeps the title substring", async () => {
+    expect(await names({ search: "olive oil" })).toEqual(["Extra virgin olive oil"]);
+    expect((await names({ search: "oliv" })).length).toBe(2);
+    expect(await names({ search: "creme fraiche" })).toEqual(["Crème fraîche"]);
+    expect(await names({ search: "sour" })).toEqual(["Crème fraîche"]);
+    expect(await names({ search: "presed" })).toEqual(["Extra virgin olive oil"]); // "pressed" less a letter
+    expect(await names({ title: "bread" })).toEqual(["Olive bread"]);
+    expect(new Set(await names({ categories: { anyOf: ["dairy", "bakery"] } }))).toEqual(new Set(["Crème fraîche", "Olive bread"]));
+    expect(await names({ categories: { allOf: ["bakery", "pantry"] } })).toEqual(["Olive bread"]);
+  });
+});
