@@ -240,8 +240,14 @@ const ORDERS: Record<Exclude<RestaurantSort, "RELEVANCE" | "DISTANCE">, Prisma.S
   NEWEST: Prisma.raw(`"Restaurant"."createdAt" DESC, "Restaurant"."id" DESC`),
 };
 
+/**
+ * What a search keeps: the catalogue's rows joined to the word matches (if any) and the
+ * conditions; `rank` orders by best match.
+ */
+type Filter = { catalogue: Catalogue; join: Prisma.Sql; conditions: Prisma.Sql[]; rank?: Prisma.Sql };
+
 /** The joins and conditions of a restaurant query, and its rank when it has words. */
-async function restaurantFilter(db: Db, q: RestaurantQuery) {
+async function restaurantFilter(db: Db, q: RestaurantQuery): Promise<Filter> {
   const provider = providerOf(db);
   const words = q.words?.length ? await wordsJoin(db, provider, "Restaurant", q.words) : undefined;
   const conditions: Prisma.Sql[] = [];
@@ -253,7 +259,7 @@ async function restaurantFilter(db: Db, q: RestaurantQuery) {
   if (q.minRating != null) conditions.push(Prisma.sql`"Restaurant"."ratingAvg" >= ${number(q.minRating)}`);
   if (q.near) conditions.push(...within(q.near));
   if (q.openAt) conditions.push(openAt(provider, q.openAt));
-  return { join: words?.join ?? Prisma.empty, rank: words?.rank, where: whereAll(conditions) };
+  return { catalogue: "Restaurant", join: words?.join ?? Prisma.empty, rank: words?.rank, conditions };
 }
 
 function restaurantOrder(q: RestaurantQuery, rank: Prisma.Sql | undefined): Prisma.Sql {
@@ -269,8 +275,10 @@ function restaurantOrder(q: RestaurantQuery, rank: Prisma.Sql | undefined): Pris
  * on its own, only if `count()` is called.
  */
 export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window, asks: RestaurantPageAsks = {}) {
-  const { join, rank, where } = await restaurantFilter(db, q);
-  const countSql = Prisma.sql`SELECT COUNT(*) AS "n" FROM "Restaurant" ${join} ${where}`;
+  const filter = await restaurantFilter(db, q);
+  const { join, rank } = filter;
+  const where = whereAll(filter.conditions);
+  const countSql = boundedCount(filter);
   const related = relatedSql(asks);
   const total = asks.count ? Prisma.sql`, (${countSql}) AS "totalCount"` : Prisma.empty;
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
@@ -285,8 +293,8 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
     rows.forEach((row, i) => (row.distanceKm = Number(raw.rows[i][at])));
   }
   const counted = asks.count && raw.rows.length > 0 ? Number(raw.rows[0][raw.names.indexOf("totalCount")]) : undefined;
-  const count = async () => counted ?? (await query<{ n: number }>(db, { n: "int" }, countSql))[0]?.n ?? 0;
-  return { rows, count };
+  const count = once(async () => totalOf(db, filter, counted ?? (await query<{ n: number }>(db, { n: "int" }, countSql))[0]?.n ?? 0));
+  return { rows, count, facets: once(() => facetsOf(db, filter, RESTAURANT_FACETS)) };
 }
 
 /** Groceries matching every condition, best match or newest first (the id breaks ties). */
@@ -298,6 +306,7 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
   for (const tag of q.tags) conditions.push(hasTag("Grocery", tag));
   const where = whereAll(conditions);
   const join = words?.join ?? Prisma.empty;
+  const filter: Filter = { catalogue: "Grocery", join, conditions };
   const order =
     q.sort === "RELEVANCE" && words
       ? Prisma.sql`${words.rank} ASC, "Grocery"."id" ASC`
@@ -307,6 +316,125 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
     GROCERY,
     Prisma.sql`SELECT ${GROCERY_COLUMNS} FROM "Grocery" ${join} ${where} ORDER BY ${order} ${windowSql(window)}`,
   );
-  const countSql = Prisma.sql`SELECT COUNT(*) AS "n" FROM "Grocery" ${join} ${where}`;
-  return { rows, count: async () => (await query<{ n: number }>(db, { n: "int" }, countSql))[0]?.n ?? 0 };
+  return {
+    rows,
+    count: once(async () => totalOf(db, filter, (await query<{ n: number }>(db, { n: "int" }, boundedCount(filter)))[0]?.n ?? 0)),
+    facets: once(() => facetsOf(db, filter, GROCERY_FACETS)),
+  };
+}
+
+// ---- Totals and facets, bounded --------------------------------------------------------------------
+
+/** Matches counted one by one at most; past this, the total is estimated from a sample. */
+export const EXACT_COUNT_LIMIT = 10_000;
+/** Matches whose lists are counted one by one at most; past this, facets come from a sample. */
+export const EXACT_FACETS_LIMIT = 5_000;
+/** Rows of the catalogue a sample holds (about). */
+const SAMPLE_ROWS = 10_000;
+/** Values each facet lists, most frequent first. */
+export const FACET_VALUES = 20;
+
+const once = <T>(compute: () => Promise<T>) => {
+  let result: Promise<T> | undefined;
+  return () => (result ??= compute());
+};
+
+/** Counts the matches up to one more than the exact limit: the work stops there. */
+function boundedCount({ catalogue, join, conditions }: Filter): Prisma.Sql {
+  return Prisma.sql`SELECT COUNT(*) AS "n" FROM (SELECT 1 AS "x" FROM ${Prisma.raw(`"${catalogue}"`)} ${join} ${whereAll(conditions)}
+    LIMIT ${Prisma.raw(String(EXACT_COUNT_LIMIT + 1))}) "bounded"`;
+}
+
+/** A total: exact up to the limit, else an estimate (and said so). */
+export type Total = { count: number; estimate: boolean };
+
+async function totalOf(db: Db, filter: Filter, bounded: number): Promise<Total> {
+  if (bounded <= EXACT_COUNT_LIMIT) return { count: bounded, estimate: false };
+  const sample = await sampled<{ n: number }>(db, filter, Prisma.sql`SELECT COUNT(*) AS "n" FROM "m"`, { n: "int" });
+  const count = Math.round((sample.rows[0]?.n ?? 0) / sample.share);
+  return { count: Math.max(count, EXACT_COUNT_LIMIT + 1), estimate: true };
+}
+
+/**
+ * Runs `select` over "m", the matches among a fixed sample of the catalogue (about SAMPLE_ROWS
+ * rows), and says what share of the catalogue the sample is. SQLite: four windows of rowids spread
+ * over the table, each read by rowid; PostgreSQL: TABLESAMPLE SYSTEM with a fixed seed (whole
+ * pages). Fixed, so that the same search gives the same estimate from one page to the next.
+ */
+async function sampled<T>(db: Db, { catalogue, join, conditions }: Filter, select: Prisma.Sql, columns: Parameters<typeof query>[1]) {
+  const table = `"${catalogue}"`;
+  const match = (from: Prisma.Sql, extra: Prisma.Sql[]) =>
+    Prisma.sql`WITH "m" AS (SELECT ${Prisma.raw(table)}."id" AS "id", ${catalogue === "Restaurant" ? Prisma.raw(`"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"`) : Prisma.raw(`NULL AS "cityKey", NULL AS "city"`)}
+      FROM ${from} ${join} ${whereAll([...conditions, ...extra])}) ${select}`;
+  if (providerOf(db) === "sqlite") {
+    const last = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COALESCE(MAX("rowid"), 0) AS "n" FROM ${Prisma.raw(table)}`))[0]?.n ?? 0;
+    const size = Math.ceil(SAMPLE_ROWS / 4);
+    const windows = [0, 1, 2, 3].map((k) => Math.floor((k * last) / 4) + 1);
+    const condition = Prisma.raw(`(${windows.map((start) => `${table}."rowid" BETWEEN ${start} AND ${start + size - 1}`).join(" OR ")})`);
+    return { rows: await query<T>(db, columns, match(Prisma.raw(table), [condition])), share: Math.min(1, (4 * size) / Math.max(last, 1)) };
+  }
+  const rows = (await query<{ n: number }>(db, { n: "float" }, Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${table}::regclass`))[0]?.n ?? 1;
+  const percent = Math.min(100, (100 * SAMPLE_ROWS) / rows);
+  const from = Prisma.raw(`${table} TABLESAMPLE SYSTEM (${percent.toFixed(6)}) REPEATABLE (31)`);
+  return { rows: await query<T>(db, columns, match(from, [])), share: percent / 100 };
+}
+
+/** The lists a facet counts: a tag kind, or the city column. */
+type FacetSpec = Record<string, string>;
+const RESTAURANT_FACETS: FacetSpec = { cuisines: "CUISINE", categories: "CATEGORY", priceRanges: "PRICE_RANGE", cities: "CITY" };
+const GROCERY_FACETS: FacetSpec = { categories: "CATEGORY" };
+
+export type FacetValue = { value: string; count: number };
+export type Facets = { exact: boolean; lists: Record<string, FacetValue[]> };
+
+/** Per list value, how many matches have it; and "ALL", how many matches there are. */
+function facetCounts(catalogue: Catalogue, spec: FacetSpec): Prisma.Sql {
+  const kinds = Object.values(spec).filter((k) => k !== "CITY");
+  const parts = [
+    Prisma.sql`SELECT CAST(t."kind" AS TEXT) AS "facet", t."valueKey" AS "key", MIN(t."value") AS "value", COUNT(*) AS "n"
+      FROM "m" JOIN ${Prisma.raw(`"${catalogue}Tag"`)} t ON t.${Prisma.raw(OWNER_KEY[catalogue])} = "m"."id"
+      WHERE CAST(t."kind" AS TEXT) IN (${Prisma.join(kinds)}) GROUP BY t."kind", t."valueKey"`,
+    Prisma.raw(`SELECT 'ALL' AS "facet", '' AS "key", '' AS "value", COUNT(*) AS "n" FROM "m"`),
+  ];
+  if (Object.values(spec).includes("CITY")) {
+    parts.push(Prisma.raw(`SELECT 'CITY' AS "facet", "cityKey" AS "key", MIN("city") AS "value", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL GROUP BY "cityKey"`));
+  }
+  return Prisma.join(parts, " UNION ALL ");
+}
+
+type FacetRow = { facet: string; key: string; value: string; n: number };
+const FACET_ROW = { facet: "text", key: "text", value: "text", n: "int" } as const;
+
+function facetLists(spec: FacetSpec, rows: FacetRow[], scale: number): Record<string, FacetValue[]> {
+  return Object.fromEntries(
+    Object.entries(spec).map(([name, kind]) => [
+      name,
+      rows
+        .filter((r) => r.facet === kind)
+        .map((r) => ({ value: r.value, count: Math.max(1, Math.round(r.n * scale)) }))
+        .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value))
+        .slice(0, FACET_VALUES),
+    ]),
+  );
+}
+
+/**
+ * Facets of a search: exact over the first EXACT_FACETS_LIMIT matches when there are no more;
+ * otherwise counted over the matches in a fixed sample of the catalogue and scaled to the
+ * estimated total, and said so (`exact: false`).
+ */
+async function facetsOf(db: Db, filter: Filter, spec: FacetSpec): Promise<Facets> {
+  const { catalogue, join, conditions } = filter;
+  const table = `"${catalogue}"`;
+  const city = catalogue === "Restaurant" ? `"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"` : `NULL AS "cityKey", NULL AS "city"`;
+  const exact = await query<FacetRow>(
+    db,
+    FACET_ROW,
+    Prisma.sql`WITH "m" AS (SELECT ${Prisma.raw(table)}."id" AS "id", ${Prisma.raw(city)} FROM ${Prisma.raw(table)} ${join} ${whereAll(conditions)}
+      LIMIT ${Prisma.raw(String(EXACT_FACETS_LIMIT + 1))}) ${facetCounts(catalogue, spec)}`,
+  );
+  const matches = exact.find((r) => r.facet === "ALL")?.n ?? 0;
+  if (matches <= EXACT_FACETS_LIMIT) return { exact: true, lists: facetLists(spec, exact, 1) };
+  const sample = await sampled<FacetRow>(db, filter, facetCounts(catalogue, spec), FACET_ROW);
+  return { exact: false, lists: facetLists(spec, sample.rows, 1 / sample.share) };
 }

@@ -6,10 +6,10 @@ import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GroceryRow } from "../db/rows.ts";
-import { groceryPage } from "../db/searches.ts";
+import { groceryPage, type Facets } from "../db/searches.ts";
 import { deleteUpload, quotaExceeded, saveImage, type IncomingFile, type SavedFile, type UploadSettings } from "../storage/image-files.ts";
 import { badInput, notFound } from "./errors.ts";
-import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
+import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { removeFromShoppingList } from "./shopping-list.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
@@ -268,7 +268,7 @@ export const groceryFilter = z
 export type GrocerySort = "RELEVANCE" | "NEWEST";
 
 /** Groceries matching every filter given, best match first with words, else newest first (the id breaks ties). An empty value matches everything. */
-export async function searchGroceries(db: Db, args: { filter?: unknown; sort?: GrocerySort | null } & PageArgs): Promise<LazyConnection<GroceryRow>> {
+export async function searchGroceries(db: Db, args: { filter?: unknown; sort?: GrocerySort | null } & PageArgs): Promise<SearchConnection<GroceryRow, Facets>> {
   const window = pageWindow(args);
   const filter = parseInput(groceryFilter, args.filter);
   const words = filter?.search ? searchWords(filter.search) : [];
@@ -279,7 +279,7 @@ export async function searchGroceries(db: Db, args: { filter?: unknown; sort?: G
     ...(any.length ? [{ kind: "CATEGORY" as const, keys: any }] : []),
     ...keys(filter?.categories?.allOf).map((key) => ({ kind: "CATEGORY" as const, keys: [key] })),
   ];
-  const { rows, count } = await groceryPage(
+  const page = await groceryPage(
     db,
     {
       words: words.length ? words : undefined,
@@ -289,7 +289,7 @@ export async function searchGroceries(db: Db, args: { filter?: unknown; sort?: G
     },
     window,
   );
-  return toLazyConnection(rows, window, count);
+  return toSearchConnection(page.rows, window, page);
 }
 
 /** Path where a cover file is served. */

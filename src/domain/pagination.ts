@@ -60,6 +60,22 @@ export function toConnection<T>(items: T[], totalCount: number, window: PageWind
  */
 export type LazyConnection<T> = Omit<Connection<T>, "totalCount"> & { totalCount: () => Promise<number> };
 
+/** A search's page: its total may be an estimate past a bound, and it can count its matches by list value. */
+export type SearchConnection<T, F> = LazyConnection<T> & { totalCountIsEstimate: () => Promise<boolean>; facets: () => Promise<F> };
+
+/** A search's total: exact, or estimated past a bound (src/db/searches.ts). */
+export function toSearchConnection<T, F>(
+  fetched: T[],
+  window: PageWindow,
+  search: { count: () => Promise<{ count: number; estimate: boolean }>; facets: () => Promise<F> },
+): SearchConnection<T, F> {
+  return {
+    ...toLazyConnection(fetched, window, async () => (await search.count()).count),
+    totalCountIsEstimate: async () => (await search.count()).estimate,
+    facets: search.facets,
+  };
+}
+
 export function toLazyConnection<T>(fetched: T[], window: PageWindow, count: () => Promise<number>): LazyConnection<T> {
   const items = fetched.slice(0, window.take);
   const { totalCount: _, ...page } = toConnection(items, 0, window);

@@ -5,11 +5,11 @@ import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantRow } from "../db/rows.ts";
-import { restaurantPage, type RestaurantHit, type RestaurantPageAsks, type RestaurantQuery, type RestaurantSort } from "../db/searches.ts";
+import { restaurantPage, type Facets, type RestaurantHit, type RestaurantPageAsks, type RestaurantQuery, type RestaurantSort } from "../db/searches.ts";
 import { ADDRESS_PARTS, type RestaurantWithRelated } from "../db/reads.ts";
 import { badInput, notFound } from "./errors.ts";
 import { searchWords } from "./search-words.ts";
-import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
+import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
@@ -359,12 +359,12 @@ export async function searchRestaurants(
   db: Db,
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
   asks: RestaurantPageAsks = {},
-): Promise<LazyConnection<RestaurantRow> & { related: RestaurantHit[] }> {
+): Promise<SearchConnection<RestaurantRow, Facets> & { related: RestaurantHit[] }> {
   const window = pageWindow(args);
   const q = queryOf(parseInput(restaurantFilter, args.filter), args.sort, new Date());
-  const { rows, count } = await restaurantPage(db, q, window, asks);
-  const related = rows.slice(0, window.take);
-  return { ...toLazyConnection(rows.map(withDistance), window, count), related };
+  const page = await restaurantPage(db, q, window, asks);
+  const related = page.rows.slice(0, window.take);
+  return { ...toSearchConnection(page.rows.map(withDistance), window, page), related };
 }
 
 /** The row a search returned, carrying its distance for the `distanceKm` field. */

@@ -31,6 +31,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/pagination.ts";
+import { searchWork } from "./search-cost.ts";
 
 type Variables = Record<string, unknown>;
 
@@ -102,7 +103,9 @@ class CostWalker {
     const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
     if (!field) return 0; // validation has refused it already
     const type = getNamedType(field.type);
-    if (!node.selectionSet || !isCompositeType(type)) return 1;
+    // Searches cost the work their arguments cause (search-cost.ts), beyond the field's own unit.
+    const own = 1 + searchWork(parent.name, name, () => getArgumentValues(field, node, this.variables));
+    if (!node.selectionSet || !isCompositeType(type)) return own;
     let args: Variables;
     try {
       args = getArgumentValues(field, node, this.variables);
@@ -110,7 +113,7 @@ class CostWalker {
       return 0; // a field whose arguments do not coerce fails before its resolver: nothing below it runs
     }
     const items = isListType(getNullableType(field.type)) ? listItems : 1;
-    return 1 + items * this.selectionSet(type, node.selectionSet, pageSize(field, args) ?? 1);
+    return own + items * this.selectionSet(type, node.selectionSet, pageSize(field, args) ?? 1);
   }
 }
 

@@ -4,7 +4,8 @@
 // resolver returning something else, or reading a parent field the row lacks, fails `tsc`.
 // Types not listed here are plain objects shaped as the schema says (GeoPoint, Contact, ...).
 import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantRow, ShoppingListRow, UserRow } from "../db/rows.ts";
-import type { Connection, LazyConnection } from "../domain/pagination.ts";
+import type { Connection, SearchConnection } from "../domain/pagination.ts";
+import type { Facets } from "../db/searches.ts";
 import type { LiveOf } from "./subscriptions/live-source.ts";
 
 export type UserParent = UserRow;
@@ -12,8 +13,11 @@ export type UserParent = UserRow;
 export type AuthPayloadParent = { accessToken: string; expiresAt: Date; user: UserRow };
 
 export type RestaurantParent = RestaurantRow;
-/** Searches count their matches only when totalCount is asked for. */
-export type RestaurantConnectionParent = LazyConnection<RestaurantRow>;
+/** Searches count their matches (and by list value, facets) only when asked for. */
+export type RestaurantConnectionParent = SearchConnection<RestaurantRow, Facets>;
+/** Facets of a search: whether exact, and the values of each list with their counts. */
+export type RestaurantFacetsParent = Facets;
+export type GroceryFacetsParent = Facets;
 export type RestaurantBadgeParent = RestaurantBadgeWithBadge;
 export type BadgeParent = BadgeRow;
 
@@ -24,7 +28,7 @@ export type OrderParent = OrderRow;
 export type OrderConnectionParent = Connection<OrderParent>;
 
 export type GroceryParent = GroceryRow;
-export type GroceryConnectionParent = LazyConnection<GroceryRow>;
+export type GroceryConnectionParent = SearchConnection<GroceryRow, Facets>;
 export type ShoppingListEntryParent = ShoppingListRow;
 export type ShoppingListConnectionParent = Connection<ShoppingListRow>;
 

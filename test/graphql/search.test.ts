@@ -241,3 +241,48 @@ describe("groceries", () => {
     expect(await names({ categories: { allOf: ["bakery", "pantry"] } })).toEqual(["Olive bread"]);
   });
 });
+
+describe("facets and bounded totals", () => {
+  const FACETS = `query($filter: RestaurantFilter) { restaurants(filter: $filter, first: 1) {
+    totalCount totalCountIsEstimate facets { exact cuisines { value count } categories { value count } priceRanges { value count } cities { value count } } } }`;
+
+  it("counts the matches by cuisine, category, price range and city, most frequent first", async () => {
+    const data = await ok(FACETS, { filter: { near: { ...LISBON, radiusKm: 10 } } });
+    const { facets, totalCount, totalCountIsEstimate } = data.restaurants;
+    expect(totalCount).toBe(2);
+    expect(totalCountIsEstimate).toBe(false);
+    expect(facets.exact).toBe(true);
+    expect(facets.categories).toEqual([{ value: "family", count: 2 }, { value: "vegan", count: 1 }]);
+    expect(facets.cuisines).toEqual([{ value: "French", count: 1 }, { value: "Italian", count: 1 }]);
+    expect(facets.priceRanges).toEqual([{ value: "$", count: 1 }, { value: "$$", count: 1 }]);
+    expect(facets.cities).toEqual([{ value: "Lisbon", count: 2 }]);
+    const italian = await ok(FACETS, { filter: { cuisine: "italian" } });
+    expect(italian.restaurants.facets.cuisines).toEqual([{ value: "Italian", count: 2 }]);
+    const none = await ok(FACETS, { filter: { search: "zzzzzz" } });
+    expect(none.restaurants.facets.cuisines).toEqual([]);
+    expect(none.restaurants.totalCount).toBe(0);
+  });
+
+  it("grocery facets", async () => {
+    const data = await ok(`{ groceries(filter: { search: "olive" }) { totalCount totalCountIsEstimate facets { exact categories { value count } } } }`);
+    expect(data.groceries.facets.categories).toEqual([{ value: "pantry", count: 2 }, { value: "bakery", count: 1 }]);
+  });
+
+  it("past 10,000 matches the total is an estimate, and says so; facets too past 5,000", async () => {
+    // 12,000 more restaurants in one statement (the same recursive count on both databases).
+    await s.db.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
+      SELECT 'bulk-' || i, 'Bulk ' || i, 'bulk ' || i, 'Porto', 'porto', '${user.id}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
+    const all = await ok(FACETS, {});
+    expect(all.restaurants.totalCountIsEstimate).toBe(true);
+    expect(all.restaurants.totalCount).toBeGreaterThan(10_000);
+    expect(Math.abs(all.restaurants.totalCount - 12_007) / 12_007).toBeLessThan(0.2);
+    expect(all.restaurants.facets.exact).toBe(false);
+    const porto = all.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto");
+    expect(Math.abs(porto.count - 12_000) / 12_000).toBeLessThan(0.2);
+    // A narrow search stays exact, and the words of the new rows are searchable.
+    const bulk = await ok(FACETS, { filter: { search: "bulk", city: "porto", text: "bulk 1199" } });
+    expect(bulk.restaurants.totalCount).toBe(11); // 1199, 11990..11999
+    expect(bulk.restaurants.totalCountIsEstimate).toBe(false);
+  });
+});

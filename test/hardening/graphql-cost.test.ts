@@ -122,6 +122,21 @@ describe("cost (GRAPHQL_MAX_COST=500; depth 30, as fragments count as levels)", 
     expect(Number(costOf(spelled.errors?.[0].message))).toBeGreaterThan(500);
   });
 
+  it("prices a search by the work its arguments cause: words, near, totals and facets are not one unit", async () => {
+    // restaurants 1 + words 50 + near 30 + 1 (5 km: 25 km² / 25), totalCount 1 + 20, facets 1 + 200 + exact 1 = 305.
+    const search = (alias: string) =>
+      `${alias}: restaurants(first: 1, filter: { search: "pizza", near: { latitude: 38.7, longitude: -9.1, radiusKm: 5 } }) { totalCount facets { exact } }`;
+    const one = await s.graphql(`{ ${search("a")} }`, {}, token);
+    expect(one.errors, JSON.stringify(one.errors)).toBeUndefined();
+    const two = await s.graphql(`{ ${search("a")} ${search("b")} }`, {}, token);
+    expect(two.status).toBe(400);
+    expect(two.errors?.[0].message).toMatch(/cost 610 is above the limit of 500/);
+    // A wider circle costs more: 50 km adds 2,500 km² / 25 = 100 (restaurants 131, facets 202: 333 each).
+    const wide = (alias: string) => `${alias}: restaurants(first: 1, filter: { near: { latitude: 0, longitude: 0, radiusKm: 50 } }) { facets { exact } }`;
+    expect((await s.graphql(`{ ${wide("a")} }`, {}, token)).errors).toBeUndefined();
+    expect((await s.graphql(`{ ${wide("a")} ${wide("b")} }`, {}, token)).errors?.[0].message).toMatch(/cost 666 is above/);
+  });
+
   it("applies the same limit to the REST shim's documents, with the page size from the request", async () => {
     const refused = await s.fetch(`/restaurants/${restaurantId}/comments?limit=100`, { token });
     expect(refused.status).toBe(400);

@@ -53,6 +53,11 @@ export const groceriesResolvers: Resolvers = {
   // Counted only when asked (see RestaurantConnection in restaurants.ts).
   GroceryConnection: {
     totalCount: (page) => page.totalCount(),
+    totalCountIsEstimate: (page) => page.totalCountIsEstimate(),
+    facets: (page) => page.facets(),
+  },
+  GroceryFacets: {
+    categories: (f) => f.lists.categories ?? [],
   },
   Grocery: {
     metricUnits: list("metricUnits"),

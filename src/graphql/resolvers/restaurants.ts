@@ -221,6 +221,14 @@ export const restaurantsResolvers: Resolvers = {
   // execution reads a field without one as a plain property and never calls it.
   RestaurantConnection: {
     totalCount: (page) => page.totalCount(),
+    totalCountIsEstimate: (page) => page.totalCountIsEstimate(),
+    facets: (page) => page.facets(),
+  },
+  RestaurantFacets: {
+    cuisines: (f) => f.lists.cuisines ?? [],
+    categories: (f) => f.lists.categories ?? [],
+    priceRanges: (f) => f.lists.priceRanges ?? [],
+    cities: (f) => f.lists.cities ?? [],
   },
   Restaurant: {
     types: list("types"),
