@@ -64,6 +64,7 @@ const schema = z.object({
   DB_POOL_SIZE: integer(10, 1, 200),
   DB_POOL_IDLE_TIMEOUT: duration("5m", { allowZero: true }),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
+  SQLITE_READERS: integer(2, 0, 16),
   BODY_LIMIT_BYTES: integer(1024 * 1024, 1024, 100 * 1024 * 1024),
   RATE_LIMIT_MAX: integer(600, 0, 1_000_000),
   RATE_LIMIT_WINDOW: duration("1m"),
@@ -147,7 +148,7 @@ export type Config = {
   env: "development" | "production" | "test";
   port: number;
   host: string;
-  database: { provider: "sqlite" | "postgres"; url: string; poolSize: number; poolIdleTimeoutMs: number; sqliteSynchronous: "FULL" | "NORMAL" };
+  database: { provider: "sqlite" | "postgres"; url: string; poolSize: number; poolIdleTimeoutMs: number; sqliteSynchronous: "FULL" | "NORMAL"; sqliteReaders?: number };
   uploadDir: string;
   /** Largest accepted upload (one file), in bytes. */
   uploadMaxBytes: number;
@@ -263,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       poolSize: s.DB_POOL_SIZE,
       poolIdleTimeoutMs: s.DB_POOL_IDLE_TIMEOUT,
       sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
+      sqliteReaders: s.SQLITE_READERS,
     },
     uploadDir: path.resolve(s.UPLOAD_DIR),
     uploadMaxBytes: s.UPLOAD_MAX_BYTES,

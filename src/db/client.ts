@@ -8,7 +8,8 @@ import { PrismaClient as SqliteClient, type Prisma } from "../../generated/sqlit
 import { PrismaClient as PostgresClient } from "../../generated/postgres/client.ts";
 import type { Config } from "../config.ts";
 import { postgresDriver } from "./postgres-driver.ts";
-import { sqliteDriver } from "./sqlite-adapter.ts";
+import { sqliteDriver, sqliteFilePath } from "./sqlite-adapter.ts";
+import { createSqliteReaders, type SqliteReaders } from "./sqlite-readers.ts";
 import { WriteHealth, type WriteFailure } from "./write-health.ts";
 
 export type Db = SqliteClient;
@@ -74,10 +75,27 @@ export function readRows(db: Db, sql: Prisma.Sql): Promise<RawRows> {
   return directReaders.get(db)?.(sql) ?? fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
 }
 
+const asideReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows>>();
+
+/**
+ * Runs a long SELECT (a search) where it holds nothing up: on SQLite, a reader thread with its own
+ * connection (sqlite-readers.ts); on PostgreSQL, or without reader threads, as readRows does.
+ */
+export function readRowsAside(db: Db, sql: Prisma.Sql): Promise<RawRows> {
+  return asideReaders.get(db)?.(sql) ?? readRows(db, sql);
+}
+
 async function fromObjects(pending: Promise<Record<string, unknown>[]>): Promise<RawRows> {
   const objects = await pending;
   const names = objects.length > 0 ? Object.keys(objects[0]) : [];
   return { names, rows: objects.map((object) => names.map((name) => object[name])) };
+}
+
+/** Reader threads for an SQLite file (an in-memory database has no file to share). */
+function sqliteReadersFor(options: DatabaseOptions): SqliteReaders | undefined {
+  if (options.provider !== "sqlite" || !options.sqliteReaders) return undefined;
+  const file = sqliteFilePath(options.url);
+  return file === ":memory:" ? undefined : createSqliteReaders(file, options.sqliteReaders);
 }
 
 export function createDb(options: DatabaseOptions): Db {
@@ -95,6 +113,17 @@ export function createDb(options: DatabaseOptions): Db {
   const placeholders = options.provider === "sqlite" ? (sql: Prisma.Sql) => sql.sql : (sql: Prisma.Sql) => sql.text;
   writeHealths.set(client, health);
   providers.set(client, options.provider);
+  const readers = sqliteReadersFor(options);
+  if (readers) {
+    asideReaders.set(client, (sql) => {
+      if (!onQuery) return readers.read(sql.sql, sql.values);
+      const startedAt = new Date();
+      const started = performance.now();
+      return readers.read(sql.sql, sql.values).finally(() => onQuery({ query: sql.sql, durationMs: performance.now() - started, startedAt }));
+    });
+    const disconnect = client.$disconnect.bind(client);
+    Object.defineProperty(client, "$disconnect", { value: async () => Promise.all([readers.close(), disconnect()]).then(() => undefined) });
+  }
   directReaders.set(client, (sql) => {
     const text = placeholders(sql);
     if (!onQuery) return driver.readRows(text, sql.values);

@@ -139,9 +139,9 @@ function rowsOf<T>(columns: Columns, raw: RawRows, prefix = ""): T[] {
   });
 }
 
-/** Rows of one SELECT, each value as Prisma would return it for its column kind. */
-export async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
-  return rowsOf<T>(columns, await readRows(db, sql));
+/** Rows of one SELECT, each value as Prisma would return it for its column kind. `read`: how (readRows, or readRowsAside for a search). */
+export async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql, read = readRows): Promise<T[]> {
+  return rowsOf<T>(columns, await read(db, sql));
 }
 
 const inList = (values: readonly string[]) => Prisma.join([...values]);

@@ -11,11 +11,11 @@
 // - near: a latitude and longitude box read from the (latitude, longitude) index, then the
 //   great-circle distance;
 // - open at: the wall-clock time in each restaurant's zone against its opening hours.
-import { Prisma, providerOf, readRows, type Db } from "./client.ts";
+import { Prisma, providerOf, readRowsAside, type Db } from "./client.ts";
 import {
   GROCERY,
   GROCERY_COLUMNS,
-  query,
+  query as queryOnLoop,
   relatedRowsOf,
   relatedSql,
   restaurantSelectList,
@@ -55,6 +55,9 @@ export type Window = { skip: number; take: number };
 type Provider = ReturnType<typeof providerOf>;
 type Catalogue = "Restaurant" | "Grocery";
 const OWNER_KEY: Record<Catalogue, string> = { Restaurant: `"restaurantId"`, Grocery: `"groceryId"` };
+
+/** Every statement of a search runs aside: on SQLite, in a reader thread (client.ts). */
+const query = <T>(db: Db, columns: Parameters<typeof queryOnLoop>[1], sql: Prisma.Sql) => queryOnLoop<T>(db, columns, sql, readRowsAside);
 
 // ---- Words -------------------------------------------------------------------------------------
 
@@ -282,7 +285,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   const related = relatedSql(asks);
   const total = asks.count ? Prisma.sql`, (${countSql}) AS "totalCount"` : Prisma.empty;
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
-  const raw = await readRows(
+  const raw = await readRowsAside(
     db,
     Prisma.sql`SELECT ${restaurantSelectList(asks.columns)}${related.columns}${distance}${total} FROM "Restaurant" ${join} ${related.joins} ${where}
       ORDER BY ${restaurantOrder(q, rank)} ${windowSql(window)}`,

@@ -12,7 +12,7 @@ import path from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import type { DriverReader } from "./client.ts";
 import type { WriteHealth } from "./write-health.ts";
-import { registerLocalTime } from "./local-time.ts";
+import { registerLocalTime } from "./local-time.mjs";
 import { DriverAdapterError, type SqlDriverAdapter, type SqlDriverAdapterFactory, type SqlQuery, type Transaction } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 

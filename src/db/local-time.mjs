@@ -1,12 +1,13 @@
 // `local_time(zone, epochMs)` for SQLite, which has no time zone database: the wall-clock time
-// ("HH:MM", 24-hour) at an instant in an IANA zone, e.g. local_time('Europe/Lisbon', 1764270000000)
-// = '19:00'. Open-now searches compare it with opening hours (src/db/searches.ts); PostgreSQL
-// computes the same with AT TIME ZONE. Registered on every connection that runs searches.
-import type BetterSqlite3 from "better-sqlite3";
+// ("HH:MM", 24-hour) at an instant in an IANA zone, e.g. local_time('Europe/Lisbon',
+// 1764270000000) = '19:00'. Open-now searches compare it with opening hours (searches.ts);
+// PostgreSQL computes the same with AT TIME ZONE. Registered on every SQLite connection that runs
+// searches: the service's own and its reader threads' (sqlite-read-worker.mjs). Plain JavaScript,
+// so a worker thread can load it without a TypeScript loader.
 
-const formats = new Map<string, Intl.DateTimeFormat | null>();
+const formats = new Map();
 
-function formatOf(zone: string): Intl.DateTimeFormat | null {
+function formatOf(zone) {
   let format = formats.get(zone);
   if (format === undefined) {
     try {
@@ -21,9 +22,9 @@ function formatOf(zone: string): Intl.DateTimeFormat | null {
 }
 
 /** One search asks the same instant for many rows of few zones: the last answers are kept. */
-const recent = new Map<string, string | null>();
+const recent = new Map();
 
-export function localTime(zone: unknown, epochMs: unknown): string | null {
+export function localTime(zone, epochMs) {
   if (typeof zone !== "string" || (typeof epochMs !== "number" && typeof epochMs !== "bigint")) return null;
   const key = `${zone}@${epochMs}`;
   let time = recent.get(key);
@@ -35,6 +36,6 @@ export function localTime(zone: unknown, epochMs: unknown): string | null {
   return time;
 }
 
-export function registerLocalTime(db: BetterSqlite3.Database) {
+export function registerLocalTime(db) {
   db.function("local_time", { deterministic: true }, localTime);
 }
