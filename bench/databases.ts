@@ -79,7 +79,7 @@ export async function seededDatabase(
   await migrate(settings);
   const db = createDb(settings);
   try {
-    const seeded = await seed(db, { size, uploadDir: database.uploadDir, password, onProgress: progressPrinter(process.stderr) });
+    const seeded = await seed(db, { size, uploadDir: database.uploadDir, password, onProgress: progressPrinter(process.stderr), database: settings });
     await settle(db, provider);
     return { database, settings, seeded };
   } finally {

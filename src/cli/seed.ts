@@ -8,7 +8,7 @@ import { isSizeName, SIZES, type SizeName } from "../seed/dataset.ts";
 import { progressPrinter } from "../seed/progress.ts";
 import { DEFAULT_SEED_PASSWORD, seed, type SeedReport } from "../seed/seed.ts";
 
-const HELP = `Usage: npm run seed [-- --size small|medium|large]
+const HELP = `Usage: npm run seed [-- --size small|medium|large|200k|1m]
 
 Loads demo data: restaurants in several cities with cuisines, opening hours, badges and rated
 comments; groceries with categories, units and cover images; orders and shopping lists; a demo
@@ -78,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     // A bar for the bigger sizes; the small one is done before a bar would show anything.
     const onProgress = args.size === "small" ? undefined : progressPrinter(process.stderr);
-    const report = await seed(db, { size: args.size, uploadDir: config.uploadDir, password, onProgress });
+    const report = await seed(db, { size: args.size, uploadDir: config.uploadDir, password, onProgress, database: config.database });
     console.log(summary(report, password, fromEnvironment));
     return 0;
   } finally {

@@ -2,6 +2,7 @@
 // user, restaurant or grocery. Everything is drawn from named PRNG streams and fixed dates, so
 // every machine generates the same rows with the same ids (`seed-r-00001`, ...), which is what
 // makes seeding idempotent: a row whose id exists is never written again.
+import tzlookup from "@photostructure/tz-lookup";
 import type { Prisma } from "../db/client.ts";
 import { searchKey, tagRows } from "../domain/string-lists.ts";
 import { drawCover, encodePng, seedUploadName, type Rgb } from "./images.ts";
@@ -19,6 +20,10 @@ export const SIZES = {
   medium: { users: 100, restaurants: 400, groceries: 1000, maxComments: 30 },
   /** The benchmark's size. */
   large: { users: 400, restaurants: 2000, groceries: 5000, maxComments: 30 },
+  /** A city's catalogue (issue 31): written in bulk (bulk.ts), covers shared, ~1.5 comments a restaurant. */
+  "200k": { users: 4000, restaurants: 200_000, groceries: 400_000, maxComments: 3 },
+  /** A country's catalogue: 1,000,000 restaurants and 2,000,000 groceries, in bulk. */
+  "1m": { users: 10_000, restaurants: 1_000_000, groceries: 2_000_000, maxComments: 3 },
 } as const;
 export type SizeName = keyof typeof SIZES;
 export type Size = (typeof SIZES)[SizeName];
@@ -118,6 +123,14 @@ export type RestaurantSeed = {
 };
 
 const CUISINE_NAMES = Object.keys(CUISINES);
+
+/** The zone of a city's centre (its restaurants lie a few km around it): looked up once per city. */
+const zones = new Map<string, string>();
+const timeZoneOf = (city: { name: string; latitude: number; longitude: number }) => {
+  let zone = zones.get(city.name);
+  if (!zone) zones.set(city.name, (zone = tzlookup(city.latitude, city.longitude)));
+  return zone;
+};
 const REPORT_REASONS = ["wrong information", "closed down", "spam", "offensive content"];
 
 function hsl(h: number, s: number, l: number): Rgb {
@@ -242,6 +255,8 @@ export function restaurant(n: number, size: Size): RestaurantSeed {
   const latitude = round(city.latitude + (rng.next() - 0.5) * 0.08, 6);
   const longitude = round(city.longitude + ((rng.next() - 0.5) * 0.08) / Math.cos((city.latitude * Math.PI) / 180), 6);
   const phone = `${city.phonePrefix} ${rng.int(100, 999)} ${pad(rng.int(0, 9999), 4)}`;
+  // Drawn last, so every value drawn before stays what it was before dishes existed.
+  const menu = rng.sample(dishes, 3);
 
   return {
     row: {
@@ -267,13 +282,14 @@ export function restaurant(n: number, size: Size): RestaurantSeed {
       country: city.country,
       latitude,
       longitude,
+      timeZone: timeZoneOf(city),
       ratingSum,
       ratingCount,
       ownerId,
       createdAt,
       updatedAt: createdAt,
     },
-    tags: Object.entries(lists).flatMap(([kind, values]) =>
+    tags: Object.entries({ ...lists, DISH: menu }).flatMap(([kind, values]) =>
       tagRows(kind as keyof typeof lists, [...values]).map((t) => ({ ...t, restaurantId: id })),
     ),
     openingHours: hours.map((h, position) => ({ restaurantId: id, position, open: h.open, close: h.close })),

@@ -10,6 +10,8 @@ import {
   type GrocerySeed, type RestaurantSeed, type SizeName,
 } from "./dataset.ts";
 import { storeImageOnce } from "./images.ts";
+import { sharedCover, writeInBulk } from "./bulk.ts";
+import type { Config } from "../config.ts";
 
 /** Used when SEED_PASSWORD is not set; every seeded account gets the same password. */
 export const DEFAULT_SEED_PASSWORD = "demo-password";
@@ -23,7 +25,12 @@ export type SeedOptions = {
   /** The password of every seeded account (only hashed when some account is missing). */
   password: string;
   onProgress?: (progress: SeedProgress) => void;
+  /** The database `db` talks to: the bulk sizes (BULK_FROM restaurants and up) write with its plain driver. */
+  database?: Config["database"];
 };
+
+/** Sizes with this many restaurants or more are written in bulk (bulk.ts). */
+export const BULK_FROM = 100_000;
 
 const COUNTED = [
   "users", "badges", "restaurants", "restaurantTags", "openingHours", "restaurantBadges", "comments", "orders",
@@ -63,6 +70,19 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
 
   const accounts = await seedUsers(db, options, inserted, (n) => advance("users", n));
   const badgeIds = await seedBadges(db, options.uploadDir, inserted);
+
+  if (size.restaurants >= BULK_FROM) {
+    if (!options.database) throw new Error(`seed size ${options.size} is written in bulk: pass the database settings`);
+    for (let n = 1; n <= 16; n++) {
+      if (await storeImageOnce(options.uploadDir, sharedCover("restaurant", n), restaurant(n, size).cover.image())) inserted.files++;
+      if (await storeImageOnce(options.uploadDir, sharedCover("grocery", n), grocery(n, size).cover.image())) inserted.files++;
+    }
+    const added = await writeInBulk({ database: options.database, size, badgeIds, onProgress: (phase, n) => advance(phase, n) });
+    inserted.restaurants += added.restaurants;
+    inserted.groceries += added.groceries;
+    const demo = await db.user.findUniqueOrThrow({ where: { id: DEMO_USER_ID }, select: { passwordHash: true } });
+    return { size: options.size, inserted, accounts, passwordWorks: await verifyPassword(options.password, demo.passwordHash) };
+  }
 
   for (let from = 1; from <= size.restaurants; from += RESTAURANT_CHUNK) {
     const numbers = range(from, Math.min(from + RESTAURANT_CHUNK - 1, size.restaurants));

@@ -180,9 +180,10 @@ function spoiledValues(param: RestParam, idLike: boolean): Spoiled[] {
     case textList:
       return [
         { label: "an object for a list", value: { not: "a list" }, named: true },
-        { label: "a list of objects", value: [{}], named: true },
-        { label: "a null item", value: [null], named: true },
-        { label: "a list of lists", value: [["nested"]], named: true },
+        // A query string carries items as text ("{}", "", "nested" are values like any other): JSON only.
+        { label: "a list of objects", value: [{}], named: true, jsonOnly: true },
+        { label: "a null item", value: [null], named: true, jsonOnly: true },
+        { label: "a list of lists", value: [["nested"]], named: true, jsonOnly: true },
         { label: "a JSON-array string cut short", value: '["a", "b"', named: true },
         { label: "51 items", value: Array.from({ length: 51 }, (_, i) => `item ${i}`) },
         { label: "a NUL byte in an item", value: [UNSTORABLE.nul, "ok"], named: true },

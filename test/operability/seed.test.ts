@@ -129,7 +129,7 @@ describe("seeding a fresh database (small)", () => {
   it("gives restaurants the variety a demo needs", () => {
     expect(new Set(before.restaurants.map((r) => r.city)).size).toBeGreaterThanOrEqual(5);
     expect(before.restaurants.every((r) => r.latitude !== null && r.longitude !== null && r.citySearch === r.city!.toLowerCase())).toBe(true);
-    expect(new Set(before.restaurantTags.map((t) => t.kind))).toEqual(new Set(["TYPE", "CATEGORY", "CUISINE", "PAYMENT_METHOD", "PRICE_RANGE"]));
+    expect(new Set(before.restaurantTags.map((t) => t.kind))).toEqual(new Set(["TYPE", "CATEGORY", "CUISINE", "PAYMENT_METHOD", "PRICE_RANGE", "DISH"]));
     expect(before.restaurantTags.every((t) => t.valueKey === t.value.trim().toLowerCase())).toBe(true);
     expect(before.openingHours.some((h) => h.close < h.open)).toBe(true); // some run past midnight
     expect(before.openingHours.every((h) => /^([01]\d|2[0-3]):[0-5]\d$/.test(h.open) && /^([01]\d|2[0-3]):[0-5]\d$/.test(h.close))).toBe(true);

@@ -14,6 +14,7 @@
 // Fastify's router prefers over /restaurants/:restaurant_id.
 // Fields other than path segments are read from the body, else from the query string.
 import { found } from "../answers.ts";
+import { badInput } from "../../domain/errors.ts";
 import { address, boolean, choice, contact, decimal, integer, openingHours, text, textList } from "../fields.ts";
 import * as s from "../json-schema.ts";
 import { inBody, inPath, inQuery } from "../params.ts";
@@ -70,6 +71,17 @@ function contactVariables(values: FieldValues) {
   return { input: { email: pick("email"), phone: pick("phone") } };
 }
 
+/** latitude and longitude make a point only together; radius_km needs them. */
+function nearVariables(values: FieldValues) {
+  const given = ["latitude", "longitude", "radius_km"].filter((name) => Object.hasOwn(values, name) && values[name] != null);
+  if (given.length > 0 && !(given.includes("latitude") && given.includes("longitude"))) {
+    throw badInput(`${given.join(" and ")}: give latitude and longitude together (radius_km with them) for a near search`, {
+      field: given[0],
+    });
+  }
+  return {};
+}
+
 const paging = [
   inQuery("limit", integer, { to: "first", default: 20, description: "1 to 100" }),
   inQuery("offset", integer, { to: "offset", description: "items to skip" }),
@@ -120,6 +132,7 @@ export const restaurantRoutes: RestRoute[] = [
       }),
       ...paging,
     ],
+    variables: nearVariables,
     document: `query SearchRestaurants($filter: RestaurantFilter, $sort: RestaurantSort, $first: Int, $offset: Int) {
       restaurants(filter: $filter, sort: $sort, first: $first, offset: $offset) { nodes { ...LegacyRestaurantSearchItem } }
     } ${RESTAURANT_SEARCH_ITEM}`,
