@@ -156,10 +156,17 @@ function titleContains(provider: Provider, catalogue: Catalogue, key: string): P
   ];
 }
 
-function hasTag(catalogue: Catalogue, { kind, keys }: TagCondition<string>) {
+/**
+ * The row has one of the values. `perRow`: tested row by row (EXISTS), for a page read in its
+ * order's index; otherwise `id IN` the tag rows, which the planner may read from the tag index.
+ */
+function hasTag(catalogue: Catalogue, { kind, keys }: TagCondition<string>, perRow = false) {
   const tags = Prisma.raw(`"${catalogue}Tag"`);
   const owner = Prisma.raw(OWNER_KEY[catalogue]);
   const value = keys.length === 1 ? Prisma.sql`= ${keys[0]}` : Prisma.sql`IN (${Prisma.join(keys)})`;
+  if (perRow) {
+    return Prisma.sql`EXISTS (SELECT 1 FROM ${tags} t WHERE t.${owner} = ${Prisma.raw(`"${catalogue}"`)}."id" AND t."kind" = ${kind} AND t."valueKey" ${value})`;
+  }
   return Prisma.sql`${Prisma.raw(`"${catalogue}"`)}."id" IN (SELECT t.${owner} FROM ${tags} t WHERE t."kind" = ${kind} AND t."valueKey" ${value})`;
 }
 
@@ -200,10 +207,12 @@ function openAt(provider: Provider, at: Date): Prisma.Sql {
     provider === "sqlite"
       ? Prisma.sql`local_time("Restaurant"."timeZone", ${at.getTime()})`
       : Prisma.sql`to_char(CAST(${at.toISOString()} AS TIMESTAMPTZ) AT TIME ZONE "Restaurant"."timeZone", 'HH24:MI')`;
-  return Prisma.sql`"Restaurant"."timeZone" IS NOT NULL AND EXISTS (SELECT 1 FROM "OpeningHours" h, (SELECT ${local} AS "t") lt
+  // The local time written out at each use: a correlated "(SELECT local_time(...)) lt" made SQLite
+  // run a co-routine for every opening period.
+  return Prisma.sql`"Restaurant"."timeZone" IS NOT NULL AND EXISTS (SELECT 1 FROM "OpeningHours" h
     WHERE h."restaurantId" = "Restaurant"."id" AND (h."open" = h."close"
-      OR (h."open" < h."close" AND h."open" <= lt."t" AND lt."t" < h."close")
-      OR (h."close" < h."open" AND (lt."t" >= h."open" OR lt."t" < h."close"))))`;
+      OR (h."open" < h."close" AND h."open" <= ${local} AND ${local} < h."close")
+      OR (h."close" < h."open" AND (${local} >= h."open" OR ${local} < h."close"))))`;
 }
 
 const whereAll = (conditions: Prisma.Sql[]) =>
@@ -247,22 +256,32 @@ const ORDERS: Record<Exclude<RestaurantSort, "RELEVANCE" | "DISTANCE">, Prisma.S
  * What a search keeps: the catalogue's rows joined to the word matches (if any) and the
  * conditions; `rank` orders by best match.
  */
-type Filter = { catalogue: Catalogue; join: Prisma.Sql; conditions: Prisma.Sql[]; rank?: Prisma.Sql };
+type Filter = { catalogue: Catalogue; join: Prisma.Sql; conditions: Prisma.Sql[]; rank?: Prisma.Sql; pageConditions?: Prisma.Sql[] };
 
 /** The joins and conditions of a restaurant query, and its rank when it has words. */
 async function restaurantFilter(db: Db, q: RestaurantQuery): Promise<Filter> {
   const provider = providerOf(db);
   const words = q.words?.length ? await wordsJoin(db, provider, "Restaurant", q.words) : undefined;
-  const conditions: Prisma.Sql[] = [];
-  if (q.titleKey) conditions.push(...titleContains(provider, "Restaurant", q.titleKey));
-  for (const tag of q.tags) conditions.push(hasTag("Restaurant", tag));
-  if (q.cityKey) conditions.push(Prisma.sql`"Restaurant"."citySearch" = ${q.cityKey}`);
-  if (q.canHomeDeliver != null) conditions.push(Prisma.raw(`"Restaurant"."canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
-  if (q.acceptsReservations != null) conditions.push(Prisma.raw(`"Restaurant"."acceptsReservations" = ${q.acceptsReservations ? "TRUE" : "FALSE"}`));
-  if (q.minRating != null) conditions.push(Prisma.sql`"Restaurant"."ratingAvg" >= ${number(q.minRating)}`);
-  if (q.near) conditions.push(...within(q.near));
-  if (q.openAt) conditions.push(openAt(provider, q.openAt));
-  return { catalogue: "Restaurant", join: words?.join ?? Prisma.empty, rank: words?.rank, conditions };
+  // SQLite reads a page of an order with an index (NEWEST, RATING, TITLE) best in that index,
+  // testing each row until the page is full: led by a filter's index instead, it sorted every
+  // match first (cuisine "italian" at 200,000: 180 ms against 0.3 ms). So the page tests list
+  // values and the city row by row ("+" keeps SQLite off the column's index); the total still
+  // counts them from their indexes. PostgreSQL's planner weighs both ways with its statistics.
+  const inOrder = provider === "sqlite" && !words && !q.near && q.sort !== "RELEVANCE" && q.sort !== "DISTANCE";
+  const build = (perRow: boolean) => {
+    const conditions: Prisma.Sql[] = [];
+    if (q.titleKey) conditions.push(...titleContains(provider, "Restaurant", q.titleKey));
+    for (const tag of q.tags) conditions.push(hasTag("Restaurant", tag, perRow));
+    if (q.cityKey) conditions.push(Prisma.sql`${Prisma.raw(perRow ? "+" : "")}"Restaurant"."citySearch" = ${q.cityKey}`);
+    if (q.canHomeDeliver != null) conditions.push(Prisma.raw(`"Restaurant"."canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
+    if (q.acceptsReservations != null) conditions.push(Prisma.raw(`"Restaurant"."acceptsReservations" = ${q.acceptsReservations ? "TRUE" : "FALSE"}`));
+    if (q.minRating != null) conditions.push(Prisma.sql`${Prisma.raw(perRow && q.sort !== "RATING" ? "+" : "")}"Restaurant"."ratingAvg" >= ${number(q.minRating)}`);
+    if (q.near) conditions.push(...within(q.near));
+    if (q.openAt) conditions.push(openAt(provider, q.openAt));
+    return conditions;
+  };
+  const conditions = build(false);
+  return { catalogue: "Restaurant", join: words?.join ?? Prisma.empty, rank: words?.rank, conditions, pageConditions: inOrder ? build(true) : undefined };
 }
 
 function restaurantOrder(q: RestaurantQuery, rank: Prisma.Sql | undefined): Prisma.Sql {
@@ -280,7 +299,7 @@ function restaurantOrder(q: RestaurantQuery, rank: Prisma.Sql | undefined): Pris
 export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window, asks: RestaurantPageAsks = {}) {
   const filter = await restaurantFilter(db, q);
   const { join, rank } = filter;
-  const where = whereAll(filter.conditions);
+  const where = whereAll(filter.pageConditions ?? filter.conditions);
   const countSql = boundedCount(filter);
   const related = relatedSql(asks);
   const total = asks.count ? Prisma.sql`, (${countSql}) AS "totalCount"` : Prisma.empty;
