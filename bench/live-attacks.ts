@@ -5,7 +5,7 @@
 // --json, writes every figure to a file. Rerun it unchanged after a fix: refusals, close codes
 // and ended streams are reported as outcomes, never as failures of the harness.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -34,6 +34,8 @@ const HELP = `Usage: npm run bench:live-attacks [-- options]
                        table shows medians and ranges
   --json FILE          write every figure of every run to FILE
   --healthz-timeout MS /healthz requests unanswered after this count as this long (default 30000)
+  --report FILES       run nothing: print the table of the runs saved in these --json files
+                       (comma-separated; their runs are pooled), e.g. before and after a fix
 
 Each attack starts its own server (NODE_ENV=production, LOG_LEVEL=warn, default limits unless the
 attack says otherwise) on a copy of a small seed with one restaurant holding 100 comments of
@@ -59,6 +61,7 @@ function options() {
       runs: { type: "string", default: "1" },
       json: { type: "string" },
       "healthz-timeout": { type: "string", default: "30000" },
+      report: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -72,7 +75,8 @@ function options() {
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs must be a whole number of at least 1");
   const healthzTimeoutMs = Number(values["healthz-timeout"]);
   if (!Number.isFinite(healthzTimeoutMs) || healthzTimeoutMs < 100) throw new Error("--healthz-timeout must be at least 100 (ms)");
-  return { attacks: ATTACKS.filter((a) => only.includes(a.n)), runs, json: values.json, healthzTimeoutMs };
+  const report = values.report?.split(",").filter(Boolean);
+  return { attacks: ATTACKS.filter((a) => only.includes(a.n)), runs, json: values.json, healthzTimeoutMs, report };
 }
 
 type Options = ReturnType<typeof options>;
@@ -223,8 +227,20 @@ function gitCommit(): string | null {
   }
 }
 
+/** The table of runs saved by --json, pooled (each file's commit and date named). */
+function reportOf(files: string[], attacks: Attack[]) {
+  const records: RunRecord[] = [];
+  for (const file of files) {
+    const saved = JSON.parse(readFileSync(file, "utf8")) as { date: string; commit: string | null; node: string; records: RunRecord[] };
+    console.log(`${file}: ${saved.records.length} runs of ${saved.date}, commit ${saved.commit?.slice(0, 7) ?? "?"}, Node ${saved.node}`);
+    records.push(...saved.records);
+  }
+  console.log(`\n${formatTable(attacks, records).join("\n")}`);
+}
+
 async function main() {
   const opts = options();
+  if (opts.report) return reportOf(opts.report, opts.attacks);
   const loadStart = os.loadavg();
   log(`preparing the database (small seed + 100 comments of 10,000 characters on ${RESTAURANT})`);
   const template = await prepareTemplate();
