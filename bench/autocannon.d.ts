@@ -1,6 +1,13 @@
 // The part of autocannon 9's API the bench uses (the package ships no types).
 declare module "autocannon" {
-  export type Request = { method?: string; path?: string; headers?: Record<string, string>; body?: string };
+  export type Request = {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** Called before each send of this request: the request to send instead. */
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+  };
 
   export type Options = {
     url: string;

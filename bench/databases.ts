@@ -1,7 +1,7 @@
 // Fresh databases for one bench run: an SQLite file in a temp folder, and (when DATABASE_URL
 // points at PostgreSQL) a new database on that server, dropped afterwards.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -11,6 +11,8 @@ import { migrate } from "../src/db/migrate.ts";
 import type { SizeName } from "../src/seed/dataset.ts";
 import { progressPrinter } from "../src/seed/progress.ts";
 import { seed } from "../src/seed/seed.ts";
+import { addDeepComments } from "./deep-comments.ts";
+import { parentPidOf } from "./processes.ts";
 
 export type BenchDatabase = {
   provider: "sqlite" | "postgres";
@@ -62,7 +64,8 @@ export async function freshPostgres(serverUrl: string): Promise<BenchDatabase> {
 }
 
 /**
- * A fresh database of `provider`, migrated and seeded at `size`, and its connection settings; its
+ * A fresh database of `provider`, migrated and seeded at `size` (plus the deep comment lists of
+ * deep-comments.ts), and its connection settings; its
  * `drop` is pushed onto `cleanups` so an interrupted run removes it. The seeding client is closed
  * and let go: its Prisma query-plan cache held ~270 MB of the seed's bulk inserts (2.5 million
  * parameter descriptors), and the GC of that heap disturbed what the bench measured in its own
@@ -80,6 +83,7 @@ export async function seededDatabase(
   const db = createDb(settings);
   try {
     const seeded = await seed(db, { size, uploadDir: database.uploadDir, password, onProgress: progressPrinter(process.stderr), database: settings });
+    seeded.inserted.comments += await addDeepComments(db, size);
     await settle(db, provider);
     return { database, settings, seeded };
   } finally {
@@ -99,5 +103,27 @@ async function settle(db: Db, provider: "sqlite" | "postgres") {
     await db.$executeRawUnsafe("CHECKPOINT");
   } else {
     await db.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+}
+
+/**
+ * The pid of the PostgreSQL server (postmaster) behind `url` when it runs on this machine (the
+ * parent of this connection's backend), else null: the bench then counts that server's CPU alone.
+ */
+export async function postgresServerPid(url: string): Promise<number | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const backend = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid);
+    const comm = (() => {
+      try {
+        return readFileSync(`/proc/${backend}/comm`, "utf8").trim();
+      } catch {
+        return null;
+      }
+    })();
+    return comm === "postgres" ? parentPidOf(backend) : null;
+  } finally {
+    await client.end();
   }
 }

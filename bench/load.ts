@@ -5,7 +5,7 @@
 import autocannon, { type Request } from "autocannon";
 import { readCounters } from "./prometheus.ts";
 import { pacedLatencyApart } from "./paced-apart.ts";
-import type { PacedResult } from "./paced.ts";
+import { UNIQUE, withUnique, type PacedResult } from "./paced.ts";
 import { cpuSecondsBetween } from "./processes.ts";
 
 export type LoadSettings = { connections: number; durationSec: number; warmupSec: number };
@@ -36,7 +36,12 @@ export type Measurement = {
 
 const hasNoGraphqlErrors = (body: string) => !body.includes('"errors"');
 
+/** Requests whose body holds UNIQUE get it replaced on every send (autocannon's setupRequest). */
+const uniquePerSend = (requests: Request[]): Request[] =>
+  requests.map((r) => (typeof r.body === "string" && r.body.includes(UNIQUE) ? { ...r, setupRequest: (req: Request) => ({ ...req, body: withUnique(r.body as string) }) } : r));
+
 async function drive(url: string, requests: Request[], connections: number, durationSec: number, graphql: boolean, overallRate?: number) {
+  requests = uniquePerSend(requests);
   return autocannon({
     url,
     connections,
@@ -120,7 +125,7 @@ export async function measure(
 /** SQL statements the server ran for one request (nothing else may be running meanwhile). */
 export async function statementsOf(url: string, request: Request): Promise<number> {
   const before = await readCounters(url);
-  const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body });
+  const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: withUnique(request.body as string | undefined) });
   const text = await res.text();
   if (!res.ok || text.includes('"errors"')) throw new Error(`${request.method} ${request.path} answered ${res.status}: ${text.slice(0, 300)}`);
   const after = await readCounters(url);

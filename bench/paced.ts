@@ -21,6 +21,18 @@ export type PacedResult = {
   senderLateP99: number;
 };
 
+/**
+ * A request body holding this text gets a value of its own each time it is sent (withUnique):
+ * the peer's insert names the new row's key itself, and a repeated key would be refused.
+ */
+export const UNIQUE = "{{unique}}";
+let sent = 0;
+const prefix = `${process.pid.toString(36)}-${Date.now().toString(36)}`;
+
+export function withUnique<T extends string | Buffer | undefined>(body: T): T {
+  return (typeof body === "string" && body.includes(UNIQUE) ? body.replace(UNIQUE, `${prefix}-${(sent++).toString(36)}`) : body) as T;
+}
+
 export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
 
 function send(agent: http.Agent, target: URL, request: Request, graphql: boolean): Promise<boolean> {
@@ -39,7 +51,7 @@ function send(agent: http.Agent, target: URL, request: Request, graphql: boolean
     );
     req.on("error", () => resolve(false));
     req.on("timeout", () => req.destroy());
-    req.end(request.body);
+    req.end(withUnique(request.body as string | undefined));
   });
 }
 

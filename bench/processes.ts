@@ -86,11 +86,22 @@ export function rssMbOf(pid: number): number | null {
   }
 }
 
+/** The parent's pid of a process (field 4 of /proc/<pid>/stat); null once it has exited or without /proc. */
+export function parentPidOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
+
 /**
- * CPU seconds used so far by each process of this machine with this command name (PostgreSQL's
- * server and backends are all "postgres"), by pid; null without /proc.
+ * CPU seconds used so far by a process and its children (a PostgreSQL server: its postmaster
+ * and every backend and worker it started), by pid; null without /proc. Only that server's: other
+ * clusters on a shared machine (other engineers' tests) are not counted.
  */
-export function cpuSecondsByPid(name: string): Map<number, number> | null {
+export function cpuSecondsOfTree(rootPid: number): Map<number, number> | null {
   let entries: string[];
   try {
     entries = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
@@ -98,14 +109,11 @@ export function cpuSecondsByPid(name: string): Map<number, number> | null {
     return null;
   }
   const seconds = new Map<number, number>();
-  for (const pid of entries) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== name) continue;
-    } catch {
-      continue; // exited meanwhile
-    }
-    const used = cpuSecondsOf(Number(pid));
-    if (used !== null) seconds.set(Number(pid), used);
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (pid !== rootPid && parentPidOf(pid) !== rootPid) continue;
+    const used = cpuSecondsOf(pid);
+    if (used !== null) seconds.set(pid, used);
   }
   return seconds;
 }

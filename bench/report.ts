@@ -74,8 +74,10 @@ export type BenchReport = {
   fanout: FanoutResult[];
 };
 
-/** Reads should answer within this at half the saturation rate (issue 16's SLO). */
+/** Every scenario should answer within this at half the saturation rate (issue 16's SLO; worst of the rounds since issue 33). */
 export const P99_TARGET_MS = 50;
+/** This service against PostGraphile (issue 33): reads at least 1.5 times its req/s, writes at least as many. */
+export const PEER_TARGETS = { read: 1.5, write: 1.0 } as const;
 /** The share of the saturation rate the SLO's latency is measured at. */
 export const SLO_RATE_SHARE = 0.5;
 
@@ -111,15 +113,16 @@ export function computeRatios(results: ScenarioResult[], scenarios: Scenario[], 
       const value = divide(rate(database, peer.peerOf!), results.find((r) => r.key === peer.key && r.database === database)?.measurement?.reqPerSec ?? null);
       if (value === null) continue;
       const ours = scenarios.find((s) => s.key === peer.peerOf)?.label ?? peer.peerOf!;
-      ratios.push({ database, label: `${ours} / ${peer.label}`, value, target: ">= 1.00", met: value >= 1 });
+      const target = PEER_TARGETS[peer.kind];
+      ratios.push({ database, label: `${ours} / ${peer.label}`, value, target: `>= ${target.toFixed(2)}`, met: value >= target });
     }
-    for (const s of scenarios.filter((x) => x.kind === "read" && x.target === "server")) {
+    for (const s of scenarios.filter((x) => x.target === "server")) {
       const slo = results.find((r) => r.key === s.key && r.database === database)?.slo ?? null;
       if (!slo) continue;
       ratios.push({
         database,
         label:
-          `p99 ms at ${slo.rate} req/s (half saturation, steady arrivals${slo.p99Rounds && slo.p99Rounds.length > 1 ? `, median of ${slo.p99Rounds.join(" / ")}` : ""}` +
+          `p99 ms at ${slo.rate} req/s (half saturation, steady arrivals${slo.p99Rounds && slo.p99Rounds.length > 1 ? `, worst of ${slo.p99Rounds.join(" / ")}` : ""}` +
           `${slo.stallRounds ? `; server's event loop stalled up to ${slo.stallRounds.join(" / ")} ms` : ""}), ${s.label}`,
         value: slo.p99,
         target: `< ${P99_TARGET_MS}`,
@@ -186,8 +189,8 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
     "",
     table([header, ...rows], [false, false, true, true, true, true, true, true, true, true, true, true, true]),
     `(req/s and p50 at saturation, ${s.connections} connections; "CPU ms/req": the server process's own CPU time per answer ` +
-      `(not the database's), which other load on the machine disturbs less than req/s; "DB CPU": the same for the PostgreSQL processes on this machine; "p99 ms" at the fixed "SLO rate" of ` +
-      `${SLO_RATE_SHARE * 100}% of that req/s with steady arrivals, timed from when each request was due, target < ${P99_TARGET_MS} ms; ` +
+      `(not the database's), which other load on the machine disturbs less than req/s; "DB CPU": the same for the bench's PostgreSQL server (postmaster and backends) on this machine; "p99 ms" at the fixed "SLO rate" of ` +
+      `${SLO_RATE_SHARE * 100}% of that req/s with steady arrivals, timed from when each request was due, the worst of ${s.sloRounds ?? 1} runs, target < ${P99_TARGET_MS} ms; ` +
       `"(bursts)": the same rate through autocannon's overallRate, which sends each second's requests at once at its start)`,
   );
 
@@ -202,12 +205,12 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
       const databaseCpu = (r: ScenarioResult | undefined) => fixed(r?.measurement?.databaseCpuMsPerRequest, 2);
       return [
         peer.database ?? "-", ours?.label ?? peer.peerOf ?? "-", perRound(ours), perRound(peer), fixed(ratio, 2),
-        ratio === null ? "" : ratio >= 1 ? "met" : "NOT MET", cpu(ours), cpu(peer), databaseCpu(ours), databaseCpu(peer),
+        ratio === null ? "" : `${ratio >= PEER_TARGETS[peer.kind] ? "met" : "NOT MET"} (>= ${PEER_TARGETS[peer.kind].toFixed(2)})`, cpu(ours), cpu(peer), databaseCpu(ours), databaseCpu(peer),
       ];
     });
     out.push(
       table(
-        [["database", "scenario", "this service", "peer", "ratio", "(>= 1.00)", "CPU ms/req ours", "peer's", "DB CPU ours", "peer's"], ...rows],
+        [["database", "scenario", "this service", "peer", "ratio", "target", "CPU ms/req ours", "peer's", "DB CPU ours", "peer's"], ...rows],
         [false, false, true, true, true, false, true, true, true, true],
       ),
     );

@@ -5,7 +5,10 @@
 // (read from the route table), so the ratio measures the shim and nothing else.
 import type { Request } from "autocannon";
 import { routes } from "../src/rest/routes/index.ts";
+import { searchKey } from "../src/domain/string-lists.ts";
 import { createRandom } from "../src/seed/random.ts";
+import { CITIES } from "../src/seed/vocabulary.ts";
+import { UNIQUE, withUnique } from "./paced.ts";
 
 export type Target = "server" | "constant-apollo" | "raw-driver" | "postgraphile";
 
@@ -28,12 +31,18 @@ export type Scenario = {
 export type ScenarioContext = {
   restaurantIds: string[];
   tokens: string[];
+  /** The ids of the users the tokens belong to, in the same order (the peer's writes name their author). */
+  userIds: string[];
   groceryTitles: string[];
+  /** Restaurants given thousands of comments after the seed (deep-comments.ts): the deep pages. */
+  deepCommentRestaurants: { id: string; comments: number }[];
 };
 
 /** How many distinct requests each scenario cycles through. */
 const ROTATION = 64;
 const PAGE = 50;
+const COMMENTS_PER_PAGE = 20;
+const SEARCH_PAGE = 20;
 
 export const RESTAURANT_BY_ID = `query RestaurantById($id: ID!) {
   restaurant(id: $id) {
@@ -45,6 +54,30 @@ export const RESTAURANT_BY_ID = `query RestaurantById($id: ID!) {
 
 export const RESTAURANTS_PAGE = `query RestaurantsPage($first: Int) {
   restaurants(first: $first) {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    nodes { id title rating commentCount address { city district } owner { id username firstName } }
+  }
+}`;
+
+/**
+ * A page of a restaurant's comments with their authors, as a frontend pages through them (page 1
+ * of most restaurants, deep pages of the few with thousands).
+ */
+export const COMMENTS_PAGE = `query CommentsPage($id: ID!, $offset: Int) {
+  restaurant(id: $id) {
+    id
+    comments(first: ${COMMENTS_PER_PAGE}, offset: $offset) {
+      totalCount
+      pageInfo { hasNextPage }
+      nodes { id title body rating createdAt author { id username firstName } }
+    }
+  }
+}`;
+
+/** Search by cuisine and city, best rated first: what a frontend's filtered list sends. */
+export const FILTERED_SEARCH = `query FilteredSearch($cuisine: String!, $city: String!) {
+  restaurants(filter: { cuisine: $cuisine, city: $city }, sort: RATING, first: ${SEARCH_PAGE}) {
     totalCount
     pageInfo { hasNextPage endCursor }
     nodes { id title rating commentCount address { city district } owner { id username firstName } }
@@ -69,6 +102,71 @@ export const PEER_RESTAURANTS_PAGE = `query RestaurantsPage($first: Int) {
     totalCount
     pageInfo { hasNextPage endCursor }
     nodes { rowId title ratingAvg ratingCount city district userByOwnerId { rowId username firstName } }
+  }
+}`;
+
+/**
+ * The REST detail's data (the LegacyRestaurantDetail fragment) through PostGraphile's generated
+ * schema: the restaurant's columns, its tag, hours, photo and badge collections, its newest comment
+ * with its author. A user's \`rating\` (this service's mean over the restaurants the user owns) has
+ * no generated field: the peer reads those restaurants' sums instead (\`restaurantsByOwnerId\`),
+ * which is what a PostGraphile client would have to do. Badges come in primary-key order (the
+ * grant time has no index, so no generated order): the same rows.
+ */
+export const PEER_DETAIL = `query Detail($rowId: String!) {
+  restaurantByRowId(rowId: $rowId) {
+    rowId title logo url acceptsReservations starRating canHomeDeliver email phone website
+    addressLine1 addressLine2 landmark state city district country latitude longitude
+    userByOwnerId { rowId username firstName avatar restaurantsByOwnerId { nodes { ratingSum ratingCount } } }
+    restaurantTagsByRestaurantId(orderBy: PRIMARY_KEY_ASC) { nodes { kind value } }
+    openingHoursByRestaurantId(orderBy: PRIMARY_KEY_ASC) { nodes { open close } }
+    restaurantPhotosByRestaurantId(orderBy: PRIMARY_KEY_ASC) { nodes { url } }
+    restaurantBadgesByRestaurantId(orderBy: PRIMARY_KEY_ASC) { nodes { receivedAt badgeByBadgeId { rowId name cover } } }
+    commentsByRestaurantId(first: 1, orderBy: [CREATED_AT_DESC, PRIMARY_KEY_DESC]) {
+      nodes { body rating userByAuthorId { rowId username firstName avatar restaurantsByOwnerId { nodes { ratingSum ratingCount } } } }
+    }
+  }
+}`;
+
+export const PEER_COMMENTS_PAGE = `query CommentsPage($rowId: String!, $offset: Int) {
+  restaurantByRowId(rowId: $rowId) {
+    rowId
+    commentsByRestaurantId(first: ${COMMENTS_PER_PAGE}, offset: $offset, orderBy: [CREATED_AT_DESC, PRIMARY_KEY_DESC]) {
+      totalCount
+      pageInfo { hasNextPage }
+      nodes { rowId title body rating createdAt userByAuthorId { rowId username firstName } }
+    }
+  }
+}`;
+
+/**
+ * The filtered search through PostGraphile: the city is a column (\`condition\`), a cuisine a
+ * related tag row (postgraphile-plugin-connection-filter's \`some\`), both as lower-cased keys as
+ * this service compares them. Its RATING_AVG_DESC puts unrated restaurants first (PostgreSQL's
+ * DESC), this service last: the same number of rows either way.
+ */
+export const PEER_FILTERED_SEARCH = `query FilteredSearch($cuisine: String!, $city: String!) {
+  allRestaurants(
+    first: ${SEARCH_PAGE}
+    orderBy: [RATING_AVG_DESC, PRIMARY_KEY_ASC]
+    condition: { citySearch: $city }
+    filter: { restaurantTagsByRestaurantId: { some: { kind: { equalTo: CUISINE }, valueKey: { equalTo: $cuisine } } } }
+  ) {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    nodes { rowId title ratingAvg ratingCount city district userByOwnerId { rowId username firstName } }
+  }
+}`;
+
+/**
+ * PostGraphile's generated insert. It inserts the row and answers it, and that is all: no
+ * sign-in (the client names the author), no check of the rating (1 to 5) or of the text's
+ * length, the restaurant's rating totals left as they were, no event for subscribers. The
+ * comment's id has no database default (Prisma makes it): the bench sends a unique one.
+ */
+export const PEER_CREATE_COMMENT = `mutation CreateComment($comment: CommentInput!) {
+  createComment(input: { comment: $comment }) {
+    comment { rowId title body rating userByAuthorId { rowId username firstName } }
   }
 }`;
 
@@ -120,6 +218,12 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
     rating: rng.int(1, 5),
   }));
 
+  const commentPages = commentPageRotation(ctx);
+  const searches = rotation("cuisine-city", (_, rng) => {
+    const city = rng.pick(CITIES);
+    return { city: city.name, cuisine: rng.pick(city.localCuisines) };
+  });
+
   const getRestaurant = routeDocument("GET", "/restaurants/:restaurant_id");
   const searchRestaurants = routeDocument("GET", "/restaurants");
   const searchGroceries = routeDocument("GET", "/groceries");
@@ -137,7 +241,7 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
     },
     {
       key: "gql.restaurant.rest-doc",
-      label: "GraphQL restaurant by id (the REST shim's document)",
+      label: "GraphQL restaurant detail (the REST shim's document: tags, hours, photos, badges, latest comment)",
       api: "graphql",
       target: "server",
       kind: "read",
@@ -183,6 +287,24 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       check: checkRest(200, true),
     },
     {
+      key: "gql.comments",
+      label: `GraphQL ${COMMENTS_PER_PAGE} comments of a restaurant with authors (deep pages too)`,
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: commentPages.map(({ id, offset }, i) => graphqlRequest(COMMENTS_PAGE, { id, offset }, token(i))),
+      check: checkGraphql("restaurant"),
+    },
+    {
+      key: "gql.search.filtered",
+      label: `GraphQL search by cuisine and city, by rating, page of ${SEARCH_PAGE}`,
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: searches.map((s, i) => graphqlRequest(FILTERED_SEARCH, s, token(i))),
+      check: checkGraphql("restaurants", true),
+    },
+    {
       key: "gql.groceries",
       label: "GraphQL groceries by title",
       api: "graphql",
@@ -203,7 +325,7 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
     },
     {
       key: "gql.comment",
-      label: "GraphQL addComment",
+      label: "GraphQL addComment (rating totals updated, event published)",
       api: "graphql",
       target: "server",
       kind: "write",
@@ -262,6 +384,16 @@ export function rawDriverScenario(ctx: ScenarioContext): Scenario {
  */
 export function peerScenarios(ctx: ScenarioContext): Scenario[] {
   const ids = rotation("restaurants", (_, rng) => rng.pick(ctx.restaurantIds));
+  const commentPages = commentPageRotation(ctx);
+  const searches = rotation("cuisine-city", (_, rng) => {
+    const city = rng.pick(CITIES);
+    return { city: searchKey(city.name), cuisine: searchKey(rng.pick(city.localCuisines)) };
+  });
+  const comments = rotation("comments", (i, rng) => ({
+    title: "Bench visit",
+    body: `Load-test comment ${i}: the dish of the day was fine.`,
+    rating: rng.int(1, 5),
+  }));
   const request = (query: string, variables: Record<string, unknown>): Request => ({
     method: "POST",
     path: "/graphql",
@@ -289,13 +421,69 @@ export function peerScenarios(ctx: ScenarioContext): Scenario[] {
       requests: ids.map(() => request(PEER_RESTAURANTS_PAGE, { first: PAGE })),
       check: checkGraphql("allRestaurants", true),
     },
+    {
+      key: "peer.detail",
+      label: "PostGraphile restaurantByRowId with its collections (the REST detail's data)",
+      api: "peer",
+      target: "postgraphile",
+      kind: "read",
+      peerOf: "gql.restaurant.rest-doc",
+      requests: ids.map((rowId) => request(PEER_DETAIL, { rowId })),
+      check: checkGraphql("restaurantByRowId"),
+    },
+    {
+      key: "peer.comments",
+      label: `PostGraphile commentsByRestaurantId page of ${COMMENTS_PER_PAGE} with userByAuthorId`,
+      api: "peer",
+      target: "postgraphile",
+      kind: "read",
+      peerOf: "gql.comments",
+      requests: commentPages.map(({ id, offset }) => request(PEER_COMMENTS_PAGE, { rowId: id, offset })),
+      check: checkGraphql("restaurantByRowId"),
+    },
+    {
+      key: "peer.search.filtered",
+      label: `PostGraphile allRestaurants by cuisine (filter plugin) and city, RATING_AVG_DESC, page of ${SEARCH_PAGE}`,
+      api: "peer",
+      target: "postgraphile",
+      kind: "read",
+      peerOf: "gql.search.filtered",
+      requests: searches.map((s) => request(PEER_FILTERED_SEARCH, s)),
+      check: checkGraphql("allRestaurants", true),
+    },
+    {
+      key: "peer.comment",
+      label: "PostGraphile createComment (the row alone: no auth, checks, totals or event)",
+      api: "peer",
+      target: "postgraphile",
+      kind: "write",
+      peerOf: "gql.comment",
+      requests: ids.map((restaurantId, i) =>
+        request(PEER_CREATE_COMMENT, { comment: { rowId: `bench-${UNIQUE}`, restaurantId, authorId: ctx.userIds[i % ctx.userIds.length], ...comments[i] } }),
+      ),
+      check: (status, body: any) => checkGraphql("createComment")(status, body),
+    },
   ];
+}
+
+/**
+ * Which comment pages the comment scenarios ask for, the same for this service and the peer: the
+ * first page of a random restaurant for half the requests, and pages of the restaurants with
+ * thousands of comments at offsets spread down to the last page for the other half.
+ */
+function commentPageRotation(ctx: ScenarioContext): { id: string; offset: number }[] {
+  return rotation("comment-pages", (i, rng) => {
+    const deep = ctx.deepCommentRestaurants[Math.floor(i / 2) % Math.max(1, ctx.deepCommentRestaurants.length)];
+    if (i % 2 === 0 || !deep) return { id: rng.pick(ctx.restaurantIds), offset: 0 };
+    const lastPage = Math.floor((deep.comments - 1) / COMMENTS_PER_PAGE);
+    return { id: deep.id, offset: rng.int(0, lastPage) * COMMENTS_PER_PAGE };
+  });
 }
 
 /** Sends a scenario's first request once and returns why its answer is wrong, or null. */
 export async function preflight(baseUrl: string, scenario: Scenario): Promise<string | null> {
   const r = scenario.requests[0]!;
-  const res = await fetch(baseUrl + r.path, { method: r.method, headers: r.headers, body: r.body });
+  const res = await fetch(baseUrl + r.path, { method: r.method, headers: r.headers, body: withUnique(r.body) });
   const text = await res.text();
   let body: unknown = text;
   try {

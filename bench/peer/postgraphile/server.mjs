@@ -8,11 +8,16 @@
 // `allRestaurants(orderBy: [CREATED_AT_DESC, PRIMARY_KEY_ASC])`. No simplify-inflection, so
 // relations keep their long names (`userByOwnerId`, `commentsByRestaurantId`). The Relay preset
 // would hide `rowId` and the by-key look-ups.
+//
+// Plus postgraphile-plugin-connection-filter (with relations): PostGraphile's `condition` tests
+// the table's own columns only, and the filtered search scenario asks for restaurants with a
+// cuisine tag (a related row), as `filter: { restaurantTagsByRestaurantId: { some: ... } }`.
 import { createServer } from "node:http";
 import { postgraphile } from "postgraphile";
 import { makePgService } from "postgraphile/adaptors/pg";
 import { grafserv } from "postgraphile/grafserv/node";
 import { PostGraphileAmberPreset } from "postgraphile/presets/amber";
+import { PostGraphileConnectionFilterPreset } from "postgraphile-plugin-connection-filter";
 
 const connectionString = process.env.DATABASE_URL;
 if (!connectionString) throw new Error("DATABASE_URL must name the seeded PostgreSQL database");
@@ -21,7 +26,8 @@ const port = Number(process.env.PORT ?? 5678);
 
 /** @type {GraphileConfig.Preset} */
 const preset = {
-  extends: [PostGraphileAmberPreset],
+  extends: [PostGraphileAmberPreset, PostGraphileConnectionFilterPreset],
+  schema: { connectionFilterRelations: true },
   pgServices: [makePgService({ connectionString, schemas: ["public"] })],
   grafserv: { graphqlPath: "/graphql", graphiql: false, watch: false },
   grafast: { explain: false },

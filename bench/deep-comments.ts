@@ -1,0 +1,46 @@
+// Restaurants with thousands of comments, added after the seed (whose restaurants have at most 30):
+// the comment scenarios page through them down to their last page, where an OFFSET makes the
+// database step over every comment before it. Same rows on every run and on both databases, with
+// the restaurants' rating totals kept equal to their comments, as the service keeps them.
+import type { Db } from "../src/db/client.ts";
+import { restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
+
+/** How many restaurants get the deep comment lists, and how many comments each. */
+export const DEEP_RESTAURANTS = 4;
+export const DEEP_COMMENTS = 5_000;
+const BATCH = 2_000;
+const FROM = Date.UTC(2026, 0, 1);
+
+/** The restaurants given deep comment lists: the last ones of the seed (the scenarios' first picks stay as they were). */
+export function deepCommentRestaurants(size: SizeName): { id: string; comments: number }[] {
+  const count = SIZES[size].restaurants;
+  return Array.from({ length: DEEP_RESTAURANTS }, (_, i) => ({ id: restaurantId(count - i), comments: DEEP_COMMENTS }));
+}
+
+export async function addDeepComments(db: Db, size: SizeName): Promise<number> {
+  const authors = users(SIZES[size]).map((u) => u.id);
+  let added = 0;
+  for (const { id, comments } of deepCommentRestaurants(size)) {
+    for (let first = 0; first < comments; first += BATCH) {
+      const data = Array.from({ length: Math.min(BATCH, comments - first) }, (_, k) => {
+        const n = first + k;
+        return {
+          id: `bench-deep-${id}-${String(n).padStart(5, "0")}`,
+          restaurantId: id,
+          authorId: authors[n % authors.length]!,
+          title: `Visit ${n}`,
+          body: `Deep-page comment ${n}: a regular's notes on the dish of the day, the service and the wait.`,
+          rating: 1 + (n % 5),
+          createdAt: new Date(FROM + n * 60_000),
+        };
+      });
+      added += (await db.comment.createMany({ data })).count;
+    }
+    await db.$executeRaw`UPDATE "Restaurant" SET
+      "ratingSum" = (SELECT COALESCE(SUM("rating"), 0) FROM "Comment" WHERE "restaurantId" = ${id}),
+      "ratingCount" = (SELECT COUNT(*) FROM "Comment" WHERE "restaurantId" = ${id}),
+      "ratingAvg" = (SELECT CAST(AVG("rating") AS DOUBLE PRECISION) FROM "Comment" WHERE "restaurantId" = ${id})
+      WHERE "id" = ${id}`;
+  }
+  return added;
+}
