@@ -350,9 +350,10 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
 /** Matches counted one by one at most; past this, the total is estimated from a sample. */
 export const EXACT_COUNT_LIMIT = 10_000;
 /** Matches whose lists are counted one by one at most; past this, facets come from a sample. */
-export const EXACT_FACETS_LIMIT = 5_000;
-/** Rows of the catalogue a sample holds (about). */
+export const EXACT_FACETS_LIMIT = 2_000;
+/** Rows of the catalogue a sample holds (about): for a total, and for facets (whose rows each read their lists). */
 const SAMPLE_ROWS = 10_000;
+const FACET_SAMPLE_ROWS = 2_000;
 /** Values each facet lists, most frequent first. */
 export const FACET_VALUES = 20;
 
@@ -383,20 +384,20 @@ async function totalOf(db: Db, filter: Filter, bounded: number): Promise<Total> 
  * over the table, each read by rowid; PostgreSQL: TABLESAMPLE SYSTEM with a fixed seed (whole
  * pages). Fixed, so that the same search gives the same estimate from one page to the next.
  */
-async function sampled<T>(db: Db, { catalogue, join, conditions }: Filter, select: Prisma.Sql, columns: Parameters<typeof query>[1]) {
+async function sampled<T>(db: Db, { catalogue, join, conditions }: Filter, select: Prisma.Sql, columns: Parameters<typeof query>[1], sampleRows = SAMPLE_ROWS) {
   const table = `"${catalogue}"`;
   const match = (from: Prisma.Sql, extra: Prisma.Sql[]) =>
     Prisma.sql`WITH "m" AS (SELECT ${Prisma.raw(table)}."id" AS "id", ${catalogue === "Restaurant" ? Prisma.raw(`"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"`) : Prisma.raw(`NULL AS "cityKey", NULL AS "city"`)}
       FROM ${from} ${join} ${whereAll([...conditions, ...extra])}) ${select}`;
   if (providerOf(db) === "sqlite") {
     const last = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COALESCE(MAX("rowid"), 0) AS "n" FROM ${Prisma.raw(table)}`))[0]?.n ?? 0;
-    const size = Math.ceil(SAMPLE_ROWS / 4);
+    const size = Math.ceil(sampleRows / 4);
     const windows = [0, 1, 2, 3].map((k) => Math.floor((k * last) / 4) + 1);
     const condition = Prisma.raw(`(${windows.map((start) => `${table}."rowid" BETWEEN ${start} AND ${start + size - 1}`).join(" OR ")})`);
     return { rows: await query<T>(db, columns, match(Prisma.raw(table), [condition])), share: Math.min(1, (4 * size) / Math.max(last, 1)) };
   }
   const rows = (await query<{ n: number }>(db, { n: "float" }, Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${table}::regclass`))[0]?.n ?? 1;
-  const percent = Math.min(100, (100 * SAMPLE_ROWS) / rows);
+  const percent = Math.min(100, (100 * sampleRows) / rows);
   const from = Prisma.raw(`${table} TABLESAMPLE SYSTEM (${percent.toFixed(6)}) REPEATABLE (31)`);
   return { rows: await query<T>(db, columns, match(from, [])), share: percent / 100 };
 }
@@ -409,13 +410,23 @@ const GROCERY_FACETS: FacetSpec = { categories: "CATEGORY" };
 export type FacetValue = { value: string; count: number };
 export type Facets = { exact: boolean; lists: Record<string, FacetValue[]> };
 
-/** Per list value, how many matches have it; and "ALL", how many matches there are. */
-function facetCounts(catalogue: Catalogue, spec: FacetSpec): Prisma.Sql {
+/**
+ * Per list value, how many matches have it; and "ALL", how many matches there are. Each match's
+ * list rows are read by its key: PostgreSQL otherwise chose to scan every tag row and hash the
+ * matches (1.6 s at 200,000 restaurants against 0.2 s), hence its LATERAL with OFFSET 0.
+ */
+function facetCounts(provider: Provider, catalogue: Catalogue, spec: FacetSpec): Prisma.Sql {
   const kinds = Object.values(spec).filter((k) => k !== "CITY");
+  const tags = Prisma.raw(`"${catalogue}Tag"`);
+  const owner = Prisma.raw(OWNER_KEY[catalogue]);
+  const lists =
+    provider === "sqlite"
+      ? Prisma.sql`"m" JOIN ${tags} t ON t.${owner} = "m"."id" AND t."kind" IN (${Prisma.join(kinds)})`
+      : Prisma.sql`"m" CROSS JOIN LATERAL (SELECT x."kind", x."valueKey", x."value" FROM ${tags} x
+          WHERE x.${owner} = "m"."id" AND x."kind" IN (${Prisma.join(kinds)}) OFFSET 0) t`;
   const parts = [
     Prisma.sql`SELECT CAST(t."kind" AS TEXT) AS "facet", t."valueKey" AS "key", MIN(t."value") AS "value", COUNT(*) AS "n"
-      FROM "m" JOIN ${Prisma.raw(`"${catalogue}Tag"`)} t ON t.${Prisma.raw(OWNER_KEY[catalogue])} = "m"."id"
-      WHERE CAST(t."kind" AS TEXT) IN (${Prisma.join(kinds)}) GROUP BY t."kind", t."valueKey"`,
+      FROM ${lists} GROUP BY t."kind", t."valueKey"`,
     Prisma.raw(`SELECT 'ALL' AS "facet", '' AS "key", '' AS "value", COUNT(*) AS "n" FROM "m"`),
   ];
   if (Object.values(spec).includes("CITY")) {
@@ -447,16 +458,17 @@ function facetLists(spec: FacetSpec, rows: FacetRow[], scale: number): Record<st
  */
 async function facetsOf(db: Db, filter: Filter, spec: FacetSpec): Promise<Facets> {
   const { catalogue, join, conditions } = filter;
+  const provider = providerOf(db);
   const table = `"${catalogue}"`;
   const city = catalogue === "Restaurant" ? `"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"` : `NULL AS "cityKey", NULL AS "city"`;
   const exact = await query<FacetRow>(
     db,
     FACET_ROW,
     Prisma.sql`WITH "m" AS (SELECT ${Prisma.raw(table)}."id" AS "id", ${Prisma.raw(city)} FROM ${Prisma.raw(table)} ${join} ${whereAll(conditions)}
-      LIMIT ${Prisma.raw(String(EXACT_FACETS_LIMIT + 1))}) ${facetCounts(catalogue, spec)}`,
+      LIMIT ${Prisma.raw(String(EXACT_FACETS_LIMIT + 1))}) ${facetCounts(provider, catalogue, spec)}`,
   );
   const matches = exact.find((r) => r.facet === "ALL")?.n ?? 0;
   if (matches <= EXACT_FACETS_LIMIT) return { exact: true, lists: facetLists(spec, exact, 1) };
-  const sample = await sampled<FacetRow>(db, filter, facetCounts(catalogue, spec), FACET_ROW);
+  const sample = await sampled<FacetRow>(db, filter, facetCounts(provider, catalogue, spec), FACET_ROW, FACET_SAMPLE_ROWS);
   return { exact: false, lists: facetLists(spec, sample.rows, 1 / sample.share) };
 }

@@ -1,7 +1,7 @@
 // What a search field costs beyond the one unit of any field (cost.ts adds it): the statements
 // and index reads its arguments cause. A word search, a near search or an opening-time test reads
 // an index and tests rows the way a page of fields never does, so each is priced as tens of
-// fields; facets group every match (up to 5,000, or a sample) and cost as much as a large page.
+// fields; facets group every match (up to 2,000, or a sample) and cost as much as a large page.
 // The README's "Finding restaurants" shows this table.
 type Args = Record<string, any>;
 

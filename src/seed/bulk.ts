@@ -4,10 +4,13 @@
 // (16 files per catalogue, not three million). Rows that exist are left as they are
 // (INSERT OR IGNORE / ON CONFLICT DO NOTHING), so a second run adds nothing.
 //
-// The search indexes stay derived: SQLite's triggers build each restaurant's document when its
-// row arrives, so its tags go in first (foreign keys off on this connection alone) and the row
-// last; PostgreSQL's triggers are switched off inside the transaction and the migration's
-// refresh functions index each batch once, which is what the triggers would have done.
+// Inside the one transaction the loaded tables' secondary indexes and search triggers are taken
+// away and put back at the end, from their own SQL as the database holds it (sqlite_master,
+// pg_indexes): an index built once from sorted rows is several times cheaper than one kept up
+// to date row by row. The search indexes stay derived: they are filled at the end by the same
+// statements the migration backfills them with (SQLite), or by its refresh functions
+// (PostgreSQL), which is what the triggers would have done row by row. Nobody sees the tables
+// without them: the transaction commits with everything back in place.
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { Config } from "../config.ts";
@@ -20,7 +23,23 @@ type Tables = Record<string, Row[]>;
 export type BulkProgress = (phase: "restaurants" | "groceries", done: number) => void;
 
 const SHARED_COVERS = 16;
-const BATCH = 2000;
+const BATCH = 5000;
+
+/** The tables a bulk seed writes: their secondary indexes and triggers are set aside meanwhile. */
+const LOADED = ["Restaurant", "RestaurantTag", "OpeningHours", "RestaurantBadge", "Comment", "Order", "Report", "Grocery", "GroceryTag", "ShoppingListEntry"];
+
+/**
+ * The SQLite search rows of restaurants and groceries added after `after` (the last search row id
+ * before the load): the backfill of migration 20261125165728_search, for the new rows only.
+ */
+const SQLITE_SEARCH_FILL = [
+  `INSERT INTO "RestaurantSearchRow" ("restaurantId") SELECT "id" FROM "Restaurant" WHERE "id" NOT IN (SELECT "restaurantId" FROM "RestaurantSearchRow")`,
+  `INSERT INTO "RestaurantSearch" ("rowid", "title", "tags", "body") SELECT "rowid", "title", "tags", "body" FROM "RestaurantSearchDocument" WHERE "rowid" > @restaurants`,
+  `INSERT INTO "RestaurantTitleTrigrams" ("rowid", "title") SELECT "rowid", "titleSearch" FROM "RestaurantSearchDocument" WHERE "rowid" > @restaurants`,
+  `INSERT INTO "GrocerySearchRow" ("groceryId") SELECT "id" FROM "Grocery" WHERE "id" NOT IN (SELECT "groceryId" FROM "GrocerySearchRow")`,
+  `INSERT INTO "GrocerySearch" ("rowid", "title", "tags", "body") SELECT "rowid", "title", "tags", "body" FROM "GrocerySearchDocument" WHERE "rowid" > @groceries`,
+  `INSERT INTO "GroceryTitleTrigrams" ("rowid", "title") SELECT "rowid", "titleSearch" FROM "GrocerySearchDocument" WHERE "rowid" > @groceries`,
+];
 
 /** A cover file shared by every `SHARED_COVERS`-th item of a catalogue. */
 export const sharedCover = (catalogue: "restaurant" | "grocery", n: number) => seedUploadName(`${catalogue}:shared-${(n - 1) % SHARED_COVERS}`);
@@ -73,7 +92,7 @@ function writeSqlite({ database, size, badgeIds, onProgress }: BulkTarget) {
   const db = new Database(sqliteFilePath(database.url));
   try {
     db.pragma("journal_mode = WAL");
-    db.pragma("foreign_keys = OFF"); // this connection only: children go in before their row (see above)
+    db.pragma("foreign_keys = OFF"); // this connection only: the generator's rows are consistent by construction
     db.pragma("cache_size = -1000000"); // up to ~1 GB of pages while the indexes grow
     db.pragma("temp_store = MEMORY");
     const statements = new Map<string, Database.Statement>();
@@ -92,6 +111,13 @@ function writeSqlite({ database, size, badgeIds, onProgress }: BulkTarget) {
     };
     const counts = { restaurants: 0, groceries: 0 };
     db.transaction(() => {
+      const tables = LOADED.map((t) => `'${t}'`).join(", ");
+      const setAside = db
+        .prepare(`SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (${tables})`)
+        .all() as { type: string; name: string; sql: string }[];
+      for (const { type, name } of setAside) db.exec(`DROP ${type === "index" ? "INDEX" : "TRIGGER"} "${name}"`);
+      const last = (table: string) => (db.prepare(`SELECT COALESCE(MAX("rowid"), 0) AS n FROM "${table}"`).get() as { n: number }).n;
+      const before = { restaurants: last("RestaurantSearchRow"), groceries: last("GrocerySearchRow") };
       for (let from = 1; from <= size.restaurants; from += BATCH) {
         const to = Math.min(from + BATCH - 1, size.restaurants);
         const tables = restaurantRows(from, to, size, badgeIds);
@@ -109,6 +135,9 @@ function writeSqlite({ database, size, badgeIds, onProgress }: BulkTarget) {
         }
         onProgress?.("groceries", to - from + 1);
       }
+      for (const { sql } of setAside.filter((x) => x.type === "index")) db.exec(sql);
+      for (const sql of SQLITE_SEARCH_FILL) db.prepare(sql).run(before);
+      for (const { sql } of setAside.filter((x) => x.type === "trigger")) db.exec(sql);
     })();
     db.pragma("optimize=0x10002"); // statistics for the planner on every table (ANALYZE, bounded)
     db.pragma("wal_checkpoint(TRUNCATE)");
@@ -143,8 +172,15 @@ async function writePostgres({ database, size, badgeIds, onProgress }: BulkTarge
     const searched = ["Restaurant", "RestaurantTag", "Grocery", "GroceryTag"];
     await client.query("BEGIN");
     try {
-      // Inside the transaction: other sessions never see the triggers off.
+      // Inside the transaction: other sessions never see the triggers off or the indexes gone.
       for (const table of searched) await client.query(`ALTER TABLE "${table}" DISABLE TRIGGER USER`);
+      const { rows: indexes } = await client.query<{ name: string; definition: string }>(
+        `SELECT i.indexname AS name, i.indexdef AS definition FROM pg_indexes i
+         WHERE i.schemaname = current_schema() AND i.tablename = ANY ($1)
+           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
+        [[...LOADED, "RestaurantSearch", "GrocerySearch"]],
+      );
+      for (const { name } of indexes) await client.query(`DROP INDEX "${name}"`);
       for (let from = 1; from <= size.restaurants; from += BATCH) {
         const to = Math.min(from + BATCH - 1, size.restaurants);
         const tables = restaurantRows(from, to, size, badgeIds);
@@ -152,7 +188,6 @@ async function writePostgres({ database, size, badgeIds, onProgress }: BulkTarge
           const added = await insert(table, tables[table]);
           if (table === "Restaurant") counts.restaurants += added;
         }
-        await client.query("SELECT restaurant_search_refresh($1::text[])", [tables.Restaurant.map((r) => r.id)]);
         onProgress?.("restaurants", to - from + 1);
       }
       for (let from = 1; from <= size.groceries; from += BATCH) {
@@ -162,9 +197,13 @@ async function writePostgres({ database, size, badgeIds, onProgress }: BulkTarge
           const added = await insert(table, tables[table]);
           if (table === "Grocery") counts.groceries += added;
         }
-        await client.query("SELECT grocery_search_refresh($1::text[])", [tables.Grocery.map((g) => g.id)]);
         onProgress?.("groceries", to - from + 1);
       }
+      // What the triggers would have done, once for every row without a document (the seed's);
+      // then the indexes, each built once.
+      await client.query(`SELECT restaurant_search_refresh(ARRAY(SELECT r."id" FROM "Restaurant" r WHERE NOT EXISTS (SELECT 1 FROM "RestaurantSearch" s WHERE s."restaurantId" = r."id")))`);
+      await client.query(`SELECT grocery_search_refresh(ARRAY(SELECT g."id" FROM "Grocery" g WHERE NOT EXISTS (SELECT 1 FROM "GrocerySearch" s WHERE s."groceryId" = g."id")))`);
+      for (const { definition } of indexes) await client.query(definition);
       for (const table of searched) await client.query(`ALTER TABLE "${table}" ENABLE TRIGGER USER`);
       await client.query("COMMIT");
     } catch (error) {

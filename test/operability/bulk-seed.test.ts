@@ -1,0 +1,71 @@
+// The bulk writer of the big seed sizes (src/seed/bulk.ts) on a small size of its own: it writes
+// the generator's rows, the search finds them, and it leaves the database as the migrations made
+// it (every index and trigger back, so later writes are indexed too); a second run adds nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
+import { createDb, type Db } from "../../src/db/client.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { writeInBulk } from "../../src/seed/bulk.ts";
+import { badges, users } from "../../src/seed/dataset.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+
+const SIZE = { users: 20, restaurants: 300, groceries: 400, maxComments: 3 };
+let database: TestDatabase;
+let db: Db;
+let settings: ReturnType<typeof loadConfig>["database"];
+
+/** Indexes and triggers, by name: what the migrations made. */
+async function schemaObjects(): Promise<string[]> {
+  const rows =
+    settings.provider === "sqlite"
+      ? await db.$queryRawUnsafe<{ name: string }[]>(`SELECT type || ' ' || name AS name FROM sqlite_master WHERE type IN ('index', 'trigger') ORDER BY 1`)
+      : await db.$queryRawUnsafe<{ name: string }[]>(
+          `SELECT CAST('index ' || indexname AS TEXT) AS name FROM pg_indexes WHERE schemaname = current_schema()
+           UNION ALL SELECT CAST('trigger ' || tgname || ' ' || CAST(tgenabled AS TEXT) AS TEXT) FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1`,
+        );
+  return rows.map((r) => r.name);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  settings = loadConfig({ DATABASE_URL: database.url }).database;
+  await migrate(settings);
+  db = createDb({ ...settings, sqliteReaders: 0 });
+  await db.user.createMany({ data: users(SIZE).map((u) => ({ ...u, passwordHash: "x" })) });
+  await db.badge.createMany({ data: badges().map(({ id, name, cover, createdAt }) => ({ id, name, cover, createdAt })) });
+});
+afterAll(async () => {
+  await db?.$disconnect();
+  await database?.drop();
+});
+
+describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "PostgreSQL" : "SQLite"})`, () => {
+  it("writes the rows, indexes them for search, and puts every index and trigger back", async () => {
+    const before = await schemaObjects();
+    const badgeIds = badges().map((b) => b.id);
+    expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({ restaurants: 300, groceries: 400 });
+    expect(await schemaObjects()).toEqual(before);
+    expect(await db.restaurant.count()).toBe(300);
+    expect(await db.restaurantTag.count({ where: { kind: "DISH" } })).toBe(900);
+    expect(await db.restaurant.count({ where: { timeZone: null } })).toBe(0);
+
+    // Every restaurant and grocery is searchable: a word of each one's title finds it.
+    const search = async (field: "restaurants" | "groceries", text: string) => {
+      const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
+      const { searchGroceries } = await import("../../src/domain/groceries.ts");
+      const page = field === "restaurants" ? await searchRestaurants(db, { filter: { search: text }, first: 100 }) : await searchGroceries(db, { filter: { search: text }, first: 100 });
+      return page.totalCount();
+    };
+    const some = await db.restaurant.findFirstOrThrow({ where: { id: "seed-r-00123" } });
+    expect(await search("restaurants", some.title)).toBeGreaterThan(0);
+    const grocery = await db.grocery.findFirstOrThrow({ where: { id: "seed-g-00321" } });
+    expect(await search("groceries", grocery.title)).toBeGreaterThan(0);
+
+    // The triggers work again: a restaurant written afterwards is found.
+    await db.restaurant.create({ data: { id: "after-bulk", title: "Zanzibarian Teahouse", titleSearch: "zanzibarian teahouse", ownerId: "seed-u-demo" } });
+    expect(await search("restaurants", "zanzibarian")).toBe(1);
+
+    expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({ restaurants: 0, groceries: 0 });
+    expect(await db.restaurant.count()).toBe(301);
+  }, 120_000);
+});
