@@ -26,7 +26,8 @@ export const SIZES = {
   "1m": { users: 10_000, restaurants: 1_000_000, groceries: 2_000_000, maxComments: 3 },
 } as const;
 export type SizeName = keyof typeof SIZES;
-export type Size = (typeof SIZES)[SizeName];
+/** How much of everything a data set holds. */
+export type Size = { users: number; restaurants: number; groceries: number; maxComments: number };
 
 export const isSizeName = (name: string): name is SizeName => Object.hasOwn(SIZES, name);
 
