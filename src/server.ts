@@ -16,7 +16,7 @@ import { requestErrorStatusPlugin } from "./graphql/request-error-status.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
-import { openApiRoutePlugin } from "./http/openapi-route.ts";
+import { openApiRoutePlugin } from "./rest/openapi-route.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { createEventBus } from "../events/create-bus.ts";
-import { DomainError } from "../domain/errors.ts";
+import { DomainError } from "../contract/errors.ts";
 import { accountCommands } from "./admin/accounts.ts";
 import { badgeCommands } from "./admin/badges.ts";
 import { commandHelp, parseCommandLine, usage, UsageError, type Command } from "./admin/command.ts";

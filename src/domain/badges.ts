@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../contract/errors.ts";
 import { imageReference } from "./image-references.ts";
 import { isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
 import { checkId, storable } from "./text.ts";

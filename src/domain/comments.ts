@@ -7,7 +7,7 @@ import type { Db } from "../db/client.ts";
 import { latestCommentsFor } from "../db/reads.ts";
 import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../contract/errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText } from "./text.ts";

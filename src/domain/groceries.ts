@@ -8,7 +8,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { GroceryRow } from "../db/rows.ts";
 import { groceryPage, type Facets } from "../db/searches.ts";
 import { deleteUpload, quotaExceeded, saveImage, type IncomingFile, type SavedFile, type UploadSettings } from "../storage/image-files.ts";
-import { badInput, notFound } from "./errors.ts";
+import { badInput, notFound } from "../contract/errors.ts";
 import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { removeFromShoppingList } from "./shopping-list.ts";

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
-import { forbidden, notFound } from "./errors.ts";
+import { forbidden, notFound } from "../contract/errors.ts";
 import { canEdit } from "./ownership.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation } from "./prisma-errors.ts";

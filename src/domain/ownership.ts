@@ -1,6 +1,6 @@
 // The ownership rule of DESIGN.md, in one place: the creator of a restaurant or grocery owns it;
 // its owner or an admin may edit or remove it; anyone else gets FORBIDDEN and nothing changes.
-import { forbidden, notFound } from "./errors.ts";
+import { forbidden, notFound } from "../contract/errors.ts";
 import type { Viewer } from "./tokens.ts";
 
 export type Owned = { ownerId: string };

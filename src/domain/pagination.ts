@@ -1,6 +1,6 @@
 // Page windows and connections, the same for every list: `first` 1..max (default 20),
 // `after` an opaque cursor from a previous page, or `offset`. Cursors encode a position.
-import { badInput } from "./errors.ts";
+import { badInput } from "../contract/errors.ts";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../contract/errors.ts";
 import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";

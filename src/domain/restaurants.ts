@@ -7,7 +7,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { RestaurantRow } from "../db/rows.ts";
 import { restaurantPage, type Facets, type RestaurantHit, type RestaurantPageAsks, type RestaurantQuery, type RestaurantSort } from "../db/searches.ts";
 import { ADDRESS_PARTS, type RestaurantWithRelated } from "../db/reads.ts";
-import { badInput, notFound } from "./errors.ts";
+import { badInput, notFound } from "../contract/errors.ts";
 import { searchWords } from "./search-words.ts";
 import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { ShoppingListRow } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
-import { badInput, conflict, notFound } from "./errors.ts";
+import { badInput, conflict, notFound } from "../contract/errors.ts";
 import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";

@@ -4,7 +4,7 @@
 // stored value reads back byte for byte. Stored text is otherwise kept as sent: it is checked on
 // its trimmed form (a title of spaces is empty) but stored untrimmed.
 import { z } from "zod";
-import { badInput } from "./errors.ts";
+import { badInput } from "../contract/errors.ts";
 
 /** A lone high surrogate (not followed by a low one) or a lone low surrogate (not after a high one). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

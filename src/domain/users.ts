@@ -1,7 +1,7 @@
 // Accounts: registration, login, logout, roles.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
-import { badInput, conflict, DomainError, signInRequired } from "./errors.ts";
+import { badInput, conflict, DomainError, signInRequired } from "../contract/errors.ts";
 import { imageReference } from "./image-references.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword, type PasswordHasher } from "./passwords.ts";
 import type { LoginThrottle } from "./login-throttle.ts";

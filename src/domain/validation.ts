@@ -1,6 +1,6 @@
 // Turns a zod schema failure into one BAD_USER_INPUT error that names every field to fix.
 import type { z } from "zod";
-import { badInput } from "./errors.ts";
+import { badInput } from "../contract/errors.ts";
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);

@@ -6,7 +6,7 @@ import { MapperKind, mapSchema } from "@graphql-tools/utils";
 import { defaultFieldResolver, GraphQLError, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
 import { writeHealthOf } from "../db/client.ts";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
-import { statusForCode } from "../http/error-status.ts";
+import { statusForCode } from "../contract/error-codes.ts";
 import type { Context } from "./context.ts";
 
 const AVAILABILITY_CODES = new Set(["SERVICE_UNAVAILABLE", "STORAGE_FULL"]);

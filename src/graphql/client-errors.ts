@@ -2,21 +2,20 @@
 // a code, a message that helps, optional details. Unknown errors become INTERNAL_SERVER_ERROR
 // with a fixed message (the original is logged, never sent: no stack traces, no SQL).
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
-import { DomainError, type ErrorCode } from "../domain/errors.ts";
+import { isErrorCode } from "../contract/error-codes.ts";
+import { DomainError, INTERNAL, type ClientError } from "../contract/errors.ts";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
 import { withoutSuggestions } from "./suggestions.ts";
 
-export type ClientError = { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
-
-/** Codes a client may see as they are; the request-level ones are folded into BAD_USER_INPUT. */
-const PASS_THROUGH = new Set(["BAD_USER_INPUT", "BAD_REQUEST", "RATE_LIMITED", "SERVER_BUSY", "PAYLOAD_TOO_LARGE", "UPLOAD_QUOTA_EXCEEDED", "STORAGE_FULL", "UNAUTHENTICATED",
-  "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED",
-  "SERVICE_UNAVAILABLE"]);
+/** Apollo Server's own codes for automatic persisted queries, shown as they are. */
+const APOLLO_CODES = new Set(["PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED"]);
+/** Apollo's names for a document that does not parse, validate or hold the operation: shown as BAD_USER_INPUT. */
 const AS_BAD_INPUT = new Set(["GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "OPERATION_RESOLUTION_FAILURE"]);
 
+/** The code a client sees for an error carrying `code`: ours (src/contract/error-codes.ts) as they are, but never a claim of a fault of ours. */
 function knownCode(code: unknown): string | undefined {
-  if (typeof code !== "string") return undefined;
-  if (PASS_THROUGH.has(code)) return code;
+  if (typeof code !== "string" || code === "INTERNAL_SERVER_ERROR") return undefined;
+  if (isErrorCode(code) || APOLLO_CODES.has(code)) return code;
   return AS_BAD_INPUT.has(code) ? "BAD_USER_INPUT" : undefined;
 }
 
@@ -40,8 +39,6 @@ export function toClientError(error: unknown): ClientError | null {
   }
   return null;
 }
-
-export const INTERNAL: ClientError = { code: "INTERNAL_SERVER_ERROR", message: "Internal server error; it has been logged." };
 
 /**
  * Apollo's formatError: keeps path/locations, replaces everything else with the client-safe shape.

@@ -1,5 +1,5 @@
 // Batch-loading helpers shared by resolver files.
-import { badInput } from "../domain/errors.ts";
+import { badInput } from "../contract/errors.ts";
 import { idProblem } from "../domain/text.ts";
 import type { CommentWithAuthor, GroceryRow, RestaurantRow, UserRow } from "../db/rows.ts";
 import { groceriesByIds } from "../domain/groceries.ts";

@@ -25,7 +25,8 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from "graphql";
-import { formatError as formatClientError, toClientError, type ClientError } from "./client-errors.ts";
+import type { ClientError } from "../contract/errors.ts";
+import { formatError as formatClientError, toClientError } from "./client-errors.ts";
 import { withoutSuggestions } from "./suggestions.ts";
 import type { Executor } from "./compiled-execution.ts";
 import type { Context } from "./context.ts";

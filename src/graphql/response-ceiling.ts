@@ -28,7 +28,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import { pageItems } from "./cost.ts";
-import type { ClientError } from "./client-errors.ts";
+import type { ClientError } from "../contract/errors.ts";
 import type { Context } from "./context.ts";
 
 /** `stop`: the one error thrown by every field after the crossing (see stopped()). */

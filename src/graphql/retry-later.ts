@@ -3,8 +3,8 @@
 // as the REST shim's answer does. The domain error carries no status: it comes from the one
 // mapping, src/http/error-status.ts.
 import { HeaderMap, type ApolloServerPlugin } from "@apollo/server";
-import { RetryLaterError } from "../domain/errors.ts";
-import { statusForCode } from "../http/error-status.ts";
+import { RetryLaterError } from "../contract/errors.ts";
+import { statusForCode } from "../contract/error-codes.ts";
 import type { Context } from "./context.ts";
 
 export function retryLaterPlugin(): ApolloServerPlugin<Context> {

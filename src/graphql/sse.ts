@@ -15,10 +15,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLError, GraphQLFormattedError } from "graphql";
 import fp from "fastify-plugin";
 import type { Config } from "../config.ts";
-import { signInRequired } from "../domain/errors.ts";
+import { signInRequired } from "../contract/errors.ts";
 import type { Authentication } from "../domain/tokens.ts";
-import { statusForCode } from "../http/error-status.ts";
+import { statusForCode } from "../contract/error-codes.ts";
 import type { Metrics } from "../http/metrics.ts";
+import { answeredWithError } from "../http/request-labels.ts";
 import { tokenFromRequest } from "../http/token.ts";
 import type { ContextFactory } from "./context.ts";
 import type { OperationRunner, OperationText } from "./operation.ts";
@@ -73,11 +74,11 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
   const streams = new Set<FastifyReply>();
   let closing = false;
 
-  const answer = (reply: FastifyReply, errors: readonly GraphQLFormattedError[]) =>
-    reply
-      .code(statusForCode(String(errors[0]?.extensions?.code ?? "BAD_USER_INPUT")))
-      .header("content-type", "application/json; charset=utf-8")
-      .send({ errors });
+  const answer = (reply: FastifyReply, errors: readonly GraphQLFormattedError[]) => {
+    const code = String(errors[0]?.extensions?.code ?? "BAD_USER_INPUT");
+    answeredWithError(reply, code);
+    return reply.code(statusForCode(code)).header("content-type", "application/json; charset=utf-8").send({ errors });
+  };
   const refusal = (code: string, message: string): GraphQLFormattedError[] => [{ message, extensions: { code } }];
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {

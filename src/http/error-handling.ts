@@ -6,20 +6,10 @@ import type { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
-import { INTERNAL, type ClientError } from "../graphql/client-errors.ts";
-import { errorBody } from "../rest/error-body.ts";
-import { statusForCode } from "./error-status.ts";
-
-const CODE_BY_STATUS: Record<number, string> = {
-  400: "BAD_REQUEST",
-  401: "UNAUTHENTICATED",
-  403: "FORBIDDEN",
-  404: "NOT_FOUND",
-  405: "METHOD_NOT_ALLOWED",
-  413: "PAYLOAD_TOO_LARGE",
-  415: "UNSUPPORTED_MEDIA_TYPE",
-  429: "RATE_LIMITED",
-};
+import { INTERNAL, type ClientError } from "../contract/errors.ts";
+import { errorBody } from "../contract/errors.ts";
+import { codeForStatus, statusForCode } from "../contract/error-codes.ts";
+import { answeredWithError } from "./request-labels.ts";
 
 function messageFor(error: FastifyError): string {
   switch (error.code) {
@@ -39,6 +29,7 @@ const isGraphqlPath = (url: string) => /^(\/v1)?\/graphql\/?(\?|$)/.test(url);
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, error: ClientError) {
   reply.code(status);
+  answeredWithError(reply, error.code);
   if (isGraphqlPath(request.url)) return reply.send({ errors: [{ message: error.message, extensions: { code: error.code } }] });
   return reply.send(errorBody(error));
 }
@@ -107,9 +98,10 @@ export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
       request.log.error({ err: error }, "request failed");
       return sendError(request, reply, 500, INTERNAL);
     }
-    return sendError(request, reply, status, { code: CODE_BY_STATUS[status] ?? "BAD_REQUEST", message: messageFor(error) });
+    return sendError(request, reply, status, { code: codeForStatus(status), message: messageFor(error) });
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody({ code: "NOT_FOUND", message: `No route for ${request.method} ${request.url.split("?")[0]}.` })),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    answeredWithError(reply, "NOT_FOUND");
+    return reply.code(404).send(errorBody({ code: "NOT_FOUND", message: `No route for ${request.method} ${request.url.split("?")[0]}.` }));
+  });
 }, { name: "error-handling", fastify: "5.x" });

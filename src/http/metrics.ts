@@ -6,7 +6,8 @@ import fp from "fastify-plugin";
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { resolvedOperationName } from "../graphql/operation-name.ts";
+import { codeForStatus } from "../contract/error-codes.ts";
+import { answeredErrorCode, resolvedOperationName } from "./request-labels.ts";
 
 export type Metrics = {
   registry: Registry;
@@ -142,7 +143,7 @@ export function observeSharedRedis(metrics: Metrics, redis: { reachable(): boole
   return () => local.inc();
 }
 
-/** Counts GraphQL errors by their extensions.code (REST errors are counted from their status). */
+/** Counts GraphQL errors by their extensions.code (other errors by the code their body carried). */
 export function graphqlErrorMetricsPlugin(metrics: Metrics): ApolloServerPlugin<any> {
   return {
     async requestDidStart() {
@@ -155,9 +156,6 @@ export function graphqlErrorMetricsPlugin(metrics: Metrics): ApolloServerPlugin<
     },
   };
 }
-
-const CODE_BY_STATUS: Record<number, string> = { 400: "BAD_USER_INPUT", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND",
-  405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "RATE_LIMITED", 503: "SERVICE_UNAVAILABLE", 507: "STORAGE_FULL" };
 
 /** Most distinct GraphQL operation names kept as label values; later ones count as "other". */
 export const MAX_OPERATION_LABELS = 100;
@@ -206,7 +204,8 @@ async function requestMetrics(app: FastifyInstance, { metrics, enabled = true, t
     metrics.requests.inc({ ...labels, status: String(reply.statusCode) });
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
     if (reply.statusCode >= 400 && !labels.operation) {
-      metrics.errors.inc({ code: CODE_BY_STATUS[reply.statusCode] ?? (reply.statusCode >= 500 ? "INTERNAL_SERVER_ERROR" : String(reply.statusCode)) });
+      // The code the error body carried (whoever sent it said so), else the code that status is shown with.
+      metrics.errors.inc({ code: answeredErrorCode(reply) ?? codeForStatus(reply.statusCode) });
     }
   });
   app.get("/metrics", { config: { rateLimit: false } }, async (request, reply) => {

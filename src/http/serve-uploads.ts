@@ -4,11 +4,14 @@
 import { mkdir, open } from "node:fs/promises";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
-import { errorBody } from "../rest/error-body.ts";
+import { errorBody } from "../contract/errors.ts";
+import { answeredWithError } from "./request-labels.ts";
 import { contentTypeOf, uploadPath } from "../storage/image-files.ts";
 
-const notFound = (reply: FastifyReply) =>
-  reply.code(404).send(errorBody({ code: "NOT_FOUND", message: "No such upload." }));
+function notFound(reply: FastifyReply) {
+  answeredWithError(reply, "NOT_FOUND");
+  return reply.code(404).send(errorBody({ code: "NOT_FOUND", message: "No such upload." }));
+}
 
 export type ServeUploadsOptions = {
   /** UPLOAD_DIR (absolute): the folder stored files are served from; created when missing. */

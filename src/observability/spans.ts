@@ -5,7 +5,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { defaultFieldResolver, type GraphQLSchema } from "graphql";
-import { DomainError } from "../domain/errors.ts";
+import { DomainError } from "../contract/errors.ts";
 
 /** Probes and scrapes: frequent, uninteresting, and they would drown real traffic. */
 const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);

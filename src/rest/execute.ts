@@ -6,9 +6,10 @@
 import { parse, type DocumentNode } from "graphql";
 import { documentAccess, signInRefusal, type DocumentAccess } from "../graphql/directives/auth.ts";
 import type { Context } from "../graphql/context.ts";
-import { INTERNAL, toClientError, type ClientError } from "../graphql/client-errors.ts";
+import { INTERNAL, type ClientError } from "../contract/errors.ts";
+import { toClientError } from "../graphql/client-errors.ts";
 import type { OperationRunner } from "../graphql/operation.ts";
-import { statusForCode } from "../http/error-status.ts";
+import { statusForCode } from "../contract/error-codes.ts";
 import { legacyError } from "./legacy-error-messages.ts";
 import { editVariables, nothingSent } from "./nothing-sent.ts";
 import { buildVariables, legacyNames, readValues } from "./params.ts";

@@ -1,7 +1,8 @@
 // Errors from a row's GraphQL operation, told in the legacy field names: a REST client sent
 // `star_rating`, so it should read "star_rating must be ...", not "input.starRating".
 import { GraphQLError } from "graphql";
-import { toClientError, type ClientError } from "../graphql/client-errors.ts";
+import type { ClientError } from "../contract/errors.ts";
+import { toClientError } from "../graphql/client-errors.ts";
 
 type Names = Map<string, string>;
 

@@ -12,7 +12,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { DomainError } from "../domain/errors.ts";
+import { DomainError } from "../contract/errors.ts";
 import { checkDiskReserve, storageFull } from "../storage/image-files.ts";
 import { receivedFile } from "./received-file.ts";
 

@@ -7,7 +7,7 @@
 // UpdateGroceryInput) changes nothing when that object arrives empty. Fields other than those
 // (unknown ones) stay ignored, as everywhere in the shim.
 import { getNamedType, isInputObjectType, isNonNullType, Kind, typeFromAST, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
-import type { ClientError } from "../graphql/client-errors.ts";
+import type { ClientError } from "../contract/errors.ts";
 import type { RestRoute } from "./route-row.ts";
 
 /** The variables of a mutation that are edits: input objects none of whose fields is required. */

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of the REST interface, derived from the route table: each row's
 // fields (kind -> schema, where they go), response schema and status. Rows sharing a method +
 // path become one operation that describes each of them and the rule telling them apart.
+import { codesWithStatus, ERROR_CODES } from "../contract/error-codes.ts";
 import { file } from "./fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import { editFields } from "./nothing-sent.ts";
@@ -8,17 +9,25 @@ import { servedPrefixes } from "./plugin.ts";
 import type { RestParam, RestRoute } from "./route-row.ts";
 import { errorSchema } from "./shapes/error.ts";
 
-const ERRORS: Record<number, [name: string, description: string]> = {
-  400: ["BadRequest", "Bad input (BAD_USER_INPUT): the message names the field to fix; or a malformed body."],
-  401: ["Unauthenticated", "No access token, or an invalid, expired or revoked one (UNAUTHENTICATED)."],
-  403: ["Forbidden", "The caller may not do this, e.g. change someone else's resource (FORBIDDEN)."],
-  404: ["NotFound", "No such resource (NOT_FOUND)."],
-  409: ["Conflict", "Conflicts with existing data, e.g. a taken username (CONFLICT)."],
-  413: ["PayloadTooLarge", "The body or the file is too large (PAYLOAD_TOO_LARGE), or the file would take the owner past their upload quota (UPLOAD_QUOTA_EXCEEDED)."],
-  415: ["UnsupportedMediaType", "Send JSON, a urlencoded form or multipart/form-data (UNSUPPORTED_MEDIA_TYPE)."],
-  429: ["RateLimited", "Too many requests; see Retry-After (RATE_LIMITED)."],
-  507: ["InsufficientStorage", "The server is short of disk space and stores no uploads for now (STORAGE_FULL)."],
+/** The error answers a route may give, named; each is described from the codes of its status (src/contract/error-codes.ts). */
+const ERROR_NAMES: Record<number, string> = {
+  400: "BadRequest",
+  401: "Unauthenticated",
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+  429: "RateLimited",
+  507: "InsufficientStorage",
 };
+
+const ERRORS: Record<number, [name: string, description: string]> = Object.fromEntries(
+  Object.entries(ERROR_NAMES).map(([status, name]) => [
+    status,
+    [name, codesWithStatus(Number(status)).map((code) => `${code}: ${ERROR_CODES[code].meaning}`).join(" ")],
+  ]),
+);
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 

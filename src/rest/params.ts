@@ -1,6 +1,6 @@
 // Row fields: short declarations for the route table, and the two steps every row goes through:
 // request -> coerced values by legacy name (400 naming the field), values -> GraphQL variables.
-import { badInput } from "../domain/errors.ts";
+import { badInput } from "../contract/errors.ts";
 import { text, type FieldKind } from "./fields.ts";
 import type { FieldValues, RestParam, RestRequest, RestRoute } from "./route-row.ts";
 

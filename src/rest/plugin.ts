@@ -11,8 +11,9 @@ import { toClientError } from "../graphql/client-errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
 import { checkedAuthentication, tokenBeforeBody } from "../http/token-first.ts";
 import { legacyBodyParsers } from "./body-parsers.ts";
-import { statusForCode } from "../http/error-status.ts";
-import { errorBody } from "./error-body.ts";
+import { statusForCode } from "../contract/error-codes.ts";
+import { answeredWithError } from "../http/request-labels.ts";
+import { errorBody } from "../contract/errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
 import type { OperationRunner } from "../graphql/operation.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
@@ -115,6 +116,8 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
         await spooled.removeAll(); // before answering: the client never sees the file still there
       }
       reply.code(result.status);
+      const code = result.status >= 400 ? (result.body as { error?: { code?: string } } | undefined)?.error?.code : undefined;
+      if (code) answeredWithError(reply, code);
       if (result.retryAfter !== undefined) reply.header("retry-after", result.retryAfter);
       return result.body === undefined ? reply.send() : reply.send(result.body);
     };
@@ -129,11 +132,13 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
     const refused = METHODS.filter((m) => !allowed.includes(m));
     if (!refused.length) continue;
     const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])].join(", ");
-    const handler = async (request: FastifyRequest, reply: FastifyReply) =>
-      reply
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      answeredWithError(reply, "METHOD_NOT_ALLOWED");
+      return reply
         .code(405)
         .header("allow", allow)
         .send(errorBody({ code: "METHOD_NOT_ALLOWED", message: `${request.method} is not allowed here; use ${allow}.` }));
+    };
     for (const prefix of prefixes) app.route({ method: refused, url: prefix + path, handler });
   }
 }

@@ -6,7 +6,7 @@ import { mkdir, open, rename, rm, statfs } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import type { Config } from "../config.ts";
-import { badInput, DomainError } from "../domain/errors.ts";
+import { badInput, DomainError } from "../contract/errors.ts";
 
 export type UploadSettings = {
   /** Absolute folder the files live in (created when missing). */

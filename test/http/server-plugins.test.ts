@@ -16,7 +16,7 @@ import { gracefulClosePlugin } from "../../src/http/graceful-close.ts";
 import { healthPlugin } from "../../src/http/health.ts";
 import { jsonBodyPlugin } from "../../src/http/json-body.ts";
 import { metricsPlugin } from "../../src/http/metrics.ts";
-import { openApiRoutePlugin } from "../../src/http/openapi-route.ts";
+import { openApiRoutePlugin } from "../../src/rest/openapi-route.ts";
 import { RATE_LIMIT_DEFAULTS, rateLimitPlugin } from "../../src/http/rate-limit.ts";
 import { requestIdPlugin } from "../../src/http/request-id.ts";
 import { securityPlugin } from "../../src/http/security.ts";

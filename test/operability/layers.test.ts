@@ -47,11 +47,30 @@ describe("layers", () => {
     expect(elsewhere).toEqual([]);
   });
 
-  it("keeps HTTP statuses out of the domain: they come from src/http/error-status.ts", () => {
+  it("keeps HTTP statuses out of the domain: each error code's facts are in one table, src/contract/error-codes.ts", () => {
     const withStatus = tsFiles("src/domain").filter((file) => /\bstatus\s*:\s*\d|\bhttp\s*:\s*\{/.test(readFileSync(path.join(ROOT, file), "utf8")));
     expect(withStatus).toEqual([]);
-    // A code -> status table; the reverse ones (a status Fastify raised -> the code to show) are not this.
-    const maps = tsFiles("src").filter((file) => /RATE_LIMITED["']?\s*:\s*429/.test(readFileSync(path.join(ROOT, file), "utf8")));
-    expect(maps).toEqual(["src/http/error-status.ts"]);
+    // Any table pairing a code with a status, either way round.
+    const maps = tsFiles("src").filter((file) => /RATE_LIMITED["']?\s*:\s*(\{\s*status\s*:\s*)?429|429\s*:\s*["']RATE_LIMITED/.test(readFileSync(path.join(ROOT, file), "utf8")));
+    expect(maps).toEqual(["src/contract/error-codes.ts"]);
+  });
+
+  it("has no arrow running back up: no folder of src imports one that imports it", () => {
+    const folderOf = (file: string) => file.split(path.sep)[1];
+    const edges = new Map<string, string[]>();
+    for (const file of tsFiles("src")) {
+      for (const target of importsOf(file)) {
+        const [from, to] = [folderOf(file), folderOf(target)];
+        if (!target.startsWith("src" + path.sep) || from === to || to.endsWith(".ts") || from.endsWith(".ts")) continue;
+        edges.set(`${from} -> ${to}`, [...(edges.get(`${from} -> ${to}`) ?? []), file]);
+      }
+    }
+    const backUp = [...edges.keys()].filter((edge) => edges.has(edge.split(" -> ").reverse().join(" -> ")));
+    expect(backUp.map((edge) => `${edge} (${edges.get(edge)!.join(", ")})`)).toEqual([]);
+  });
+
+  it("keeps src/contract (the vocabulary every layer shares) free of the project's other code", () => {
+    const imports = tsFiles("src/contract").flatMap((file) => importsOf(file).filter((target) => !target.startsWith(`src${path.sep}contract`)).map((t) => `${file} imports ${t}`));
+    expect(imports).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // Logs and metrics through the real server: request ids, one summary line per request, no
 // secrets in logs; /metrics in Prometheus text format, counting requests, protected by setting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { metricValue } from "../helpers/live.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 /** Each sample line of the Prometheus text format: name{labels} value. */
@@ -79,6 +80,23 @@ describe("metrics", () => {
     expect(samples.get('api_errors_total{code="UNAUTHENTICATED"}')).toBeGreaterThanOrEqual(1);
     expect([...samples.keys()].some((k) => k.startsWith('db_statement_duration_seconds_count{kind="insert"}'))).toBe(true);
     expect(samples.has("process_resident_memory_bytes")).toBe(true);
+  });
+
+  it("count each error under the code its answer carried, on every face (one table: src/contract/error-codes.ts)", async () => {
+    const count = (code: string) => metricValue(s, "api_errors_total", { code });
+    const [badInput, badRequest, notFound] = await Promise.all(["BAD_USER_INPUT", "BAD_REQUEST", "NOT_FOUND"].map(count));
+    const user = await s.signUp("codes");
+    // REST: an invalid field is BAD_USER_INPUT in the body, and so in the metrics (a 400 either way).
+    const invalid = await s.fetch("/restaurants?limit=0", { token: user.token });
+    expect(invalid.status).toBe(400);
+    expect((await invalid.json()).error.code).toBe("BAD_USER_INPUT");
+    // A body that is not JSON is BAD_REQUEST, in the body and in the metrics.
+    const notJson = await s.fetch("/users", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    expect((await notJson.json()).error.code).toBe("BAD_REQUEST");
+    expect((await s.fetch("/no-such-path")).status).toBe(404);
+    expect(await count("BAD_USER_INPUT")).toBe(badInput + 1);
+    expect(await count("BAD_REQUEST")).toBe(badRequest + 1);
+    expect(await count("NOT_FOUND")).toBe(notFound + 1);
   });
 
   it("want the token when METRICS_TOKEN is set, and are gone when disabled", async () => {

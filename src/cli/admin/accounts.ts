@@ -1,7 +1,7 @@
 // Account commands: create an admin, promote, demote, sign a user out everywhere.
 import { randomBytes } from "node:crypto";
 import type { Db } from "../../db/client.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../contract/errors.ts";
 import { revokeAllTokens } from "../../domain/tokens.ts";
 import { register, setRole } from "../../domain/users.ts";
 import type { Command } from "./command.ts";

@@ -2,7 +2,7 @@
 // Resolving records which admin did it, so it is done `--as` a named admin account: the command
 // line has no signed-in user, and a made-up "system" admin would hide who dealt with the report.
 import type { Db } from "../../db/client.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../contract/errors.ts";
 import { listReports, reportStatus, resolveReport, type ReportTargetKind } from "../../domain/reports.ts";
 import { MAX_PAGE_SIZE } from "../../domain/pagination.ts";
 import { userNamed } from "./accounts.ts";

@@ -4,7 +4,7 @@
 // reads the same declaration (anonymouslyReadable) to decide which routes need a token.
 import { getDirective, MapperKind, mapSchema } from "@graphql-tools/utils";
 import { defaultFieldResolver, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
-import { forbidden, signInRequired, type DomainError } from "../../domain/errors.ts";
+import { forbidden, signInRequired, type DomainError } from "../../contract/errors.ts";
 import type { Context } from "../context.ts";
 
 const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);

@@ -5,7 +5,7 @@
 // so is one whose row is not what the subscription follows: whoever can publish on the bus
 // (NOTIFY, Redis PUBLISH) can name any ids, so the restaurant of a delivered comment or order is
 // checked against the subscription's own argument, never taken from the event.
-import { notFound } from "../../domain/errors.ts";
+import { notFound } from "../../contract/errors.ts";
 import { checkMayFollowOrders } from "../../domain/orders.ts";
 import * as shoppingList from "../../domain/shopping-list.ts";
 import { checkId } from "../../domain/text.ts";

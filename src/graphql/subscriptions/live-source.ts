@@ -3,7 +3,7 @@
 // transport asks for them. Ending it (`return`, when the client completes or disconnects) stops
 // listening at once, even while a `next` is waiting: an async generator function would wait for
 // the next event before it noticed, keeping dead subscriptions listening.
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../contract/errors.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { LiveTopic, PublishedEvent } from "../../events/live-event.ts";
 

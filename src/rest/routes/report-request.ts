@@ -1,6 +1,6 @@
 // What Report restaurant and Report grocery read (DESIGN.md): reason_type, which may carry two
 // values (type then body: a repeated key, `reason_type[]` or a JSON array), and reason_body.
-import { badInput } from "../../domain/errors.ts";
+import { badInput } from "../../contract/errors.ts";
 import { text, textList } from "../fields.ts";
 import { inBody } from "../params.ts";
 import type { FieldValues, RestParam } from "../route-row.ts";

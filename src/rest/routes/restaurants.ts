@@ -14,7 +14,7 @@
 // Fastify's router prefers over /restaurants/:restaurant_id.
 // Fields other than path segments are read from the body, else from the query string.
 import { found } from "../answers.ts";
-import { badInput } from "../../domain/errors.ts";
+import { badInput } from "../../contract/errors.ts";
 import { address, boolean, choice, contact, decimal, integer, openingHours, text, textList } from "../fields.ts";
 import * as s from "../json-schema.ts";
 import { inBody, inPath, inQuery } from "../params.ts";

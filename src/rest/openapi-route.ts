@@ -5,10 +5,10 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { parse, type GraphQLSchema } from "graphql";
 import { documentAccess } from "../graphql/directives/auth.ts";
-import { editVariables } from "../rest/nothing-sent.ts";
-import { openApiDocument } from "../rest/openapi-document.ts";
-import { servedPrefixes } from "../rest/plugin.ts";
-import type { RestRoute } from "../rest/route-row.ts";
+import { editVariables } from "./nothing-sent.ts";
+import { openApiDocument } from "./openapi-document.ts";
+import { servedPrefixes } from "./plugin.ts";
+import type { RestRoute } from "./route-row.ts";
 
 export type OpenApiRouteOptions = {
   /** The schema the routes' documents run against: their directives say who may call them. */
