@@ -34,6 +34,9 @@ export const registrationInput = z.object({
 
 export type Session = { token: string; expiresAt: Date; userId: string };
 
+/** An account as anyone may be shown it: everything but its password hash. */
+export const accountById = (db: Db, id: string) => db.user.findUniqueOrThrow({ where: { id }, omit: { passwordHash: true } });
+
 /**
  * The limits on sign-ups and sign-ins that come from clients (the command line has none): one
  * bounded password hasher per server, sign-ups per address, back-off per account.

@@ -1,6 +1,7 @@
 // The per-request context every resolver receives, built the same way for /graphql and the REST shim.
 import DataLoader from "dataloader";
 import type { Config } from "../config.ts";
+import { uploadSettings, type UploadSettings } from "../storage/image-files.ts";
 import type { Db } from "../db/client.ts";
 import { SessionCache } from "../domain/session-cache.ts";
 import type { Authentication, Viewer } from "../domain/tokens.ts";
@@ -8,9 +9,28 @@ import type { AccountGuards, ClientGuards } from "../domain/users.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { LoaderDefinition } from "./loader-definition.ts";
 
+/** The settings resolvers and the schema's wrappers read: these, not the whole Config, ride on every request. */
+export type ContextSettings = {
+  /** TOKEN_TTL: the life of a token issued by register or login. */
+  tokenTtlMs: number;
+  /** ANONYMOUS_READS: token-less requests may call reads declared @requireAuth(anonymousReads: true). */
+  anonymousReads: boolean;
+  /** GRAPHQL_MAX_RESPONSE_OBJECTS: the response ceiling (response-ceiling.ts). */
+  maxResponseObjects: number;
+  /** Where covers go and how large they may be (UPLOAD_*). */
+  uploads: UploadSettings;
+};
+
+export const contextSettings = (config: Config): ContextSettings => ({
+  tokenTtlMs: config.tokenTtlMs,
+  anonymousReads: config.legacy.anonymousReads,
+  maxResponseObjects: config.graphql.maxResponseObjects,
+  uploads: uploadSettings(config),
+});
+
 export type Context = {
   db: Db;
-  config: Config;
+  settings: ContextSettings;
   auth: Authentication;
   /** The signed-in user, or null; resolvers behind @requireAuth may rely on it being set. */
   viewer: Viewer | null;
@@ -55,12 +75,13 @@ export type ContextFactory = ((token: string | undefined, request: ContextReques
 
 export function contextFactory(db: Db, config: Config, guards: AccountGuards, events: EventBus): ContextFactory {
   const sessions = new SessionCache(config.sessionCacheTtlMs, events);
+  const settings = contextSettings(config);
   const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known }: ContextRequest): Promise<Context> => {
     const auth = known ?? (await sessions.authenticate(db, token));
     const loaders = new Map<LoaderDefinition<never, unknown>, DataLoader<unknown, unknown>>();
     const context: Context = {
       db,
-      config,
+      settings,
       auth,
       viewer: auth.state === "valid" ? auth.viewer : null,
       forgetToken: () => sessions.forget(token),

@@ -58,7 +58,7 @@ function stopped(tally: Tally, max: number, info: GraphQLResolveInfo): GraphQLEr
 
 /** The ceiling error when this request's execution crossed it, else null. */
 export function ceilingCrossed(context: Context): ClientError | null {
-  return tallies.get(context)?.crossed ? { code: "BAD_USER_INPUT", message: message(context.config.graphql.maxResponseObjects) } : null;
+  return tallies.get(context)?.crossed ? { code: "BAD_USER_INPUT", message: message(context.settings.maxResponseObjects) } : null;
 }
 
 function add(tally: Tally, max: number, objects: number, info: GraphQLResolveInfo): void {
@@ -105,7 +105,7 @@ export function applyResponseCeiling(schema: GraphQLSchema): GraphQLSchema {
       if (!paged && !counted) return field;
       const resolve = field.resolve ?? defaultFieldResolver;
       const wrapped: GraphQLFieldResolver<unknown, Context> = (source, args, context, info) => {
-        const max = context.config.graphql.maxResponseObjects;
+        const max = context.settings.maxResponseObjects;
         const tally = tallyOf(context);
         if (tally.crossed) throw stopped(tally, max, info);
         if (paged) {

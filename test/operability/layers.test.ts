@@ -34,6 +34,12 @@ describe("layers", () => {
     expect(skips).toEqual([]);
   });
 
+  it("GraphQL, REST and HTTP code calls no Prisma model: every read and write goes through the domain", () => {
+    const prismaCall = /\bdb\.[a-z]\w*\.(find|create|update|delete|upsert|count|aggregate|groupBy)\w*\(|\$(queryRaw|executeRaw|transaction)\b/;
+    const calls = ["src/graphql", "src/rest", "src/http"].flatMap(tsFiles).filter((file) => prismaCall.test(readFileSync(path.join(ROOT, file), "utf8")));
+    expect(calls).toEqual([]);
+  });
+
   it("only src/db/client.ts imports a generated Prisma client", () => {
     const direct = ["src", "test", "scripts", "bench"].flatMap(tsFiles).flatMap((file) =>
       importsOf(file).filter((target) => target.startsWith("generated/")).map((target) => `${file} imports ${target}`),

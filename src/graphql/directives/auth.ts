@@ -28,7 +28,7 @@ export function signInRefusal(ctx: Context, anonymousReads: boolean): DomainErro
  * on and it sent no token at all (an invalid, expired or revoked token still gets 401, so a
  * client learns to sign in again).
  */
-export const readsAnonymously = (ctx: Context) => ctx.config.legacy.anonymousReads && ctx.auth.state === "none";
+export const readsAnonymously = (ctx: Context) => ctx.settings.anonymousReads && ctx.auth.state === "none";
 
 /** "Query.restaurant" and the like: the root fields declared @requireAuth(anonymousReads: true). */
 export function anonymouslyReadable(schema: GraphQLSchema): Set<string> {

@@ -6,7 +6,6 @@ import { groceryTagsFor, type TagKind } from "../../domain/groceries.ts";
 import type { GroceryRow } from "../../db/rows.ts";
 import { quantitiesOnList } from "../../domain/shopping-list.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
-import { uploadSettings } from "../../storage/image-files.ts";
 import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { groupedByKey, loadGrocery, loadUser, referenced } from "../loaders.ts";
@@ -28,7 +27,7 @@ const list = (field: groceries.ListField) => async (g: GroceryRow, _: unknown, c
 /** The input without its Upload (the domain gets the file separately, as an IncomingFile). */
 async function splitCover(ctx: Context, input: CreateGroceryInput | UpdateGroceryInput) {
   const { cover, ...fields } = input;
-  return { fields, cover: await incomingFile(cover, "cover", ctx.config.uploadMaxBytes) };
+  return { fields, cover: await incomingFile(cover, "cover", ctx.settings.uploads.maxBytes) };
 }
 
 export const groceriesResolvers: Resolvers = {
@@ -39,16 +38,16 @@ export const groceriesResolvers: Resolvers = {
   Mutation: {
     createGrocery: async (_, args, ctx) => {
       const { fields, cover } = await splitCover(ctx, args.input);
-      return groceries.createGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), fields, cover);
+      return groceries.createGrocery(ctx.db, ctx.settings.uploads, viewerOf(ctx), fields, cover);
     },
     updateGrocery: async (_, args, ctx) => {
       const { fields, cover } = await splitCover(ctx, args.input);
-      return groceries.updateGrocery(ctx.db, uploadSettings(ctx.config), viewerOf(ctx), args.id, fields, cover);
+      return groceries.updateGrocery(ctx.db, ctx.settings.uploads, viewerOf(ctx), args.id, fields, cover);
     },
     deleteGrocery: (_, args, ctx) =>
-      groceries.deleteGrocery(ctx.db, ctx.events, uploadSettings(ctx.config), viewerOf(ctx), args.id),
+      groceries.deleteGrocery(ctx.db, ctx.events, ctx.settings.uploads, viewerOf(ctx), args.id),
     removeGrocery: (_, args, ctx) =>
-      groceries.removeGrocery(ctx.db, ctx.events, uploadSettings(ctx.config), viewerOf(ctx), args.id, args.from ?? undefined),
+      groceries.removeGrocery(ctx.db, ctx.events, ctx.settings.uploads, viewerOf(ctx), args.id, args.from ?? undefined),
   },
   // Counted only when asked (see RestaurantConnection in restaurants.ts).
   GroceryConnection: {

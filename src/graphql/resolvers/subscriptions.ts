@@ -5,23 +5,15 @@
 // so is one whose row is not what the subscription follows: whoever can publish on the bus
 // (NOTIFY, Redis PUBLISH) can name any ids, so the restaurant of a delivered comment or order is
 // checked against the subscription's own argument, never taken from the event.
-import { notFound } from "../../contract/errors.ts";
+import { commentById, existingRestaurantId, orderById, reportById } from "../../domain/event-rows.ts";
 import { checkMayFollowOrders } from "../../domain/orders.ts";
 import * as shoppingList from "../../domain/shopping-list.ts";
-import { checkId } from "../../domain/text.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../context.ts";
 import { loadRestaurant } from "../loaders.ts";
 import { GoneEvent } from "../subscriptions/execute.ts";
 import { liveEvents, type LiveOf } from "../subscriptions/live-source.ts";
 import { onceForEvent } from "../subscriptions/event-rows.ts";
-
-/** NOT_FOUND at the start for a restaurant that does not exist (a mistyped id would otherwise wait forever). */
-async function existingRestaurant(ctx: Context, id: string, field: string): Promise<string> {
-  checkId(id, field);
-  if (!(await ctx.db.restaurant.findUnique({ where: { id }, select: { id: true } }))) throw notFound("restaurant", id);
-  return id;
-}
 
 /** The row, when it exists and belongs to `restaurantId` (the subscription's argument); else the event is skipped. */
 const ofRestaurant = <T extends { restaurantId: string }>(row: T | null, restaurantId: string): T => {
@@ -38,15 +30,15 @@ export const subscriptionResolvers: Resolvers = {
   Subscription: {
     commentAdded: {
       subscribe: async (_, args, ctx) => {
-        const id = await existingRestaurant(ctx, args.restaurantId, "restaurantId");
+        const id = await existingRestaurantId(ctx.db, args.restaurantId, "restaurantId");
         return liveEvents(ctx.events, "commentAdded", (e) => e.restaurantId === id);
       },
       resolve: async (event: LiveOf<"commentAdded">, args: { restaurantId: string }, ctx: Context) =>
-        ofRestaurant(await onceForEvent(event, "comment", () => ctx.db.comment.findUnique({ where: { id: event.commentId } })), args.restaurantId),
+        ofRestaurant(await onceForEvent(event, "comment", () => commentById(ctx.db, event.commentId)), args.restaurantId),
     },
     restaurantChanged: {
       subscribe: async (_, args, ctx) => {
-        const id = await existingRestaurant(ctx, args.id, "id");
+        const id = await existingRestaurantId(ctx.db, args.id, "id");
         return liveEvents(ctx.events, "restaurantChanged", (e) => e.restaurantId === id);
       },
       resolve: (event: LiveOf<"restaurantChanged">) => event,
@@ -57,12 +49,12 @@ export const subscriptionResolvers: Resolvers = {
         return liveEvents(ctx.events, "orderPlaced", (e) => e.restaurantId === args.restaurantId);
       },
       resolve: async (event: LiveOf<"orderPlaced">, args: { restaurantId: string }, ctx: Context) =>
-        ofRestaurant(await onceForEvent(event, "order", () => ctx.db.order.findUnique({ where: { id: event.orderId } })), args.restaurantId),
+        ofRestaurant(await onceForEvent(event, "order", () => orderById(ctx.db, event.orderId)), args.restaurantId),
     },
     reportFiled: {
       subscribe: (_, __, ctx) => liveEvents(ctx.events, "reportFiled", () => true),
       resolve: async (event: LiveOf<"reportFiled">, _: unknown, ctx: Context) =>
-        present(await onceForEvent(event, "report", () => ctx.db.report.findUnique({ where: { id: event.reportId } }))),
+        present(await onceForEvent(event, "report", () => reportById(ctx.db, event.reportId))),
     },
     shoppingListChanged: {
       subscribe: (_, __, ctx) => {

@@ -7,20 +7,20 @@ import { loadUser } from "../loaders.ts";
 
 async function authPayload(ctx: Context, session: Session) {
   ctx.signedInNow.add(session.userId);
-  const user = await ctx.db.user.findUniqueOrThrow({ where: { id: session.userId }, omit: { passwordHash: true } });
+  const user = await users.accountById(ctx.db, session.userId);
   return { accessToken: session.token, expiresAt: session.expiresAt, user };
 }
 
 export const userResolvers: Resolvers = {
   Query: {
-    me: (_, __, ctx) => ctx.db.user.findUniqueOrThrow({ where: { id: viewerOf(ctx).id }, omit: { passwordHash: true } }),
+    me: (_, __, ctx) => users.accountById(ctx.db, viewerOf(ctx).id),
     user: (_, args, ctx) => loadUser(ctx, args.id),
   },
   Mutation: {
     register: async (_, args, ctx) =>
-      authPayload(ctx, await users.register(ctx.db, args.input, ctx.config.tokenTtlMs, "USER", ctx.guards)),
+      authPayload(ctx, await users.register(ctx.db, args.input, ctx.settings.tokenTtlMs, "USER", ctx.guards)),
     login: async (_, args, ctx) =>
-      authPayload(ctx, await users.login(ctx.db, args.username, args.password, ctx.config.tokenTtlMs, ctx.guards)),
+      authPayload(ctx, await users.login(ctx.db, args.username, args.password, ctx.settings.tokenTtlMs, ctx.guards)),
     logout: async (_, __, ctx) => {
       await users.logout(ctx.db, ctx.viewer, ctx.events);
       ctx.forgetToken();
