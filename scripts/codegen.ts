@@ -4,7 +4,7 @@
 //
 // - resolvers.ts: the schema's types and a resolver type for every field (`Resolvers`,
 //   `QueryResolvers`, ...), with our Context and, as each object type's parent, the row its
-//   resolvers receive (src/graphql/parents.ts).
+//   resolvers receive (src/graphql/data/parents.ts).
 // - operations.ts: the result and variables type of every document the REST shim runs, and of
 //   each of their fragments (typescript-operations + typed-document-node).
 // - rest-routes.ts: `RouteResults`, each route-table row's operation name -> its document's
@@ -34,14 +34,14 @@ const scalars = {
 
 /**
  * The value resolvers get as parent for each object type: the row its producing resolver returns,
- * one `export type <Type>Parent` each in src/graphql/parents.ts (read from there, so the list has
+ * one `export type <Type>Parent` each in src/graphql/data/parents.ts (read from there, so the list has
  * one home); types not listed are plain objects shaped as the schema says.
  */
 function parentMappers(root: string, schema: GraphQLSchema): Record<string, string> {
-  const text = readFileSync(join(root, "src/graphql/parents.ts"), "utf8");
+  const text = readFileSync(join(root, "src/graphql/data/parents.ts"), "utf8");
   const names = [...text.matchAll(/^export type (\w+)Parent\b/gm)].map((m) => m[1]);
-  for (const name of names) if (!schema.getType(name)) throw new Error(`src/graphql/parents.ts: ${name}Parent names no type of schema.graphql`);
-  return Object.fromEntries(names.map((name) => [name, `../parents.ts#${name}Parent`]));
+  for (const name of names) if (!schema.getType(name)) throw new Error(`src/graphql/data/parents.ts: ${name}Parent names no type of schema.graphql`);
+  return Object.fromEntries(names.map((name) => [name, `../data/parents.ts#${name}Parent`]));
 }
 
 type RouteRow = { operation: string; method: string; path: string; document: string };
@@ -114,7 +114,7 @@ export async function generate(root: string): Promise<Record<string, string>> {
 
   const resolvers = await generateFile(tools, input, "resolvers.ts", [{ typescript: {} }, { typescriptResolvers: {} }], {
     scalars: scalars.resolvers,
-    contextType: "../context.ts#Context",
+    contextType: "../data/context.ts#Context",
     mappers: parentMappers(root, input.schema),
     // Resolvers of the fields graphql-js would read straight off the parent are optional.
     avoidOptionals: false,

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { buildSchema, Kind, parse, type OperationDefinitionNode } from "graphql";
-import { documentAccess } from "../src/graphql/directives/auth.ts";
+import { documentAccess } from "../src/graphql/policy/auth.ts";
 import { loadConfig } from "../src/config.ts";
 import type { RestRoute } from "../src/rest/route-row.ts";
 import { routes } from "../src/rest/routes/index.ts";

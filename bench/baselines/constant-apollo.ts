@@ -1,4 +1,4 @@
-// Baseline "ceiling": Apollo Server behind Fastify, wired as src/graphql/plugin.ts does, with
+// Baseline "ceiling": Apollo Server behind Fastify, wired as src/graphql/transport/http.ts does, with
 // resolvers that answer constants. Whatever our server does on top of this (auth, database,
 // loaders, limits, metrics) costs throughput, so this bounds the restaurant-by-id scenario.
 // Run: PORT=4100 node --import tsx bench/baselines/constant-apollo.ts
@@ -45,7 +45,7 @@ const resolvers = {
 };
 
 const app = Fastify({ logger: false });
-// The same Apollo plugins the service's GraphQL layer always has (src/graphql/plugin.ts).
+// The same Apollo plugins the service's GraphQL layer always has (src/graphql/transport/http.ts).
 const apollo = new ApolloServer({ typeDefs, resolvers, plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginCacheControlDisabled()] });
 await apollo.start();
 await app.register(fastifyApollo(apollo), { path: "/graphql" });

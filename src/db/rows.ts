@@ -1,6 +1,6 @@
 // The stored rows, as Prisma returns them: the one home of these types. The raw reads (reads.ts,
 // searches.ts) return exactly these shapes, the domain writes and returns them, and the GraphQL
-// layer hands them to resolvers as parents (src/graphql/parents.ts). Derived from the schema's
+// layer hands them to resolvers as parents (src/graphql/data/parents.ts). Derived from the schema's
 // Prisma types (through client.ts, the same on both databases), so a column added there is here.
 import type { Prisma } from "./client.ts";
 

@@ -24,7 +24,7 @@ import {
   type RestaurantWithRelated,
 } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
-import { TYPO_MIN_LENGTH, typoPrefixes, withinOneEdit } from "../domain/search-words.ts";
+import { TYPO_MIN_LENGTH, typoPrefixes, withinOneEdit } from "./search-words.ts";
 
 /** One list condition: the row has at least one of these values (lower-cased search keys). */
 export type TagCondition<K extends string> = { kind: K; keys: string[] };

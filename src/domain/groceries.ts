@@ -17,7 +17,7 @@ import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
 import { editable } from "./ownership.ts";
 import { parseInput } from "./validation.ts";
-import { searchWords } from "./search-words.ts";
+import { searchWords } from "../db/search-words.ts";
 
 /** The string lists of a grocery, each stored as tag rows of one kind. */
 export const LIST_KINDS = { metricUnits: "METRIC_UNIT", categories: "CATEGORY" } as const;

@@ -8,7 +8,7 @@ import type { RestaurantRow } from "../db/rows.ts";
 import { restaurantPage, type Facets, type RestaurantHit, type RestaurantPageAsks, type RestaurantQuery, type RestaurantSort } from "../db/searches.ts";
 import { ADDRESS_PARTS, type RestaurantWithRelated } from "../db/reads.ts";
 import { badInput, notFound } from "../contract/errors.ts";
-import { searchWords } from "./search-words.ts";
+import { searchWords } from "../db/search-words.ts";
 import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";

@@ -81,7 +81,7 @@ async function renderPage(): Promise<ExplorerPage> {
     // Tokens stay out of localStorage; GraphiQL would otherwise persist the headers pane.
     shouldPersistHeaders: false,
     // Subscriptions over graphql-ws on the same path; GraphiQL sends the Headers pane in each
-    // subscribe message's extensions.headers, which src/graphql/websocket.ts reads.
+    // subscribe message's extensions.headers, which src/graphql/subscriptions/websocket.ts reads.
     subscriptionsProtocol: "WS",
   });
   const bytes = Buffer.from(html);

@@ -4,11 +4,11 @@
 // /graphql operation (compiled from its second request on). No HTTP hop, no re-parsing. The
 // request was charged on arrival, as every HTTP request is.
 import { parse, type DocumentNode } from "graphql";
-import { documentAccess, signInRefusal, type DocumentAccess } from "../graphql/directives/auth.ts";
-import type { Context } from "../graphql/context.ts";
+import { documentAccess, signInRefusal, type DocumentAccess } from "../graphql/policy/auth.ts";
+import type { Context } from "../graphql/data/context.ts";
 import { INTERNAL, type ClientError } from "../contract/errors.ts";
-import { toClientError } from "../graphql/client-errors.ts";
-import type { OperationRunner } from "../graphql/operation.ts";
+import { toClientError } from "../graphql/execution/client-errors.ts";
+import type { OperationRunner } from "../graphql/execution/operation.ts";
 import { statusForCode } from "../contract/error-codes.ts";
 import { legacyError } from "./legacy-error-messages.ts";
 import { editVariables, nothingSent } from "./nothing-sent.ts";

@@ -2,7 +2,7 @@
 // `star_rating`, so it should read "star_rating must be ...", not "input.starRating".
 import { GraphQLError } from "graphql";
 import type { ClientError } from "../contract/errors.ts";
-import { toClientError } from "../graphql/client-errors.ts";
+import { toClientError } from "../graphql/execution/client-errors.ts";
 
 type Names = Map<string, string>;
 

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { parse, type GraphQLSchema } from "graphql";
-import { documentAccess } from "../graphql/directives/auth.ts";
+import { documentAccess } from "../graphql/policy/auth.ts";
 import { editVariables } from "./nothing-sent.ts";
 import { openApiDocument } from "./openapi-document.ts";
 import { servedPrefixes } from "./plugin.ts";

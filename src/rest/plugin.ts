@@ -6,8 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { Kind } from "graphql";
-import type { ContextFactory } from "../graphql/context.ts";
-import { toClientError } from "../graphql/client-errors.ts";
+import type { ContextFactory } from "../graphql/data/context.ts";
+import { toClientError } from "../graphql/execution/client-errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
 import { checkedAuthentication, tokenBeforeBody } from "../http/token-first.ts";
 import { legacyBodyParsers } from "./body-parsers.ts";
@@ -15,10 +15,10 @@ import { statusForCode } from "../contract/error-codes.ts";
 import { answeredWithError } from "../http/request-labels.ts";
 import { errorBody } from "../contract/errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
-import type { OperationRunner } from "../graphql/operation.ts";
+import type { OperationRunner } from "../graphql/execution/operation.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
-import { releaseAfterAnswer } from "../graphql/release.ts";
+import { releaseAfterAnswer } from "../graphql/transport/release.ts";
 import type { HttpMethod, RestRoute } from "./route-row.ts";
 
 export type RestPluginOptions = {

@@ -1,4 +1,4 @@
-// One admission path (src/graphql/operation.ts) for every face: HTTP GraphQL, the REST shim,
+// One admission path (src/graphql/execution/operation.ts) for every face: HTTP GraphQL, the REST shim,
 // graphql-ws and graphql-sse charge the caller first, then parse with the token limit, validate,
 // and cost with the variables, in that order. Shown the way an attacker would probe it: a
 // document refused for its cost (or its length) is still charged, on every face, with the same

@@ -1,9 +1,9 @@
-// Compiled execution (src/graphql/compiled-execution.ts): an operation runs on graphql-js until it
+// Compiled execution (src/graphql/execution/compiled-execution.ts): an operation runs on graphql-js until it
 // repeats, then compiled (graphql-jit), on both faces. Both ways give the same answers, errors and
 // statuses included; a one-off document never costs a compilation; the operations kept compiled
 // are bounded. (The Node 24 CI suite also runs every test with every operation compiled.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_COMPILED, MAX_COMPILED_FIELDS } from "../../src/graphql/compiled-execution.ts";
+import { MAX_COMPILED, MAX_COMPILED_FIELDS } from "../../src/graphql/execution/compiled-execution.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let usual: TestServer; // the default: compiled from the second execution

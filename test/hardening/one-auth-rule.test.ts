@@ -8,7 +8,7 @@ import { buildSchema } from "../../src/graphql/schema.ts";
 import { compileRoutes } from "../../src/rest/execute.ts";
 import { testRunner } from "../helpers/runner.ts";
 import { routes } from "../../src/rest/routes/index.ts";
-import { documentAccess } from "../../src/graphql/directives/auth.ts";
+import { documentAccess } from "../../src/graphql/policy/auth.ts";
 
 let s: TestServer;
 beforeAll(async () => {

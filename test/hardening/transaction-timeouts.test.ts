@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { databaseFailure } from "../../src/db/failures.ts";
-import { toClientError } from "../../src/graphql/client-errors.ts";
+import { toClientError } from "../../src/graphql/execution/client-errors.ts";
 
 let s: TestServer;
 beforeAll(async () => {

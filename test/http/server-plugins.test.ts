@@ -4,8 +4,8 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import websocket from "@fastify/websocket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { graphqlPlugin } from "../../src/graphql/plugin.ts";
-import { graphqlSsePlugin } from "../../src/graphql/sse.ts";
+import { graphqlPlugin } from "../../src/graphql/transport/http.ts";
+import { graphqlSsePlugin } from "../../src/graphql/subscriptions/sse.ts";
 import { loadConfig } from "../../src/config.ts";
 import { BODY_RATE_DEFAULTS, bodyRatePlugin } from "../../src/http/body-rate.ts";
 import { CONNECTION_LIMITS_DEFAULTS, connectionLimitsPlugin } from "../../src/http/connection-limits.ts";

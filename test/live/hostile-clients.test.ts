@@ -7,7 +7,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { MESSAGE_BURST } from "../../src/graphql/websocket.ts";
+import { MESSAGE_BURST } from "../../src/graphql/subscriptions/websocket.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { CountingBus, liveClient, metricValue, rawSocket, settle, subscribe, within, wsUrl, type LiveClient } from "../helpers/live.ts";
 

@@ -5,7 +5,7 @@
 // who sees what every signed-in user sees; everything else still answers 401, and so does a read
 // with an invalid token.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anonymouslyReadable } from "../../src/graphql/directives/auth.ts";
+import { anonymouslyReadable } from "../../src/graphql/policy/auth.ts";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { compileRoutes } from "../../src/rest/execute.ts";

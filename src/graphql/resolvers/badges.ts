@@ -2,9 +2,9 @@
 import * as badges from "../../domain/badges.ts";
 import { restaurantBadgesFor } from "../../domain/badges.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
-import type { Context } from "../context.ts";
-import { groupedByKey } from "../loaders.ts";
-import { defineLoader } from "../loader-definition.ts";
+import type { Context } from "../data/context.ts";
+import { groupedByKey } from "../data/loaders.ts";
+import { defineLoader } from "../data/loader-definition.ts";
 
 const restaurantBadges = defineLoader("restaurantBadges", async (ctx: Context, ids: readonly string[]) => {
   const rows = await restaurantBadgesFor(ctx.db, ids);

@@ -1,9 +1,9 @@
 // Resolvers for comments: thin; the rules live in src/domain/comments.ts.
 import * as comments from "../../domain/comments.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf, type Context } from "../context.ts";
-import { broughtWith, loadRestaurant, loadUser, primeUsers, referenced } from "../loaders.ts";
-import { defineLoader } from "../loader-definition.ts";
+import { viewerOf, type Context } from "../data/context.ts";
+import { broughtWith, loadRestaurant, loadUser, primeUsers, referenced } from "../data/loaders.ts";
+import { defineLoader } from "../data/loader-definition.ts";
 import type { CommentWithAuthor } from "../../db/rows.ts";
 
 const latestCommentByRestaurant = defineLoader("latestCommentByRestaurant", async (ctx: Context, ids: readonly string[]) => {

@@ -7,10 +7,10 @@ import type { GroceryRow } from "../../db/rows.ts";
 import { quantitiesOnList } from "../../domain/shopping-list.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../__generated__/resolvers.ts";
-import { viewerOf, type Context } from "../context.ts";
-import { groupedByKey, loadGrocery, loadUser, referenced } from "../loaders.ts";
-import { defineLoader } from "../loader-definition.ts";
-import { incomingFile } from "../multipart-request.ts";
+import { viewerOf, type Context } from "../data/context.ts";
+import { groupedByKey, loadGrocery, loadUser, referenced } from "../data/loaders.ts";
+import { defineLoader } from "../data/loader-definition.ts";
+import { incomingFile } from "../transport/multipart-request.ts";
 
 const groceryTagLists = defineLoader("groceryTagLists", async (ctx: Context, ids: readonly string[]) => {
   const rows = await groceryTagsFor(ctx.db, ids);

@@ -2,8 +2,8 @@
 // are guarded by @requireAuth(role: ADMIN) in schema.graphql.
 import * as reports from "../../domain/reports.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf } from "../context.ts";
-import { loadGrocery, loadRestaurant, loadUser, referenced } from "../loaders.ts";
+import { viewerOf } from "../data/context.ts";
+import { loadGrocery, loadRestaurant, loadUser, referenced } from "../data/loaders.ts";
 
 export const reportsResolvers: Resolvers = {
   Query: {

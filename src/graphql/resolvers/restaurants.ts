@@ -7,9 +7,9 @@ import { openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantTagsFo
 import type { RestaurantRow } from "../../db/rows.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import type { Address, Resolvers, Restaurant, User } from "../__generated__/resolvers.ts";
-import { viewerOf, type Context } from "../context.ts";
-import { bringAlong, broughtWith, byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, referenced, rowsById } from "../loaders.ts";
-import { defineLoader, type LoaderDefinition } from "../loader-definition.ts";
+import { viewerOf, type Context } from "../data/context.ts";
+import { bringAlong, broughtWith, byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, referenced, rowsById } from "../data/loaders.ts";
+import { defineLoader, type LoaderDefinition } from "../data/loader-definition.ts";
 import {
   asksRelated,
   restaurantsWithRelated,
@@ -18,7 +18,7 @@ import {
   type RestaurantWithRelated,
   type UserColumn,
 } from "../../domain/restaurants.ts";
-import { eitherOf, selectionOf, type Selection } from "../selection.ts";
+import { eitherOf, selectionOf, type Selection } from "../data/selection.ts";
 import { primeLatestComment } from "./comments.ts";
 
 const restaurantTagLists = defineLoader("restaurantTagLists", async (ctx: Context, ids: readonly string[]) => {

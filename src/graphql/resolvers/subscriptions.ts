@@ -1,7 +1,7 @@
 // The Subscription fields: which events each follows (`subscribe`, with the subscriber's own
 // filter and the ownership check at the start) and what each event shows (`resolve`, which loads
 // the row the event names: events carry ids only). Auth (@requireAuth, role) is wrapped around
-// both by directives/auth.ts. An event whose row is gone by the time it is read is skipped, and
+// both by policy/auth.ts. An event whose row is gone by the time it is read is skipped, and
 // so is one whose row is not what the subscription follows: whoever can publish on the bus
 // (NOTIFY, Redis PUBLISH) can name any ids, so the restaurant of a delivered comment or order is
 // checked against the subscription's own argument, never taken from the event.
@@ -9,8 +9,8 @@ import { commentById, existingRestaurantId, orderById, reportById } from "../../
 import { checkMayFollowOrders } from "../../domain/orders.ts";
 import * as shoppingList from "../../domain/shopping-list.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf, type Context } from "../context.ts";
-import { loadRestaurant } from "../loaders.ts";
+import { viewerOf, type Context } from "../data/context.ts";
+import { loadRestaurant } from "../data/loaders.ts";
 import { GoneEvent } from "../subscriptions/execute.ts";
 import { liveEvents, type LiveOf } from "../subscriptions/live-source.ts";
 import { onceForEvent } from "../subscriptions/event-rows.ts";

@@ -2,8 +2,8 @@
 import * as users from "../../domain/users.ts";
 import type { Session } from "../../domain/users.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf, type Context } from "../context.ts";
-import { loadUser } from "../loaders.ts";
+import { viewerOf, type Context } from "../data/context.ts";
+import { loadUser } from "../data/loaders.ts";
 
 async function authPayload(ctx: Context, session: Session) {
   ctx.signedInNow.add(session.userId);

@@ -8,7 +8,7 @@
 // wraps it in its own framing.
 import { createSourceEventStream, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { PublishedEvent } from "../../events/live-event.ts";
-import type { Context } from "../context.ts";
+import type { Context } from "../data/context.ts";
 import { sharedAnswer } from "./shared-events.ts";
 
 /** Thrown by a subscription's resolver when the event's row is gone, or is not one the subscription follows: the event is skipped. */

@@ -7,8 +7,8 @@
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from "graphql";
 import type { Authentication } from "../../domain/tokens.ts";
 import type { Metrics } from "../../http/metrics.ts";
-import type { ContextFactory } from "../context.ts";
-import type { Admitted, OperationRunner } from "../operation.ts";
+import type { ContextFactory } from "../data/context.ts";
+import type { Admitted, OperationRunner } from "../execution/operation.ts";
 import { executeSubscription, type LiveAnswer } from "./execute.ts";
 import { isRefusal, liveClientOf, type LiveQuota } from "./quota.ts";
 import { shareKey } from "./shared-events.ts";

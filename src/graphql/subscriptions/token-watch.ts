@@ -6,7 +6,7 @@
 // end comes within one TTL at worst. Without a cache (TTL 0) the timer reads the database once a second.
 import type { Authentication } from "../../domain/tokens.ts";
 import type { EventBus } from "../../events/bus.ts";
-import type { ContextFactory } from "../context.ts";
+import type { ContextFactory } from "../data/context.ts";
 
 export type TokenEnd = "revoked" | "role changed";
 

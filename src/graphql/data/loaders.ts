@@ -1,10 +1,10 @@
 // Batch-loading helpers shared by resolver files.
-import { badInput } from "../contract/errors.ts";
-import { idProblem } from "../domain/text.ts";
-import type { CommentWithAuthor, GroceryRow, RestaurantRow, UserRow } from "../db/rows.ts";
-import { groceriesByIds } from "../domain/groceries.ts";
-import { restaurantsByIds } from "../domain/restaurants.ts";
-import { usersByIds } from "../domain/users.ts";
+import { badInput } from "../../contract/errors.ts";
+import { idProblem } from "../../domain/text.ts";
+import type { CommentWithAuthor, GroceryRow, RestaurantRow, UserRow } from "../../db/rows.ts";
+import { groceriesByIds } from "../../domain/groceries.ts";
+import { restaurantsByIds } from "../../domain/restaurants.ts";
+import { usersByIds } from "../../domain/users.ts";
 import type { Context } from "./context.ts";
 import { defineLoader } from "./loader-definition.ts";
 

@@ -3,8 +3,8 @@
 // introspection off (and in production) they would hand out by typos the names introspection
 // hides, so every message a client gets has them cut out, whatever step raised it (validation,
 // variable coercion, execution) and whichever face (/graphql or the REST shim) answers.
-import type { Config } from "../config.ts";
-import type { ClientError } from "../contract/errors.ts";
+import type { Config } from "../../config.ts";
+import type { ClientError } from "../../contract/errors.ts";
 
 const SUGGESTION = " Did you mean ";
 

@@ -14,19 +14,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLError, GraphQLFormattedError } from "graphql";
 import fp from "fastify-plugin";
-import type { Config } from "../config.ts";
-import { signInRequired } from "../contract/errors.ts";
-import type { Authentication } from "../domain/tokens.ts";
-import { statusForCode } from "../contract/error-codes.ts";
-import type { Metrics } from "../http/metrics.ts";
-import { answeredWithError } from "../http/request-labels.ts";
-import { tokenFromRequest } from "../http/token.ts";
-import type { ContextFactory } from "./context.ts";
-import type { OperationRunner, OperationText } from "./operation.ts";
-import { delivered, inFlightTracker } from "./subscriptions/delivery.ts";
-import { beginSubscription, LiveSubscription, type LiveStartDeps, type Started } from "./subscriptions/live-subscription.ts";
-import { isRefusal, liveClientOf, type LiveQuota } from "./subscriptions/quota.ts";
-import type { TokenWatch } from "./subscriptions/token-watch.ts";
+import type { Config } from "../../config.ts";
+import { signInRequired } from "../../contract/errors.ts";
+import type { Authentication } from "../../domain/tokens.ts";
+import { statusForCode } from "../../contract/error-codes.ts";
+import type { Metrics } from "../../http/metrics.ts";
+import { answeredWithError } from "../../http/request-labels.ts";
+import { tokenFromRequest } from "../../http/token.ts";
+import type { ContextFactory } from "../data/context.ts";
+import type { OperationRunner, OperationText } from "../execution/operation.ts";
+import { delivered, inFlightTracker } from "./delivery.ts";
+import { beginSubscription, LiveSubscription, type LiveStartDeps, type Started } from "./live-subscription.ts";
+import { isRefusal, liveClientOf, type LiveQuota } from "./quota.ts";
+import type { TokenWatch } from "./token-watch.ts";
 
 export const SSE_PATH = "/graphql/stream";
 

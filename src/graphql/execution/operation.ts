@@ -25,15 +25,15 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from "graphql";
-import type { ClientError } from "../contract/errors.ts";
+import type { ClientError } from "../../contract/errors.ts";
 import { formatError as formatClientError, toClientError } from "./client-errors.ts";
 import { withoutSuggestions } from "./suggestions.ts";
 import type { Executor } from "./compiled-execution.ts";
-import type { Context } from "./context.ts";
-import { operationCost, costLimitError } from "./cost.ts";
-import { expensiveFieldCount, expensiveFieldLimitRule } from "./directives/expensive.ts";
-import type { OperationLimits } from "./limits.ts";
-import { ceilingCrossed } from "./response-ceiling.ts";
+import type { Context } from "../data/context.ts";
+import { operationCost, costLimitError } from "../policy/cost.ts";
+import { expensiveFieldCount, expensiveFieldLimitRule } from "../policy/expensive.ts";
+import type { OperationLimits } from "../policy/limits.ts";
+import { ceilingCrossed } from "../policy/response-ceiling.ts";
 
 /** What a client sends: the document's text, the operation to run, its variables. */
 export type OperationText = { query?: unknown; operationName?: unknown; variables?: unknown };

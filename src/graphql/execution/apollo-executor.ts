@@ -5,7 +5,7 @@
 // and run its plugins' hooks, and before it formats the errors. Nothing else about Apollo changes.
 import type { GatewayInterface } from "@apollo/server-gateway-interface";
 import { printSchema } from "graphql";
-import type { Context } from "./context.ts";
+import type { Context } from "../data/context.ts";
 import type { OperationRunner } from "./operation.ts";
 
 export function executorGateway(runner: OperationRunner): GatewayInterface {

@@ -28,8 +28,8 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import { pageItems } from "./cost.ts";
-import type { ClientError } from "../contract/errors.ts";
-import type { Context } from "./context.ts";
+import type { ClientError } from "../../contract/errors.ts";
+import type { Context } from "../data/context.ts";
 
 /** `stop`: the one error thrown by every field after the crossing (see stopped()). */
 type Tally = { objects: number; crossed: boolean; stop?: GraphQLError };

@@ -2,7 +2,7 @@
 // document really holds, never the client's operationName taken on trust (metrics use it).
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { FastifyRequest } from "fastify";
-import { operationSlot, type OperationSlot } from "../http/request-labels.ts";
+import { operationSlot, type OperationSlot } from "../../http/request-labels.ts";
 
 /** Apollo hands plugins a shallow copy of the context: the request's slot inside it survives that. */
 const RESOLVED = Symbol("resolved operation");

@@ -1,12 +1,12 @@
 // The per-request context every resolver receives, built the same way for /graphql and the REST shim.
 import DataLoader from "dataloader";
-import type { Config } from "../config.ts";
-import { uploadSettings, type UploadSettings } from "../storage/image-files.ts";
-import type { Db } from "../db/client.ts";
-import { SessionCache } from "../domain/session-cache.ts";
-import type { Authentication, Viewer } from "../domain/tokens.ts";
-import type { AccountGuards, ClientGuards } from "../domain/users.ts";
-import type { EventBus } from "../events/bus.ts";
+import type { Config } from "../../config.ts";
+import { uploadSettings, type UploadSettings } from "../../storage/image-files.ts";
+import type { Db } from "../../db/client.ts";
+import { SessionCache } from "../../domain/session-cache.ts";
+import type { Authentication, Viewer } from "../../domain/tokens.ts";
+import type { AccountGuards, ClientGuards } from "../../domain/users.ts";
+import type { EventBus } from "../../events/bus.ts";
 import type { LoaderDefinition } from "./loader-definition.ts";
 
 /** The settings resolvers and the schema's wrappers read: these, not the whole Config, ride on every request. */

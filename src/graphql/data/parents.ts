@@ -3,10 +3,10 @@
 // scripts/codegen.ts maps every `<Type>Parent` here onto the generated resolver types, so a
 // resolver returning something else, or reading a parent field the row lacks, fails `tsc`.
 // Types not listed here are plain objects shaped as the schema says (GeoPoint, Contact, ...).
-import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantRow, ShoppingListRow, UserRow } from "../db/rows.ts";
-import type { Connection, SearchConnection } from "../domain/pagination.ts";
-import type { Facets } from "../domain/restaurants.ts";
-import type { LiveOf } from "./subscriptions/live-source.ts";
+import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantRow, ShoppingListRow, UserRow } from "../../db/rows.ts";
+import type { Connection, SearchConnection } from "../../domain/pagination.ts";
+import type { Facets } from "../../domain/restaurants.ts";
+import type { LiveOf } from "../subscriptions/live-source.ts";
 
 export type UserParent = UserRow;
 /** register and login: the new token and its account. */

@@ -5,7 +5,7 @@
 import { getDirective, MapperKind, mapSchema } from "@graphql-tools/utils";
 import { defaultFieldResolver, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { forbidden, signInRequired, type DomainError } from "../../contract/errors.ts";
-import type { Context } from "../context.ts";
+import type { Context } from "../data/context.ts";
 
 const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
 

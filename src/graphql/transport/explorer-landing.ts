@@ -4,7 +4,7 @@
 // The explorer itself is served by src/http/explorer.ts, compressed and cacheable, which Apollo's
 // landing page path cannot do.
 import type { ApolloServerPlugin } from "@apollo/server";
-import { EXPLORER_PATH } from "../http/explorer.ts";
+import { EXPLORER_PATH } from "../../http/explorer.ts";
 
 const html = `<!doctype html>
 <html lang="en">

@@ -4,9 +4,9 @@
 // buffered: each resolver reads its file straight to disk (src/storage/image-files.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { processRequest, Upload, type FileUpload } from "graphql-upload-minimal";
-import { badInput, DomainError } from "../contract/errors.ts";
-import { tokenBeforeBody, type Authenticate } from "../http/token-first.ts";
-import { tooLarge, type IncomingFile } from "../storage/image-files.ts";
+import { badInput, DomainError } from "../../contract/errors.ts";
+import { tokenBeforeBody, type Authenticate } from "../../http/token-first.ts";
+import { tooLarge, type IncomingFile } from "../../storage/image-files.ts";
 
 export type UploadLimits = { maxFileBytes: number; maxFiles: number };
 

@@ -1,6 +1,7 @@
 // What a search text means: the words both databases index (accents removed, lower case,
 // letters and digits only), which of them may be misspelt, and whether a stored word is one typo
-// away from a query word. The SQL that looks the words up is in src/db/searches.ts.
+// away from a query word. The SQL that looks the words up is in searches.ts; the domain reads
+// a search text with searchWords.
 
 /** Words of a search text that count; more are ignored (each adds work to every search). */
 export const MAX_SEARCH_WORDS = 8;

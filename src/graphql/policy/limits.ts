@@ -9,9 +9,9 @@
 // (Apollo's default).
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { NoSchemaIntrospectionCustomRule, type ValidationRule } from "graphql";
-import type { Config } from "../config.ts";
+import type { Config } from "../../config.ts";
 import { repeatedFieldsRule } from "./repeated-fields.ts";
-import { suggestionsHidden } from "./suggestions.ts";
+import { suggestionsHidden } from "../execution/suggestions.ts";
 
 export type OperationLimits = {
   /** Run after graphql-js's own rules: depth, aliases, directives, repeated fields. */

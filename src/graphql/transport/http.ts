@@ -8,18 +8,18 @@ import type { WebsocketHandler } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import fp from "fastify-plugin";
 import type { GraphQLError } from "graphql";
-import { tokenFromRequest } from "../http/token.ts";
+import { tokenFromRequest } from "../../http/token.ts";
 import { releaseAfterAnswer, releaseResultPlugin } from "./release.ts";
-import { availabilityStatusPlugin, contextFailure } from "./availability.ts";
-import { checkedAuthentication } from "../http/token-first.ts";
-import type { Context, ContextFactory } from "./context.ts";
+import { databaseFailureStatusPlugin, contextFailure } from "../execution/database-failures.ts";
+import { checkedAuthentication } from "../../http/token-first.ts";
+import type { Context, ContextFactory } from "../data/context.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
-import type { OperationRunner } from "./operation.ts";
+import type { OperationRunner } from "../execution/operation.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
 import { retryLaterPlugin } from "./retry-later.ts";
 import { readsJsonOnly } from "./request-error-status.ts";
-import { executorGateway } from "./apollo-executor.ts";
+import { executorGateway } from "../execution/apollo-executor.ts";
 
 export type ApolloOptions = {
   /** The admission path every face shares: Apollo parses and validates with its options, then hands over. */
@@ -71,7 +71,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       ApolloServerPluginCacheControlDisabled(),
       operationNamePlugin,
       admissionPlugin(runner, formatError),
-      availabilityStatusPlugin(),
+      databaseFailureStatusPlugin(),
       retryLaterPlugin(),
       releaseResultPlugin,
       ...options.plugins,

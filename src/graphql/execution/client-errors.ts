@@ -2,9 +2,9 @@
 // a code, a message that helps, optional details. Unknown errors become INTERNAL_SERVER_ERROR
 // with a fixed message (the original is logged, never sent: no stack traces, no SQL).
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
-import { isErrorCode } from "../contract/error-codes.ts";
-import { DomainError, INTERNAL, type ClientError } from "../contract/errors.ts";
-import { databaseUnavailable } from "../domain/prisma-errors.ts";
+import { isErrorCode } from "../../contract/error-codes.ts";
+import { DomainError, INTERNAL, type ClientError } from "../../contract/errors.ts";
+import { databaseUnavailable } from "../../domain/prisma-errors.ts";
 import { withoutSuggestions } from "./suggestions.ts";
 
 /** Apollo Server's own codes for automatic persisted queries, shown as they are. */

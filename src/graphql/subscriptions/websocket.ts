@@ -21,17 +21,17 @@ import websocket, { type WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, type Message } from "graphql-ws";
-import type { Config } from "../config.ts";
-import type { Authentication } from "../domain/tokens.ts";
-import type { Metrics } from "../http/metrics.ts";
-import { rememberConnectionToken } from "../http/rate-limit.ts";
-import type { ContextFactory } from "./context.ts";
-import type { OperationRunner } from "./operation.ts";
-import type { LiveAnswer } from "./subscriptions/execute.ts";
-import { beginSubscription, LiveSubscription, type LiveStartDeps } from "./subscriptions/live-subscription.ts";
-import { isRefusal, liveClientOf, type LiveQuota } from "./subscriptions/quota.ts";
-import type { TokenWatch } from "./subscriptions/token-watch.ts";
-import { delivered, inFlightTracker } from "./subscriptions/delivery.ts";
+import type { Config } from "../../config.ts";
+import type { Authentication } from "../../domain/tokens.ts";
+import type { Metrics } from "../../http/metrics.ts";
+import { rememberConnectionToken } from "../../http/rate-limit.ts";
+import type { ContextFactory } from "../data/context.ts";
+import type { OperationRunner } from "../execution/operation.ts";
+import type { LiveAnswer } from "./execute.ts";
+import { beginSubscription, LiveSubscription, type LiveStartDeps } from "./live-subscription.ts";
+import { isRefusal, liveClientOf, type LiveQuota } from "./quota.ts";
+import type { TokenWatch } from "./token-watch.ts";
+import { delivered, inFlightTracker } from "./delivery.ts";
 
 /** Close codes this transport uses besides graphql-ws's own (4400, 4401, 4408, 4409, 4429, ...). */
 export const CLOSE = {

@@ -30,7 +30,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from "graphql";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/pagination.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/pagination.ts";
 import { searchWork } from "./search-cost.ts";
 
 type Variables = Record<string, unknown>;

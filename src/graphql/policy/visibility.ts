@@ -4,7 +4,7 @@
 import { getDirective, MapperKind, mapSchema } from "@graphql-tools/utils";
 import { defaultFieldResolver, isNonNullType, type GraphQLSchema } from "graphql";
 import { isSelfOrAdmin } from "../../domain/ownership.ts";
-import type { Context } from "../context.ts";
+import type { Context } from "../data/context.ts";
 
 export function applyVisibilityDirectives(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {

@@ -4,10 +4,10 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { MapperKind, mapSchema } from "@graphql-tools/utils";
 import { defaultFieldResolver, GraphQLError, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
-import { writeHealthOf } from "../db/client.ts";
-import { databaseUnavailable } from "../domain/prisma-errors.ts";
-import { statusForCode } from "../contract/error-codes.ts";
-import type { Context } from "./context.ts";
+import { writeHealthOf } from "../../db/client.ts";
+import { databaseUnavailable } from "../../domain/prisma-errors.ts";
+import { statusForCode } from "../../contract/error-codes.ts";
+import type { Context } from "../data/context.ts";
 
 const AVAILABILITY_CODES = new Set(["SERVICE_UNAVAILABLE", "STORAGE_FULL"]);
 
@@ -17,7 +17,7 @@ const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
  * Root fields answer a database failure as STORAGE_FULL or SERVICE_UNAVAILABLE. Done here, with
  * the request's database at hand, because when a COMMIT fails Prisma reports only "transaction
  * already closed": the driver's record of the last failure (write-health.ts) tells why. Failures
- * elsewhere (nested fields) are recognised from the error alone (src/graphql/client-errors.ts).
+ * elsewhere (nested fields) are recognised from the error alone (src/graphql/execution/client-errors.ts).
  */
 export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
@@ -49,7 +49,7 @@ export function contextFailure(error: unknown): unknown {
  * An operation whose root fields all came back empty because of a database failure answers 503
  * or 507, not 200 (a balancer or a client's retry logic reads the status, not the body).
  */
-export function availabilityStatusPlugin(): ApolloServerPlugin<Context> {
+export function databaseFailureStatusPlugin(): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
       return {

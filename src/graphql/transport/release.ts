@@ -13,7 +13,7 @@
 import type { ApolloServerPlugin, GraphQLResponse } from "@apollo/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import type { Context } from "./context.ts";
+import type { Context } from "../data/context.ts";
 
 const CONTEXT = Symbol("context released after the answer");
 const RESPONSE = Symbol("Apollo response released after the answer");
