@@ -117,6 +117,7 @@ const schema = z.object({
   LIVE_MAX_CONNECTIONS_PER_CLIENT: integer(20, 1, 1_000_000),
   LIVE_MAX_BUFFERED_BYTES: integer(4 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
   LIVE_IDLE_TIMEOUT: duration("60s"),
+  LIVE_STALL_TIMEOUT: duration("10s"),
   // Legacy clients of the original service (issue 14).
   ANONYMOUS_READS: z.enum(["true", "false"]).default("false"),
   REST_PREFIXES: z
@@ -214,7 +215,8 @@ export type Config = {
    * (bytes), how often it is pinged (0 = never; one that misses a pong for that long is dropped),
    * how long it may stay open without a subscription. Per client on this instance (an account
    * when signed in, else an address): most subscriptions, their summed cost, open sockets and
-   * streams. Per socket or stream: most bytes waiting for a peer that does not read.
+   * streams. Per socket or stream: most bytes waiting for the peer, and how long answers may wait
+   * for room before a peer that does not read is dropped.
    */
   live: {
     maxSubscriptionsPerConnection: number;
@@ -226,6 +228,7 @@ export type Config = {
     maxCostPerClient: number;
     maxConnectionsPerClient: number;
     maxBufferedBytes: number;
+    stallTimeoutMs: number;
   };
 };
 
@@ -319,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCostPerClient: s.LIVE_MAX_COST_PER_CLIENT,
       maxConnectionsPerClient: s.LIVE_MAX_CONNECTIONS_PER_CLIENT,
       maxBufferedBytes: s.LIVE_MAX_BUFFERED_BYTES,
+      stallTimeoutMs: s.LIVE_STALL_TIMEOUT,
     },
   };
 }

@@ -55,7 +55,7 @@ const comment = (s: TestServer, token: string, restaurantId: string, title = "ne
 describe("one WebSocket that floods or stops reading", () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer({ LIVE_MAX_BUFFERED_BYTES: String(64 * 1024) });
+    s = await startServer({ LIVE_MAX_BUFFERED_BYTES: String(64 * 1024), LIVE_STALL_TIMEOUT: "1s" });
   });
   afterAll(() => s?.close());
 
@@ -72,7 +72,7 @@ describe("one WebSocket that floods or stops reading", () => {
     expect(pongs).toBeLessThanOrEqual(MESSAGE_BURST);
   });
 
-  it("is dropped once more than LIVE_MAX_BUFFERED_BYTES wait for it, and leaves nothing behind", async () => {
+  it("is dropped once it takes nothing for LIVE_STALL_TIMEOUT while answers wait past LIVE_MAX_BUFFERED_BYTES, and leaves nothing behind", async () => {
     const owner = await s.signUp("heavy");
     const restaurantId = await heavyRestaurant(s, owner.id, 100);
     const peer = await acknowledged(s, { token: owner.token });
@@ -81,23 +81,51 @@ describe("one WebSocket that floods or stops reading", () => {
     // Stop reading: from here on, what the server sends piles up on its side (after the kernel's buffers).
     (peer.socket as unknown as { _socket: { pause(): void } })._socket.pause();
     const writer = await s.signUp("writer");
-    for (let i = 0; i < 30 && (await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })) === 0; i++) {
-      await comment(s, writer.token, restaurantId, `c${i}`); // each event is ~1 MB of comment bodies
-    }
-    expect(await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })).toBe(1);
+    // Each event is ~1 MB of comment bodies: once the kernel's buffers and LIVE_MAX_BUFFERED_BYTES are
+    // full, answers wait; nothing taken for LIVE_STALL_TIMEOUT drops the peer.
+    let written = 0;
+    await eventually(async () => {
+      await comment(s, writer.token, restaurantId, `c${++written}`);
+      return (await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })) === 1;
+    }, "the peer is dropped", 30_000);
     await eventually(async () => (await metricValue(s, "websocket_connections")) === 0, "the socket is gone");
     expect(await metricValue(s, "graphql_subscriptions_active")).toBe(0);
+  });
+});
+
+describe("one WebSocket that reads slower than a burst arrives", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ LIVE_MAX_BUFFERED_BYTES: String(64 * 1024), LIVE_STALL_TIMEOUT: "5s" });
+  });
+  afterAll(() => s?.close());
+
+  it("gets every answer at its own pace: answers wait for room instead of the peer being dropped", async () => {
+    const owner = await s.signUp("slow");
+    const restaurantId = await heavyRestaurant(s, owner.id, 100);
+    const peer = await acknowledged(s, { token: owner.token });
+    for (const id of ["1", "2", "3"]) peer.socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: HEAVY, variables: { id: restaurantId } } }));
+    await eventually(async () => (await metricValue(s, "graphql_subscriptions_active")) === 3, "the subscriptions run");
+    const tcp = (peer.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    tcp.pause();
+    const writer = await s.signUp("burst");
+    for (let i = 0; i < 5; i++) await comment(s, writer.token, restaurantId, `burst${i}`); // 15 answers of ~1 MB
+    await settle(1000); // well past LIVE_MAX_BUFFERED_BYTES, within LIVE_STALL_TIMEOUT
+    tcp.resume();
+    await eventually(() => peer.received.filter((m) => m.type === "next").length === 15, "all 15 answers", 20_000);
+    expect(await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })).toBe(0);
+    expect(peer.socket.readyState).toBe(WebSocket.OPEN);
   });
 });
 
 describe("one event stream that stops reading", () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer({ LIVE_MAX_BUFFERED_BYTES: String(64 * 1024) });
+    s = await startServer({ LIVE_MAX_BUFFERED_BYTES: String(64 * 1024), LIVE_STALL_TIMEOUT: "1s" });
   });
   afterAll(() => s?.close());
 
-  it("is cut off once more than LIVE_MAX_BUFFERED_BYTES wait for it, and leaves nothing behind", async () => {
+  it("is cut off once it takes nothing for LIVE_STALL_TIMEOUT while answers wait past LIVE_MAX_BUFFERED_BYTES, and leaves nothing behind", async () => {
     const owner = await s.signUp("sse");
     const restaurantId = await heavyRestaurant(s, owner.id, 100);
     const url = new URL(`${s.url}/graphql/stream`);
@@ -115,10 +143,11 @@ describe("one event stream that stops reading", () => {
     response.socket.pause();
     await eventually(async () => (await metricValue(s, "graphql_subscriptions_active")) === 1, "the subscription runs");
     const writer = await s.signUp("writer");
-    for (let i = 0; i < 30 && (await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })) === 0; i++) {
-      await comment(s, writer.token, restaurantId, `c${i}`);
-    }
-    expect(await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })).toBe(1);
+    let written = 0;
+    await eventually(async () => {
+      await comment(s, writer.token, restaurantId, `c${++written}`);
+      return (await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })) === 1;
+    }, "the stream is cut off", 30_000);
     await eventually(async () => (await metricValue(s, "graphql_event_streams")) === 0, "the stream is gone");
     expect(await metricValue(s, "graphql_subscriptions_active")).toBe(0);
     response.socket.destroy();

@@ -6,9 +6,10 @@
 // ceiling would count objects across the whole subscription). Each event's answer is formatted
 // and serialised once per share key (shared-events.ts) and handed over as text: a transport only
 // wraps it in its own framing.
-import { createSourceEventStream, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
+import { createSourceEventStream, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { PublishedEvent } from "../../events/live-event.ts";
 import type { Context } from "../data/context.ts";
+import type { Admitted } from "../execution/operation.ts";
 import { sharedAnswer } from "./shared-events.ts";
 
 /** Thrown by a subscription's resolver when the event's row is gone, or is not one the subscription follows: the event is skipped. */
@@ -18,11 +19,8 @@ export class GoneEvent extends Error {
   }
 }
 
-export type LiveOperation = {
+export type LiveOperation = Pick<Admitted, "document" | "operationName" | "variables"> & {
   schema: GraphQLSchema;
-  document: DocumentNode;
-  operationName: string | undefined;
-  variables: Record<string, unknown> | undefined;
   /** The context the subscription starts with (its `subscribe` runs with it). */
   context: Context;
   /** Subscriptions with the same key get one execution per event (shared-events.ts). */

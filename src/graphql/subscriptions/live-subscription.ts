@@ -38,9 +38,11 @@ export class LiveSubscription {
 
   /**
    * Hands each answer to `send` until the events end, the subscription is ended, or `send`
-   * answers false (the peer was dropped). Resolves with how it ended.
+   * answers false (the peer was dropped). The next event is pulled only once `send` is done, so a
+   * peer that has no room makes its subscription wait, not the server keep answers. Resolves
+   * with how it ended.
    */
-  async pump(answers: AsyncIterator<LiveAnswer>, send: (answer: LiveAnswer) => boolean): Promise<"completed" | "ended" | { failed: unknown }> {
+  async pump(answers: AsyncIterator<LiveAnswer>, send: (answer: LiveAnswer) => Promise<boolean>): Promise<"completed" | "ended" | { failed: unknown }> {
     this.#answers = answers;
     if (this.#ended) {
       void answers.return?.().catch(() => {});
@@ -51,7 +53,7 @@ export class LiveSubscription {
         const step = await answers.next();
         if (this.#ended) return "ended";
         if (step.done) return "completed";
-        if (!send(step.value)) return "ended";
+        if (!(await send(step.value))) return "ended";
       }
     } catch (failure) {
       return this.#ended ? "ended" : { failed: failure };

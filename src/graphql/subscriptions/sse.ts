@@ -24,6 +24,7 @@ import { tokenFromRequest } from "../../http/token.ts";
 import type { ContextFactory } from "../data/context.ts";
 import type { OperationRunner, OperationText } from "../execution/operation.ts";
 import { delivered, inFlightTracker } from "./delivery.ts";
+import { Outbox } from "./outbox.ts";
 import { beginSubscription, LiveSubscription, type LiveStartDeps, type Started } from "./live-subscription.ts";
 import { isRefusal, liveClientOf, type LiveQuota } from "./quota.ts";
 import type { TokenWatch } from "./token-watch.ts";
@@ -131,23 +132,22 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
       connection: "keep-alive",
       "x-accel-buffering": "no", // nginx: pass events on as they come
     });
-    /** Writes `text` unless the peer has LIVE_MAX_BUFFERED_BYTES waiting already: then it is cut off. */
-    const write = (text: string): boolean => {
-      if (raw.destroyed || raw.writableEnded) return false;
-      if (raw.writableLength + text.length > config.live.maxBufferedBytes) {
-        metrics.live.dropped.inc({ reason: "not reading" });
-        raw.destroy();
-        return false;
-      }
-      raw.write(text);
-      return true;
+    // A peer that takes nothing while answers wait is cut off (outbox.ts).
+    const peer = {
+      buffered: () => raw.writableLength,
+      send: (text: string) => void raw.write(text),
+      open: () => !raw.destroyed && !raw.writableEnded,
+      drop: () => raw.destroy(),
     };
+    const outbox = new Outbox(peer, config.live.maxBufferedBytes, config.live.stallTimeoutMs, () => metrics.live.dropped.inc({ reason: "not reading" }));
+    const write = (text: string) => outbox.sendNow(text);
     write(":\n\n"); // some browsers show nothing until a first chunk
     const keepAlive = setInterval(() => write(":\n\n"), KEEPALIVE_MS);
     keepAlive.unref();
     const stopWatching = options.watchToken({ ...who, onEnd: () => subscription.end() });
     subscription.hold(() => {
       clearInterval(keepAlive);
+      outbox.close();
       stopWatching();
       streams.delete(reply);
       metrics.live.streams.dec();
@@ -162,8 +162,8 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
         return subscription.end();
       }
       if (!("answers" in started)) return subscription.end();
-      const outcome = await subscription.pump(started.answers, (answer) => {
-        const sent = write(`event: next\ndata: ${answer.payload}\n\n`);
+      const outcome = await subscription.pump(started.answers, async (answer) => {
+        const sent = await outbox.send(`event: next\ndata: ${answer.payload}\n\n`);
         if (sent) delivered(metrics, answer.event);
         return sent;
       });

@@ -32,6 +32,7 @@ import { beginSubscription, LiveSubscription, type LiveStartDeps } from "./live-
 import { isRefusal, liveClientOf, type LiveQuota } from "./quota.ts";
 import type { TokenWatch } from "./token-watch.ts";
 import { delivered, inFlightTracker } from "./delivery.ts";
+import { Outbox } from "./outbox.ts";
 
 /** Close codes this transport uses besides graphql-ws's own (4400, 4401, 4408, 4409, 4429, ...). */
 export const CLOSE = {
@@ -113,6 +114,8 @@ class LiveSocket {
   constructor(
     readonly socket: WebSocket,
     readonly request: FastifyRequest,
+    /** What the socket sends, bounded (outbox.ts). */
+    readonly outbox: Outbox,
   ) {}
 
   /** Takes one message from the budget; false when it is spent. */
@@ -161,20 +164,22 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     setTimeout(() => live.socket.terminate(), CLOSE_GRACE_MS).unref();
   }
 
-  /** Sends `text` unless the peer has more than LIVE_MAX_BUFFERED_BYTES waiting: then it is dropped. */
-  function send(live: LiveSocket, text: string): boolean {
-    if (live.socket.readyState !== live.socket.OPEN) return false;
-    if (live.socket.bufferedAmount + text.length > limits.maxBufferedBytes) {
-      metrics.live.dropped.inc({ reason: "not reading" });
-      close(live, CLOSE.POLICY, "The client is not reading what it is sent (LIVE_MAX_BUFFERED_BYTES); reconnect.");
-      live.socket.terminate();
-      return false;
-    }
-    live.socket.send(text);
-    return true;
+  /** The socket as its outbox sees it: a peer that takes nothing while answers wait is dropped with 1008. */
+  function outboxOf(socket: WebSocket): Outbox {
+    const peer = {
+      buffered: () => socket.bufferedAmount,
+      send: (text: string) => socket.send(text),
+      open: () => socket.readyState === socket.OPEN,
+      drop() {
+        socket.close(CLOSE.POLICY, "The client is not reading what it is sent (LIVE_STALL_TIMEOUT); reconnect.");
+        socket.terminate(); // its buffer is full: the close frame would wait behind it
+      },
+    };
+    return new Outbox(peer, limits.maxBufferedBytes, limits.stallTimeoutMs, () => metrics.live.dropped.inc({ reason: "not reading" }));
   }
 
-  const message = (live: LiveSocket, body: Record<string, unknown>) => send(live, JSON.stringify(body));
+  /** A protocol message (acknowledgement, pong, error, complete): small, sent at once. */
+  const message = (live: LiveSocket, body: Record<string, unknown>) => live.outbox.sendNow(JSON.stringify(body));
 
   function armIdle(live: LiveSocket) {
     clearTimeout(live.idleTimer);
@@ -297,8 +302,8 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
       message(live, { id, type: MessageType.Next, payload: { errors: started.errors } });
       return message(live, { id, type: MessageType.Complete });
     }
-    const outcome = await subscription.pump(started.answers, (answer: LiveAnswer) => {
-      const sent = send(live, `${head}${answer.payload}}`);
+    const outcome = await subscription.pump(started.answers, async (answer: LiveAnswer) => {
+      const sent = await live.outbox.send(`${head}${answer.payload}}`);
       if (sent) delivered(metrics, answer.event);
       return sent;
     });
@@ -361,7 +366,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   }
 
   function handler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest) {
-    const live = new LiveSocket(socket, request);
+    const live = new LiveSocket(socket, request, outboxOf(socket));
     metrics.live.connections.inc();
     const stopPings = keepAlive(live);
     const initTimer = setTimeout(() => {
@@ -370,6 +375,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     initTimer.unref();
     socket.once("close", () => {
       metrics.live.connections.dec();
+      live.outbox.close();
       clearTimeout(initTimer);
       clearTimeout(live.idleTimer);
       stopPings();
