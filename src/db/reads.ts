@@ -10,15 +10,18 @@
 // Prisma.join, scalar subqueries. Drivers differ in what they hand back for computed columns
 // (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
 // normaliser of its column's kind.
-import { Prisma, readRows, type Db, type RawRows } from "./client.ts";
+import { Prisma, providerOf, readRows, type Db, type DatabaseOptions, type RawRows } from "./client.ts";
 import type { CommentRow, CommentWithAuthor, GroceryRow, GroceryTagKind, RestaurantBadgeWithBadge, RestaurantRow, RestaurantTagKind, UserRow } from "./rows.ts";
 
 // ---- Values: one normaliser per column kind ----------------------------------------------------
 
 type Kind = "text" | "int" | "float" | "bool" | "date";
 
-/** SQLite's own timestamp text ("YYYY-MM-DD HH:MM:SS", UTC) has no zone: read it as UTC. */
-const SQLITE_LOCAL_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+/**
+ * Timestamp text with no zone is UTC here: SQLite's own ("YYYY-MM-DD HH:MM:SS"), and PostgreSQL's
+ * `timestamp` written into JSON ("YYYY-MM-DDTHH:MM:SS.mmm", a list folded into a row's statement).
+ */
+const SQLITE_LOCAL_TIME = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 
 function toDate(v: unknown): Date {
   if (v instanceof Date) return v;
@@ -40,6 +43,9 @@ export const normalisers: Record<Kind, (v: unknown) => unknown> = {
   bool: toBoolean,
   date: toDate,
 };
+
+/** A JSON value a statement built (a list folded into a row): pg parses it, SQLite hands its text. */
+const fromJson = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
 
 // ---- Columns of each model, in the order Prisma returns them ---------------------------------
 
@@ -304,50 +310,133 @@ export async function ownerRatingSums(
 /**
  * What a request asks along with each restaurant (GraphQL looks ahead over the selection).
  * `ownerColumns`: only these columns of the owner (all when absent; its id always).
+ * `authorRating`: the summed ratings of the latest comment's author (as `ownerRating` for the owner).
+ * `tags`, `photos`, `openingHours`, `badges`: the restaurant's lists, folded into its row.
  */
-export type RestaurantRelations = { owner?: boolean; ownerColumns?: readonly UserColumn[]; ownerRating?: boolean; latestComment?: boolean };
+export type RestaurantRelations = {
+  owner?: boolean;
+  ownerColumns?: readonly UserColumn[];
+  ownerRating?: boolean;
+  latestComment?: boolean;
+  authorRating?: boolean;
+  tags?: boolean;
+  photos?: boolean;
+  openingHours?: boolean;
+  badges?: boolean;
+};
+
+type RatingSums = { ownerId: string; ratingSum: number; ratingCount: number };
+export type RestaurantTag = { restaurantId: string; kind: RestaurantTagKind; value: string };
+export type OpeningHoursRow = { restaurantId: string; open: string; close: string };
 
 /** A restaurant row and the related rows asked for (a relation not asked is absent; none found is null). */
 export type RestaurantWithRelated = {
   restaurant: RestaurantRow;
   owner?: UserRow | null;
-  ownerRating?: { ownerId: string; ratingSum: number; ratingCount: number };
+  ownerRating?: RatingSums;
   latestComment?: CommentWithAuthor | null;
+  /** The latest comment's author's sums (absent when there is no comment). */
+  authorRating?: RatingSums;
+  tags?: RestaurantTag[];
+  photos?: string[];
+  openingHours?: OpeningHoursRow[];
+  badges?: RestaurantBadgeWithBadge[];
 };
 
-export const asksRelated = (want: RestaurantRelations) => Boolean(want.owner || want.ownerRating || want.latestComment);
+export const asksRelated = (want: RestaurantRelations) =>
+  Boolean(want.owner || want.ownerRating || want.latestComment || want.tags || want.photos || want.openingHours || want.badges);
 
 const OWNER_RATING = { ratingSum: "int", ratingCount: "int" } satisfies Columns;
 
 /** The owner's columns a relation asks: its id (which tells a missing owner) and those named. */
 const ownerColumnsOf = (want: RestaurantRelations) => columnsOf(USER, want.ownerColumns && ["id", ...want.ownerColumns]);
 
+type Provider = DatabaseOptions["provider"];
+
+/** The two databases' names for the same JSON building blocks. */
+const JSON_SQL: Record<Provider, { agg: string; array: string }> = {
+  postgres: { agg: "json_agg", array: "json_build_array" },
+  sqlite: { agg: "json_group_array", array: "json_array" },
+};
+
+/**
+ * One of a restaurant's lists as a JSON array of arrays (the columns named, in the order given),
+ * computed by the database inside the restaurant's own statement: a probe of the list table's
+ * primary key (restaurantId first) per restaurant, instead of a statement per list. Both databases
+ * order inside the aggregate (SQLite 3.44+). PostgreSQL's json_agg of no row is NULL: read as [].
+ */
+function listColumn(provider: Provider, name: string, from: string, columns: string[], order: string): string {
+  const { agg, array } = JSON_SQL[provider];
+  return `(SELECT ${agg}(${array}(${columns.join(", ")}) ORDER BY ${order}) FROM ${from} WHERE x."restaurantId" = "Restaurant"."id") AS "list_${name}"`;
+}
+
+const LISTS = {
+  tags: { from: `"RestaurantTag" x`, columns: [`x."kind"`, `x."value"`], order: `x."kind", x."position"` },
+  photos: { from: `"RestaurantPhoto" x`, columns: [`x."url"`], order: `x."position"` },
+  openingHours: { from: `"OpeningHours" x`, columns: [`x."open"`, `x."close"`], order: `x."position"` },
+  badges: {
+    from: `"RestaurantBadge" x JOIN "Badge" b ON b."id" = x."badgeId"`,
+    columns: [`x."badgeId"`, `x."receivedAt"`, `b."name"`, `b."cover"`, `b."createdAt"`],
+    order: `x."receivedAt", x."badgeId"`,
+  },
+} as const;
+type ListName = keyof typeof LISTS;
+const LIST_NAMES = Object.keys(LISTS) as ListName[];
+
+/** The summed ratings of the restaurants `ownerColumn` owns, as two columns named `${prefix}_ratingSum` / `_ratingCount`. */
+function ratingSumsSql(ownerColumn: string, prefix: string): string {
+  const sumOf = (column: string) =>
+    `COALESCE((SELECT SUM(x."${column}") FROM "Restaurant" x WHERE x."ownerId" = ${ownerColumn}), 0) AS "${prefix}_${column}"`;
+  return `${sumOf("ratingSum")}, ${sumOf("ratingCount")}`;
+}
+
 /**
  * The extra columns and joins that bring the relations asked along with rows of `"Restaurant"`:
  * the owner (a join on the primary key), the owner's summed ratings (scalar subqueries, the sums
- * ownerRatingSums gives) and the newest comment with its author (the probe latestCommentsFor
- * makes). LEFT JOINs: a restaurant is never lost for a missing relation.
+ * ownerRatingSums gives), the newest comment with its author (the probe latestCommentsFor
+ * makes) and that author's sums, and the lists asked (listColumn). LEFT JOINs: a restaurant is
+ * never lost for a missing relation. So a restaurant's whole detail is one statement.
  */
-export function relatedSql(want: RestaurantRelations): { columns: Prisma.Sql; joins: Prisma.Sql } {
+export function relatedSql(want: RestaurantRelations, provider: Provider): { columns: Prisma.Sql; joins: Prisma.Sql } {
   const columns: Prisma.Sql[] = [];
   const joins: Prisma.Sql[] = [];
   if (want.owner) {
     columns.push(selectList(ownerColumnsOf(want), "o", "owner_"));
     joins.push(Prisma.raw(`LEFT JOIN "User" o ON o."id" = "Restaurant"."ownerId"`));
   }
-  if (want.ownerRating) {
-    const sumOf = (column: string) =>
-      `COALESCE((SELECT SUM(x."${column}") FROM "Restaurant" x WHERE x."ownerId" = "Restaurant"."ownerId"), 0) AS "ownerRating_${column}"`;
-    columns.push(Prisma.raw(`${sumOf("ratingSum")}, ${sumOf("ratingCount")}`));
-  }
+  if (want.ownerRating) columns.push(Prisma.raw(ratingSumsSql(`"Restaurant"."ownerId"`, "ownerRating")));
   if (want.latestComment) {
     columns.push(Prisma.sql`${selectList(COMMENT, "c", "comment_")}, ${selectList(USER, "a", "author_")}`);
+    if (want.authorRating) columns.push(Prisma.raw(ratingSumsSql(`c."authorId"`, "authorRating")));
     joins.push(Prisma.sql`LEFT JOIN "Comment" c ON c."id" = ${latestCommentIdOf(`"Restaurant"`)} LEFT JOIN "User" a ON a."id" = c."authorId"`);
+  }
+  for (const name of LIST_NAMES) {
+    if (!want[name]) continue;
+    const list = LISTS[name];
+    columns.push(Prisma.raw(listColumn(provider, name, list.from, [...list.columns], list.order)));
   }
   return {
     columns: columns.length === 0 ? Prisma.empty : Prisma.sql`, ${Prisma.join(columns, ", ")}`,
     joins: joins.length === 0 ? Prisma.empty : Prisma.join(joins, " "),
   };
+}
+
+/** The folded lists of one row, each as the rows its own read (restaurantTagsFor, ...) returns. */
+function listsOf(raw: RawRows, want: RestaurantRelations, restaurantId: string, values: unknown[]): Partial<RestaurantWithRelated> {
+  const items = (name: ListName) => (fromJson(values[raw.names.indexOf(`list_${name}`)]) ?? []) as unknown[][];
+  const lists: Partial<RestaurantWithRelated> = {};
+  if (want.tags) lists.tags = items("tags").map(([kind, value]) => ({ restaurantId, kind: kind as RestaurantTagKind, value: String(value) }));
+  if (want.photos) lists.photos = items("photos").map(([url]) => String(url));
+  if (want.openingHours) lists.openingHours = items("openingHours").map(([open, close]) => ({ restaurantId, open: String(open), close: String(close) }));
+  if (want.badges) {
+    lists.badges = items("badges").map(([badgeId, receivedAt, name, cover, createdAt]) => ({
+      restaurantId,
+      badgeId: String(badgeId),
+      receivedAt: toDate(receivedAt),
+      badge: { id: String(badgeId), name: String(name), cover: cover === null ? null : String(cover), createdAt: toDate(createdAt) },
+    }));
+  }
+  return lists;
 }
 
 /**
@@ -361,11 +450,18 @@ export function relatedRowsOf(raw: RawRows, want: RestaurantRelations, columns?:
   const ratings = want.ownerRating ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "ownerRating_") : [];
   const comments = want.latestComment ? rowsOf<CommentRow>(COMMENT, raw, "comment_") : [];
   const authors = want.latestComment ? rowsOf<UserRow>(USER, raw, "author_") : [];
+  const authorRatings = want.latestComment && want.authorRating ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "authorRating_") : [];
+  const anyList = LIST_NAMES.some((name) => want[name]);
   return restaurants.map((restaurant, i) => {
     const row: RestaurantWithRelated = { restaurant };
     if (want.owner) row.owner = owners[i].id === null ? null : owners[i];
     if (want.ownerRating) row.ownerRating = { ownerId: restaurant.ownerId, ...ratings[i] };
-    if (want.latestComment) row.latestComment = comments[i].id === null ? null : { ...comments[i], author: authors[i] };
+    if (want.latestComment) {
+      const comment = comments[i];
+      row.latestComment = comment.id === null ? null : { ...comment, author: authors[i] };
+      if (want.authorRating && comment.id !== null) row.authorRating = { ownerId: comment.authorId, ...authorRatings[i] };
+    }
+    if (anyList) Object.assign(row, listsOf(raw, want, restaurant.id, raw.rows[i]));
     return row;
   });
 }
@@ -381,7 +477,7 @@ export async function restaurantsWithRelated(
   columns?: readonly RestaurantColumn[],
 ): Promise<RestaurantWithRelated[]> {
   if (ids.length === 0) return [];
-  const related = relatedSql(want);
+  const related = relatedSql(want, providerOf(db));
   const raw = await readRows(
     db,
     Prisma.sql`SELECT ${restaurantSelectList(columns)}${related.columns} FROM "Restaurant" ${related.joins} WHERE "Restaurant"."id" IN (${inList(ids)})`,

@@ -304,7 +304,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   const { join, rank } = filter;
   const where = whereAll(filter.pageConditions ?? filter.conditions);
   const countSql = boundedCount(filter);
-  const related = relatedSql(asks);
+  const related = relatedSql(asks, providerOf(db));
   const total = asks.count ? Prisma.sql`, (${countSql}) AS "totalCount"` : Prisma.empty;
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
   const raw = await readRowsAside(

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { testProvider } from "../helpers/database.ts";
+import { RESTAURANT_DETAIL } from "../../src/rest/shapes/restaurant.ts";
 
 let s: TestServer;
 let token: string;
@@ -12,6 +13,9 @@ let restaurantId: string;
 
 const BY_ID = `query($id: ID!) { restaurant(id: $id) { id title rating owner { username }
   latestComment { title rating author { username } } } }`;
+// The REST detail's document (GET /restaurants/:id): its lists, owner, latest comment and both
+// users' ratings in the restaurant's one statement.
+const DETAIL = `query($id: ID!) { restaurant(id: $id) { ...LegacyRestaurantDetail } } ${RESTAURANT_DETAIL}`;
 const PAGE_OF_50 = `{ restaurants(first: 50) { totalCount pageInfo { hasNextPage endCursor }
   nodes { id title rating owner { username } } } }`;
 const SEARCH = `{ restaurants(first: 20, filter: { text: "place" }, sort: RATING) { nodes { id title rating } } }`;
@@ -56,6 +60,10 @@ describe(`hot reads send the reviewed SQL (${testProvider()})`, () => {
 
   it("restaurant by id with owner, rating and latest comment with its author", async () => {
     await expect(await statementsOf(BY_ID, { id: restaurantId })).toMatchFileSnapshot(file("restaurant-by-id"));
+  });
+
+  it("the REST detail: lists, owner, latest comment with its author, ratings", async () => {
+    await expect(await statementsOf(DETAIL, { id: restaurantId })).toMatchFileSnapshot(file("detail"));
   });
 
   it("a page of 50 restaurants with owner, totalCount and pageInfo", async () => {

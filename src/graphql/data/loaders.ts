@@ -1,7 +1,7 @@
 // Batch-loading helpers shared by resolver files.
 import { badInput } from "../../contract/errors.ts";
 import { idProblem } from "../../domain/text.ts";
-import type { CommentWithAuthor, GroceryRow, RestaurantRow, UserRow } from "../../db/rows.ts";
+import type { CommentWithAuthor, GroceryRow, RestaurantBadgeWithBadge, RestaurantRow, RestaurantTagKind, UserRow } from "../../db/rows.ts";
 import { groceriesByIds } from "../../domain/groceries.ts";
 import { restaurantsByIds } from "../../domain/restaurants.ts";
 import { usersByIds } from "../../domain/users.ts";
@@ -84,7 +84,15 @@ export const referenced = <R>(row: Promise<R | null>) => row as Promise<R>;
  * primed, and each promise a field returns costs the executor (graphql-jit) an allocation-heavy
  * asynchronous step per item of a page. Rows live for their request only.
  */
-export type BroughtAlong = { owner?: UserRow | null; latestComment?: CommentWithAuthor | null };
+export type BroughtAlong = {
+  owner?: UserRow | null;
+  latestComment?: CommentWithAuthor | null;
+  /** The restaurant's lists, folded into its statement (reads.ts relatedSql). */
+  tagLists?: Partial<Record<RestaurantTagKind, string[]>>;
+  photos?: string[];
+  openingHours?: { open: string; close: string; overnight: boolean }[];
+  badges?: RestaurantBadgeWithBadge[];
+};
 
 const BROUGHT = Symbol("brought along");
 

@@ -3,7 +3,7 @@ import * as badges from "../../domain/badges.ts";
 import { restaurantBadgesFor } from "../../domain/badges.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import type { Context } from "../data/context.ts";
-import { groupedByKey } from "../data/loaders.ts";
+import { broughtWith, groupedByKey } from "../data/loaders.ts";
 import { defineLoader } from "../data/loader-definition.ts";
 
 const restaurantBadges = defineLoader("restaurantBadges", async (ctx: Context, ids: readonly string[]) => {
@@ -24,6 +24,6 @@ export const badgesResolvers: Resolvers = {
       badges.revokeBadge(ctx.db, ctx.events, args.restaurantId, args.badgeId),
   },
   Restaurant: {
-    badges: (r, _, ctx) => badgesOf(ctx, r.id),
+    badges: (r, _, ctx) => broughtWith(r)?.badges ?? badgesOf(ctx, r.id),
   },
 };

@@ -76,6 +76,11 @@ const relationsAsked = (restaurant: Selection): RestaurantRelations => ({
   ownerColumns: columnsRead(restaurant.of("owner"), USER_COLUMNS_READ),
   ownerRating: restaurant.of("owner").has("rating"),
   latestComment: restaurant.has("latestComment"),
+  authorRating: restaurant.of("latestComment").of("author").has("rating"),
+  tags: (Object.keys(restaurants.LIST_KINDS) as ListField[]).some((field) => restaurant.has(field)),
+  photos: restaurant.has("photos"),
+  openingHours: restaurant.has("openingHours"),
+  badges: restaurant.has("badges"),
 });
 
 /**
@@ -152,9 +157,18 @@ function columnsShown(restaurant: Selection): RestaurantColumn[] {
 function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
   const ratings = ctx.loaderOf(ownerRating);
   for (const row of rows) {
-    if (row.ownerRating) ratings.prime(row.ownerRating.ownerId, restaurants.meanRating(row.ownerRating.ratingSum, row.ownerRating.ratingCount));
+    for (const sums of [row.ownerRating, row.authorRating]) {
+      if (sums) ratings.prime(sums.ownerId, restaurants.meanRating(sums.ratingSum, sums.ratingCount));
+    }
     if (row.latestComment !== undefined) primeLatestComment(ctx, row.restaurant.id, row.latestComment);
-    bringAlong(row.restaurant, { owner: row.owner, latestComment: row.latestComment });
+    bringAlong(row.restaurant, {
+      owner: row.owner,
+      latestComment: row.latestComment,
+      tagLists: row.tags && listsByKind<TagKind>(row.tags),
+      photos: row.photos,
+      openingHours: row.openingHours?.map(restaurants.openingPeriod),
+      badges: row.badges,
+    });
   }
 }
 
@@ -171,7 +185,8 @@ function loadRestaurantWith(ctx: Context, id: string, asked: RestaurantRelations
   // A whole row serves other fields' look-ups of it, whose selections may show more of the owner.
   const want = whole ? { ...asked, ownerColumns: undefined } : asked;
   const owner = want.owner ? `o(${want.ownerColumns?.join(",") ?? "*"})` : "";
-  const key = `${owner}${want.ownerRating ? "r" : ""}${want.latestComment ? "c" : ""}:${whole ? "*" : columns.sort().join(",")}`;
+  const flags = (["ownerRating", "latestComment", "authorRating", "tags", "photos", "openingHours", "badges"] as const).filter((f) => want[f]).join("+");
+  const key = `${owner}${flags}:${whole ? "*" : columns.sort().join(",")}`;
   let definition = restaurantWithRelated.get(key);
   if (!definition) {
     definition = defineLoader(`restaurantWithRelated:${key}`, (ctx: Context, ids: readonly string[]) =>
@@ -189,8 +204,12 @@ function loadRestaurantWith(ctx: Context, id: string, asked: RestaurantRelations
   return ctx.loaderOf(definition).load(id);
 }
 
-const list = (field: ListField) => async (r: RestaurantRow, _: unknown, ctx: Context) =>
-  (await tagListsOf(ctx, r.id))[restaurants.LIST_KINDS[field]] ?? [];
+/** A list field: from the lists the restaurant's statement brought (at once), else through its loader. */
+const list = (field: ListField) => (r: RestaurantRow, _: unknown, ctx: Context) => {
+  const kind = restaurants.LIST_KINDS[field];
+  const brought = broughtWith(r)?.tagLists;
+  return brought ? (brought[kind] ?? []) : tagListsOf(ctx, r.id).then((lists) => lists[kind] ?? []);
+};
 
 export const restaurantsResolvers: Resolvers = {
   Query: {
@@ -238,8 +257,8 @@ export const restaurantsResolvers: Resolvers = {
     distanceKm: (r) => (r as RestaurantRow & { distanceKm?: number }).distanceKm ?? null,
     paymentMethods: list("paymentMethods"),
     priceRange: list("priceRange"),
-    photos: (r, _, ctx) => photosOf(ctx, r.id),
-    openingHours: (r, _, ctx) => openingHoursOf(ctx, r.id),
+    photos: (r, _, ctx) => broughtWith(r)?.photos ?? photosOf(ctx, r.id),
+    openingHours: (r, _, ctx) => broughtWith(r)?.openingHours ?? openingHoursOf(ctx, r.id),
     contact: (r) => ({ email: r.email, phone: r.phone }),
     address: (r) => restaurants.addressOf(r),
     owner: (r, _, ctx) => broughtWith(r)?.owner ?? referenced(loadUser(ctx, r.ownerId)),
