@@ -291,6 +291,39 @@ export async function latestCommentsFor(db: Db, restaurantIds: readonly string[]
   return rowsOf<CommentRow>(COMMENT, raw).map((comment, i) => ({ ...comment, author: authors[i] }));
 }
 
+/**
+ * A page of a restaurant's comments, newest first (the highest id wins a tie), each with its
+ * author, in one statement; with `count`, the restaurant's number of comments rides along as a
+ * scalar subquery. `take + 1` rows come back at most (the extra one tells a next page exists).
+ * A page past the end has no row to carry the total: then `total` is null (count it apart).
+ */
+export async function commentPageFor(
+  db: Db,
+  restaurantId: string,
+  { skip, take }: { skip: number; take: number },
+  count: boolean,
+): Promise<{ comments: CommentWithAuthor[]; total: number | null }> {
+  if (!Number.isSafeInteger(take) || take < 1 || !Number.isSafeInteger(skip) || skip < 0) throw new Error(`page window ${skip}+${take} is not whole`);
+  // LIMIT as a literal (a few page sizes), OFFSET as a parameter (many): see windowSql in searches.ts.
+  const window = Prisma.raw(`LIMIT ${take + 1}`);
+  const total = count ? Prisma.sql`, (SELECT COUNT(*) FROM "Comment" n WHERE n."restaurantId" = ${restaurantId}) AS "totalCount"` : Prisma.empty;
+  const raw = await readRows(
+    db,
+    Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS}${total} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId"
+      WHERE c."restaurantId" = ${restaurantId} ORDER BY c."createdAt" DESC, c."id" DESC ${window}${skip > 0 ? Prisma.sql` OFFSET ${skip}` : Prisma.empty}`,
+  );
+  const authors = rowsOf<UserRow>(USER, raw, "author_");
+  const comments = rowsOf<CommentRow>(COMMENT, raw).map((comment, i) => ({ ...comment, author: authors[i] }));
+  const counted = count && raw.rows.length > 0 ? Number(raw.rows[0][raw.names.indexOf("totalCount")]) : null;
+  return { comments, total: counted };
+}
+
+/** How many comments a restaurant has. */
+export async function commentCountOf(db: Db, restaurantId: string): Promise<number> {
+  const rows = await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM "Comment" WHERE "restaurantId" = ${restaurantId}`);
+  return rows[0]?.n ?? 0;
+}
+
 /** Summed ratings of the restaurants each of these users owns (owners of none are absent). */
 export async function ownerRatingSums(
   db: Db,

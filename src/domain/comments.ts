@@ -4,11 +4,11 @@
 // database, so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
-import { latestCommentsFor } from "../db/reads.ts";
+import { commentCountOf, commentPageFor, latestCommentsFor } from "../db/reads.ts";
 import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound } from "../contract/errors.ts";
-import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
+import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText } from "./text.ts";
 import { parseInput } from "./validation.ts";
@@ -22,9 +22,6 @@ export const commentInput = z.object({
     .min(1, "rating must be a whole number from 1 to 5")
     .max(5, "rating must be a whole number from 1 to 5"),
 });
-
-/** Newest first; the id breaks ties between comments written in the same millisecond. */
-const newestFirst = [{ createdAt: "desc" as const }, { id: "desc" as const }];
 
 /** Adds the comment and its rating; announces it once the transaction committed. */
 export async function addComment(db: Db, events: EventBus, viewer: Viewer, restaurantId: string, input: unknown) {
@@ -49,14 +46,15 @@ export async function addComment(db: Db, events: EventBus, viewer: Viewer, resta
   return comment;
 }
 
-export async function listComments(db: Db, restaurantId: string, page: PageArgs) {
+/**
+ * A page of a restaurant's comments, newest first (the id breaks ties between comments written in
+ * the same millisecond), each with its author: one statement, which also counts them when
+ * `count` says the total will be read (else it is counted only if asked after all).
+ */
+export async function listComments(db: Db, restaurantId: string, page: PageArgs, count = true): Promise<LazyConnection<CommentWithAuthor>> {
   const window = pageWindow(page);
-  const where = { restaurantId };
-  const [items, total] = await Promise.all([
-    db.comment.findMany({ where, orderBy: newestFirst, skip: window.skip, take: window.take }),
-    db.comment.count({ where }),
-  ]);
-  return toConnection(items, total, window);
+  const { comments, total } = await commentPageFor(db, restaurantId, window, count);
+  return toLazyConnection(comments, window, async () => total ?? commentCountOf(db, restaurantId));
 }
 
 /**

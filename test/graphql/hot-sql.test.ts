@@ -16,6 +16,9 @@ const BY_ID = `query($id: ID!) { restaurant(id: $id) { id title rating owner { u
 // The REST detail's document (GET /restaurants/:id): its lists, owner, latest comment and both
 // users' ratings in the restaurant's one statement.
 const DETAIL = `query($id: ID!) { restaurant(id: $id) { ...LegacyRestaurantDetail } } ${RESTAURANT_DETAIL}`;
+// A page of a restaurant's comments with their authors and total: the restaurant, then one statement.
+const COMMENT_PAGE = `query($id: ID!) { restaurant(id: $id) { id comments(first: 20) {
+  totalCount pageInfo { hasNextPage } nodes { id title rating author { username } } } } }`;
 const PAGE_OF_50 = `{ restaurants(first: 50) { totalCount pageInfo { hasNextPage endCursor }
   nodes { id title rating owner { username } } } }`;
 const SEARCH = `{ restaurants(first: 20, filter: { text: "place" }, sort: RATING) { nodes { id title rating } } }`;
@@ -64,6 +67,10 @@ describe(`hot reads send the reviewed SQL (${testProvider()})`, () => {
 
   it("the REST detail: lists, owner, latest comment with its author, ratings", async () => {
     await expect(await statementsOf(DETAIL, { id: restaurantId })).toMatchFileSnapshot(file("detail"));
+  });
+
+  it("a page of a restaurant's comments with their authors and total", async () => {
+    await expect(await statementsOf(COMMENT_PAGE, { id: restaurantId })).toMatchFileSnapshot(file("comment-page"));
   });
 
   it("a page of 50 restaurants with owner, totalCount and pageInfo", async () => {

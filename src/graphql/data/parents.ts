@@ -4,7 +4,7 @@
 // resolver returning something else, or reading a parent field the row lacks, fails `tsc`.
 // Types not listed here are plain objects shaped as the schema says (GeoPoint, Contact, ...).
 import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantRow, ShoppingListRow, UserRow } from "../../db/rows.ts";
-import type { Connection, SearchConnection } from "../../domain/pagination.ts";
+import type { Connection, LazyConnection, SearchConnection } from "../../domain/pagination.ts";
 import type { Facets } from "../../domain/restaurants.ts";
 import type { LiveOf } from "../subscriptions/live-source.ts";
 
@@ -22,7 +22,8 @@ export type RestaurantBadgeParent = RestaurantBadgeWithBadge;
 export type BadgeParent = BadgeRow;
 
 export type CommentParent = CommentRow;
-export type CommentConnectionParent = Connection<CommentRow>;
+/** A restaurant's comments count themselves only when asked for. */
+export type CommentConnectionParent = LazyConnection<CommentRow>;
 
 export type OrderParent = OrderRow;
 export type OrderConnectionParent = Connection<OrderParent>;

@@ -5,6 +5,7 @@ import { viewerOf, type Context } from "../data/context.ts";
 import { broughtWith, loadRestaurant, loadUser, primeUsers, referenced } from "../data/loaders.ts";
 import { defineLoader } from "../data/loader-definition.ts";
 import type { CommentWithAuthor } from "../../db/rows.ts";
+import { selectionOf } from "../data/selection.ts";
 
 const latestCommentByRestaurant = defineLoader("latestCommentByRestaurant", async (ctx: Context, ids: readonly string[]) => {
   const latest = await comments.latestComments(ctx.db, ids);
@@ -30,7 +31,13 @@ export const commentsResolvers: Resolvers = {
       const brought = broughtWith(restaurant)?.latestComment;
       return brought !== undefined ? brought : loadLatestComment(ctx, restaurant.id);
     },
-    comments: (restaurant, args, ctx) => comments.listComments(ctx.db, restaurant.id, args),
+    // The page's statement also counts the comments when the selection shows the total.
+    comments: (restaurant, args, ctx, info) => comments.listComments(ctx.db, restaurant.id, args, selectionOf(info).has("totalCount")),
+  },
+  // Counted only when asked (LazyConnection): an explicit resolver, since compiled execution
+  // reads a field without one as a plain property and never calls it.
+  CommentConnection: {
+    totalCount: (page) => page.totalCount(),
   },
   Comment: {
     // A comment read with its author (CommentWithAuthor) answers it at once (see bringAlong).
