@@ -75,6 +75,14 @@ export function readRows(db: Db, sql: Prisma.Sql): Promise<RawRows> {
   return directReaders.get(db)?.(sql) ?? fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
 }
 
+/**
+ * Runs a statement that writes and answers rows (INSERT ... RETURNING, a data-changing WITH)
+ * through Prisma, whose driver records the write's outcome (write health), as rows like readRows'.
+ */
+export function writeRows(db: Db, sql: Prisma.Sql): Promise<RawRows> {
+  return fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
+}
+
 const asideReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows>>();
 
 /**

@@ -268,7 +268,15 @@ export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string
   return rowsOf<Omit<RestaurantBadgeWithBadge, "badge">>(RESTAURANT_BADGE, raw).map((grant, i) => ({ ...grant, badge: badges[i] }));
 }
 
-const LATEST_COMMENT_COLUMNS = Prisma.sql`${COMMENT_COLUMNS}, ${selectList(USER, "u", "author_")}`;
+/** A comment's columns (alias c) and its author's (alias u, prefixed author_): read by commentsWithAuthorsOf. */
+export const COMMENT_WITH_AUTHOR_COLUMNS = Prisma.sql`${COMMENT_COLUMNS}, ${selectList(USER, "u", "author_")}`;
+const LATEST_COMMENT_COLUMNS = COMMENT_WITH_AUTHOR_COLUMNS;
+
+/** The comments of a statement that selected COMMENT_WITH_AUTHOR_COLUMNS, each with its author. */
+export function commentsWithAuthorsOf(raw: RawRows): CommentWithAuthor[] {
+  const authors = rowsOf<UserRow>(USER, raw, "author_");
+  return rowsOf<CommentRow>(COMMENT, raw).map((comment, i) => ({ ...comment, author: authors[i] }));
+}
 
 /** The id of a restaurant's newest comment (the highest id wins a tie, as in listComments). */
 const latestCommentIdOf = (restaurant: string) =>
@@ -287,8 +295,7 @@ export async function latestCommentsFor(db: Db, restaurantIds: readonly string[]
     Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId" WHERE c."id" IN (
         SELECT ${latestCommentIdOf("r")} FROM "Restaurant" r WHERE r."id" IN (${inList(restaurantIds)}))`,
   );
-  const authors = rowsOf<UserRow>(USER, raw, "author_");
-  return rowsOf<CommentRow>(COMMENT, raw).map((comment, i) => ({ ...comment, author: authors[i] }));
+  return commentsWithAuthorsOf(raw);
 }
 
 /**
@@ -312,8 +319,7 @@ export async function commentPageFor(
     Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS}${total} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId"
       WHERE c."restaurantId" = ${restaurantId} ORDER BY c."createdAt" DESC, c."id" DESC ${window}${skip > 0 ? Prisma.sql` OFFSET ${skip}` : Prisma.empty}`,
   );
-  const authors = rowsOf<UserRow>(USER, raw, "author_");
-  const comments = rowsOf<CommentRow>(COMMENT, raw).map((comment, i) => ({ ...comment, author: authors[i] }));
+  const comments = commentsWithAuthorsOf(raw);
   const counted = count && raw.rows.length > 0 ? Number(raw.rows[0][raw.names.indexOf("totalCount")]) : null;
   return { comments, total: counted };
 }

@@ -1,9 +1,10 @@
 // Comments on restaurants, each with a 1..5 rating. The restaurant keeps its rating totals
 // (ratingSum, ratingCount, ratingAvg) in its own row so searches can sort by rating; those
-// columns change in the same transaction as the comment insert, by column arithmetic in the
-// database, so concurrent comments never overwrite each other's totals.
+// columns change atomically with the comment insert, by column arithmetic in the database
+// (db/comment-writes.ts), so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
+import { insertRatedComment } from "../db/comment-writes.ts";
 import { commentCountOf, commentPageFor, latestCommentsFor } from "../db/reads.ts";
 import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -23,25 +24,12 @@ export const commentInput = z.object({
     .max(5, "rating must be a whole number from 1 to 5"),
 });
 
-/** Adds the comment and its rating; announces it once the transaction committed. */
-export async function addComment(db: Db, events: EventBus, viewer: Viewer, restaurantId: string, input: unknown) {
+/** Adds the comment and its rating (db/comment-writes.ts); announces it once committed. */
+export async function addComment(db: Db, events: EventBus, viewer: Viewer, restaurantId: string, input: unknown): Promise<CommentWithAuthor> {
   const data = parseInput(commentInput, input);
   checkId(restaurantId, "restaurantId");
-  const comment = await db.$transaction(async (tx) => {
-    // One UPDATE reads and writes the totals under the row's lock (PostgreSQL) or the
-    // database's write lock (SQLite): no read-modify-write in JavaScript, so no lost update.
-    // SET expressions see the row as it was before this UPDATE on both databases.
-    const updated = await tx.$executeRaw`
-      UPDATE "Restaurant"
-      SET "ratingSum" = "ratingSum" + ${data.rating},
-          "ratingCount" = "ratingCount" + 1,
-          "ratingAvg" = CAST("ratingSum" + ${data.rating} AS DOUBLE PRECISION) / ("ratingCount" + 1)
-      WHERE "id" = ${restaurantId}`;
-    if (updated === 0) throw notFound("restaurant", restaurantId);
-    return tx.comment.create({
-      data: { restaurantId, authorId: viewer.id, title: data.title, body: data.body, rating: data.rating },
-    });
-  });
+  const comment = await insertRatedComment(db, { restaurantId, authorId: viewer.id, ...data });
+  if (!comment) throw notFound("restaurant", restaurantId);
   events.publish({ topic: "commentAdded", restaurantId, commentId: comment.id });
   return comment;
 }
