@@ -5,7 +5,7 @@
 // any user can send (words, near at the largest radius, open now, facets, totalCount).
 // Prints a Markdown table. The same requests on every size and database make the columns comparable.
 import { parseArgs } from "node:util";
-import { startService } from "./processes.ts";
+import { rssMbOf, startService } from "./processes.ts";
 
 const { values } = parseArgs({ options: { database: { type: "string" }, runs: { type: "string" }, flood: { type: "string" } } });
 if (!values.database) throw new Error("--database URL is needed (file:... or postgresql://...)");
@@ -75,6 +75,9 @@ try {
       return times;
     };
     const quiet = await health(3);
+    const rssBefore = rssMbOf(server.pid);
+    let rssPeak = rssBefore ?? 0;
+    const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, rssMbOf(server.pid) ?? 0)), 250);
     let sent = 0;
     const stopAt = Date.now() + FLOOD_SECONDS * 1000;
     const flood = Promise.all(Array.from({ length: 8 }, async () => {
@@ -84,7 +87,9 @@ try {
       }
     }));
     const busy = await health(FLOOD_SECONDS, flood);
+    clearInterval(rssTimer);
     console.log(`\nmost expensive search: ${worst.toFixed(0)} ms alone; ${sent} sent by 8 connections in ${FLOOD_SECONDS} s`);
+    console.log(`server RSS: ${rssBefore?.toFixed(0)} MB before the flood, at most ${rssPeak.toFixed(0)} MB during it (reader threads included)`);
     console.log(`/healthz p50/p99/max: quiet ${quantile(quiet, 0.5).toFixed(1)}/${quantile(quiet, 0.99).toFixed(1)}/${Math.max(...quiet).toFixed(1)} ms; during the flood ${quantile(busy, 0.5).toFixed(1)}/${quantile(busy, 0.99).toFixed(1)}/${Math.max(...busy).toFixed(1)} ms`);
   }
 } finally {
