@@ -11,7 +11,7 @@
 // (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
 // normaliser of its column's kind.
 import { Prisma, providerOf, readRows, type Db, type DatabaseOptions, type RawRows } from "./client.ts";
-import type { CommentRow, CommentWithAuthor, GroceryRow, GroceryTagKind, RestaurantBadgeWithBadge, RestaurantRow, RestaurantTagKind, UserRow } from "./rows.ts";
+import type { BadgeRow, CommentRow, CommentWithAuthor, GroceryRow, GroceryTagKind, RestaurantBadgeWithBadge, RestaurantPartial, RestaurantRow, RestaurantTagKind, UserRow } from "./rows.ts";
 
 // ---- Values: one normaliser per column kind ----------------------------------------------------
 
@@ -48,8 +48,12 @@ export const normalisers: Record<Kind, (v: unknown) => unknown> = {
 const fromJson = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
 
 // ---- Columns of each model, in the order Prisma returns them ---------------------------------
+// Each table names every column of its row type and nothing else (tsc checks both ways): a column
+// added to the schema must be added here, with its kind.
 
 type Columns = Record<string, Kind>;
+/** Exactly the columns of row type R, each with its kind. */
+type ColumnsOf<R> = { [K in keyof Required<R>]: Kind };
 
 // Never the password hash: no field shows it, and sign-in reads it on its own (domain/users.ts).
 const USER = {
@@ -60,7 +64,7 @@ const USER = {
   role: "text",
   createdAt: "date",
   updatedAt: "date",
-} satisfies Columns;
+} satisfies ColumnsOf<UserRow>;
 
 export const RESTAURANT = {
   id: "text",
@@ -93,7 +97,7 @@ export const RESTAURANT = {
   ownerId: "text",
   createdAt: "date",
   updatedAt: "date",
-} satisfies Columns;
+} satisfies ColumnsOf<RestaurantRow>;
 
 export const GROCERY = {
   id: "text",
@@ -106,7 +110,7 @@ export const GROCERY = {
   ownerId: "text",
   createdAt: "date",
   updatedAt: "date",
-} satisfies Columns;
+} satisfies ColumnsOf<GroceryRow>;
 
 const COMMENT = {
   id: "text",
@@ -116,10 +120,10 @@ const COMMENT = {
   body: "text",
   rating: "int",
   createdAt: "date",
-} satisfies Columns;
+} satisfies ColumnsOf<CommentRow>;
 
-const RESTAURANT_BADGE = { restaurantId: "text", badgeId: "text", receivedAt: "date" } satisfies Columns;
-const BADGE = { id: "text", name: "text", cover: "text", createdAt: "date" } satisfies Columns;
+const RESTAURANT_BADGE = { restaurantId: "text", badgeId: "text", receivedAt: "date" } satisfies ColumnsOf<Omit<RestaurantBadgeWithBadge, "badge">>;
+const BADGE = { id: "text", name: "text", cover: "text", createdAt: "date" } satisfies ColumnsOf<BadgeRow>;
 
 /** `alias."column" AS "prefixcolumn", ...` for the columns of a model. */
 function selectList(columns: Columns, alias: string, prefix = ""): Prisma.Sql {
@@ -167,13 +171,18 @@ export type RestaurantColumn = keyof typeof RESTAURANT | "addressGiven";
 /** The text parts of a restaurant's address; with the coordinates, all its columns. */
 export const ADDRESS_PARTS = ["addressLine1", "addressLine2", "landmark", "state", "city", "district", "country"] as const;
 
-/**
- * Whether a restaurant has an address at all (domain/restaurants.ts addressOf's rule: a part
- * that is neither null nor "", or both coordinates), computed by the database for a read that
- * shows only some parts of the address and so does not read the others.
- */
-const ADDRESS_GIVEN = `(${ADDRESS_PARTS.map((c) => `COALESCE("Restaurant"."${c}", '') <> ''`).join(" OR ")}
-  OR ("Restaurant"."latitude" IS NOT NULL AND "Restaurant"."longitude" IS NOT NULL)) AS "addressGiven"`;
+// Whether a restaurant has an address at all: a text part that is neither null nor "", or both
+// coordinates. The rule is written once, below, and read twice: by JavaScript for a whole row
+// (addressGivenIn, which domain/restaurants.ts addressOf asks), and by the database for a read
+// that shows only some parts of the address and so does not read the others (ADDRESS_GIVEN).
+const GIVEN_TEXT = ADDRESS_PARTS;
+const GIVEN_POINT = ["latitude", "longitude"] as const;
+
+export const addressGivenIn = (row: Partial<RestaurantRow>): boolean =>
+  GIVEN_TEXT.some((part) => Boolean(row[part])) || GIVEN_POINT.every((coordinate) => row[coordinate] != null);
+
+const ADDRESS_GIVEN = `(${GIVEN_TEXT.map((c) => `COALESCE("Restaurant"."${c}", '') <> ''`).join(" OR ")}
+  OR (${GIVEN_POINT.map((c) => `"Restaurant"."${c}" IS NOT NULL`).join(" AND ")})) AS "addressGiven"`;
 
 /** The columns named (every column when none are named), in the model's order. */
 function columnsOf(model: Columns, names?: readonly string[]): Columns {
@@ -370,7 +379,8 @@ export type OpeningHoursRow = { restaurantId: string; open: string; close: strin
 
 /** A restaurant row and the related rows asked for (a relation not asked is absent; none found is null). */
 export type RestaurantWithRelated = {
-  restaurant: RestaurantRow;
+  /** Whole, or only the columns the statement was asked for. */
+  restaurant: RestaurantPartial;
   owner?: UserRow | null;
   ownerRating?: RatingSums;
   latestComment?: CommentWithAuthor | null;

@@ -7,6 +7,11 @@ import type { Prisma } from "./client.ts";
 /** A user as every field shows it: the row without its password hash (read only at sign-in). */
 export type UserRow = Omit<Prisma.UserGetPayload<object>, "passwordHash">;
 export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
+/**
+ * A restaurant read with only the columns a selection shows (GraphQL's look-ahead): its id, and
+ * whichever others were asked; addressGiven when the address was shown in part (reads.ts).
+ */
+export type RestaurantPartial = Pick<RestaurantRow, "id"> & Partial<RestaurantRow> & { addressGiven?: boolean };
 export type GroceryRow = Prisma.GroceryGetPayload<object>;
 export type CommentRow = Prisma.CommentGetPayload<object>;
 export type BadgeRow = Prisma.BadgeGetPayload<object>;

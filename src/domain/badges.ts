@@ -10,7 +10,6 @@ import { checkId, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
 /** The badges restaurants hold, for the loaders: no rule applies to reading them (see restaurants.ts). */
-export { restaurantBadgesFor } from "../db/reads.ts";
 
 const grantInput = z.object({
   name: storable(z.string().trim().min(1, "name must not be empty").max(100, "name must have at most 100 characters"), "name"),

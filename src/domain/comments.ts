@@ -44,13 +44,3 @@ export async function listComments(db: Db, restaurantId: string, page: PageArgs,
   const { comments, total } = await commentPageFor(db, restaurantId, window, count);
   return toLazyConnection(comments, window, async () => total ?? commentCountOf(db, restaurantId));
 }
-
-/**
- * The newest comment of each restaurant (the highest id wins a tie, as in `listComments`), in one
- * statement whatever the number of restaurants (see db/reads.ts).
- */
-export async function latestComments(db: Db, restaurantIds: readonly string[]) {
-  const latest = new Map<string, CommentWithAuthor>();
-  for (const comment of await latestCommentsFor(db, restaurantIds)) latest.set(comment.restaurantId, comment);
-  return latest;
-}

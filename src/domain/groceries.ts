@@ -244,7 +244,6 @@ export async function removeGrocery(
 
 // No rule applies to these reads (who may ask, and which fields they see, is the schema's directives), so the domain hands
 // out the raw reads of src/db/reads.ts as they are; loaders batch them.
-export { groceriesByIds, groceryTagsFor } from "../db/reads.ts";
 
 // ---- Search ----------------------------------------------------------------------------------
 

@@ -4,9 +4,9 @@ import tzlookup from "@photostructure/tz-lookup";
 import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
-import type { RestaurantRow } from "../db/rows.ts";
+import type { RestaurantPartial, RestaurantRow } from "../db/rows.ts";
 import { restaurantPage, type Facets, type RestaurantHit, type RestaurantPageAsks, type RestaurantQuery, type RestaurantSort } from "../db/searches.ts";
-import { ADDRESS_PARTS, type RestaurantWithRelated } from "../db/reads.ts";
+import { ADDRESS_PARTS, addressGivenIn, type RestaurantWithRelated } from "../db/reads.ts";
 import { badInput, notFound } from "../contract/errors.ts";
 import { searchWords } from "../db/search-words.ts";
 import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
@@ -359,7 +359,7 @@ export async function searchRestaurants(
   db: Db,
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
   asks: RestaurantPageAsks = {},
-): Promise<SearchConnection<RestaurantRow, Facets> & { related: RestaurantHit[] }> {
+): Promise<SearchConnection<RestaurantPartial, Facets> & { related: RestaurantHit[] }> {
   const window = pageWindow(args);
   const q = queryOf(parseInput(restaurantFilter, args.filter), args.sort, new Date());
   const page = await restaurantPage(db, q, window, asks);
@@ -368,14 +368,13 @@ export async function searchRestaurants(
 }
 
 /** The row a search returned, carrying its distance for the `distanceKm` field. */
-const withDistance = (hit: RestaurantHit): RestaurantRow => (hit.distanceKm === undefined ? hit.restaurant : Object.assign(hit.restaurant, { distanceKm: hit.distanceKm }));
+const withDistance = (hit: RestaurantHit): RestaurantPartial => (hit.distanceKm === undefined ? hit.restaurant : Object.assign(hit.restaurant, { distanceKm: hit.distanceKm }));
 
 // ---- Reading by id, and the lists that follow a page ------------------------------------------
 
-// No rule applies to these reads (who may ask, and which fields they see, is the schema's directives), so the domain hands
-// out the raw reads of src/db/reads.ts as they are; loaders batch them.
-export { asksRelated, openingHoursFor, ownerRatingSums, restaurantPhotosFor, restaurantsByIds, restaurantsWithRelated, restaurantTagsFor } from "../db/reads.ts";
-export type { RestaurantColumn, RestaurantRelations, RestaurantWithRelated, UserColumn } from "../db/reads.ts";
+// No rule applies to reading rows by id and the lists that follow them (who may ask, and which
+// fields they see, is the schema's directives): the GraphQL layer's loaders read them from
+// src/db/reads.ts themselves (src/graphql/data/). The facets a search answers:
 export type { Facets } from "../db/searches.ts";
 
 // ---- Reading back ----------------------------------------------------------------------------
@@ -386,11 +385,11 @@ export const ADDRESS_COLUMNS = [...ADDRESS_PARTS, "latitude", "longitude", "time
 /**
  * The address, or null when no part of it was given (null and "" are not); geo only when both
  * coordinates are known. A row read with only some address columns carries `addressGiven`, the
- * same rule computed by the database over all of them (db/reads.ts).
+ * same rule computed by the database over all of them (db/reads.ts holds the rule, once).
  */
-export function addressOf(r: Partial<RestaurantRow> & { addressGiven?: boolean }) {
+export function addressOf(r: RestaurantPartial) {
   const geo = r.latitude != null && r.longitude != null ? { latitude: r.latitude, longitude: r.longitude } : null;
-  const given = r.addressGiven ?? (geo !== null || ADDRESS_PARTS.some((part) => Boolean(r[part])));
+  const given = r.addressGiven ?? addressGivenIn(r);
   if (!given) return null;
   // One literal of a fixed shape: built by spreading, this object of nine properties made young
   // collections promote 4.2% of a page's allocations (test/operability/request-lifetime.test.ts;

@@ -13,7 +13,6 @@ import { parseInput } from "./validation.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
 
 /** Users by id, for the loaders: no rule applies to reading one (see restaurants.ts). */
-export { usersByIds } from "../db/reads.ts";
 
 export const registrationInput = z.object({
   username: z

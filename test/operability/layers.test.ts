@@ -27,11 +27,24 @@ function importsOf(file: string): string[] {
 const RAW_READS = new Set(["src/db/reads.ts", "src/db/searches.ts"]);
 
 describe("layers", () => {
-  it("GraphQL, REST and HTTP code reads data through the domain, not src/db's raw reads", () => {
+  it("reads rows by id only through GraphQL's data layer (src/graphql/data/), and searches only through the domain", () => {
+    // Rows by id and the lists that follow them obey no rule: the data layer (the restaurant read
+    // plan and the loaders) imports those raw reads openly; nothing else above the domain does,
+    // and searches (whose input the domain checks) are the domain's alone.
     const skips = ["src/graphql", "src/rest", "src/http"].flatMap(tsFiles).flatMap((file) =>
-      importsOf(file).filter((target) => RAW_READS.has(target)).map((target) => `${file} imports ${target}`),
+      importsOf(file)
+        .filter((target) => RAW_READS.has(target))
+        .filter((target) => !(target === "src/db/reads.ts" && file.startsWith(`src${path.sep}graphql${path.sep}data${path.sep}`)))
+        .map((target) => `${file} imports ${target}`),
     );
     expect(skips).toEqual([]);
+    const readers = ["src/graphql", "src/rest", "src/http"].flatMap(tsFiles).filter((file) => importsOf(file).includes("src/db/reads.ts"));
+    expect(readers.sort()).toEqual(["src/graphql/data/loaders.ts", "src/graphql/data/restaurant-plan.ts"]);
+  });
+
+  it("keeps the raw reads out of the domain's exports: the domain hands out rules, not SQL", () => {
+    const reExports = tsFiles("src/domain").filter((file) => /^\s*export\s*\{[^}]*\}\s*from\s*"\.\.\/db\/(reads|searches)\.ts"/m.test(readFileSync(path.join(ROOT, file), "utf8")));
+    expect(reExports).toEqual([]);
   });
 
   it("GraphQL, REST and HTTP code calls no Prisma model: every read and write goes through the domain", () => {

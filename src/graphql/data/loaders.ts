@@ -1,10 +1,11 @@
-// Batch-loading helpers shared by resolver files.
+// Batch-loading helpers shared by resolver files, and the rows every resolver file may follow a
+// reference to (users, restaurants, groceries by id). The reads are src/db/reads.ts's, imported
+// openly (see restaurant-plan.ts for why).
 import { badInput } from "../../contract/errors.ts";
 import { idProblem } from "../../domain/text.ts";
-import type { CommentWithAuthor, GroceryRow, RestaurantBadgeWithBadge, RestaurantRow, RestaurantTagKind, UserRow } from "../../db/rows.ts";
-import { groceriesByIds } from "../../domain/groceries.ts";
-import { restaurantsByIds } from "../../domain/restaurants.ts";
-import { usersByIds } from "../../domain/users.ts";
+import { groceriesByIds, groceryTagsFor, restaurantsByIds, usersByIds } from "../../db/reads.ts";
+import type { GroceryRow, GroceryTagKind, RestaurantRow, UserRow } from "../../db/rows.ts";
+import { listsByKind } from "../../domain/string-lists.ts";
 import type { Context } from "./context.ts";
 import { defineLoader } from "./loader-definition.ts";
 
@@ -76,28 +77,12 @@ export const loadGrocery = (ctx: Context, id: string) => ctx.loaderOf(groceryByI
  */
 export const referenced = <R>(row: Promise<R | null>) => row as Promise<R>;
 
-// ---- Rows a statement brought along with a row (a restaurant's owner, a comment's author) --------
+// ---- What follows a grocery ---------------------------------------------------------------------
 
-/**
- * What the statement that read a row also brought for it, kept on the row itself. A field can
- * then answer it at once instead of through its loader: a loaded value is a promise even when
- * primed, and each promise a field returns costs the executor (graphql-jit) an allocation-heavy
- * asynchronous step per item of a page. Rows live for their request only.
- */
-export type BroughtAlong = {
-  owner?: UserRow | null;
-  latestComment?: CommentWithAuthor | null;
-  /** The restaurant's lists, folded into its statement (reads.ts relatedSql). */
-  tagLists?: Partial<Record<RestaurantTagKind, string[]>>;
-  photos?: string[];
-  openingHours?: { open: string; close: string; overnight: boolean }[];
-  badges?: RestaurantBadgeWithBadge[];
-};
+const groceryTagLists = defineLoader("groceryTagLists", async (ctx: Context, ids: readonly string[]) => {
+  const rows = await groceryTagsFor(ctx.db, ids);
+  return groupedByKey(ids, rows, (r) => r.groceryId).map((list) => listsByKind<GroceryTagKind>(list));
+});
 
-const BROUGHT = Symbol("brought along");
-
-export function bringAlong(row: object, related: BroughtAlong) {
-  (row as { [BROUGHT]?: BroughtAlong })[BROUGHT] = related;
-}
-
-export const broughtWith = (row: object): BroughtAlong | undefined => (row as { [BROUGHT]?: BroughtAlong })[BROUGHT];
+/** A grocery's lists (categories, also-known-as names, units), by kind. */
+export const groceryListsOf = (ctx: Context, groceryId: string) => ctx.loaderOf(groceryTagLists).load(groceryId);

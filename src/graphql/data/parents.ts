@@ -3,7 +3,7 @@
 // scripts/codegen.ts maps every `<Type>Parent` here onto the generated resolver types, so a
 // resolver returning something else, or reading a parent field the row lacks, fails `tsc`.
 // Types not listed here are plain objects shaped as the schema says (GeoPoint, Contact, ...).
-import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantRow, ShoppingListRow, UserRow } from "../../db/rows.ts";
+import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantPartial, ShoppingListRow, UserRow } from "../../db/rows.ts";
 import type { Connection, LazyConnection, SearchConnection } from "../../domain/pagination.ts";
 import type { Facets } from "../../domain/restaurants.ts";
 import type { LiveOf } from "../subscriptions/live-source.ts";
@@ -12,9 +12,10 @@ export type UserParent = UserRow;
 /** register and login: the new token and its account. */
 export type AuthPayloadParent = { accessToken: string; expiresAt: Date; user: UserRow };
 
-export type RestaurantParent = RestaurantRow;
+/** Read with the columns its selection shows (graphql/data/restaurant-plan.ts): fields read them with `column()`. */
+export type RestaurantParent = RestaurantPartial;
 /** Searches count their matches (and by list value, facets) only when asked for. */
-export type RestaurantConnectionParent = SearchConnection<RestaurantRow, Facets>;
+export type RestaurantConnectionParent = SearchConnection<RestaurantPartial, Facets>;
 /** Facets of a search: whether exact, and the values of each list with their counts. */
 export type RestaurantFacetsParent = Facets;
 export type GroceryFacetsParent = Facets;

@@ -2,27 +2,19 @@
 // caller's shopping-list quantity go through per-request loaders (a fixed number of queries a page).
 import * as groceries from "../../domain/groceries.ts";
 import { canEdit } from "../../domain/ownership.ts";
-import { groceryTagsFor, type TagKind } from "../../domain/groceries.ts";
 import type { GroceryRow } from "../../db/rows.ts";
 import { quantitiesOnList } from "../../domain/shopping-list.ts";
-import { listsByKind } from "../../domain/string-lists.ts";
 import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../data/context.ts";
-import { groupedByKey, loadGrocery, loadUser, referenced } from "../data/loaders.ts";
+import { groceryListsOf, loadGrocery, loadUser, referenced } from "../data/loaders.ts";
 import { defineLoader } from "../data/loader-definition.ts";
 import { incomingFile } from "../transport/multipart-request.ts";
-
-const groceryTagLists = defineLoader("groceryTagLists", async (ctx: Context, ids: readonly string[]) => {
-  const rows = await groceryTagsFor(ctx.db, ids);
-  return groupedByKey(ids, rows, (r) => r.groceryId).map((list) => listsByKind<TagKind>(list));
-});
-const tagListsOf = (ctx: Context, groceryId: string) => ctx.loaderOf(groceryTagLists).load(groceryId);
 
 const myShoppingListQuantity = defineLoader("myShoppingListQuantity", (ctx: Context, ids: readonly string[]) => quantitiesOnList(ctx.db, viewerOf(ctx).id, ids));
 const quantityOnMyList = (ctx: Context, groceryId: string) => ctx.loaderOf(myShoppingListQuantity).load(groceryId);
 
 const list = (field: groceries.ListField) => async (g: GroceryRow, _: unknown, ctx: Context) =>
-  (await tagListsOf(ctx, g.id))[groceries.LIST_KINDS[field]] ?? [];
+  (await groceryListsOf(ctx, g.id))[groceries.LIST_KINDS[field]] ?? [];
 
 /** The input without its Upload (the domain gets the file separately, as an IncomingFile). */
 async function splitCover(ctx: Context, input: CreateGroceryInput | UpdateGroceryInput) {
