@@ -6,7 +6,7 @@ import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantPartial, RestaurantRow } from "../db/rows.ts";
 import { restaurantPage, type Facets, type RestaurantHit, type RestaurantPageAsks, type RestaurantQuery, type RestaurantSort } from "../db/searches.ts";
-import { ADDRESS_PARTS, addressGivenIn, type RestaurantWithRelated } from "../db/reads.ts";
+import { ADDRESS_PARTS, addressGivenIn } from "../db/reads.ts";
 import { badInput, notFound } from "../contract/errors.ts";
 import { searchWords } from "../db/search-words.ts";
 import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";

@@ -3,7 +3,6 @@
 // silently, and so was an edit of a grocery with only its id. Now: 400 naming the fields the
 // operation accepts, nothing changed. Extra fields beside real ones are still ignored.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSchema } from "../../src/graphql/schema.ts";
 import { compileRoutes } from "../../src/rest/execute.ts";
 import { testRunner } from "../helpers/runner.ts";
 import { routes } from "../../src/rest/routes/index.ts";

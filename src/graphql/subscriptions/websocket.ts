@@ -310,7 +310,6 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     if (outcome === "completed") message(live, { id, type: MessageType.Complete });
     else if (typeof outcome === "object") refuse(live, id, format([asGraphqlError(outcome.failed)]));
   }
-  const live_ = config.live;
 
   function onMessage(live: LiveSocket, data: unknown) {
     if (!live.spend()) {
