@@ -1,4 +1,5 @@
-// `npm run admin -- <command>`: administration from the command line (accounts, badges, reports).
+// `npm run admin -- <command>`: administration from the command line (accounts, badges, reports,
+// backup, restore, copy-data).
 // Works on the database DATABASE_URL names, migrating it first like the server. Each command
 // group lives in src/cli/admin/; this file reads the command line, prints help and errors.
 // Exit codes: 0 done; 1 refused by the data (unknown user, restaurant or report, a taken name,
@@ -10,6 +11,7 @@ import { createEventBus } from "../events/create-bus.ts";
 import { DomainError } from "../contract/errors.ts";
 import { accountCommands } from "./admin/accounts.ts";
 import { badgeCommands } from "./admin/badges.ts";
+import { dataCommands } from "./admin/data.ts";
 import { commandHelp, parseCommandLine, usage, UsageError, type Command } from "./admin/command.ts";
 import { reportCommands } from "./admin/reports.ts";
 
@@ -17,6 +19,7 @@ const GROUPS: [title: string, commands: Command[]][] = [
   ["Accounts", accountCommands],
   ["Badges", badgeCommands],
   ["Reports", reportCommands],
+  ["Data (backup, restore, moving to another database)", dataCommands],
 ];
 const COMMANDS = new Map(GROUPS.flatMap(([, commands]) => commands.map((c) => [c.name, c] as const)));
 
@@ -55,13 +58,18 @@ async function main(argv: string[]): Promise<number> {
   }
   const input = parseCommandLine(command, rest);
   const config = loadConfig();
+  const print = (line: string) => console.log(line);
+  if (command.data) {
+    await command.run({ config, print, interactive: Boolean(process.stdout.isTTY) }, input);
+    return 0;
+  }
   await migrate(config.database);
   const db = createDb(config.database);
   // Running servers hear of what is done here (revocations, role changes, badges) at once when the
   // bus crosses processes (PostgreSQL, or REDIS_URL); on SQLite alone it reaches no other process.
   const events = await createEventBus(config, { publishOnly: true });
   try {
-    await command.run({ db, config, events, print: (line) => console.log(line) }, input);
+    await command.run({ db, config, events, print }, input);
     return 0;
   } catch (error) {
     // An option checked while running (e.g. --limit): name the command in the usage hint.

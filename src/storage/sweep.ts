@@ -1,11 +1,31 @@
 // Removes upload files nothing refers to: temp files left by a crash mid-upload, and covers whose
 // grocery row never committed (a crash between saving the file and the database write) or was
 // removed while the file could not be deleted. Only files older than `minAgeMs` go, so uploads in
-// progress on another instance sharing the directory are left alone.
+// progress on another instance sharing the directory are left alone. "Refers to" means any column
+// of UPLOAD_REFERENCES (seeded restaurant and badge covers live in the same folder).
 import { readdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/client.ts";
 import { isUploadName } from "./image-files.ts";
+import { UPLOAD_REFERENCES } from "./upload-references.ts";
+
+/** Rows read per `IN (...)` list. */
+const NAMES_PER_QUERY = 500;
+
+/** The names among `names` that some row refers to. */
+async function referencedAmong(db: Db, names: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const delegates = db as unknown as Record<string, { findMany(args: object): Promise<Record<string, string | null>[]> }>;
+  for (let from = 0; from < names.length; from += NAMES_PER_QUERY) {
+    const chunk = names.slice(from, from + NAMES_PER_QUERY);
+    for (const { table, column } of UPLOAD_REFERENCES) {
+      const model = delegates[table[0]!.toLowerCase() + table.slice(1)]!;
+      const rows = await model.findMany({ where: { [column]: { in: chunk } }, select: { [column]: true } });
+      for (const row of rows) if (row[column]) found.add(row[column]);
+    }
+  }
+  return found;
+}
 
 export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promise<string[]> {
   let names: string[];
@@ -16,9 +36,7 @@ export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promi
   }
   const candidates = names.filter((n) => n.startsWith(".incoming-") || isUploadName(n));
   if (!candidates.length) return [];
-  const referenced = new Set(
-    (await db.grocery.findMany({ where: { cover: { in: candidates.filter(isUploadName) } }, select: { cover: true } })).map((g) => g.cover),
-  );
+  const referenced = await referencedAmong(db, candidates.filter(isUploadName));
   const cutoff = Date.now() - minAgeMs;
   const removed: string[] = [];
   for (const name of candidates) {

@@ -21,7 +21,13 @@ export type CommandInput = {
 /** `events`: where commands announce committed changes (running servers drop cached sessions on them). */
 export type RunContext = { db: Db; config: Config; events: EventBus; print(line: string): void };
 
-export type Command = {
+/**
+ * For commands that take the database as it is (backup, restore, copy-data): no migration first,
+ * no Prisma client. `interactive`: stdout is a terminal (a readable report; otherwise one JSON line).
+ */
+export type DataContext = { config: Config; print(line: string): void; interactive: boolean };
+
+type CommandBase = {
   name: string;
   /** Required positional arguments, in order. */
   args: string[];
@@ -29,8 +35,13 @@ export type Command = {
   summary: string;
   /** More lines for `help <command>`. */
   details?: string;
-  run(ctx: RunContext, input: CommandInput): Promise<void>;
 };
+
+export type Command = CommandBase &
+  (
+    | { data?: false; run(ctx: RunContext, input: CommandInput): Promise<void> }
+    | { data: true; run(ctx: DataContext, input: CommandInput): Promise<void> }
+  );
 
 /** The command line is wrong (exit code 2); the message says what to fix. */
 export class UsageError extends Error {

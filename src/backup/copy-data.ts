@@ -1,0 +1,274 @@
+// `admin copy-data --to <DATABASE_URL>`: copies every table of the model from the database
+// DATABASE_URL names into another one, SQLite -> PostgreSQL (the move) or PostgreSQL -> SQLite
+// (development), with ids, timestamps, token hashes, rating sums, tags and positions as they are;
+// covers too with --uploads-to. The target is migrated first (so its own indexes, triggers and
+// search tables are built by its migrations as rows arrive), then filled parent tables first.
+//
+// Resumable: each batch of rows commits together with the key it ended at, in a progress table
+// of the target (`_gateway_copy_progress`), so after a kill -9 the next run goes on from the last
+// committed batch: nothing is copied twice (primary keys would refuse it anyway), nothing skipped.
+// The source is read in one snapshot per run. It ends with the verification report: row counts
+// and checksums per table on both sides (and the covers); any difference exits non-zero.
+import path from "node:path";
+import { mkdir, stat } from "node:fs/promises";
+import { migrate, readMigrations } from "../db/migrate.ts";
+import { sqliteFilePath } from "../db/sqlite-adapter.ts";
+import { fingerprint } from "./checksums.ts";
+import { openConnection, placeholder, providerOf, quoteName, type Connection } from "./connection.ts";
+import { checkCovers } from "./covers.ts";
+import { copyFile, sha256OfFile } from "./files.ts";
+import { foreignKeyViolations } from "./foreign-keys.ts";
+import type { Progress } from "./progress.ts";
+import { countRows, readBatches } from "./rows.ts";
+import { appliedMigrations, refuseNewerSchema } from "./schema-version.ts";
+import { describeTables, SchemaMismatch, tablesWithRows, TargetNotEmpty, type TableSpec } from "./tables.ts";
+import { storable, type Canonical } from "./values.ts";
+import { compare, differences, VerificationFailed, type CoverCheck, type Verification } from "./verification.ts";
+
+export type CopyOptions = {
+  sourceUrl: string;
+  targetUrl: string;
+  /** The source's covers (UPLOAD_DIR). */
+  uploadDir: string;
+  /** Where the target's covers go; without it they stay where they are (the new instances share UPLOAD_DIR). */
+  uploadsTo?: string;
+  batchRows: number;
+  /** Empties a target that holds an unfinished or failed copy, and copies again. */
+  restart: boolean;
+  progress: Progress;
+};
+
+export type CopyResult = { verification: Verification; rows: number; resumed: boolean; coversCopied: number; seconds: number };
+
+const PROGRESS_TABLE = quoteName("_gateway_copy_progress");
+/** The progress table's row that names the source (the others are per table). */
+const SOURCE_ROW = "";
+
+/** Refused: source and target are the same database (exit code 1). */
+export class SameDatabase extends Error {}
+
+export async function copyData(options: CopyOptions): Promise<CopyResult> {
+  const started = performance.now();
+  const { sourceUrl, targetUrl, progress } = options;
+  if (sameDatabase(sourceUrl, targetUrl)) throw new SameDatabase("--to names the database DATABASE_URL names: copy-data needs another database");
+  const source = await openConnection(sourceUrl, { mustExist: true });
+  let target: Connection | undefined;
+  try {
+    await refuseUnmigratedSource(source);
+    target = await openConnection(targetUrl);
+    const resumed = await claimTarget(source, target, options.restart);
+    await migrate({ provider: target.provider, url: targetUrl, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "NORMAL" });
+    await startProgress(target, source.label);
+    const specs = await describeTables(source);
+    await refuseDifferentTables(specs, await describeTables(target));
+
+    await source.beginSnapshot();
+    const rows = await copyTables(source, target, specs, options.batchRows, progress);
+    if (target.provider === "postgres") await target.run("ANALYZE");
+    const { tables: expected, covers } = await fingerprint(source, specs, progress);
+    const { tables: actual } = await fingerprint(target, specs, progress);
+    await source.endSnapshot();
+
+    const coverCheck = await copyCovers([...covers].sort(), options, progress);
+    const verification = compare(expected, actual, coverCheck.check, await foreignKeyViolations(target));
+    progress.end();
+    if (!verification.ok) {
+      throw new VerificationFailed(
+        `the target differs from the source: ${differences(verification)}. Rows written to the source while copying? Stop the writers, then run copy-data again with --restart`,
+        verification,
+      );
+    }
+    await target.run(`DROP TABLE ${PROGRESS_TABLE}`);
+    return { verification, rows, resumed, coversCopied: coverCheck.copied, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    progress.end();
+    await source.close();
+    await target?.close();
+  }
+}
+
+function sameDatabase(a: string, b: string): boolean {
+  if (providerOf(a) !== providerOf(b)) return false;
+  if (providerOf(a) === "sqlite") return path.resolve(sqliteFilePath(a)) === path.resolve(sqliteFilePath(b));
+  const [x, y] = [new URL(a), new URL(b)];
+  return x.hostname === y.hostname && (x.port || "5432") === (y.port || "5432") && x.pathname === y.pathname;
+}
+
+/** The source must be at this version's schema: the target is migrated to it, and both must agree. */
+async function refuseUnmigratedSource(source: Connection) {
+  const applied = await appliedMigrations(source);
+  refuseNewerSchema(source, applied);
+  const pending = readMigrations(source.provider).filter((m) => !applied.includes(m.name));
+  if (pending.length) {
+    throw new SchemaMismatch(
+      `${source.label} lacks migration ${pending[0]!.name} of this version: run the service (or npm run db:migrate) of this version on it first`,
+    );
+  }
+}
+
+/**
+ * Whether this run resumes an unfinished copy. A target that holds rows and no progress table
+ * is refused; one whose progress names another source too.
+ */
+async function claimTarget(source: Connection, target: Connection, restart: boolean): Promise<boolean> {
+  const state = await readProgress(target);
+  if (restart) {
+    if (!state) throw new TargetNotEmpty("--restart empties a target that holds an unfinished copy; this target holds none");
+    await emptyTarget(target);
+    return false;
+  }
+  if (!state) {
+    const filled = await tablesWithRows(target);
+    if (filled.length) {
+      throw new TargetNotEmpty(`the target database is not empty (${filled.join(", ")} hold rows): copy-data fills an empty database`);
+    }
+    const applied = await appliedMigrations(target).catch(() => []);
+    refuseNewerSchema(target, applied);
+    return false;
+  }
+  const from = state.get(SOURCE_ROW)?.lastKey;
+  if (from !== source.label) {
+    throw new TargetNotEmpty(`the target holds an unfinished copy from ${from}: finish it from there, or start again with --restart`);
+  }
+  return true;
+}
+
+type TableProgress = { lastKey: string | null; rows: number; done: boolean };
+
+async function readProgress(target: Connection): Promise<Map<string, TableProgress> | undefined> {
+  let rows: unknown[][];
+  try {
+    rows = await target.rows(`SELECT table_name, last_key, rows_copied, done FROM ${PROGRESS_TABLE}`);
+  } catch {
+    return undefined; // no such table: no copy was started here
+  }
+  return new Map(
+    rows.map(([table, lastKey, copied, done]) => [
+      String(table),
+      { lastKey: lastKey == null ? null : String(lastKey), rows: Number(copied), done: done === true || Number(done) === 1 },
+    ]),
+  );
+}
+
+async function startProgress(target: Connection, sourceLabel: string) {
+  await target.run(
+    `CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (table_name TEXT PRIMARY KEY, last_key TEXT, rows_copied BIGINT NOT NULL DEFAULT 0, done BOOLEAN NOT NULL DEFAULT FALSE)`,
+  );
+  const p = (i: number) => placeholder(target.provider, i);
+  await target.run(`INSERT INTO ${PROGRESS_TABLE} (table_name, last_key) VALUES (${p(0)}, ${p(1)}) ON CONFLICT (table_name) DO NOTHING`, [SOURCE_ROW, sourceLabel]);
+}
+
+/** Deletes every row of the model's tables, children first, and the progress. */
+async function emptyTarget(target: Connection) {
+  const specs = await describeTables(target);
+  await target.transaction(async () => {
+    for (const spec of [...specs].reverse()) await target.run(`DELETE FROM ${quoteName(spec.name)}`);
+    await target.run(`DROP TABLE ${PROGRESS_TABLE}`);
+  });
+}
+
+function refuseDifferentTables(source: TableSpec[], target: TableSpec[]) {
+  const shape = (t: TableSpec) => `${t.name}(${t.columns.map((c) => `${c.name} ${c.type}`).join(", ")}) key(${t.primaryKey.join(", ")})`;
+  for (const s of source) {
+    const t = target.find((x) => x.name === s.name);
+    if (!t || shape(s) !== shape(t)) {
+      throw new SchemaMismatch(`table ${s.name} differs between source and target (${shape(s)} against ${t ? shape(t) : "none"})`);
+    }
+  }
+}
+
+/** Copies what is left of each table; returns the rows now in the target's tables. */
+async function copyTables(source: Connection, target: Connection, specs: TableSpec[], batchRows: number, progress: Progress): Promise<number> {
+  const state = (await readProgress(target))!;
+  const totals: number[] = [];
+  for (const spec of specs) totals.push(await countRows(source, spec.name));
+  progress.phase("copying rows", totals.reduce((a, b) => a + b, 0), "rows");
+  let copied = 0;
+  for (const spec of specs) {
+    const table = state.get(spec.name) ?? { lastKey: null, rows: 0, done: false };
+    progress.advance(table.rows);
+    copied += table.rows;
+    if (table.done) continue;
+    const insert = inserter(target, spec);
+    const after = table.lastKey ? (JSON.parse(table.lastKey) as Canonical[]) : null;
+    const p = (i: number) => placeholder(target.provider, i);
+    for await (const batch of readBatches(source, spec, batchRows, after)) {
+      await target.transaction(async () => {
+        await insert(batch.rows);
+        await target.run(
+          `INSERT INTO ${PROGRESS_TABLE} (table_name, last_key, rows_copied) VALUES (${p(0)}, ${p(1)}, ${p(2)})
+           ON CONFLICT (table_name) DO UPDATE SET last_key = excluded.last_key, rows_copied = ${PROGRESS_TABLE}.rows_copied + excluded.rows_copied`,
+          [spec.name, JSON.stringify(batch.lastKey), batch.rows.length],
+        );
+      });
+      copied += batch.rows.length;
+      progress.advance(batch.rows.length);
+    }
+    await target.run(
+      `INSERT INTO ${PROGRESS_TABLE} (table_name, done) VALUES (${p(0)}, TRUE) ON CONFLICT (table_name) DO UPDATE SET done = TRUE`,
+      [spec.name],
+    );
+  }
+  return copied;
+}
+
+/** PostgreSQL takes at most 65,535 parameters per statement. */
+const MAX_PARAMETERS = 30_000;
+
+/** Writes canonical rows into `spec`'s table: one statement per row on SQLite, multi-row VALUES on PostgreSQL. */
+function inserter(target: Connection, spec: TableSpec): (rows: Canonical[][]) => Promise<void> {
+  const columns = spec.columns.map((c) => quoteName(c.name)).join(", ");
+  const toStored = (row: Canonical[]) => row.map((value, i) => storable(target.provider, spec.columns[i]!.type, value));
+  if (target.provider === "sqlite") {
+    const sql = `INSERT INTO ${quoteName(spec.name)} (${columns}) VALUES (${spec.columns.map(() => "?").join(", ")})`;
+    return async (rows) => {
+      for (const row of rows) await target.run(sql, toStored(row));
+    };
+  }
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / spec.columns.length));
+  return async (rows) => {
+    for (let from = 0; from < rows.length; from += perStatement) {
+      const chunk = rows.slice(from, from + perStatement);
+      const values = chunk.map((_, r) => `(${spec.columns.map((_, c) => `$${r * spec.columns.length + c + 1}`).join(", ")})`).join(", ");
+      await target.run(`INSERT INTO ${quoteName(spec.name)} (${columns}) VALUES ${values}`, chunk.flatMap(toStored));
+    }
+  };
+}
+
+/**
+ * With --uploads-to: copies each cover the source's rows name into that folder (one already
+ * there with the same content is kept) and reads each copy back against the original's SHA-256.
+ * Without: the target's instances share UPLOAD_DIR, so there is nothing to copy or compare.
+ * Either way, a name no file in UPLOAD_DIR answers is the source's own dangling reference:
+ * counted as absent, not as a difference.
+ */
+async function copyCovers(referenced: string[], options: CopyOptions, progress: Progress): Promise<{ check: CoverCheck; copied: number }> {
+  progress.phase("covers", referenced.length, "files");
+  const originals = new Map<string, string>();
+  let absent = 0;
+  let copied = 0;
+  if (options.uploadsTo) await mkdir(options.uploadsTo, { recursive: true });
+  for (const name of referenced) {
+    const from = path.join(options.uploadDir, name);
+    if (!options.uploadsTo) {
+      if (!(await isFile(from))) absent++;
+    } else {
+      const original = await sha256OfFile(from).catch(() => null);
+      if (!original) absent++;
+      else {
+        originals.set(name, original.sha256);
+        const present = await sha256OfFile(path.join(options.uploadsTo, name)).catch(() => null);
+        if (present?.sha256 !== original.sha256) {
+          await copyFile(from, options.uploadsTo, name, original.sha256);
+          copied++;
+        }
+      }
+    }
+    progress.advance(1);
+  }
+  const present = referenced.length - absent;
+  if (!options.uploadsTo) return { check: { expected: present, present, missing: [], differing: [], absent }, copied };
+  return { check: { expected: originals.size, ...(await checkCovers(options.uploadsTo, originals)), absent }, copied };
+}
+
+const isFile = (file: string) => stat(file).then((s) => s.isFile(), () => false);

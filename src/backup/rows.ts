@@ -1,0 +1,36 @@
+// Reads a table in batches in primary-key order, each batch starting after the last key of the
+// one before (keyset paging: every batch is an index range, however far into the table, and a
+// copy can resume from the last key it committed). Values come back canonical (values.ts).
+import { placeholder, quoteName, type Connection } from "./connection.ts";
+import type { TableSpec } from "./tables.ts";
+import { canonical, storable, type Canonical } from "./values.ts";
+
+export type Batch = { rows: Canonical[][]; lastKey: Canonical[] };
+
+/** Positions of the primary key's columns among the spec's columns. */
+export const keyPositions = (spec: TableSpec) => spec.primaryKey.map((name) => spec.columns.findIndex((c) => c.name === name));
+
+export async function* readBatches(conn: Connection, spec: TableSpec, batchRows: number, after: Canonical[] | null = null): AsyncGenerator<Batch> {
+  const keys = keyPositions(spec);
+  const keyTypes = keys.map((i) => spec.columns[i]!.type);
+  const list = (names: string[]) => names.map(quoteName).join(", ");
+  const select = `SELECT ${list(spec.columns.map((c) => c.name))} FROM ${quoteName(spec.name)}`;
+  const order = `ORDER BY ${list(spec.primaryKey)} LIMIT ${batchRows}`;
+  const from = `${select} WHERE (${list(spec.primaryKey)}) > (${spec.primaryKey.map((_, i) => placeholder(conn.provider, i)).join(", ")}) ${order}`;
+  let last = after;
+  for (;;) {
+    const raw = last
+      ? await conn.rows(from, last.map((v, i) => storable(conn.provider, keyTypes[i]!, v)))
+      : await conn.rows(`${select} ${order}`);
+    if (!raw.length) return;
+    const rows = raw.map((row) => row.map((value, i) => canonical(spec.columns[i]!.type, value)));
+    last = keys.map((i) => rows[rows.length - 1]![i]!);
+    yield { rows, lastKey: last };
+    if (raw.length < batchRows) return;
+  }
+}
+
+export async function countRows(conn: Connection, table: string): Promise<number> {
+  const [[count]] = (await conn.rows(`SELECT count(*) FROM ${quoteName(table)}`)) as [[unknown]];
+  return Number(count);
+}

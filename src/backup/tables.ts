@@ -1,0 +1,163 @@
+// Which tables hold the data, read from the Prisma model (its model names and scalar fields) and
+// the database's own catalogue (column types, primary keys, foreign keys), never from a list kept
+// here: a new model or column is backed up, copied and checked without touching this code.
+// What the model does not declare is derived data the database rebuilds itself (search indexes,
+// FTS tables, generated columns, triggers' work) and is neither copied nor checksummed.
+import { Prisma } from "../db/client.ts";
+import { quoteName, type Connection } from "./connection.ts";
+
+/** How a column's values are compared and written on either database. */
+export type ColumnType = "text" | "int" | "bigint" | "float" | "bool" | "datetime" | "bytes" | "json";
+
+export type Column = { name: string; type: ColumnType };
+
+export type TableSpec = {
+  name: string;
+  /** Sorted by name: the order values are hashed in, whatever order each database keeps. */
+  columns: Column[];
+  /** In the key's own order; batches are read in this order. */
+  primaryKey: string[];
+};
+
+/** Refused: the database's schema is not the one this version expects (exit code 1). */
+export class SchemaMismatch extends Error {}
+
+/** The model's tables and their scalar fields, from the generated client. */
+export function modelTables(): { name: string; fields: string[] }[] {
+  const namespace = Prisma as unknown as Record<string, Record<string, string> | undefined>;
+  return Object.values(Prisma.ModelName).map((name) => ({ name, fields: Object.values(namespace[`${name}ScalarFieldEnum`] ?? {}) }));
+}
+
+type CatalogueColumn = { name: string; declared: string; generated: boolean; enumType: boolean };
+type CatalogueTable = { columns: CatalogueColumn[]; primaryKey: string[]; references: string[] };
+
+/** The model's tables as this database has them, parents before the tables that refer to them. */
+export async function describeTables(conn: Connection): Promise<TableSpec[]> {
+  const tables = new Map<string, { spec: TableSpec; references: string[] }>();
+  for (const model of modelTables()) {
+    const found = conn.provider === "sqlite" ? await sqliteTable(conn, model.name) : await postgresTable(conn, model.name);
+    if (!found) throw new SchemaMismatch(`${conn.label} has no table "${model.name}": it is not a gateway database, or not migrated`);
+    const columns: Column[] = [];
+    for (const field of model.fields) {
+      const column = found.columns.find((c) => c.name === field);
+      if (!column) throw new SchemaMismatch(`${conn.label}: table "${model.name}" has no column "${field}" (not migrated to this version?)`);
+      if (column.generated) continue; // computed by the database from other columns
+      columns.push({ name: field, type: columnType(conn, model.name, column) });
+    }
+    columns.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (!found.primaryKey.length) throw new SchemaMismatch(`${conn.label}: table "${model.name}" has no primary key`);
+    tables.set(model.name, { spec: { name: model.name, columns, primaryKey: found.primaryKey }, references: found.references });
+  }
+  return parentsFirst(tables);
+}
+
+/** Orders tables so that each comes after every table it refers to (a self-reference is ignored). */
+function parentsFirst(tables: Map<string, { spec: TableSpec; references: string[] }>): TableSpec[] {
+  const ordered: TableSpec[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (name: string, path: string[]) => {
+    if (state.get(name) === "done") return;
+    if (state.get(name) === "visiting") throw new SchemaMismatch(`tables refer to each other in a cycle (${[...path, name].join(" -> ")}); they cannot be copied in order`);
+    state.set(name, "visiting");
+    for (const parent of tables.get(name)!.references) if (parent !== name && tables.has(parent)) visit(parent, [...path, name]);
+    state.set(name, "done");
+    ordered.push(tables.get(name)!.spec);
+  };
+  for (const name of [...tables.keys()].sort()) visit(name, []);
+  return ordered;
+}
+
+async function sqliteTable(conn: Connection, table: string): Promise<CatalogueTable | undefined> {
+  // table_xinfo: name, type, notnull, dflt_value, pk (position in the key, 0 when not), hidden (2, 3: generated)
+  const info = await conn.rows(`SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)`, [table]);
+  if (!info.length) return undefined;
+  const references = await conn.rows(`SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)`, [table]);
+  return {
+    columns: info.map(([name, declared, , hidden]) => ({
+      name: String(name),
+      declared: String(declared).toUpperCase(),
+      generated: Number(hidden) >= 2,
+      enumType: false,
+    })),
+    primaryKey: info
+      .filter(([, , pk]) => Number(pk) > 0)
+      .sort((a, b) => Number(a[2]) - Number(b[2]))
+      .map(([name]) => String(name)),
+    references: references.map(([name]) => String(name)),
+  };
+}
+
+async function postgresTable(conn: Connection, table: string): Promise<CatalogueTable | undefined> {
+  const [relation] = await conn.rows(`SELECT to_regclass($1)::oid`, [`${quoteName(table)}`]);
+  const oid = relation?.[0];
+  if (oid == null) return undefined;
+  const columns = await conn.rows(
+    `SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attgenerated <> '', t.typtype = 'e'
+       FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+    [oid],
+  );
+  const primaryKey = await conn.rows(
+    `SELECT a.attname FROM pg_index i
+       JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position) ON true
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+      WHERE i.indrelid = $1 AND i.indisprimary ORDER BY k.position`,
+    [oid],
+  );
+  const references = await conn.rows(
+    `SELECT DISTINCT c.relname FROM pg_constraint f JOIN pg_class c ON c.oid = f.confrelid WHERE f.conrelid = $1 AND f.contype = 'f'`,
+    [oid],
+  );
+  return {
+    columns: columns.map(([name, declared, generated, enumType]) => ({
+      name: String(name),
+      declared: String(declared).toUpperCase(),
+      generated: Boolean(generated),
+      enumType: Boolean(enumType),
+    })),
+    primaryKey: primaryKey.map(([name]) => String(name)),
+    references: references.map(([name]) => String(name)),
+  };
+}
+
+/** The column types Prisma's migrations create on each database (an enum is text on both). */
+function columnType(conn: Connection, table: string, column: CatalogueColumn): ColumnType {
+  const t = column.declared;
+  if (column.enumType) return "text";
+  const type: ColumnType | undefined =
+    t === "BIGINT" || t === "INT8"
+      ? "bigint"
+      : /^(INTEGER|INT|INT4|SMALLINT|INT2)$/.test(t)
+        ? "int"
+        : /^(REAL|DOUBLE|DOUBLE PRECISION|FLOAT|FLOAT8|FLOAT4)$/.test(t)
+          ? "float"
+          : t === "BOOLEAN" || t === "BOOL"
+            ? "bool"
+            : /^(DATETIME|DATE|TIMESTAMP)/.test(t)
+              ? "datetime"
+              : /^(TEXT|VARCHAR|CHARACTER VARYING|CHAR|CHARACTER|UUID|CITEXT)/.test(t)
+                ? "text"
+                : t === "BLOB" || t === "BYTEA"
+                  ? "bytes"
+                  : t === "JSON" || t === "JSONB"
+                    ? "json"
+                    : undefined;
+  if (!type) throw new SchemaMismatch(`${conn.label}: column "${table}"."${column.name}" has type ${t}, which backup and copy-data do not know yet`);
+  return type;
+}
+
+/** Refused: the target holds data (exit code 1, nothing changed). */
+export class TargetNotEmpty extends Error {}
+
+/** The model's tables that exist in this database and hold at least one row. */
+export async function tablesWithRows(conn: Connection): Promise<string[]> {
+  const found: string[] = [];
+  for (const { name } of modelTables()) {
+    const exists =
+      conn.provider === "sqlite"
+        ? (await conn.rows(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, [name])).length > 0
+        : (await conn.rows(`SELECT to_regclass($1)`, [quoteName(name)]))[0]?.[0] != null;
+    if (exists && (await conn.rows(`SELECT 1 FROM ${quoteName(name)} LIMIT 1`)).length) found.push(name);
+  }
+  return found;
+}

@@ -1,0 +1,162 @@
+// The commands that move data: backup, restore and copy-data (src/backup/ does the work). On a
+// terminal they draw progress and end with a readable report; otherwise they print one JSON line.
+import { backup } from "../../backup/backup.ts";
+import { providerOf, redactUrl } from "../../backup/connection.ts";
+import { copyData } from "../../backup/copy-data.ts";
+import { silentProgress, terminalProgress, type Progress } from "../../backup/progress.ts";
+import { restore } from "../../backup/restore.ts";
+import { reportJson, reportLines, VerificationFailed, type Verification } from "../../backup/verification.ts";
+import { UsageError, wholeNumber, type Command, type DataContext } from "./command.ts";
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const seconds = (s: number) => `${s.toFixed(1)} s`;
+const count = (n: number) => n.toLocaleString("en");
+
+/** A full disk says so, with what became of the partial output; other errors pass unchanged. */
+function explainFailure(error: unknown, aftermath: string): never {
+  const e = error as NodeJS.ErrnoException & { code?: string };
+  const full = e?.code === "ENOSPC" || e?.code === "EDQUOT" || e?.code === "SQLITE_FULL" || /no space left|disk is full/i.test(String(e?.message));
+  if (full) throw new Error(`the disk is full (${String(e.message).split("\n")[0]}); ${aftermath}`);
+  throw error;
+}
+
+/** Runs `work` with a progress display, whose line is ended before anything else is printed. */
+async function withProgress<T>(ctx: DataContext, work: (progress: Progress) => Promise<T>): Promise<T> {
+  const progress = ctx.interactive ? terminalProgress(process.stderr) : silentProgress;
+  try {
+    return await work(progress);
+  } finally {
+    progress.end();
+  }
+}
+
+/** Prints the verification (a table, or as part of the JSON line) and fails when it found differences. */
+function printVerified(ctx: DataContext, v: Verification, labels: { expected: string; actual: string }, json: Record<string, unknown>, done: string[]) {
+  if (ctx.interactive) {
+    for (const line of [...reportLines(v, labels), ...done]) ctx.print(line);
+  } else {
+    ctx.print(JSON.stringify({ ...json, verification: reportJson(v) }));
+  }
+}
+
+export const dataCommands: Command[] = [
+  {
+    name: "backup",
+    args: ["dir"],
+    data: true,
+    summary: "a consistent copy of the database and its covers into a new folder, while the service runs",
+    details: `Writes into <dir> (new or empty): the database (SQLite: the online backup API, read in one
+snapshot; PostgreSQL: pg_dump's custom format, which pg_restore also reads by hand), the covers
+its rows name (uploads/, with uploads.sha256), and manifest.json (schema migration, rows and
+checksum per table, when), written last. Writes acknowledged before the snapshot are in it.
+On failure (e.g. a full disk) the partial folder is removed.`,
+    async run(ctx, input) {
+      const result = await withProgress(ctx, (progress) =>
+        backup({ url: ctx.config.database.url, uploadDir: ctx.config.uploadDir, dir: input.args.dir!, progress }),
+      ).catch((error) => explainFailure(error, "the partial backup was removed"));
+      const m = result.manifest;
+      const rows = m.tables.reduce((sum, t) => sum + t.rows, 0);
+      if (ctx.interactive) {
+        ctx.print(`backup written to ${result.dir} in ${seconds(result.seconds)} (snapshot at ${m.snapshotAt})`);
+        ctx.print(`  ${m.database.file}  ${megabytes(m.database.bytes)}  schema ${m.migrations.at(-1)}`);
+        ctx.print(`  ${count(rows)} rows in ${m.tables.length} tables (counts and checksums in manifest.json)`);
+        ctx.print(`  ${count(m.uploads.files)} covers, ${megabytes(m.uploads.bytes)}`);
+        if (result.absentCovers.length) ctx.print(`  ${result.absentCovers.length} covers named by rows were not in UPLOAD_DIR (listed in manifest.json)`);
+      } else {
+        ctx.print(
+          JSON.stringify({
+            command: "backup",
+            ok: true,
+            dir: result.dir,
+            seconds: Number(result.seconds.toFixed(3)),
+            snapshotAt: m.snapshotAt,
+            provider: m.provider,
+            schema: m.migrations.at(-1),
+            database: { file: m.database.file, bytes: m.database.bytes, sha256: m.database.sha256 },
+            rows,
+            tables: Object.fromEntries(m.tables.map((t) => [t.name, t.rows])),
+            covers: { files: m.uploads.files, bytes: m.uploads.bytes, absent: m.uploads.absent.length },
+          }),
+        );
+      }
+    },
+  },
+  {
+    name: "restore",
+    args: ["dir"],
+    data: true,
+    options: { overwrite: { help: "replace the data of a database that is not empty (stop the service first)" } },
+    summary: "puts a backup back into the database DATABASE_URL names (empty) and its covers into UPLOAD_DIR",
+    details: `Checks first, changing nothing if any check fails: <dir> is a backup (manifest.json), of a
+schema this version knows, undamaged (checksums), of this kind of database, and the target holds
+no rows (or --overwrite). Then writes the covers and the database (in one transaction), compares
+every table with the manifest (exit 1 on a difference) and applies newer migrations.`,
+    async run(ctx, input) {
+      const overwrite = input.options.overwrite === true;
+      const result = await withProgress(ctx, (progress) =>
+        restore({ dir: input.args.dir!, url: ctx.config.database.url, uploadDir: ctx.config.uploadDir, overwrite, progress }),
+      ).catch((error) =>
+        error instanceof VerificationFailed
+          ? reportFailure(ctx, "restore", error, { expected: "backup", actual: "restored" })
+          : explainFailure(error, "nothing was restored: the database is as it was and the covers added were removed"),
+      );
+      const m = result.manifest;
+      printVerified(
+        ctx,
+        result.verification,
+        { expected: "backup", actual: "restored" },
+        { command: "restore", ok: true, seconds: Number(result.seconds.toFixed(3)), snapshotAt: m.snapshotAt, coversAdded: result.coversAdded, migrated: result.migrated },
+        [
+          `restored the backup of ${m.snapshotAt} into ${redactUrl(ctx.config.database.url)} in ${seconds(result.seconds)}; ${count(result.coversAdded)} covers added`,
+          ...(result.migrated.length ? [`then migrated: ${result.migrated.join(", ")}`] : []),
+        ],
+      );
+    },
+  },
+  {
+    name: "copy-data",
+    args: [],
+    data: true,
+    options: {
+      to: { value: "DATABASE_URL", required: true, help: "the database to fill: postgresql://... or file:... (it must be empty)" },
+      "uploads-to": { value: "DIR", help: "copy the covers into this folder too (default: leave them in UPLOAD_DIR, shared by the new instances)" },
+      "batch-rows": { value: "N", help: "rows per committed batch (1 to 10000, default 1000)" },
+      restart: { help: "empty a target holding an unfinished or differing copy, and copy again" },
+    },
+    summary: "copies every table (and covers) from the database DATABASE_URL names into another one, e.g. SQLite -> PostgreSQL",
+    details: `Migrates the target first, then copies each table in batches, parents first: ids, timestamps,
+token hashes (signed-in users stay signed in), rating sums, tags and positions as they are.
+Resumable: after an interruption (even kill -9), run the same command again; it goes on from the
+last committed batch. Ends with a verification report (rows and checksum per table on both sides,
+covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
+    async run(ctx, input) {
+      const to = String(input.options.to);
+      if (!providerOf(to)) throw new UsageError(`--to must be a database URL: postgresql://user:password@host:5432/db or file:path/to.db (got "${redactUrl(to)}")`);
+      if (providerOf(to) === "postgres" && !URL.canParse(to)) throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
+      const uploadsTo = typeof input.options["uploads-to"] === "string" ? input.options["uploads-to"] : undefined;
+      const batchRows = wholeNumber(input, "batch-rows", 1000, 1, 10_000);
+      const restart = input.options.restart === true;
+      const result = await withProgress(ctx, (progress) =>
+        copyData({ sourceUrl: ctx.config.database.url, targetUrl: to, uploadDir: ctx.config.uploadDir, uploadsTo, batchRows, restart, progress }),
+      ).catch((error) =>
+        error instanceof VerificationFailed
+          ? reportFailure(ctx, "copy-data", error, { expected: "source", actual: "target" })
+          : explainFailure(error, "the target keeps the batches copied so far: free some space and run copy-data again to go on"),
+      );
+      printVerified(
+        ctx,
+        result.verification,
+        { expected: "source", actual: "target" },
+        { command: "copy-data", ok: true, seconds: Number(result.seconds.toFixed(3)), rows: result.rows, resumed: result.resumed, coversCopied: result.coversCopied },
+        [`copied ${count(result.rows)} rows${result.resumed ? " (resumed)" : ""} and ${count(result.coversCopied)} cover files into ${redactUrl(to)} in ${seconds(result.seconds)}; source and target agree`],
+      );
+    },
+  },
+];
+
+/** A verification that found differences: the report goes out (stdout), then the one-line error. */
+function reportFailure(ctx: DataContext, command: string, error: VerificationFailed, labels: { expected: string; actual: string }): never {
+  if (ctx.interactive) for (const line of reportLines(error.verification, labels)) ctx.print(line);
+  else ctx.print(JSON.stringify({ command, ok: false, verification: reportJson(error.verification) }));
+  throw error;
+}
