@@ -64,12 +64,22 @@ export type AdminRun = { code: number | null; stdout: string; stderr: string };
  * environment: commands that need a password are given one).
  */
 export function runAdmin(databaseUrl: string, ...args: string[]): Promise<AdminRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "test" };
+  return runAdminWith({ DATABASE_URL: databaseUrl }, ...args);
+}
+
+/** `npm run admin -- ...args` with these settings (DATABASE_URL, UPLOAD_DIR, ...). */
+export function runAdminWith(settings: Record<string, string>, ...args: string[]): Promise<AdminRun> {
+  return startAdmin(settings, ...args).finished;
+}
+
+/** The admin process, started: for tests that stop it halfway (`child.kill("SIGKILL")`). */
+export function startAdmin(settings: Record<string, string>, ...args: string[]): { child: ChildProcess; finished: Promise<AdminRun> } {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "test", ...settings };
   delete env.ADMIN_PASSWORD;
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  return { child, finished: new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr }))) };
 }

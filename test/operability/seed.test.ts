@@ -2,7 +2,7 @@
 // with comments, that covers are real PNG files the server serves, that a second run adds and
 // changes nothing, and that every run generates the same data. Runs on SQLite and PostgreSQL.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,7 @@ import { verifyPassword } from "../../src/domain/passwords.ts";
 import { registrationInput } from "../../src/domain/users.ts";
 import { SIZES } from "../../src/seed/dataset.ts";
 import { seed, type SeedReport } from "../../src/seed/seed.ts";
+import { sweepUploads } from "../../src/storage/sweep.ts";
 import { createTestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -105,6 +106,14 @@ describe("seeding a fresh database (small)", () => {
     expect(Object.values(second.inserted).every((n) => n === 0)).toBe(true);
     expect(after).toEqual(before);
     expect(filesAfter).toEqual(filesBefore);
+  });
+
+  it("the upload sweep keeps every seeded cover (restaurants' and badges' too) and removes only a stray file", async () => {
+    const stray = path.join(s.config.uploadDir, `${"f".repeat(32)}.png`);
+    writeFileSync(stray, "not referenced");
+    const removed = await sweepUploads(s.db, s.config.uploadDir, 0);
+    expect(removed).toEqual([path.basename(stray)]);
+    expect(files(s.config.uploadDir)).toEqual(filesAfter);
   });
 
   it("keeps every restaurant's rating totals exactly equal to its comments", async () => {

@@ -1,0 +1,94 @@
+// Helpers for the tests of backup, restore and copy-data: writes through the real HTTP API (a
+// grocery with its own cover, a comment, an order), the checks every moved database must pass
+// (ratings equal the sum of their comments, no row refers to a missing one), and reading the
+// commands' one JSON line.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect } from "vitest";
+import type { Db } from "../../src/db/client.ts";
+import type { AdminRun } from "./process.ts";
+import type { TestDatabase } from "./database.ts";
+
+/** A PNG signature and header, then `tag`: recognised as a PNG, and each cover's bytes differ. */
+export function pngWith(tag: string): Uint8Array {
+  const head = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+  return new Uint8Array(Buffer.concat([head, Buffer.from(tag)]));
+}
+
+type Api = { url: string };
+
+export async function graphql(api: Api, query: string, variables: Record<string, unknown>, token?: string) {
+  const res = await fetch(`${api.url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** `createGrocery` with a cover, as a multipart request; the grocery's id and cover file name. */
+export async function createGroceryWithCover(api: Api, token: string, title: string, cover: Uint8Array) {
+  const form = new FormData();
+  form.set(
+    "operations",
+    JSON.stringify({ query: `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`, variables: { input: { title, cover: null } } }),
+  );
+  form.set("map", JSON.stringify({ 0: ["variables.input.cover"] }));
+  form.set("0", new Blob([cover], { type: "image/png" }), "cover.png");
+  const res = await fetch(`${api.url}/graphql`, { method: "POST", headers: { authorization: `Bearer ${token}`, "apollo-require-preflight": "true" }, body: form });
+  const body = (await res.json()) as any;
+  return body.data?.createGrocery as { id: string; cover: string } | undefined;
+}
+
+export const CREATE_RESTAURANT = `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`;
+export const ADD_COMMENT = `mutation($id: ID!, $input: CommentInput!) { addComment(restaurantId: $id, input: $input) { id } }`;
+export const ORDER = `mutation($input: OrderRecipeInput!) { orderRecipe(input: $input) { id } }`;
+
+/** Restaurants whose denormalised rating columns disagree with their comments. */
+export async function ratingMismatches(db: Db): Promise<unknown[]> {
+  return db.$queryRawUnsafe(`
+    SELECT r."id", r."ratingSum", r."ratingCount", COALESCE(SUM(c."rating"), 0) AS "sum", COUNT(c."id") AS "count"
+      FROM "Restaurant" r LEFT JOIN "Comment" c ON c."restaurantId" = r."id"
+     GROUP BY r."id", r."ratingSum", r."ratingCount"
+    HAVING r."ratingSum" <> COALESCE(SUM(c."rating"), 0) OR r."ratingCount" <> COUNT(c."id")`);
+}
+
+/** Rows whose foreign key names a missing row, over the relations backups must keep whole. */
+export async function orphanRows(db: Db): Promise<number> {
+  const checks = [
+    `SELECT count(*) AS n FROM "Comment" c WHERE NOT EXISTS (SELECT 1 FROM "Restaurant" r WHERE r."id" = c."restaurantId") OR NOT EXISTS (SELECT 1 FROM "User" u WHERE u."id" = c."authorId")`,
+    `SELECT count(*) AS n FROM "Order" o WHERE NOT EXISTS (SELECT 1 FROM "Restaurant" r WHERE r."id" = o."restaurantId") OR NOT EXISTS (SELECT 1 FROM "User" u WHERE u."id" = o."userId")`,
+    `SELECT count(*) AS n FROM "Grocery" g WHERE NOT EXISTS (SELECT 1 FROM "User" u WHERE u."id" = g."ownerId")`,
+    `SELECT count(*) AS n FROM "AccessToken" t WHERE NOT EXISTS (SELECT 1 FROM "User" u WHERE u."id" = t."userId")`,
+  ];
+  let total = 0;
+  for (const sql of checks) total += Number(((await db.$queryRawUnsafe(sql)) as { n: bigint | number }[])[0]!.n);
+  return total;
+}
+
+/** The one JSON line a data command prints when not on a terminal (and nothing on stderr). */
+export function jsonResult(run: AdminRun): any {
+  expect(run.stderr, run.stderr).toBe("");
+  const lines = run.stdout.trimEnd().split("\n");
+  expect(lines, run.stdout).toHaveLength(1);
+  return JSON.parse(lines[0]!);
+}
+
+/** A refusal: exit code, one `error:` line on stderr, no stack trace. */
+export function expectRefusal(run: AdminRun, code: 1 | 2, message: RegExp) {
+  expect(run.code, run.stderr).toBe(code);
+  const lines = run.stderr.trimEnd().split("\n");
+  expect(lines, run.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^error: /);
+  expect(lines[0]).toMatch(message);
+  expect(run.stderr).not.toMatch(/\n\s+at |Error:/);
+}
+
+/** A SQLite database in a temp folder of its own (whatever database the suite runs on). */
+export function sqliteDatabase(prefix = "gw-sqlite-"): TestDatabase & { dir: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return { dir, url: `file:${path.join(dir, "gateway.db")}`, provider: "sqlite", drop: async () => {} };
+}
+
+export const tempDir = (prefix: string) => mkdtempSync(path.join(tmpdir(), prefix));
