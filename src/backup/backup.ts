@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fingerprint } from "./checksums.ts";
+import { failedWith } from "./failures.ts";
 import { openConnection, providerOf, redactUrl, type Connection } from "./connection.ts";
 import { checksumLines, settleCovers, stageCovers, totalBytes } from "./covers.ts";
 import { sha256OfFile, syncFilesystem, writeFileDurably } from "./files.ts";
@@ -29,15 +30,20 @@ export async function backup({ url, uploadDir, dir, progress }: BackupOptions): 
   const provider = providerOf(url)!;
   // Checked before the folder is touched: a database this version can read, the tools it needs.
   const source = await openConnection(url, { mustExist: true });
-  let tool = "";
   try {
     refuseNewerSchema(source, await appliedMigrations(source));
     await describeTables(source);
-    if (provider === "postgres") tool = findPgTool("pg_dump", await serverMajor(source));
-  } catch (error) {
+    const tool = provider === "postgres" ? findPgTool("pg_dump", await serverMajor(source)) : "";
+    return await writeBackup(source, { url, uploadDir, dir, progress }, tool, started);
+  } finally {
+    progress.end();
     await source.close();
-    throw error;
   }
+}
+
+/** Fills the new folder; on any failure removes what it wrote. */
+async function writeBackup(source: Connection, { url, uploadDir, dir, progress }: BackupOptions, tool: string, started: number): Promise<BackupResult> {
+  const provider = source.provider;
   const output = claimEmptyFolder(dir);
   try {
     const uploads = path.join(output.dir, UPLOADS_FOLDER);
@@ -75,10 +81,7 @@ export async function backup({ url, uploadDir, dir, progress }: BackupOptions): 
     return { dir: output.dir, manifest, absentCovers: covers.absent, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
     output.discard();
-    throw error;
-  } finally {
-    progress.end();
-    await source.close();
+    throw failedWith(error, "the partial backup was removed");
   }
 }
 
@@ -108,6 +111,7 @@ async function snapshotSqlite(source: Connection, databaseFile: string, progress
  * snapshot for the checksums and the covers: the archive and the manifest describe the same data.
  */
 async function snapshotPostgres(source: Connection, url: string, tool: string, databaseFile: string, progress: Progress): Promise<Snapshot> {
+  progress.phase("database (pg_dump)", 0, "");
   const snapshotAt = new Date();
   await source.beginSnapshot();
   try {

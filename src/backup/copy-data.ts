@@ -17,6 +17,7 @@ import { fingerprint } from "./checksums.ts";
 import { openConnection, placeholder, providerOf, quoteName, type Connection } from "./connection.ts";
 import { checkCovers } from "./covers.ts";
 import { copyFile, sha256OfFile } from "./files.ts";
+import { failedWith } from "./failures.ts";
 import { foreignKeyViolations } from "./foreign-keys.ts";
 import type { Progress } from "./progress.ts";
 import { countRows, readBatches } from "./rows.ts";
@@ -57,34 +58,47 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
     await refuseUnmigratedSource(source);
     target = await openConnection(targetUrl);
     const resumed = await claimTarget(source, target, options.restart);
-    await migrate({ provider: target.provider, url: targetUrl, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "NORMAL" });
-    await startProgress(target, source.label);
-    const specs = await describeTables(source);
-    await refuseDifferentTables(specs, await describeTables(target));
-
-    await source.beginSnapshot();
-    const rows = await copyTables(source, target, specs, options.batchRows, progress);
-    if (target.provider === "postgres") await target.run("ANALYZE");
-    const { tables: expected, covers } = await fingerprint(source, specs, progress);
-    const { tables: actual } = await fingerprint(target, specs, progress);
-    await source.endSnapshot();
-
-    const coverCheck = await copyCovers([...covers].sort(), options, progress);
-    const verification = compare(expected, actual, coverCheck.check, await foreignKeyViolations(target));
-    progress.end();
-    if (!verification.ok) {
-      throw new VerificationFailed(
-        `the target differs from the source: ${differences(verification)}. Rows written to the source while copying? Stop the writers, then run copy-data again with --restart`,
-        verification,
-      );
+    let copied: Omit<CopyResult, "resumed" | "seconds">;
+    try {
+      copied = await fill(source, target, options);
+    } catch (error) {
+      if (error instanceof VerificationFailed) throw error;
+      throw failedWith(error, "the target keeps the batches copied so far: run copy-data again to go on from there");
     }
-    await target.run(`DROP TABLE ${PROGRESS_TABLE}`);
-    return { verification, rows, resumed, coversCopied: coverCheck.copied, seconds: (performance.now() - started) / 1000 };
+    return { ...copied, resumed, seconds: (performance.now() - started) / 1000 };
   } finally {
     progress.end();
     await source.close();
     await target?.close();
   }
+}
+
+/** Migrates the target, copies what is left, verifies, and removes the progress once verified. */
+async function fill(source: Connection, target: Connection, options: CopyOptions): Promise<Omit<CopyResult, "resumed" | "seconds">> {
+  const { progress } = options;
+  await migrate({ provider: target.provider, url: options.targetUrl, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "NORMAL" });
+  await startProgress(target, source.label);
+  const specs = await describeTables(source);
+  refuseDifferentTables(specs, await describeTables(target));
+
+  await source.beginSnapshot();
+  const rows = await copyTables(source, target, specs, options.batchRows, progress);
+  if (target.provider === "postgres") await target.run("ANALYZE");
+  const { tables: expected, covers } = await fingerprint(source, specs, progress);
+  const { tables: actual } = await fingerprint(target, specs, progress);
+  await source.endSnapshot();
+
+  const coverCheck = await copyCovers([...covers].sort(), options, progress);
+  const verification = compare(expected, actual, coverCheck.check, await foreignKeyViolations(target));
+  progress.end();
+  if (!verification.ok) {
+    throw new VerificationFailed(
+      `the target differs from the source: ${differences(verification)}. Rows written to the source while copying? Stop the writers, then run copy-data again with --restart`,
+      verification,
+    );
+  }
+  await target.run(`DROP TABLE ${PROGRESS_TABLE}`);
+  return { verification, rows, coversCopied: coverCheck.copied };
 }
 
 function sameDatabase(a: string, b: string): boolean {

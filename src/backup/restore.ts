@@ -11,6 +11,7 @@ import path from "node:path";
 import { migrate } from "../db/migrate.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
 import { fingerprint } from "./checksums.ts";
+import { failedWith } from "./failures.ts";
 import { foreignKeyViolations } from "./foreign-keys.ts";
 import { analyze, openConnection, providerOf, type Connection, type Provider } from "./connection.ts";
 import { checkCovers, parseChecksumLines, placeCovers } from "./covers.ts";
@@ -53,11 +54,14 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
     await target?.close();
   }
 
-  // From here on, things change.
-  const coversAdded = await placeCovers(path.join(dir, UPLOADS_FOLDER), uploadDir, covers, progress);
+  // From here on, things change. A target that did not exist is removed again on any failure.
   const targetFile = provider === "sqlite" ? sqliteTargetFile(url) : undefined;
   const targetExisted = targetFile ? existsSync(targetFile) : true;
+  let coversAdded: string[] = [];
+  let written = false;
+  let verification: Verification;
   try {
+    coversAdded = await placeCovers(path.join(dir, UPLOADS_FOLDER), uploadDir, covers, progress);
     if (provider === "sqlite") {
       progress.phase("database", 0, "pages");
       await restoreSqliteFile(databaseFile, targetFile!, (done, total) => {
@@ -68,13 +72,19 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
       progress.phase("database (pg_restore | psql)", 0, "");
       await restorePostgres(databaseFile, url, tools!);
     }
+    written = true;
+    verification = await verifyRestored(url, manifest, uploadDir, covers, progress);
   } catch (error) {
-    for (const name of coversAdded) rmSync(path.join(uploadDir, name), { force: true });
+    const undone = !written || !targetExisted;
+    if (undone) for (const name of coversAdded) rmSync(path.join(uploadDir, name), { force: true });
     if (!targetExisted) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(targetFile + suffix, { force: true });
-    throw error;
+    throw failedWith(
+      error,
+      undone
+        ? "nothing was restored: the database is as it was and the covers added were removed"
+        : "the data was restored but could not be checked: run restore again with --overwrite",
+    );
   }
-
-  const verification = await verifyRestored(url, manifest, uploadDir, covers, progress);
   progress.end();
   if (!verification.ok) throw new VerificationFailed(`the restored data differs from the backup: ${differences(verification)}`, verification);
   const migrated = await migrate({ provider, url, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });

@@ -25,12 +25,13 @@ export async function copySqliteSnapshot(sourceFile: string, destFile: string, o
     source.exec("BEGIN");
     source.prepare("SELECT count(*) FROM sqlite_master").get(); // the snapshot starts at the first read
     try {
-      await source.backup(destFile, {
+      const { totalPages } = await source.backup(destFile, {
         progress: ({ totalPages, remainingPages }) => {
           onPages(totalPages - remainingPages, totalPages);
           return PAGES_PER_STEP;
         },
       });
+      onPages(totalPages, totalPages); // the last step reports nothing by itself
     } finally {
       source.exec("COMMIT");
     }
@@ -55,12 +56,13 @@ export async function copySqliteSnapshot(sourceFile: string, destFile: string, o
 export async function restoreSqliteFile(backupFile: string, targetFile: string, onPages: (done: number, total: number) => void): Promise<void> {
   const backup = new Database(backupFile, { readonly: true, fileMustExist: true });
   try {
-    await backup.backup(targetFile, {
+    const { totalPages } = await backup.backup(targetFile, {
       progress: ({ totalPages, remainingPages }) => {
         onPages(totalPages - remainingPages, totalPages);
         return ALL_PAGES; // the rest in one step: one transaction on the target
       },
     });
+    onPages(totalPages, totalPages);
   } finally {
     backup.close();
   }

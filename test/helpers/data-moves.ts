@@ -11,7 +11,7 @@ import type { AdminRun } from "./process.ts";
 import type { TestDatabase } from "./database.ts";
 
 /** A PNG signature and header, then `tag`: recognised as a PNG, and each cover's bytes differ. */
-export function pngWith(tag: string): Uint8Array {
+export function pngWith(tag: string): Uint8Array<ArrayBuffer> {
   const head = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
   return new Uint8Array(Buffer.concat([head, Buffer.from(tag)]));
 }
@@ -28,7 +28,7 @@ export async function graphql(api: Api, query: string, variables: Record<string,
 }
 
 /** `createGrocery` with a cover, as a multipart request; the grocery's id and cover file name. */
-export async function createGroceryWithCover(api: Api, token: string, title: string, cover: Uint8Array) {
+export async function createGroceryWithCover(api: Api, token: string, title: string, cover: Uint8Array<ArrayBuffer>) {
   const form = new FormData();
   form.set(
     "operations",

@@ -12,14 +12,6 @@ const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const seconds = (s: number) => `${s.toFixed(1)} s`;
 const count = (n: number) => n.toLocaleString("en");
 
-/** A full disk says so, with what became of the partial output; other errors pass unchanged. */
-function explainFailure(error: unknown, aftermath: string): never {
-  const e = error as NodeJS.ErrnoException & { code?: string };
-  const full = e?.code === "ENOSPC" || e?.code === "EDQUOT" || e?.code === "SQLITE_FULL" || /no space left|disk is full/i.test(String(e?.message));
-  if (full) throw new Error(`the disk is full (${String(e.message).split("\n")[0]}); ${aftermath}`);
-  throw error;
-}
-
 /** Runs `work` with a progress display, whose line is ended before anything else is printed. */
 async function withProgress<T>(ctx: DataContext, work: (progress: Progress) => Promise<T>): Promise<T> {
   const progress = ctx.interactive ? terminalProgress(process.stderr) : silentProgress;
@@ -53,7 +45,7 @@ On failure (e.g. a full disk) the partial folder is removed.`,
     async run(ctx, input) {
       const result = await withProgress(ctx, (progress) =>
         backup({ url: ctx.config.database.url, uploadDir: ctx.config.uploadDir, dir: input.args.dir!, progress }),
-      ).catch((error) => explainFailure(error, "the partial backup was removed"));
+      );
       const m = result.manifest;
       const rows = m.tables.reduce((sum, t) => sum + t.rows, 0);
       if (ctx.interactive) {
@@ -95,11 +87,7 @@ every table with the manifest (exit 1 on a difference) and applies newer migrati
       const overwrite = input.options.overwrite === true;
       const result = await withProgress(ctx, (progress) =>
         restore({ dir: input.args.dir!, url: ctx.config.database.url, uploadDir: ctx.config.uploadDir, overwrite, progress }),
-      ).catch((error) =>
-        error instanceof VerificationFailed
-          ? reportFailure(ctx, "restore", error, { expected: "backup", actual: "restored" })
-          : explainFailure(error, "nothing was restored: the database is as it was and the covers added were removed"),
-      );
+      ).catch((error) => reportFailure(ctx, "restore", error, { expected: "backup", actual: "restored" }));
       const m = result.manifest;
       printVerified(
         ctx,
@@ -138,11 +126,7 @@ covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
       const restart = input.options.restart === true;
       const result = await withProgress(ctx, (progress) =>
         copyData({ sourceUrl: ctx.config.database.url, targetUrl: to, uploadDir: ctx.config.uploadDir, uploadsTo, batchRows, restart, progress }),
-      ).catch((error) =>
-        error instanceof VerificationFailed
-          ? reportFailure(ctx, "copy-data", error, { expected: "source", actual: "target" })
-          : explainFailure(error, "the target keeps the batches copied so far: free some space and run copy-data again to go on"),
-      );
+      ).catch((error) => reportFailure(ctx, "copy-data", error, { expected: "source", actual: "target" }));
       printVerified(
         ctx,
         result.verification,
@@ -154,8 +138,9 @@ covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
   },
 ];
 
-/** A verification that found differences: the report goes out (stdout), then the one-line error. */
-function reportFailure(ctx: DataContext, command: string, error: VerificationFailed, labels: { expected: string; actual: string }): never {
+/** A verification that found differences: the report goes out (stdout), then the one-line error. Other errors pass. */
+function reportFailure(ctx: DataContext, command: string, error: unknown, labels: { expected: string; actual: string }): never {
+  if (!(error instanceof VerificationFailed)) throw error;
   if (ctx.interactive) for (const line of reportLines(error.verification, labels)) ctx.print(line);
   else ctx.print(JSON.stringify({ command, ok: false, verification: reportJson(error.verification) }));
   throw error;

@@ -1,0 +1,200 @@
+// `npm run admin -- copy-data --to <DATABASE_URL>` through the real command: a SQLite database
+// (the seeder's demo data, plus accounts, covers and comments made through the HTTP API) goes to
+// the database under test (PostgreSQL in the PostgreSQL run) and back into SQLite with identical
+// checksums; a server on the copy signs in a token issued before and serves its covers; ratings
+// stay equal to their comments. A copy killed with SIGKILL halfway finishes on the next run
+// without doubling anything. Bad input is refused with one line, changing nothing.
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openConnection } from "../../src/backup/connection.ts";
+import { createDb } from "../../src/db/client.ts";
+import { sqliteFilePath } from "../../src/db/sqlite-adapter.ts";
+import { seed } from "../../src/seed/seed.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import {
+  ADD_COMMENT, createGroceryWithCover, expectRefusal, graphql, jsonResult, orphanRows, pngWith, ratingMismatches, sqliteDatabase, tempDir,
+} from "../helpers/data-moves.ts";
+import { runAdminWith, startAdmin } from "../helpers/process.ts";
+import { startServer } from "../helpers/server.ts";
+
+let source: TestDatabase & { dir: string };
+let sourceUploads: string;
+let signedIn: { token: string; id: string };
+let sourceRows: Record<string, number>;
+const dropLater: TestDatabase[] = [];
+const removeLater: string[] = [];
+
+/** copy-data from `from` (its covers in `uploads`) with these arguments. */
+const copy = (from: string, uploads: string, ...args: string[]) => runAdminWith({ DATABASE_URL: from, UPLOAD_DIR: uploads }, "copy-data", ...args);
+
+async function fresh(): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  dropLater.push(database);
+  return database;
+}
+
+function folder(prefix: string) {
+  const dir = tempDir(prefix);
+  removeLater.push(dir);
+  return path.join(dir, "uploads");
+}
+
+beforeAll(async () => {
+  source = sqliteDatabase("gw-copy-source-");
+  removeLater.push(source.dir);
+  const server = await startServer({}, { database: source });
+  sourceUploads = server.config.uploadDir;
+  try {
+    await seed(server.db, { size: "small", uploadDir: sourceUploads, password: "seed-password" });
+    signedIn = await server.signUp("mover");
+    const restaurant = (await server.db.restaurant.findFirstOrThrow({ select: { id: true } })).id;
+    await graphql(server, ADD_COMMENT, { id: restaurant, input: { title: "before the move", body: "still here", rating: 5 } }, signedIn.token);
+    expect(await createGroceryWithCover(server, signedIn.token, "moved grocery", pngWith("moved"))).toBeDefined();
+    const conn = await openConnection(source.url);
+    sourceRows = {};
+    for (const table of ["User", "AccessToken", "Restaurant", "RestaurantTag", "Comment", "Grocery", "GroceryTag", "Badge", "Report"]) {
+      sourceRows[table] = Number((await conn.rows(`SELECT count(*) FROM "${table}"`))[0]![0]);
+    }
+    await conn.close();
+  } finally {
+    // The service stops before the move (copy-data wants no writes); its upload folder stays.
+    await server.app.close();
+    await server.events.close();
+    await server.db.$disconnect();
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const database of dropLater) await database.drop().catch(() => {});
+  for (const dir of removeLater) rmSync(dir, { recursive: true, force: true });
+  rmSync(path.dirname(sourceUploads), { recursive: true, force: true });
+});
+
+describe("SQLite -> the database under test -> SQLite", () => {
+  let middle: TestDatabase;
+  let middleUploads: string;
+  let there: any;
+  let back: any;
+
+  beforeAll(async () => {
+    middle = await fresh();
+    middleUploads = folder("gw-copy-middle-");
+    const run1 = await copy(source.url, sourceUploads, "--to", middle.url, "--uploads-to", middleUploads);
+    expect(run1.code, run1.stderr).toBe(0);
+    there = jsonResult(run1);
+    const end = sqliteDatabase("gw-copy-back-");
+    removeLater.push(end.dir);
+    const run2 = await copy(middle.url, middleUploads, "--to", end.url, "--uploads-to", folder("gw-copy-back-uploads-"));
+    expect(run2.code, run2.stderr).toBe(0);
+    back = jsonResult(run2);
+  }, 120_000);
+
+  it("copies every table, verified on both sides, and round-trips to identical checksums", () => {
+    expect(there).toMatchObject({ command: "copy-data", ok: true, resumed: false, verification: { ok: true } });
+    for (const [table, rows] of Object.entries(sourceRows)) {
+      expect(there.verification.tables[table].actual.rows, table).toBe(rows);
+      expect(rows, table).toBeGreaterThan(0);
+    }
+    const checksums = (report: any, side: "expected" | "actual") =>
+      Object.fromEntries(Object.entries<any>(report.verification.tables).map(([name, t]) => [name, t[side].checksum]));
+    expect(checksums(back, "actual")).toEqual(checksums(there, "expected"));
+    expect(checksums(there, "actual")).toEqual(checksums(there, "expected"));
+    expect(there.verification.covers).toMatchObject({ missing: [], differing: [], absent: 0 });
+    expect(there.verification.covers.present).toBeGreaterThan(sourceRows.Grocery!); // groceries, restaurants and badges
+    expect(there.coversCopied).toBe(there.verification.covers.present);
+  });
+
+  it("a server on the copy signs in a token issued before the move and serves the copied covers", async () => {
+    const server = await startServer({ UPLOAD_DIR: middleUploads }, { database: { ...middle, drop: async () => {} } });
+    try {
+      expect((await server.graphql(`{ me { id } }`, {}, signedIn.token)).data?.me?.id).toBe(signedIn.id);
+      const { cover } = await server.db.grocery.findFirstOrThrow({ where: { title: "moved grocery" }, select: { cover: true } });
+      const served = await server.fetch(`/uploads/${cover}`, { headers: { connection: "close" } });
+      expect(Buffer.from(await served.arrayBuffer()).equals(readFileSync(path.join(sourceUploads, cover!)))).toBe(true);
+      expect(await ratingMismatches(server.db)).toEqual([]);
+      expect(await orphanRows(server.db)).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses to copy into a database that is not empty, changing nothing", async () => {
+    const run = await copy(source.url, sourceUploads, "--to", middle.url);
+    expectRefusal(run, 1, /the target database is not empty \(User, .*hold rows\)/);
+    const db = createDb({ provider: middle.provider, url: middle.url, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
+    try {
+      expect(await db.user.count()).toBe(sourceRows.User);
+    } finally {
+      await db.$disconnect();
+    }
+  });
+});
+
+describe("kill -9 halfway", () => {
+  it("the next run goes on from the last committed batch and finishes, nothing doubled; a run from another source is refused", async () => {
+    const target = await fresh();
+    const started = startAdmin({ DATABASE_URL: source.url, UPLOAD_DIR: sourceUploads }, "copy-data", "--to", target.url, "--batch-rows", "5");
+    const total = Object.values(sourceRows).reduce((a, b) => a + b, 0);
+    let copied = 0;
+    for (let i = 0; i < 600 && copied < 150; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      copied = await copiedSoFar(target);
+    }
+    started.child.kill("SIGKILL");
+    const killed = await started.finished;
+    expect(killed.code).toBe(null); // killed, not finished
+    copied = await copiedSoFar(target);
+    expect(copied).toBeGreaterThanOrEqual(150);
+    expect(copied).toBeLessThan(total);
+
+    const other = sqliteDatabase("gw-copy-other-");
+    removeLater.push(other.dir);
+    await runAdminWith({ DATABASE_URL: other.url }, "reports"); // migrates it: a valid, empty source
+    expectRefusal(await copy(other.url, sourceUploads, "--to", target.url), 1, /holds an unfinished copy from file:.*gw-copy-source-.*--restart/);
+
+    const resumed = await copy(source.url, sourceUploads, "--to", target.url, "--batch-rows", "5");
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const report = jsonResult(resumed);
+    expect(report).toMatchObject({ ok: true, resumed: true, verification: { ok: true } });
+    for (const [table, rows] of Object.entries(sourceRows)) expect(report.verification.tables[table].actual.rows, table).toBe(rows);
+    const conn = await openConnection(target.url);
+    try {
+      await expect(conn.rows(`SELECT count(*) FROM "_gateway_copy_progress"`)).rejects.toThrow(); // removed once verified
+    } finally {
+      await conn.close();
+    }
+  }, 120_000);
+});
+
+/** Rows the copy into `target` has committed so far (0 before its progress table exists). */
+async function copiedSoFar(target: TestDatabase): Promise<number> {
+  if (target.provider === "sqlite" && !existsSync(sqliteFilePath(target.url))) return 0;
+  const conn = await openConnection(target.url);
+  try {
+    const [[sum]] = (await conn.rows(`SELECT sum(rows_copied) FROM "_gateway_copy_progress"`)) as [[unknown]];
+    return Number(sum ?? 0);
+  } catch {
+    return 0;
+  } finally {
+    await conn.close();
+  }
+}
+
+describe("bad input: one line, exit code, nothing changed", () => {
+  it("refuses a --to that is not a database URL, an unreachable server, the source itself, and --restart with nothing to restart", async () => {
+    const empty = await fresh();
+    const cases: [string[], 1 | 2, RegExp][] = [
+      [["--to", "mysql://localhost/gateway"], 2, /--to must be a database URL: postgresql:\/\/.* or file:/],
+      [[], 2, /copy-data needs --to DATABASE_URL/],
+      [["--to", "postgresql://gw:secret@127.0.0.1:1/nowhere"], 1, /cannot connect to postgresql:\/\/gw:\*\*\*@127\.0\.0\.1:1\/nowhere/],
+      [["--to", source.url], 1, /--to names the database DATABASE_URL names/],
+      [["--to", empty.url, "--restart"], 1, /--restart empties a target that holds an unfinished copy; this target holds none/],
+      [["--to", empty.url, "--batch-rows", "0"], 2, /--batch-rows must be a whole number from 1 to 10000/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => copy(source.url, sourceUploads, ...args)));
+    runs.forEach((run, i) => expectRefusal(run, cases[i]![1], cases[i]![2]));
+    expect(runs[2]!.stderr).not.toContain("secret");
+    expect(await copiedSoFar(empty)).toBe(0);
+  }, 60_000);
+});
