@@ -16,6 +16,7 @@ import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/se
 import { DEFAULT_SEED_PASSWORD } from "../src/seed/seed.ts";
 import { failedFanout, FANOUT_KEY, fanoutServerEnv, runFanout, type FanoutSettings } from "./fanout.ts";
 import { isPostgresUrl, postgresServerPid, seededDatabase } from "./databases.ts";
+import { benchDataMoves, formatDataMoves } from "./data-moves.ts";
 import { deepCommentRestaurants } from "./deep-comments.ts";
 import { benchReads, formatReadTimings } from "./reads.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings, type RateLatency } from "./load.ts";
@@ -62,6 +63,11 @@ const HELP = `Usage: npm run bench [-- options]
                        (JSON in bench/results/reads.json)
   --calls N            with --reads: timed calls of each side per read (default 2000; 300 with
                        --quick), at most 15 s of them per read
+  --data-moves         instead of the HTTP scenarios: write latency of the running service
+                       without and during back-to-back backups, then backup, restore and
+                       copy-data times and sizes (bench/data-moves.ts; JSON in
+                       bench/results/data-moves.json)
+  --write-rate N       with --data-moves: writes (addComment) per second (default 100)
 
 Environment: DATABASE_URL (a postgres:// server to also bench on); BENCH_DURATION, BENCH_WARMUP,
 BENCH_CONNECTIONS, BENCH_ONLY, BENCH_DATABASES, BENCH_PEER, BENCH_PEER_ROUNDS, BENCH_SLO_DURATION,
@@ -104,6 +110,8 @@ function options() {
       "fanout-duration": { type: "string" },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
       reads: { type: "boolean", default: false },
+      "data-moves": { type: "boolean", default: false },
+      "write-rate": { type: "string" },
       calls: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -160,6 +168,7 @@ function options() {
     peer: values.peer === "postgraphile", peerRounds, sloDurationSec, sloRounds,
     cpuProf: values["cpu-prof"], out: values.out, fanout,
     reads: values.reads, calls: number(values.calls, values.quick ? 300 : 2000, "calls"),
+    dataMoves: values["data-moves"], writeRate: number(values["write-rate"], 100, "write-rate"),
   };
 }
 
@@ -418,9 +427,20 @@ async function readsOnly(opts: Options) {
   console.log(`\nPer-call medians. Written to ${path.relative(ROOT, out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
 }
 
+async function dataMovesOnly(opts: Options) {
+  const settings = { size: opts.size, serverUrl: opts.serverUrl, databases: opts.databases, durationSec: opts.load.durationSec, writeRate: opts.writeRate, password: PASSWORD };
+  const results = await benchDataMoves(settings, log, cleanups);
+  const out = path.join(ROOT, "bench/results/data-moves.json");
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, commit: gitCommit(), loadAverage: os.loadavg(), settings, results }, null, 2)}\n`);
+  console.log(`\n${formatDataMoves(results)}`);
+  console.log(`\nWritten to ${path.relative(ROOT, out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
+}
+
 async function main() {
   const opts = options();
   if (opts.reads) return readsOnly(opts);
+  if (opts.dataMoves) return dataMovesOnly(opts);
   const cpus = os.cpus();
   const report: BenchReport = {
     date: new Date().toISOString(),

@@ -1,0 +1,159 @@
+// `npm run bench -- --data-moves`: what backup, restore and copy-data cost on a seeded database,
+// and what a backup costs the running service. Per database:
+//   1. the real service (src/main.ts) on a freshly seeded database takes a steady stream of
+//      writes (GraphQL addComment at --write-rate per second, open loop, bench/paced.ts) for
+//      --duration seconds: write latency p50/p99/max with nothing else running;
+//   2. the same stream again while `admin backup` runs back to back for the whole window (each
+//      run into a new folder): the same figures during backups, and how long a backup took;
+//   3. with the service stopped: restore of the last backup into a fresh database, and copy-data
+//      to the other kind of database (SQLite -> PostgreSQL, PostgreSQL -> SQLite) and back.
+// Each command is the real CLI in its own process; times are wall-clock, sizes from its output.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, statSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Request } from "autocannon";
+import { restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
+import { freshPostgres, freshSqlite, seededDatabase, type BenchDatabase } from "./databases.ts";
+import { pacedLatency, type PacedResult } from "./paced.ts";
+import { ROOT, startService } from "./processes.ts";
+
+export type DataMoveSettings = { size: SizeName; serverUrl?: string; databases: ("sqlite" | "postgres")[]; durationSec: number; writeRate: number; password: string };
+
+type Timed = { seconds: number; result: any };
+export type DataMoveResult = {
+  database: "sqlite" | "postgres";
+  rows: number;
+  writes: { idle: PacedResult; duringBackup: PacedResult; backupsDuringLoad: number; backupSecondsUnderLoad: number[] };
+  backup: { seconds: number; databaseBytes: number; coverFiles: number; coverBytes: number; folderBytes: number };
+  restore: { seconds: number };
+  copyThere: { to: string; seconds: number; rows: number } | null;
+  copyBack: { to: string; seconds: number } | null;
+};
+
+const ADD_COMMENT = `mutation($id: ID!, $input: CommentInput!) { addComment(restaurantId: $id, input: $input) { id } }`;
+const CONNECTIONS = 16;
+
+/** Runs `npm run admin -- ...args` with these settings; resolves with its JSON line and wall time. */
+function admin(settings: Record<string, string>, ...args: string[]): Promise<Timed> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "production", ...settings },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve, reject) =>
+    child.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`admin ${args[0]} failed (${code}): ${stderr.trim() || stdout.trim()}`));
+      resolve({ seconds: (performance.now() - started) / 1000, result: JSON.parse(stdout.trim().split("\n").at(-1)!) });
+    }),
+  );
+}
+
+async function login(url: string, username: string, password: string): Promise<string> {
+  const res = await fetch(`${url}/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, password }) });
+  const body = (await res.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`login of ${username} failed: ${res.status}`);
+  return body.access_token;
+}
+
+const folderBytes = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? folderBytes(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).size), 0);
+
+export async function benchDataMoves(settings: DataMoveSettings, log: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<DataMoveResult[]> {
+  const results: DataMoveResult[] = [];
+  for (const name of settings.databases) {
+    log(`\n[${name}] fresh database, seeding ${settings.size}...`);
+    const { database, seeded } = await seededDatabase(name, { size: settings.size, serverUrl: settings.serverUrl, password: settings.password }, cleanups);
+    const rows = Object.entries(seeded.inserted).filter(([k]) => k !== "files").reduce((a, [, n]) => a + n, 0);
+    const scratch = mkdtempSync(path.join(tmpdir(), "gw-bench-moves-"));
+    cleanups.push(async () => rmSync(scratch, { recursive: true, force: true }));
+    const env = { DATABASE_URL: database.url, UPLOAD_DIR: database.uploadDir };
+
+    const service = await startService("src/main.ts", { ...env, NODE_ENV: "production", LOG_LEVEL: "warn", RATE_LIMIT_MAX: "0" });
+    let writes: DataMoveResult["writes"];
+    let lastBackup = "";
+    try {
+      const usernames = users(SIZES[settings.size]).slice(2, 10).map((u) => u.username);
+      const tokens = await Promise.all(usernames.map((u) => login(service.url, u, settings.password)));
+      const requests: Request[] = Array.from({ length: 256 }, (_, i) => ({
+        method: "POST",
+        path: "/graphql",
+        headers: { "content-type": "application/json", authorization: `Bearer ${tokens[i % tokens.length]}` },
+        body: JSON.stringify({
+          query: ADD_COMMENT,
+          variables: { id: restaurantId(1 + ((i * 7919) % SIZES[settings.size].restaurants)), input: { title: "During a backup", body: `write ${i}`, rating: 1 + (i % 5) } },
+        }),
+      }));
+      log(`[${name}] ${settings.writeRate} writes/s for ${settings.durationSec} s, nothing else running...`);
+      const idle = await pacedLatency(service.url, requests, CONNECTIONS, settings.durationSec, settings.writeRate, true);
+      log(`[${name}] the same while backups run back to back...`);
+      let loadDone = false;
+      const backupSeconds: number[] = [];
+      const backups = (async () => {
+        for (let i = 0; !loadDone; i++) {
+          lastBackup = path.join(scratch, `backup-${i}`);
+          backupSeconds.push((await admin(env, "backup", lastBackup)).seconds);
+          if (!loadDone) rmSync(lastBackup, { recursive: true, force: true });
+        }
+      })();
+      const duringBackup = await pacedLatency(service.url, requests, CONNECTIONS, settings.durationSec, settings.writeRate, true);
+      loadDone = true;
+      await backups;
+      writes = { idle, duringBackup, backupsDuringLoad: backupSeconds.length, backupSecondsUnderLoad: backupSeconds };
+    } finally {
+      await service.stop();
+    }
+
+    log(`[${name}] backup, restore and copy-data with the service stopped...`);
+    rmSync(lastBackup, { recursive: true, force: true });
+    const quiet = await admin(env, "backup", lastBackup);
+    const backup = {
+      seconds: quiet.seconds,
+      databaseBytes: quiet.result.database.bytes as number,
+      coverFiles: quiet.result.covers.files as number,
+      coverBytes: quiet.result.covers.bytes as number,
+      folderBytes: folderBytes(lastBackup),
+    };
+    const restoredDb: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(settings.serverUrl!);
+    cleanups.push(restoredDb.drop);
+    const restored = await admin({ DATABASE_URL: restoredDb.url, UPLOAD_DIR: restoredDb.uploadDir }, "restore", lastBackup);
+
+    let copyThere: DataMoveResult["copyThere"] = null;
+    let copyBack: DataMoveResult["copyBack"] = null;
+    const other = name === "sqlite" ? (settings.serverUrl ? "postgres" : null) : "sqlite";
+    if (other) {
+      const there: BenchDatabase = other === "sqlite" ? freshSqlite() : await freshPostgres(settings.serverUrl!);
+      cleanups.push(there.drop);
+      const copied = await admin(env, "copy-data", "--to", there.url, "--uploads-to", there.uploadDir);
+      copyThere = { to: other, seconds: copied.seconds, rows: copied.result.rows };
+      const back: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(settings.serverUrl!);
+      cleanups.push(back.drop);
+      const returned = await admin({ DATABASE_URL: there.url, UPLOAD_DIR: there.uploadDir }, "copy-data", "--to", back.url, "--uploads-to", back.uploadDir);
+      copyBack = { to: name, seconds: returned.seconds };
+    }
+    results.push({ database: name, rows, writes, backup, restore: { seconds: restored.seconds }, copyThere, copyBack });
+  }
+  return results;
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export function formatDataMoves(results: DataMoveResult[]): string {
+  const lines: string[] = [];
+  for (const r of results) {
+    const w = r.writes;
+    lines.push(`${r.database}: ${r.rows.toLocaleString("en")} seeded rows`);
+    lines.push(`  writes at ${w.idle.rate}/s     p50 ${w.idle.p50} ms  p99 ${w.idle.p99} ms  max ${w.idle.max} ms  failed ${w.idle.failed}`);
+    lines.push(`  during backups  p50 ${w.duringBackup.p50} ms  p99 ${w.duringBackup.p99} ms  max ${w.duringBackup.max} ms  failed ${w.duringBackup.failed}  (${w.backupsDuringLoad} backups, ${w.backupSecondsUnderLoad.map((s) => s.toFixed(1)).join(", ")} s)`);
+    lines.push(`  backup (idle)   ${r.backup.seconds.toFixed(1)} s: database ${mb(r.backup.databaseBytes)}, ${r.backup.coverFiles.toLocaleString("en")} covers ${mb(r.backup.coverBytes)}, folder ${mb(r.backup.folderBytes)}`);
+    lines.push(`  restore         ${r.restore.seconds.toFixed(1)} s`);
+    if (r.copyThere) lines.push(`  copy-data -> ${r.copyThere.to.padEnd(8)} ${r.copyThere.seconds.toFixed(1)} s (${r.copyThere.rows.toLocaleString("en")} rows, with covers)`);
+    if (r.copyBack) lines.push(`  copy-data -> ${r.copyBack.to.padEnd(8)} ${r.copyBack.seconds.toFixed(1)} s (back)`);
+  }
+  return lines.join("\n");
+}
