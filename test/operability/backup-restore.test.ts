@@ -139,7 +139,7 @@ describe("a backup taken under a steady write load, restored into an empty datab
     expect(readdirSync(path.join(backupDir, "uploads")).sort()).toEqual(groceries.map((g) => g.cover!).sort());
   });
 
-  it("a server on the restored database is ready, serves the covers, and a token issued before the backup still works", async () => {
+  it("a server on the restored database is ready, serves the covers, finds text, and a token issued before the backup still works", async () => {
     const restored = await startServer({ UPLOAD_DIR: restoredUploads }, { database: { ...target, drop: async () => {} } });
     try {
       const ready = await restored.fetch("/readyz");
@@ -147,6 +147,8 @@ describe("a backup taken under a steady write load, restored into an empty datab
       expect(await ready.json()).toMatchObject({ status: "ok", database: "ok", uploads: "ok" });
       const me = await restored.graphql(`{ me { id } }`, {}, tokenBefore.token);
       expect(me.data?.me?.id).toBe(tokenBefore.id);
+      const found = await restored.graphql(`{ restaurants(filter: { search: "backed" }) { nodes { title } } }`, {}, tokenBefore.token);
+      expect(found.data?.restaurants?.nodes, JSON.stringify(found.errors)).toHaveLength(5);
       const { cover } = await db.grocery.findFirstOrThrow({ where: { cover: { not: null } }, select: { cover: true } });
       // The last request closes its connection: a keep-alive one still finishing when close() starts would hold it open.
       const served = await restored.fetch(`/uploads/${cover}`, { headers: { connection: "close" } });

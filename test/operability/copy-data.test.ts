@@ -105,7 +105,7 @@ describe("SQLite -> the database under test -> SQLite", () => {
     expect(there.coversCopied).toBe(there.verification.covers.present);
   });
 
-  it("a server on the copy signs in a token issued before the move and serves the copied covers", async () => {
+  it("a server on the copy signs in a token issued before the move, serves the copied covers and finds text (its search index rebuilt)", async () => {
     const server = await startServer({ UPLOAD_DIR: middleUploads }, { database: { ...middle, drop: async () => {} } });
     try {
       expect((await server.graphql(`{ me { id } }`, {}, signedIn.token)).data?.me?.id).toBe(signedIn.id);
@@ -114,6 +114,12 @@ describe("SQLite -> the database under test -> SQLite", () => {
       expect(Buffer.from(await served.arrayBuffer()).equals(readFileSync(path.join(sourceUploads, cover!)))).toBe(true);
       expect(await ratingMismatches(server.db)).toEqual([]);
       expect(await orphanRows(server.db)).toBe(0);
+      // Search tables are derived: the target's own triggers built them as the rows arrived.
+      const found = await server.graphql(`{ groceries(filter: { search: "moved" }) { nodes { title } } }`, {}, signedIn.token);
+      expect(found.data?.groceries?.nodes, JSON.stringify(found.errors)).toEqual([{ title: "moved grocery" }]);
+      const { title } = await server.db.restaurant.findFirstOrThrow({ orderBy: { id: "asc" }, select: { title: true } });
+      const restaurants = await server.graphql(`query($q: String!) { restaurants(filter: { search: $q }) { nodes { title } } }`, { q: title }, signedIn.token);
+      expect(restaurants.data?.restaurants?.nodes?.map((n: { title: string }) => n.title)).toContain(title);
     } finally {
       await server.close();
     }
