@@ -9,7 +9,7 @@
 //      to the other kind of database (SQLite -> PostgreSQL, PostgreSQL -> SQLite) and back.
 // Each command is the real CLI in its own process; times are wall-clock, sizes from its output.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Request } from "autocannon";
@@ -20,15 +20,16 @@ import { ROOT, startService } from "./processes.ts";
 
 export type DataMoveSettings = { size: SizeName; serverUrl?: string; databases: ("sqlite" | "postgres")[]; durationSec: number; writeRate: number; password: string };
 
-type Timed = { seconds: number; result: any };
+/** A command's wall time, its JSON line, and its peak resident memory (VmHWM, sampled). */
+type Timed = { seconds: number; result: any; peakRssMb: number };
 export type DataMoveResult = {
   database: "sqlite" | "postgres";
   rows: number;
-  writes: { idle: PacedResult; duringBackup: PacedResult; backupsDuringLoad: number; backupSecondsUnderLoad: number[] };
-  backup: { seconds: number; databaseBytes: number; coverFiles: number; coverBytes: number; folderBytes: number };
-  restore: { seconds: number };
-  copyThere: { to: string; seconds: number; rows: number } | null;
-  copyBack: { to: string; seconds: number } | null;
+  writes: { idle: PacedResult; duringBackup: PacedResult; backupsDuringLoad: number; backupSecondsUnderLoad: number[]; healthzDuringBackup: { p99: number; max: number } };
+  backup: { seconds: number; databaseBytes: number; coverFiles: number; coverBytes: number; folderBytes: number; peakRssMb: number };
+  restore: { seconds: number; peakRssMb: number };
+  copyThere: { to: string; seconds: number; rows: number; peakRssMb: number } | null;
+  copyBack: { to: string; seconds: number; peakRssMb: number } | null;
 };
 
 const ADD_COMMENT = `mutation($id: ID!, $input: CommentInput!) { addComment(restaurantId: $id, input: $input) { id } }`;
@@ -46,10 +47,22 @@ function admin(settings: Record<string, string>, ...args: string[]): Promise<Tim
   let stderr = "";
   child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  let peakKb = 0;
+  const sample = setInterval(() => {
+    const status = (() => {
+      try {
+        return readFileSync(`/proc/${child.pid}/status`, "utf8");
+      } catch {
+        return "";
+      }
+    })();
+    peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+  }, 200);
   return new Promise((resolve, reject) =>
     child.on("close", (code) => {
+      clearInterval(sample);
       if (code !== 0) return reject(new Error(`admin ${args[0]} failed (${code}): ${stderr.trim() || stdout.trim()}`));
-      resolve({ seconds: (performance.now() - started) / 1000, result: JSON.parse(stdout.trim().split("\n").at(-1)!) });
+      resolve({ seconds: (performance.now() - started) / 1000, result: JSON.parse(stdout.trim().split("\n").at(-1)!), peakRssMb: Math.round(peakKb / 1024) });
     }),
   );
 }
@@ -59,6 +72,29 @@ async function login(url: string, username: string, password: string): Promise<s
   const body = (await res.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`login of ${username} failed: ${res.status}`);
   return body.access_token;
+}
+
+/** GET /healthz every 100 ms until stopped: the p99 and longest answer (ms). */
+function watchHealth(url: string) {
+  const times: number[] = [];
+  let stopped = false;
+  const running = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      await fetch(`${url}/healthz`).then((r) => r.arrayBuffer(), () => undefined);
+      times.push(performance.now() - started);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await running;
+      times.sort((a, b) => a - b);
+      const round = (ms: number) => Math.round(ms * 10) / 10;
+      return { p99: round(times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)] ?? 0), max: round(times.at(-1) ?? 0) };
+    },
+  };
 }
 
 const folderBytes = (dir: string): number =>
@@ -101,10 +137,12 @@ export async function benchDataMoves(settings: DataMoveSettings, log: (line: str
           if (!loadDone) rmSync(lastBackup, { recursive: true, force: true });
         }
       })();
+      const health = watchHealth(service.url);
       const duringBackup = await pacedLatency(service.url, requests, CONNECTIONS, settings.durationSec, settings.writeRate, true);
       loadDone = true;
+      const healthzDuringBackup = await health.stop();
       await backups;
-      writes = { idle, duringBackup, backupsDuringLoad: backupSeconds.length, backupSecondsUnderLoad: backupSeconds };
+      writes = { idle, duringBackup, backupsDuringLoad: backupSeconds.length, backupSecondsUnderLoad: backupSeconds, healthzDuringBackup };
     } finally {
       await service.stop();
     }
@@ -118,6 +156,7 @@ export async function benchDataMoves(settings: DataMoveSettings, log: (line: str
       coverFiles: quiet.result.covers.files as number,
       coverBytes: quiet.result.covers.bytes as number,
       folderBytes: folderBytes(lastBackup),
+      peakRssMb: quiet.peakRssMb,
     };
     const restoredDb: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(settings.serverUrl!);
     cleanups.push(restoredDb.drop);
@@ -130,13 +169,13 @@ export async function benchDataMoves(settings: DataMoveSettings, log: (line: str
       const there: BenchDatabase = other === "sqlite" ? freshSqlite() : await freshPostgres(settings.serverUrl!);
       cleanups.push(there.drop);
       const copied = await admin(env, "copy-data", "--to", there.url, "--uploads-to", there.uploadDir);
-      copyThere = { to: other, seconds: copied.seconds, rows: copied.result.rows };
+      copyThere = { to: other, seconds: copied.seconds, rows: copied.result.rows, peakRssMb: copied.peakRssMb };
       const back: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(settings.serverUrl!);
       cleanups.push(back.drop);
       const returned = await admin({ DATABASE_URL: there.url, UPLOAD_DIR: there.uploadDir }, "copy-data", "--to", back.url, "--uploads-to", back.uploadDir);
-      copyBack = { to: name, seconds: returned.seconds };
+      copyBack = { to: name, seconds: returned.seconds, peakRssMb: returned.peakRssMb };
     }
-    results.push({ database: name, rows, writes, backup, restore: { seconds: restored.seconds }, copyThere, copyBack });
+    results.push({ database: name, rows, writes, backup, restore: { seconds: restored.seconds, peakRssMb: restored.peakRssMb }, copyThere, copyBack });
   }
   return results;
 }
@@ -150,10 +189,11 @@ export function formatDataMoves(results: DataMoveResult[]): string {
     lines.push(`${r.database}: ${r.rows.toLocaleString("en")} seeded rows`);
     lines.push(`  writes at ${w.idle.rate}/s     p50 ${w.idle.p50} ms  p99 ${w.idle.p99} ms  max ${w.idle.max} ms  failed ${w.idle.failed}`);
     lines.push(`  during backups  p50 ${w.duringBackup.p50} ms  p99 ${w.duringBackup.p99} ms  max ${w.duringBackup.max} ms  failed ${w.duringBackup.failed}  (${w.backupsDuringLoad} backups, ${w.backupSecondsUnderLoad.map((s) => s.toFixed(1)).join(", ")} s)`);
-    lines.push(`  backup (idle)   ${r.backup.seconds.toFixed(1)} s: database ${mb(r.backup.databaseBytes)}, ${r.backup.coverFiles.toLocaleString("en")} covers ${mb(r.backup.coverBytes)}, folder ${mb(r.backup.folderBytes)}`);
-    lines.push(`  restore         ${r.restore.seconds.toFixed(1)} s`);
-    if (r.copyThere) lines.push(`  copy-data -> ${r.copyThere.to.padEnd(8)} ${r.copyThere.seconds.toFixed(1)} s (${r.copyThere.rows.toLocaleString("en")} rows, with covers)`);
-    if (r.copyBack) lines.push(`  copy-data -> ${r.copyBack.to.padEnd(8)} ${r.copyBack.seconds.toFixed(1)} s (back)`);
+    lines.push(`  /healthz during backups  p99 ${w.healthzDuringBackup.p99} ms  max ${w.healthzDuringBackup.max} ms`);
+    lines.push(`  backup (idle)   ${r.backup.seconds.toFixed(1)} s, peak RSS ${r.backup.peakRssMb} MB: database ${mb(r.backup.databaseBytes)}, ${r.backup.coverFiles.toLocaleString("en")} covers ${mb(r.backup.coverBytes)}, folder ${mb(r.backup.folderBytes)}`);
+    lines.push(`  restore         ${r.restore.seconds.toFixed(1)} s, peak RSS ${r.restore.peakRssMb} MB`);
+    if (r.copyThere) lines.push(`  copy-data -> ${r.copyThere.to.padEnd(8)} ${r.copyThere.seconds.toFixed(1)} s, peak RSS ${r.copyThere.peakRssMb} MB (${r.copyThere.rows.toLocaleString("en")} rows, with covers)`);
+    if (r.copyBack) lines.push(`  copy-data -> ${r.copyBack.to.padEnd(8)} ${r.copyBack.seconds.toFixed(1)} s, peak RSS ${r.copyBack.peakRssMb} MB (back)`);
   }
   return lines.join("\n");
 }

@@ -2,7 +2,7 @@
 // is the sum modulo 2^256 of each row's SHA-256, so it does not depend on the order rows are read
 // in (SQLite and PostgreSQL sort text differently) and is computed in one pass, batch by batch.
 // With a primary key no two rows are equal, so no pair can cancel out.
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { namesUpload, uploadColumnsOf } from "../storage/upload-references.ts";
 import type { Connection } from "./connection.ts";
 import type { Progress } from "./progress.ts";
@@ -20,7 +20,7 @@ export class RowSum {
   count = 0;
 
   add(row: Canonical[]): void {
-    const digest = createHash("sha256").update(JSON.stringify(row)).digest();
+    const digest = hash("sha256", JSON.stringify(row), "buffer");
     let carry = 0;
     for (let i = LANES - 1; i >= 0; i--) {
       const sum = this.lanes[i]! + digest.readUInt32BE(i * 4) + carry;

@@ -191,19 +191,29 @@ function refuseDifferentTables(source: TableSpec[], target: TableSpec[]) {
   }
 }
 
-/** Copies what is left of each table; returns the rows now in the target's tables. */
+/**
+ * Copies what is left of each table; returns the rows now in the target's tables. PostgreSQL
+ * checks foreign keys on every statement, so parents go first. On SQLite they are off for the
+ * copy (checked as a whole afterwards, `foreign_key_check`) and children go first: a parent's
+ * insert trigger then finds all its children in place and builds derived rows once (the search
+ * index indexes each restaurant once, not again for each of its tags).
+ */
 async function copyTables(source: Connection, target: Connection, specs: TableSpec[], batchRows: number, progress: Progress): Promise<number> {
   const state = (await readProgress(target))!;
   const totals: number[] = [];
   for (const spec of specs) totals.push(await countRows(source, spec.name));
   progress.phase("copying rows", totals.reduce((a, b) => a + b, 0), "rows");
   let copied = 0;
-  for (const spec of specs) {
+  if (target.provider === "sqlite") {
+    await target.run("PRAGMA foreign_keys = OFF");
+    await target.run("PRAGMA synchronous = NORMAL"); // WAL: a crash loses no committed batch
+  }
+  for (const spec of target.provider === "sqlite" ? [...specs].reverse() : specs) {
     const table = state.get(spec.name) ?? { lastKey: null, rows: 0, done: false };
     progress.advance(table.rows);
     copied += table.rows;
     if (table.done) continue;
-    const insert = inserter(target, spec);
+    const insert = await inserter(target, spec);
     const after = table.lastKey ? (JSON.parse(table.lastKey) as Canonical[]) : null;
     const p = (i: number) => placeholder(target.provider, i);
     for await (const batch of readBatches(source, spec, batchRows, after)) {
@@ -226,26 +236,29 @@ async function copyTables(source: Connection, target: Connection, specs: TableSp
   return copied;
 }
 
-/** PostgreSQL takes at most 65,535 parameters per statement. */
-const MAX_PARAMETERS = 30_000;
-
-/** Writes canonical rows into `spec`'s table: one statement per row on SQLite, multi-row VALUES on PostgreSQL. */
-function inserter(target: Connection, spec: TableSpec): (rows: Canonical[][]) => Promise<void> {
+/**
+ * Writes canonical rows into `spec`'s table. SQLite: one prepared statement per row (in-process,
+ * so that costs no round trip). PostgreSQL: one statement per batch whatever its size, each column
+ * sent as one array and spread back into rows by unnest().
+ */
+async function inserter(target: Connection, spec: TableSpec): Promise<(rows: Canonical[][]) => Promise<void>> {
   const columns = spec.columns.map((c) => quoteName(c.name)).join(", ");
-  const toStored = (row: Canonical[]) => row.map((value, i) => storable(target.provider, spec.columns[i]!.type, value));
   if (target.provider === "sqlite") {
     const sql = `INSERT INTO ${quoteName(spec.name)} (${columns}) VALUES (${spec.columns.map(() => "?").join(", ")})`;
     return async (rows) => {
-      for (const row of rows) await target.run(sql, toStored(row));
+      for (const row of rows) await target.run(sql, row.map((value, i) => storable("sqlite", spec.columns[i]!.type, value)));
     };
   }
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / spec.columns.length));
+  const declared = new Map(
+    (await target.rows(
+      `SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
+      [quoteName(spec.name)],
+    )).map(([name, type]) => [String(name), String(type)]),
+  );
+  const arrays = spec.columns.map((c, i) => `$${i + 1}::${declared.get(c.name)}[]`).join(", ");
+  const sql = `INSERT INTO ${quoteName(spec.name)} (${columns}) SELECT * FROM unnest(${arrays})`;
   return async (rows) => {
-    for (let from = 0; from < rows.length; from += perStatement) {
-      const chunk = rows.slice(from, from + perStatement);
-      const values = chunk.map((_, r) => `(${spec.columns.map((_, c) => `$${r * spec.columns.length + c + 1}`).join(", ")})`).join(", ");
-      await target.run(`INSERT INTO ${quoteName(spec.name)} (${columns}) VALUES ${values}`, chunk.flatMap(toStored));
-    }
+    await target.run(sql, spec.columns.map((c, i) => rows.map((row) => storable("postgres", c.type, row[i]!))));
   };
 }
 

@@ -82,6 +82,9 @@ export function readManifest(dir: string): Manifest {
     throw new NotRestorable(`${dir} is not a valid backup: ${MANIFEST_FILE} ${issue.path.join(".")}: ${issue.message}`);
   }
   const manifest = result.data;
+  if (manifest.database.file !== DATABASE_FILES[manifest.provider]) {
+    throw new NotRestorable(`${dir} is not a valid backup: its database file must be ${DATABASE_FILES[manifest.provider]}`);
+  }
   const known = new Set(readMigrations(manifest.provider).map((m) => m.name));
   const unknown = manifest.migrations.filter((name) => !known.has(name));
   if (unknown.length) {

@@ -24,7 +24,8 @@ export function claimEmptyFolder(given: string): OutputFolder {
   }
   if (!existed) {
     try {
-      mkdirSync(dir, { recursive: true });
+      // Readable by its owner only: the database holds password and token hashes.
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (error) {
       throw new FolderUnusable(`cannot create ${given}: ${(error as NodeJS.ErrnoException).code}`);
     }

@@ -40,7 +40,8 @@ export function libpqConnection(url: string): { uri: string; env: NodeJS.Process
   const password = decodeURIComponent(parsed.password);
   parsed.password = "";
   for (const name of NOT_LIBPQ) parsed.searchParams.delete(name);
-  const env: NodeJS.ProcessEnv = { ...process.env, PGCONNECT_TIMEOUT: process.env.PGCONNECT_TIMEOUT ?? "10" };
+  // libpq's connect timeout, 10 s unless the environment gives one.
+  const env: NodeJS.ProcessEnv = { PGCONNECT_TIMEOUT: "10", ...process.env };
   if (password) env.PGPASSWORD = password;
   return { uri: parsed.toString(), env };
 }

@@ -92,3 +92,18 @@ export function sqliteDatabase(prefix = "gw-sqlite-"): TestDatabase & { dir: str
 }
 
 export const tempDir = (prefix: string) => mkdtempSync(path.join(tmpdir(), prefix));
+
+/** Runs `work` over `items`, at most `concurrency` at a time (each a process: a loaded machine has few cores). */
+export async function eachLimited<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i]!, i);
+      }
+    }),
+  );
+  return results;
+}

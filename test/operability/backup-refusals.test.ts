@@ -12,13 +12,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/backup/connection.ts";
 import { sqliteFilePath } from "../../src/db/sqlite-adapter.ts";
 import { createTestDatabase, testProvider, type TestDatabase } from "../helpers/database.ts";
-import { CREATE_RESTAURANT, createGroceryWithCover, expectRefusal, graphql, jsonResult, pngWith, sqliteDatabase, tempDir } from "../helpers/data-moves.ts";
+import {
+  CREATE_RESTAURANT, createGroceryWithCover, eachLimited, expectRefusal, graphql, jsonResult, pngWith, sqliteDatabase, tempDir,
+} from "../helpers/data-moves.ts";
 import { runAdminWith } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let source: TestServer;
 let backupDir: string;
 const cleanup: string[] = [];
+/** Each test runs the real command line, a process or several: generous on a loaded machine. */
+const PROCESSES = 120_000;
 
 const backupOf = (database: string, dir: string, uploads = source.config.uploadDir) => runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "backup", dir);
 const restoreInto = (database: string, uploads: string, dir: string, ...more: string[]) =>
@@ -79,7 +83,7 @@ describe("backup refuses, creating nothing", () => {
     expectRefusal(notFolder, 1, /exists and is not a folder/);
     expect(readdirSync(dir)).toEqual(["keep.txt"]);
     expect(readFileSync(file, "utf8")).toBe("mine");
-  });
+  }, PROCESSES);
 
   it("a database URL that is wrong, unreachable, missing or not a gateway database", async () => {
     const parent = scratch("gw-no-folder-");
@@ -91,10 +95,10 @@ describe("backup refuses, creating nothing", () => {
       [`file:${path.join(parent, "missing.db")}`, 1, /there is no SQLite database at .*missing\.db/],
       [`file:${notGateway}`, 1, /is not a gateway database \(it has no migrations table\)/],
     ];
-    const runs = await Promise.all(cases.map(([url], i) => backupOf(url, path.join(parent, `backup-${i}`))));
+    const runs = await eachLimited(cases, 3, ([url], i) => backupOf(url, path.join(parent, `backup-${i}`)));
     runs.forEach((run, i) => expectRefusal(run, cases[i]![1], cases[i]![2]));
     expect(readdirSync(parent)).toEqual(["other.db"]);
-  });
+  }, PROCESSES);
 });
 
 describe("restore refuses, changing nothing", () => {
@@ -130,6 +134,7 @@ describe("restore refuses, changing nothing", () => {
       [damaged(editManifest((m) => m.migrations.push("29991231000000_from_the_future"))), /holds a newer schema \(migration 29991231000000_from_the_future\) than this version knows/],
       [damaged(editManifest((m) => (m.formatVersion = 2))), /was written in backup format 2 by a newer gateway/],
       [damaged(editManifest((m) => delete m.tables)), /is not a valid backup: manifest\.json tables/],
+      [damaged(editManifest((m) => (m.database.file = "../../../etc/passwd"))), /is not a valid backup: its database file must be database\.(sqlite|pgdump)/],
       [
         damaged((dir) => {
           const file = path.join(dir, readdirSync(dir).find((f) => f.startsWith("database."))!);
@@ -141,18 +146,18 @@ describe("restore refuses, changing nothing", () => {
       ],
       [damaged((dir) => rmSync(path.join(dir, "uploads", readdirSync(path.join(dir, "uploads"))[0]!))), /is damaged: 1 covers are missing from uploads\//],
     ];
-    const runs = await Promise.all(cases.map(([dir]) => restoreInto(target.url, uploads, dir)));
+    const runs = await eachLimited(cases, 3, ([dir]) => restoreInto(target.url, uploads, dir));
     runs.forEach((run, i) => expectRefusal(run, 1, cases[i]![1]));
     expect(await hasTables(target)).toBe(false);
     expect(existsSync(uploads)).toBe(false);
-  });
+  }, PROCESSES);
 
   it("a backup of the other kind of database", async () => {
     const other = source.database.provider === "sqlite" ? "postgresql://postgres@127.0.0.1:1/elsewhere" : sqliteDatabase().url;
     const run = await restoreInto(other, uploads, backupDir);
     expectRefusal(run, 1, source.database.provider === "sqlite" ? /is a SQLite backup: restore it into SQLite/ : /is a PostgreSQL backup: restore it into PostgreSQL/);
     expect(existsSync(uploads)).toBe(false);
-  });
+  }, PROCESSES);
 
   it("a database that is not empty; --overwrite replaces its data with the backup's", async () => {
     const run = await restoreInto(source.database.url, uploads, backupDir);
@@ -170,7 +175,7 @@ describe("restore refuses, changing nothing", () => {
     } finally {
       await other.close();
     }
-  }, 60_000);
+  }, PROCESSES);
 });
 
 describe("on a terminal", () => {
@@ -191,7 +196,7 @@ describe("on a terminal", () => {
     expect(out).toMatch(/backup written to .* in \d+\.\d s \(snapshot at /);
     expect(out).not.toMatch(/^\{"command"/m);
     expect(existsSync(path.join(dir, "manifest.json"))).toBe(true);
-  });
+  }, PROCESSES);
 });
 
 // A real full filesystem: a tmpfs mounted for the test (root, where the sandbox allows mounts:
@@ -233,7 +238,7 @@ describe.skipIf(!canMount)("a full disk halfway (a small tmpfs)", () => {
     expectRefusal(await backupOf(source.database.url, path.join(disk, "given")), 1, /the disk is full/);
     expect(readdirSync(disk)).toEqual(["given"]);
     expect(readdirSync(path.join(disk, "given"))).toEqual([]);
-  });
+  }, PROCESSES);
 
   it("restore: covers onto a full disk; nothing restored, the covers it added removed", async () => {
     const target = await createTestDatabase();
@@ -246,12 +251,12 @@ describe.skipIf(!canMount)("a full disk halfway (a small tmpfs)", () => {
     } finally {
       await target.drop();
     }
-  });
+  }, PROCESSES);
 
   it.skipIf(testProvider() === "postgres")("restore (SQLite): the database onto a full disk; no database file left", async () => {
     const disk = smallDisk("256k");
     const run = await restoreInto(`file:${path.join(disk, "gateway.db")}`, scratch("gw-full-uploads-"), backupDir);
     expectRefusal(run, 1, /the disk is full \(.*\); nothing was restored/);
     expect(readdirSync(disk)).toEqual([]);
-  });
+  }, PROCESSES);
 });

@@ -4,7 +4,7 @@
 // their comments, no row refers to a missing one, each cover is there byte for byte and no file
 // without a row; a server on the restored database is ready and a token issued before the backup
 // still signs its user in. Runs on SQLite (online backup API) and PostgreSQL (pg_dump).
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../src/db/client.ts";
@@ -98,6 +98,7 @@ describe("a backup taken under a steady write load, restored into an empty datab
     expect(writes.some((w) => w.ackedAt < snapshotAt), "writes before the snapshot").toBe(true);
     expect(writes.some((w) => w.startedAt > snapshotAt), "writes after the snapshot").toBe(true);
     expect(backupJson.covers.files).toBe(readdirSync(path.join(backupDir, "uploads")).length);
+    expect(statSync(backupDir).mode & 0o777, "password and token hashes: the owner's only").toBe(0o700);
     const manifest = JSON.parse(readFileSync(path.join(backupDir, "manifest.json"), "utf8"));
     expect(manifest.tables.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["User", "AccessToken", "Restaurant", "Comment", "Grocery"]));
   });
@@ -157,5 +158,5 @@ describe("a backup taken under a steady write load, restored into an empty datab
     } finally {
       await restored.close();
     }
-  });
+  }, 120_000);
 });

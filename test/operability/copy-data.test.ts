@@ -13,7 +13,7 @@ import { sqliteFilePath } from "../../src/db/sqlite-adapter.ts";
 import { seed } from "../../src/seed/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import {
-  ADD_COMMENT, createGroceryWithCover, expectRefusal, graphql, jsonResult, orphanRows, pngWith, ratingMismatches, sqliteDatabase, tempDir,
+  ADD_COMMENT, createGroceryWithCover, eachLimited, expectRefusal, graphql, jsonResult, orphanRows, pngWith, ratingMismatches, sqliteDatabase, tempDir,
 } from "../helpers/data-moves.ts";
 import { runAdminWith, startAdmin } from "../helpers/process.ts";
 import { startServer } from "../helpers/server.ts";
@@ -123,7 +123,7 @@ describe("SQLite -> the database under test -> SQLite", () => {
     } finally {
       await server.close();
     }
-  });
+  }, 120_000);
 
   it("refuses to copy into a database that is not empty, changing nothing", async () => {
     const run = await copy(source.url, sourceUploads, "--to", middle.url);
@@ -134,7 +134,7 @@ describe("SQLite -> the database under test -> SQLite", () => {
     } finally {
       await db.$disconnect();
     }
-  });
+  }, 120_000);
 });
 
 describe("kill -9 halfway", () => {
@@ -198,9 +198,9 @@ describe("bad input: one line, exit code, nothing changed", () => {
       [["--to", empty.url, "--restart"], 1, /--restart empties a target that holds an unfinished copy; this target holds none/],
       [["--to", empty.url, "--batch-rows", "0"], 2, /--batch-rows must be a whole number from 1 to 10000/],
     ];
-    const runs = await Promise.all(cases.map(([args]) => copy(source.url, sourceUploads, ...args)));
+    const runs = await eachLimited(cases, 3, ([args]) => copy(source.url, sourceUploads, ...args));
     runs.forEach((run, i) => expectRefusal(run, cases[i]![1], cases[i]![2]));
     expect(runs[2]!.stderr).not.toContain("secret");
     expect(await copiedSoFar(empty)).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });

@@ -108,7 +108,7 @@ every table with the manifest (exit 1 on a difference) and applies newer migrati
     options: {
       to: { value: "DATABASE_URL", required: true, help: "the database to fill: postgresql://... or file:... (it must be empty)" },
       "uploads-to": { value: "DIR", help: "copy the covers into this folder too (default: leave them in UPLOAD_DIR, shared by the new instances)" },
-      "batch-rows": { value: "N", help: "rows per committed batch (1 to 10000, default 1000)" },
+      "batch-rows": { value: "N", help: "rows per committed batch (1 to 10000, default 2000)" },
       restart: { help: "empty a target holding an unfinished or differing copy, and copy again" },
     },
     summary: "copies every table (and covers) from the database DATABASE_URL names into another one, e.g. SQLite -> PostgreSQL",
@@ -122,7 +122,7 @@ covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
       if (!providerOf(to)) throw new UsageError(`--to must be a database URL: postgresql://user:password@host:5432/db or file:path/to.db (got "${redactUrl(to)}")`);
       if (providerOf(to) === "postgres" && !URL.canParse(to)) throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
       const uploadsTo = typeof input.options["uploads-to"] === "string" ? input.options["uploads-to"] : undefined;
-      const batchRows = wholeNumber(input, "batch-rows", 1000, 1, 10_000);
+      const batchRows = wholeNumber(input, "batch-rows", 2000, 1, 10_000);
       const restart = input.options.restart === true;
       const result = await withProgress(ctx, (progress) =>
         copyData({ sourceUrl: ctx.config.database.url, targetUrl: to, uploadDir: ctx.config.uploadDir, uploadsTo, batchRows, restart, progress }),
