@@ -1,10 +1,9 @@
 // The commands that move data: backup, restore and copy-data (src/backup/ does the work). On a
 // terminal they draw progress and end with a readable report; otherwise they print one JSON line.
-import { backup } from "../../backup/backup.ts";
+// The work itself (src/backup/) is imported when a command runs, so the other admin commands do
+// not load it.
 import { providerOf, redactUrl } from "../../backup/connection.ts";
-import { copyData } from "../../backup/copy-data.ts";
 import { silentProgress, terminalProgress, type Progress } from "../../backup/progress.ts";
-import { restore } from "../../backup/restore.ts";
 import { reportJson, reportLines, VerificationFailed, type Verification } from "../../backup/verification.ts";
 import { UsageError, wholeNumber, type Command, type DataContext } from "./command.ts";
 
@@ -43,6 +42,7 @@ its rows name (uploads/, with uploads.sha256), and manifest.json (schema migrati
 checksum per table, when), written last. Writes acknowledged before the snapshot are in it.
 On failure (e.g. a full disk) the partial folder is removed.`,
     async run(ctx, input) {
+      const { backup } = await import("../../backup/backup.ts");
       const result = await withProgress(ctx, (progress) =>
         backup({ url: ctx.config.database.url, uploadDir: ctx.config.uploadDir, dir: input.args.dir!, progress }),
       );
@@ -85,6 +85,7 @@ no rows (or --overwrite). Then writes the covers and the database (in one transa
 every table with the manifest (exit 1 on a difference) and applies newer migrations.`,
     async run(ctx, input) {
       const overwrite = input.options.overwrite === true;
+      const { restore } = await import("../../backup/restore.ts");
       const result = await withProgress(ctx, (progress) =>
         restore({ dir: input.args.dir!, url: ctx.config.database.url, uploadDir: ctx.config.uploadDir, overwrite, progress }),
       ).catch((error) => reportFailure(ctx, "restore", error, { expected: "backup", actual: "restored" }));
@@ -124,6 +125,7 @@ covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
       const uploadsTo = typeof input.options["uploads-to"] === "string" ? input.options["uploads-to"] : undefined;
       const batchRows = wholeNumber(input, "batch-rows", 2000, 1, 10_000);
       const restart = input.options.restart === true;
+      const { copyData } = await import("../../backup/copy-data.ts");
       const result = await withProgress(ctx, (progress) =>
         copyData({ sourceUrl: ctx.config.database.url, targetUrl: to, uploadDir: ctx.config.uploadDir, uploadsTo, batchRows, restart, progress }),
       ).catch((error) => reportFailure(ctx, "copy-data", error, { expected: "source", actual: "target" }));
