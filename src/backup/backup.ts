@@ -14,7 +14,7 @@ import { failedWith } from "./failures.ts";
 import { openConnection, providerOf, redactUrl, type Connection } from "./connection.ts";
 import { checksumLines, settleCovers, stageCovers, totalBytes } from "./covers.ts";
 import { sha256OfFile, syncFilesystem, writeFileDurably } from "./files.ts";
-import { DATABASE_FILES, MANIFEST_FILE, newManifest, UPLOADS_CHECKSUMS, UPLOADS_FOLDER, type Manifest } from "./manifest.ts";
+import { ABSENT_LISTED, DATABASE_FILES, MANIFEST_FILE, newManifest, UPLOADS_CHECKSUMS, UPLOADS_FOLDER, type Manifest } from "./manifest.ts";
 import { claimEmptyFolder } from "./output-folder.ts";
 import { findPgTool, libpqConnection, serverMajor, startPgTool } from "./postgres-tools.ts";
 import type { Progress } from "./progress.ts";
@@ -23,7 +23,7 @@ import { copySqliteSnapshot } from "./sqlite-snapshot.ts";
 import { describeTables } from "./tables.ts";
 
 export type BackupOptions = { url: string; uploadDir: string; dir: string; progress: Progress };
-export type BackupResult = { dir: string; manifest: Manifest; absentCovers: string[]; seconds: number };
+export type BackupResult = { dir: string; manifest: Manifest; seconds: number };
 
 export async function backup({ url, uploadDir, dir, progress }: BackupOptions): Promise<BackupResult> {
   const started = performance.now();
@@ -72,13 +72,14 @@ async function writeBackup(source: Connection, { url, uploadDir, dir, progress }
       uploads: {
         files: covers.files.size,
         bytes: totalBytes(covers.files),
-        absent: covers.absent,
+        absentCount: covers.absent.length,
+        absent: covers.absent.slice(0, ABSENT_LISTED),
         checksumsSha256: createHash("sha256").update(checksums).digest("hex"),
       },
     });
     await writeFileDurably(path.join(output.dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
     output.keep();
-    return { dir: output.dir, manifest, absentCovers: covers.absent, seconds: (performance.now() - started) / 1000 };
+    return { dir: output.dir, manifest, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
     output.discard();
     throw failedWith(error, "the partial backup was removed");

@@ -16,6 +16,8 @@ export const DATABASE_FILES: Record<Provider, string> = { sqlite: "database.sqli
 
 const FORMAT = "restaurants-groceries-gateway backup";
 const FORMAT_VERSION = 1;
+/** Absent covers named in a manifest, at most (the count is exact). */
+export const ABSENT_LISTED = 100;
 
 const tableSchema = z.object({
   name: z.string(),
@@ -40,8 +42,9 @@ const manifestSchema = z.object({
   uploads: z.object({
     files: z.number().int().min(0),
     bytes: z.number().min(0),
-    /** Names the snapshot's rows refer to that the upload folder did not hold when the backup ran. */
-    absent: z.array(z.string()),
+    /** How many names the snapshot's rows refer to that the upload folder did not hold, and the first of them. */
+    absentCount: z.number().int().min(0),
+    absent: z.array(z.string()).max(ABSENT_LISTED),
     checksumsSha256: z.string(),
   }),
 });

@@ -178,6 +178,28 @@ describe("restore refuses, changing nothing", () => {
   }, PROCESSES);
 });
 
+describe("a cover a row names but the upload folder lacks", () => {
+  it("is reported by backup (counted, named in the manifest), and restore expects the others only", async () => {
+    const uploads = path.join(scratch("gw-absent-"), "uploads");
+    cpSync(source.config.uploadDir, uploads, { recursive: true });
+    const lost = readdirSync(uploads)[0]!;
+    rmSync(path.join(uploads, lost));
+    const dir = path.join(scratch("gw-absent-backup-"), "backup");
+    const run = await backupOf(source.database.url, dir, uploads);
+    expect(run.code, run.stderr).toBe(0);
+    expect(jsonResult(run).covers).toMatchObject({ files: 2, absent: 1 });
+    expect(JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")).uploads).toMatchObject({ files: 2, absentCount: 1, absent: [lost] });
+    const target = await createTestDatabase();
+    try {
+      const restored = await restoreInto(target.url, path.join(scratch("gw-absent-restored-"), "uploads"), dir);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(jsonResult(restored).verification).toMatchObject({ ok: true, covers: { expected: 2, present: 2 } });
+    } finally {
+      await target.drop();
+    }
+  }, PROCESSES);
+});
+
 describe("on a terminal", () => {
   const hasScript = spawnSync("script", ["--version"]).status === 0;
   // `script` (util-linux, in every Debian) gives the command a pseudo-terminal.

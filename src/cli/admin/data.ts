@@ -53,7 +53,7 @@ On failure (e.g. a full disk) the partial folder is removed.`,
         ctx.print(`  ${m.database.file}  ${megabytes(m.database.bytes)}  schema ${m.migrations.at(-1)}`);
         ctx.print(`  ${count(rows)} rows in ${m.tables.length} tables (counts and checksums in manifest.json)`);
         ctx.print(`  ${count(m.uploads.files)} covers, ${megabytes(m.uploads.bytes)}`);
-        if (result.absentCovers.length) ctx.print(`  ${result.absentCovers.length} covers named by rows were not in UPLOAD_DIR (listed in manifest.json)`);
+        if (m.uploads.absentCount) ctx.print(`  ${count(m.uploads.absentCount)} covers named by rows were not in UPLOAD_DIR (the first listed in manifest.json)`);
       } else {
         ctx.print(
           JSON.stringify({
@@ -67,7 +67,7 @@ On failure (e.g. a full disk) the partial folder is removed.`,
             database: { file: m.database.file, bytes: m.database.bytes, sha256: m.database.sha256 },
             rows,
             tables: Object.fromEntries(m.tables.map((t) => [t.name, t.rows])),
-            covers: { files: m.uploads.files, bytes: m.uploads.bytes, absent: m.uploads.absent.length },
+            covers: { files: m.uploads.files, bytes: m.uploads.bytes, absent: m.uploads.absentCount },
           }),
         );
       }
