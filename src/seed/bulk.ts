@@ -62,12 +62,16 @@ function restaurantRows(from: number, to: number, size: Size, badgeIds: string[]
   return t;
 }
 
-function groceryRows(from: number, to: number, size: Size): Tables {
+/** Byte sizes of the shared grocery covers by file name: each grocery counts its cover against its owner's quota. */
+export type CoverBytes = Map<string, number>;
+
+function groceryRows(from: number, to: number, size: Size, coverBytes: CoverBytes): Tables {
   const t: Tables = { GroceryTag: [], Grocery: [], ShoppingListEntry: [] };
   for (let n = from; n <= to; n++) {
     const g: GrocerySeed = grocery(n, size);
     t.GroceryTag.push(...g.tags);
-    t.Grocery.push({ ...g.row, cover: sharedCover("grocery", n) });
+    const cover = sharedCover("grocery", n);
+    t.Grocery.push({ ...g.row, cover, coverBytes: coverBytes.get(cover) ?? 0 });
     t.ShoppingListEntry.push(...g.shoppingList);
   }
   return t;
@@ -77,7 +81,7 @@ function groceryRows(from: number, to: number, size: Size): Tables {
 const PARENTS_FIRST = ["Restaurant", "RestaurantTag", "OpeningHours", "RestaurantBadge", "Comment", "Order", "Report", "Grocery", "GroceryTag", "ShoppingListEntry"];
 
 /** Whether the last item of each catalogue is there already (then nothing is written). */
-export type BulkTarget = { database: Config["database"]; size: Size; badgeIds: string[]; onProgress?: BulkProgress };
+export type BulkTarget = { database: Config["database"]; size: Size; badgeIds: string[]; coverBytes?: CoverBytes; onProgress?: BulkProgress };
 
 export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: number; groceries: number }> {
   return target.database.provider === "sqlite" ? writeSqlite(target) : writePostgres(target);
@@ -88,7 +92,7 @@ export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: nu
 const sqliteValue = (v: unknown) =>
   v instanceof Date ? v.toISOString().replace("Z", "+00:00") : typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v;
 
-function writeSqlite({ database, size, badgeIds, onProgress }: BulkTarget) {
+function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgress }: BulkTarget) {
   const db = new Database(sqliteFilePath(database.url));
   try {
     db.pragma("journal_mode = WAL");
@@ -129,7 +133,7 @@ function writeSqlite({ database, size, badgeIds, onProgress }: BulkTarget) {
       }
       for (let from = 1; from <= size.groceries; from += BATCH) {
         const to = Math.min(from + BATCH - 1, size.groceries);
-        for (const [table, rows] of Object.entries(groceryRows(from, to, size))) {
+        for (const [table, rows] of Object.entries(groceryRows(from, to, size, coverBytes))) {
           const added = insert(table, rows);
           if (table === "Grocery") counts.groceries += added;
         }
@@ -149,7 +153,7 @@ function writeSqlite({ database, size, badgeIds, onProgress }: BulkTarget) {
 
 // ---- PostgreSQL -----------------------------------------------------------------------------------
 
-async function writePostgres({ database, size, badgeIds, onProgress }: BulkTarget) {
+async function writePostgres({ database, size, badgeIds, coverBytes = new Map(), onProgress }: BulkTarget) {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
@@ -192,7 +196,7 @@ async function writePostgres({ database, size, badgeIds, onProgress }: BulkTarge
       }
       for (let from = 1; from <= size.groceries; from += BATCH) {
         const to = Math.min(from + BATCH - 1, size.groceries);
-        const tables = groceryRows(from, to, size);
+        const tables = groceryRows(from, to, size, coverBytes);
         for (const table of PARENTS_FIRST.filter((t) => t in tables)) {
           const added = await insert(table, tables[table]);
           if (table === "Grocery") counts.groceries += added;
