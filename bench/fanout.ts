@@ -1,36 +1,52 @@
-// The fan-out scenario (issue 15): many graphql-ws subscribers of one restaurant's commentAdded,
-// each on its own WebSocket connection (as real apps connect), while comments stream in through
-// REST at a fixed rate. Measures how long each event took from the write's acknowledgement (the
-// 201 the bench received) to its arrival at each subscriber, and the server's memory per
-// subscriber (RSS with the subscribers open minus RSS before, divided by their number).
+// The fan-out scenarios (issues 15 and 33): many subscribers of one restaurant's commentAdded,
+// each on its own connection (as real apps connect): WebSocket (graphql-transport-ws, key
+// live.fanout) and Server-Sent Events (graphql-sse, key live.fanout.sse), while comments stream in
+// through REST at a fixed rate. The subscribers live in child processes (fanout-clients.ts,
+// CLIENTS_PER_PROCESS each), so that reading 200,000 messages a second does not delay the writes
+// this process sends on schedule. Measures how long each event took from the write's
+// acknowledgement (the 201 the bench received) to its arrival at each subscriber, the server's
+// memory per subscriber (RSS with the subscribers open minus RSS before, divided by their number)
+// and its CPU per event delivered.
+import { fork, type ChildProcess } from "node:child_process";
 import http from "node:http";
-import { createClient, type Client } from "graphql-ws";
-import WebSocket from "ws";
+import { fileURLToPath } from "node:url";
+import type { ClientJob, FromClients, ToClients } from "./fanout-clients.ts";
+import { cpuSecondsOf } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
 
 export const FANOUT_KEY = "live.fanout";
+export const FANOUT_SSE_KEY = "live.fanout.sse";
 
 export type FanoutSettings = {
+  /** WebSocket subscribers (live.fanout). */
   subscribers: number;
+  /** Server-Sent Events streams (live.fanout.sse). */
+  streams: number;
   /** Comments written per second while the subscribers listen. */
   ratePerSec: number;
   durationSec: number;
 };
 
-/** Server settings the scenario needs: every subscriber is a connection from 127.0.0.1, all of one account. */
+export type FanoutTransport = "ws" | "sse";
+
+/** Server settings the scenarios need: every subscriber is a connection from 127.0.0.1, all of one account. */
 export function fanoutServerEnv(settings: FanoutSettings): Record<string, string> {
+  const most = Math.max(settings.subscribers, settings.streams);
   return {
-    MAX_CONNECTIONS: String(settings.subscribers + 200),
-    MAX_CONNECTIONS_PER_ADDRESS: String(settings.subscribers + 100),
-    LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT: String(settings.subscribers),
-    LIVE_MAX_CONNECTIONS_PER_CLIENT: String(settings.subscribers + 10),
-    LIVE_MAX_COST_PER_CLIENT: String(settings.subscribers * 100),
+    MAX_CONNECTIONS: String(most + 200),
+    MAX_CONNECTIONS_PER_ADDRESS: String(most + 100),
+    LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT: String(most),
+    LIVE_MAX_CONNECTIONS_PER_CLIENT: String(most + 10),
+    LIVE_MAX_COST_PER_CLIENT: String(most * 100),
   };
 }
 
 export type FanoutResult = {
   database: string;
+  transport?: FanoutTransport;
   settings: FanoutSettings;
+  /** Subscribers of this run (settings.subscribers over WebSocket, settings.streams over SSE). */
+  connections?: number;
   /** The server settings it ran with (see fanoutServerEnv). */
   serverEnv: Record<string, string>;
   comments: number;
@@ -44,22 +60,19 @@ export type FanoutResult = {
   rssAfterStreamMb: number;
   /** (RSS with subscribers - RSS before) / subscribers, in KiB. */
   kibPerSubscriber: number;
+  /** The server's CPU time over the stream (writes included) per event delivered, in microseconds. */
+  serverCpuUsPerEvent?: number | null;
   /** Seconds to open every connection and see each subscription listen (a probe comment reached all). */
   setupSec: number;
   problem: string | null;
 };
 
-const SUBSCRIPTION = `subscription Fanout($id: ID!) { commentAdded(restaurantId: $id) { id title } }`;
-const CONNECT_BATCH = 50;
+/** Subscribers per client process. */
+const CLIENTS_PER_PROCESS = 2_500;
 /** How long to wait for the last events after the last write. */
 const DRAIN_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 /**
  * The writes go through a few keep-alive connections (queued beyond them, as a client app's
@@ -93,82 +106,82 @@ async function activeSubscriptions(url: string): Promise<number> {
   return Number(/^graphql_subscriptions_active (\S+)$/m.exec(text)?.[1] ?? 0);
 }
 
+/** A client process and a way to ask it something (one answer of the type asked). */
+function clientProcess(job: ClientJob) {
+  const child: ChildProcess = fork(fileURLToPath(new URL("./fanout-clients.ts", import.meta.url)), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const waiting = new Map<string, (message: FromClients) => void>();
+  child.on("message", (message: FromClients) => {
+    const answer = waiting.get(message.type);
+    waiting.delete(message.type);
+    answer?.(message);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const ask = <T extends FromClients["type"]>(message: ToClients, answer: T) =>
+    new Promise<Extract<FromClients, { type: T }>>((resolve, reject) => {
+      waiting.set(answer, resolve as (message: FromClients) => void);
+      child.once("exit", () => reject(new Error(`a fan-out client process exited before answering ${answer}`)));
+      child.send(message);
+    });
+  return { ask, stop: () => (child.connected ? exited : (child.kill(), exited)), kill: () => child.kill() };
+}
+
 export async function runFanout(
   url: string,
+  serverPid: number,
   database: string,
+  transport: FanoutTransport,
   tokens: string[],
   restaurantId: string,
   settings: FanoutSettings,
   log: (text: string) => void,
 ): Promise<FanoutResult> {
-  const wsUrl = `${url.replace(/^http/, "ws")}/graphql`;
+  const key = transport === "ws" ? FANOUT_KEY : FANOUT_SSE_KEY;
+  const connections = transport === "ws" ? settings.subscribers : settings.streams;
   const serverEnv = fanoutServerEnv(settings);
-  /** Receipt times by comment title, one entry per subscriber that got it. */
-  const arrivals = new Map<string, number[]>();
-  const gotProbe = new Set<number>();
   const problems: string[] = [];
-  const clients: Client[] = [];
   const before = await readCounters(url);
+  const activeBefore = await activeSubscriptions(url);
   const setupStarted = Date.now();
+  const processes: ReturnType<typeof clientProcess>[] = [];
+  const sum = async <T extends "probes" | "count">(type: T, pick: (m: Extract<FromClients, { type: T }>) => number) =>
+    (await Promise.all(processes.map((p) => p.ask({ type } as ToClients, type)))).reduce((n, m) => n + pick(m as Extract<FromClients, { type: T }>), 0);
 
   try {
-    for (let first = 0; first < settings.subscribers; first += CONNECT_BATCH) {
-      const batch: Promise<void>[] = [];
-      for (let i = first; i < Math.min(settings.subscribers, first + CONNECT_BATCH); i++) {
-        const client = createClient({
-          url: wsUrl,
-          webSocketImpl: WebSocket,
-          connectionParams: { authorization: `Bearer ${tokens[i % tokens.length]}` },
-          lazy: false,
-          retryAttempts: 0,
-          onNonLazyError: (error) => void problems.push(`subscriber ${i} could not connect: ${String((error as { code?: number }).code ?? error)}`),
-        });
-        clients.push(client);
-        batch.push(
-          new Promise<void>((connected) => {
-            client.on("connected", () => connected());
-            client.on("closed", () => connected());
-          }),
-        );
-        client.subscribe(
-          { query: SUBSCRIPTION, variables: { id: restaurantId } },
-          {
-            next: (result) => {
-              const now = Date.now();
-              const title = (result.data as { commentAdded?: { title: string } } | null)?.commentAdded?.title;
-              if (!title) return void problems.push(`subscriber ${i}: ${JSON.stringify(result.errors ?? result)}`.slice(0, 300));
-              if (title.startsWith("probe")) gotProbe.add(i);
-              else (arrivals.get(title) ?? arrivals.set(title, []).get(title)!).push(now);
-            },
-            error: (error) => void problems.push(`subscriber ${i} ended: ${JSON.stringify(error).slice(0, 200)}`),
-            complete: () => {},
-          },
-        );
-      }
-      await Promise.all(batch);
+    const connecting: Promise<Extract<FromClients, { type: "connected" }>>[] = [];
+    for (let first = 0; first < connections; first += CLIENTS_PER_PROCESS) {
+      const job: ClientJob = { transport, url, tokens, restaurantId, count: Math.min(CLIENTS_PER_PROCESS, connections - first), first };
+      const p = clientProcess(job);
+      processes.push(p);
+      connecting.push(p.ask({ type: "start", job }, "connected"));
     }
+    for (const connected of await Promise.all(connecting)) problems.push(...connected.problems);
     if (problems.length) throw new Error(problems.slice(0, 3).join("; "));
 
-    // A subscribe message is answered only by events: a probe comment shows which subscriptions
-    // listen. Probes repeat (a few at most) until every subscriber has seen one.
+    // A subscription is answered only by events: a probe comment shows which ones listen.
+    // Probes repeat (a few at most) until every subscriber has seen one.
     const write = (title: string, token: string) => putComment(`${url}/restaurants/${encodeURIComponent(restaurantId)}/comments`, token, title);
-    const activeDeadline = Date.now() + 60_000;
-    while ((await activeSubscriptions(url)) < settings.subscribers && Date.now() < activeDeadline) await sleep(200);
-    for (let probe = 1; gotProbe.size < settings.subscribers; probe++) {
-      if (probe > 10) throw new Error(`only ${gotProbe.size} of ${settings.subscribers} subscribers listening after ${probe - 1} probes`);
+    const activeDeadline = Date.now() + 120_000;
+    while ((await activeSubscriptions(url)) - activeBefore < connections && Date.now() < activeDeadline) await sleep(200);
+    let listening = 0;
+    for (let probe = 1; listening < connections; probe++) {
+      if (probe > 10) throw new Error(`only ${listening} of ${connections} subscribers listening after ${probe - 1} probes`);
       const res = await write(`probe ${probe}`, tokens[0]!);
       if (res.status !== 201) throw new Error(`probe comment answered ${res.status}: ${res.body}`);
-      const deadline = Date.now() + 5_000;
-      while (gotProbe.size < settings.subscribers && Date.now() < deadline) await sleep(50);
+      const deadline = Date.now() + 10_000;
+      while ((listening = await sum("probes", (m) => m.listening)) < connections && Date.now() < deadline) await sleep(100);
     }
     const setupSec = (Date.now() - setupStarted) / 1000;
     await sleep(1000); // let the probes' garbage settle before reading memory
     const withSubscribers = await readCounters(url);
-    log(`  ${FANOUT_KEY}: ${settings.subscribers} subscribers listening after ${setupSec.toFixed(1)} s; streaming ${settings.ratePerSec} comments/s for ${settings.durationSec} s`);
+    log(`  ${key}: ${connections} subscribers listening after ${setupSec.toFixed(1)} s; streaming ${settings.ratePerSec} comments/s for ${settings.durationSec} s`);
 
     // The stream: one write every 1/rate seconds on a fixed schedule (a slow answer does not delay the next).
-    const acknowledged = new Map<string, number>();
+    const acknowledged: Record<string, number> = {};
     const total = Math.round(settings.ratePerSec * settings.durationSec);
+    const cpuBefore = cpuSecondsOf(serverPid);
     const started = Date.now();
     const writes: Promise<void>[] = [];
     for (let n = 0; n < total; n++) {
@@ -177,66 +190,82 @@ export async function runFanout(
       const title = `stream ${n}`;
       writes.push(
         write(title, tokens[n % tokens.length]!).then((res) => {
-          if (res.status === 201) acknowledged.set(title, Date.now());
+          if (res.status === 201) acknowledged[title] = Date.now();
           else problems.push(`comment ${n} answered ${res.status}: ${res.body.slice(0, 200)}`);
         }),
       );
     }
     await Promise.all(writes);
-    const expected = acknowledged.size * settings.subscribers;
-    const received = () => [...arrivals.values()].reduce((sum, times) => sum + times.length, 0);
+    const expected = Object.keys(acknowledged).length * connections;
     const drainUntil = Date.now() + DRAIN_MS;
-    while (received() < expected && Date.now() < drainUntil) await sleep(100);
+    while ((await sum("count", (m) => m.received)) < expected && Date.now() < drainUntil) await sleep(200);
+    const cpuAfter = cpuSecondsOf(serverPid);
     const after = await readCounters(url);
 
-    const latencies: number[] = [];
-    for (const [title, times] of arrivals) {
-      const ack = acknowledged.get(title);
-      if (ack !== undefined) for (const at of times) latencies.push(Math.max(0, at - ack));
+    const results = await Promise.all(processes.map((p) => p.ask({ type: "finish", acks: acknowledged }, "result")));
+    const histogram = new Map<number, number>();
+    let got = 0;
+    let max = 0;
+    for (const r of results) {
+      problems.push(...r.problems);
+      got += r.received;
+      max = Math.max(max, r.max);
+      for (const [ms, n] of r.latencies) histogram.set(ms, (histogram.get(ms) ?? 0) + n);
     }
-    latencies.sort((a, b) => a - b);
-    const got = received();
+    const sorted = [...histogram].sort((a, b) => a[0] - b[0]);
+    const percentile = (p: number) => {
+      const rank = Math.ceil((p / 100) * got);
+      let seen = 0;
+      for (const [ms, n] of sorted) if ((seen += n) >= rank) return ms;
+      return max;
+    };
     if (got < expected) problems.push(`${expected - got} of ${expected} events had not arrived ${DRAIN_MS / 1000} s after the last write`);
     const mb = (bytes: number) => bytes / 2 ** 20;
     return {
       database,
+      transport,
       settings,
+      connections,
       serverEnv,
-      comments: acknowledged.size,
+      comments: Object.keys(acknowledged).length,
       expected,
       received: got,
-      latency: latencies.length ? { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)! } : null,
+      latency: got ? { p50: percentile(50), p99: percentile(99), max } : null,
       rssBeforeMb: mb(before.rssBytes),
       rssWithSubscribersMb: mb(withSubscribers.rssBytes),
       rssAfterStreamMb: mb(after.rssBytes),
-      kibPerSubscriber: (withSubscribers.rssBytes - before.rssBytes) / 1024 / settings.subscribers,
+      kibPerSubscriber: (withSubscribers.rssBytes - before.rssBytes) / 1024 / connections,
+      serverCpuUsPerEvent: cpuBefore !== null && cpuAfter !== null && got > 0 ? ((cpuAfter - cpuBefore) * 1e6) / got : null,
       setupSec,
       problem: problems.length ? problems.slice(0, 3).join("; ") : null,
     };
   } finally {
-    await Promise.all(clients.map((client) => client.dispose()));
+    await Promise.all(processes.map((p) => Promise.race([p.stop(), sleep(5_000).then(() => p.kill())])));
   }
 }
 
 /** The result of a fan-out that could not run to its end (no figures). */
-export function failedFanout(database: string, settings: FanoutSettings, problem: string): FanoutResult {
+export function failedFanout(database: string, transport: FanoutTransport, settings: FanoutSettings, problem: string): FanoutResult {
   return {
-    database, settings, serverEnv: fanoutServerEnv(settings), comments: 0, expected: 0, received: 0, latency: null,
+    database, transport, settings, serverEnv: fanoutServerEnv(settings), comments: 0, expected: 0, received: 0, latency: null,
     rssBeforeMb: 0, rssWithSubscribersMb: 0, rssAfterStreamMb: 0, kibPerSubscriber: 0, setupSec: 0, problem,
   };
 }
 
 export function formatFanout(results: FanoutResult[]): string[] {
   if (!results.length) return [];
-  const out = ["", "Fan-out (GraphQL subscriptions over WebSocket, one connection per subscriber):"];
+  const out = ["", "Fan-out (GraphQL subscriptions, one connection per subscriber, clients in processes of their own; target: every event, p99 < 250 ms):"];
   for (const r of results) {
     const s = r.settings;
     const latency = r.latency ? `delivery latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms` : "no events measured";
+    const met = r.latency && r.received === r.expected && r.expected > 0 && r.latency.p99 < 250 ? "met" : "NOT MET";
+    const transport = r.transport === "sse" ? "Server-Sent Events streams" : "WebSocket subscribers";
     out.push(
-      `  ${r.database}: ${s.subscribers} subscribers of one restaurant's commentAdded, ${r.comments} comments through REST at ${s.ratePerSec}/s for ${s.durationSec} s: ` +
-        `${r.received} of ${r.expected} events received; ${latency} (from the write's 201 to receipt)`,
+      `  ${r.database}: ${r.connections ?? s.subscribers} ${transport} of one restaurant's commentAdded, ${r.comments} comments through REST at ${s.ratePerSec}/s for ${s.durationSec} s: ` +
+        `${r.received} of ${r.expected} events received; ${latency} (from the write's 201 to receipt): ${met}`,
       `    server RSS ${r.rssBeforeMb.toFixed(0)} MB before the subscribers, ${r.rssWithSubscribersMb.toFixed(0)} MB with them ` +
-        `(${r.kibPerSubscriber.toFixed(0)} KiB per subscriber), ${r.rssAfterStreamMb.toFixed(0)} MB after the stream; set up in ${r.setupSec.toFixed(1)} s`,
+        `(${r.kibPerSubscriber.toFixed(1)} KiB per subscriber), ${r.rssAfterStreamMb.toFixed(0)} MB after the stream; set up in ${r.setupSec.toFixed(1)} s` +
+        (r.serverCpuUsPerEvent != null ? `; server CPU ${r.serverCpuUsPerEvent.toFixed(1)} µs per event delivered` : ""),
       `    server settings: ${Object.entries(r.serverEnv).map(([k, v]) => `${k}=${v}`).join(" ")}`,
     );
     if (r.problem) out.push(`    PROBLEM: ${r.problem}`);

@@ -14,7 +14,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
 import { DEFAULT_SEED_PASSWORD } from "../src/seed/seed.ts";
-import { failedFanout, FANOUT_KEY, fanoutServerEnv, runFanout, type FanoutSettings } from "./fanout.ts";
+import { failedFanout, FANOUT_KEY, FANOUT_SSE_KEY, fanoutServerEnv, runFanout, type FanoutSettings, type FanoutTransport } from "./fanout.ts";
 import { isPostgresUrl, postgresServerPid, seededDatabase } from "./databases.ts";
 import { benchDataMoves, formatDataMoves } from "./data-moves.ts";
 import { deepCommentRestaurants } from "./deep-comments.ts";
@@ -52,7 +52,9 @@ const HELP = `Usage: npm run bench [-- options]
   --slo-rounds N       fixed-rate runs per scenario; the worst p99 of them is reported
                        (default 3)
   --fanout-subscribers N  WebSocket subscribers of the fan-out scenario (key live.fanout;
-                       default 1000, one connection each)
+                       default 10000, 1000 with --quick; one connection each)
+  --fanout-streams N   Server-Sent Events streams of the SSE fan-out (key live.fanout.sse;
+                       default 2000, 200 with --quick)
   --fanout-rate N      comments per second written during the fan-out (default 20)
   --fanout-duration S  seconds the comments stream for (default 10; 5 with --quick)
   --cpu-prof           run the server under test with node --cpu-prof (profiles are written
@@ -106,6 +108,7 @@ function options() {
       "slo-rounds": { type: "string" },
       "cpu-prof": { type: "boolean", default: false },
       "fanout-subscribers": { type: "string" },
+      "fanout-streams": { type: "string" },
       "fanout-rate": { type: "string" },
       "fanout-duration": { type: "string" },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
@@ -156,12 +159,13 @@ function options() {
   const sloRounds = number(values["slo-rounds"], 3, "slo-rounds");
   if (!Number.isInteger(sloRounds) || sloRounds < 1) throw new Error("--slo-rounds must be a whole number of at least 1");
   const fanout: FanoutSettings = {
-    subscribers: number(values["fanout-subscribers"], 1000, "fanout-subscribers"),
+    subscribers: number(values["fanout-subscribers"], values.quick ? 1000 : 10_000, "fanout-subscribers"),
+    streams: number(values["fanout-streams"], values.quick ? 200 : 2000, "fanout-streams"),
     ratePerSec: number(values["fanout-rate"], 20, "fanout-rate"),
     durationSec: number(values["fanout-duration"], values.quick ? 5 : 10, "fanout-duration"),
   };
-  if (!Number.isInteger(fanout.subscribers) || fanout.subscribers < 1 || fanout.ratePerSec <= 0) {
-    throw new Error("--fanout-subscribers must be a whole number of at least 1 and --fanout-rate above 0");
+  if (!Number.isInteger(fanout.subscribers) || fanout.subscribers < 1 || !Number.isInteger(fanout.streams) || fanout.streams < 1 || fanout.ratePerSec <= 0) {
+    throw new Error("--fanout-subscribers and --fanout-streams must be whole numbers of at least 1 and --fanout-rate above 0");
   }
   return {
     quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds,
@@ -317,7 +321,7 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
       METRICS_ENABLED: "true",
       METRICS_TOKEN: "",
       // The fan-out's subscribers all connect from 127.0.0.1 (printed with its figures).
-      ...(selectedKey(opts, FANOUT_KEY) ? fanoutServerEnv(opts.fanout) : {}),
+      ...(selectedKey(opts, FANOUT_KEY) || selectedKey(opts, FANOUT_SSE_KEY) ? fanoutServerEnv(opts.fanout) : {}),
     };
     // One folder per server; node names each thread's profile itself (the tsx loader runs in a
     // worker thread, and a fixed --cpu-prof-name would let its profile overwrite the main one).
@@ -386,14 +390,19 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
         heapAfterMb: end.heapBytes / 2 ** 20,
       });
 
-      if (selectedKey(opts, FANOUT_KEY)) {
-        log(`[${name}] fan-out: ${opts.fanout.subscribers} WebSocket subscribers, ${opts.fanout.ratePerSec} comments/s for ${opts.fanout.durationSec} s`);
-        const result = await runFanout(server.url, name, tokens, ctx.restaurantIds[0]!, opts.fanout, log).catch((error: Error) =>
-          failedFanout(name, opts.fanout, `fan-out failed: ${error.message}`),
+      const fanouts: [string, FanoutTransport, number][] = [
+        [FANOUT_KEY, "ws", opts.fanout.subscribers],
+        [FANOUT_SSE_KEY, "sse", opts.fanout.streams],
+      ];
+      for (const [key, transport, connections] of fanouts) {
+        if (!selectedKey(opts, key)) continue;
+        log(`[${name}] fan-out: ${connections} ${transport === "ws" ? "WebSocket subscribers" : "Server-Sent Events streams"}, ${opts.fanout.ratePerSec} comments/s for ${opts.fanout.durationSec} s`);
+        const result = await runFanout(server.url, server.pid, name, transport, tokens, ctx.restaurantIds[0]!, opts.fanout, log).catch((error: Error) =>
+          failedFanout(name, transport, opts.fanout, `fan-out failed: ${error.message}`),
         );
         const l = result.latency;
-        log(`  ${FANOUT_KEY}: ${result.received} of ${result.expected} events, p50 ${l?.p50} ms, p99 ${l?.p99} ms, ${result.kibPerSubscriber.toFixed(0)} KiB/subscriber${result.problem ? ` (${result.problem})` : ""}`);
-        if (result.problem) log(`  ${FANOUT_KEY}: the server's last output:\n${server.output().slice(-3000)}`);
+        log(`  ${key}: ${result.received} of ${result.expected} events, p50 ${l?.p50} ms, p99 ${l?.p99} ms, ${result.kibPerSubscriber.toFixed(1)} KiB/subscriber${result.problem ? ` (${result.problem})` : ""}`);
+        if (result.problem) log(`  ${key}: the server's last output:\n${server.output().slice(-3000)}`);
         report.fanout.push(result);
       }
     });
