@@ -118,7 +118,7 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
     },
     listening: () => sawProbe.size,
     received: () => [...arrivals.values()].reduce((n, times) => n + times.length, 0),
-    finish(acks: Record<string, number>) {
+    finish(acks: Record<string, number>, done: () => void) {
       finishing = true;
       const histogram = new Map<number, number>();
       let max = 0;
@@ -135,6 +135,7 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
       }
       for (const close of closers) close();
       send({ type: "result", received, latencies: [...histogram], max, problems });
+      done();
     },
   };
 }
@@ -142,7 +143,8 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
 // In the child: one job, driven by the parent's messages.
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   let clients: ReturnType<typeof run> | undefined;
-  const reply = (message: FromClients) => process.send!(message);
+  let sent: Promise<void> = Promise.resolve();
+  const reply = (message: FromClients) => void (sent = new Promise((resolve) => process.send!(message, () => resolve())));
   process.on("message", (message: ToClients) => {
     if (message.type === "start") {
       clients = run(message.job, reply);
@@ -150,8 +152,8 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
     } else if (message.type === "probes") reply({ type: "probes", listening: clients?.listening() ?? 0 });
     else if (message.type === "count") reply({ type: "count", received: clients?.received() ?? 0 });
     else if (message.type === "finish") {
-      clients?.finish(message.acks);
-      process.disconnect();
+      // Leave once the result has gone out (a disconnect right after send could lose it).
+      clients?.finish(message.acks, () => void sent.then(() => process.disconnect()));
     }
   });
 }

@@ -10,6 +10,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
+import { fanoutFloor, type FanoutFloor } from "./baselines/fanout-floor.ts";
 import type { ClientJob, FromClients, ToClients } from "./fanout-clients.ts";
 import { cpuSecondsOf } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
@@ -64,9 +65,13 @@ export type FanoutResult = {
   serverCpuUsPerEvent?: number | null;
   /** Seconds to open every connection and see each subscription listen (a probe comment reached all). */
   setupSec: number;
+  /** The same number of raw loopback sockets written one frame each per round, just before (baselines/fanout-floor.ts). */
+  floor?: FanoutFloor | null;
   problem: string | null;
 };
 
+/** Rounds of the raw floor measured before each fan-out. */
+const FLOOR_ROUNDS = 20;
 /** Subscribers per client process. */
 const CLIENTS_PER_PROCESS = 2_500;
 /** How long to wait for the last events after the last write. */
@@ -140,6 +145,8 @@ export async function runFanout(
 ): Promise<FanoutResult> {
   const key = transport === "ws" ? FANOUT_KEY : FANOUT_SSE_KEY;
   const connections = transport === "ws" ? settings.subscribers : settings.streams;
+  const floor = await fanoutFloor(connections, FLOOR_ROUNDS).catch(() => null);
+  if (floor) log(`  ${key}: floor: a raw frame to ${connections} loopback sockets costs ${floor.cpuUsPerSend.toFixed(1)} µs CPU per send, ${floor.wallMsPerRound.toFixed(0)} ms per round`);
   const serverEnv = fanoutServerEnv(settings);
   const problems: string[] = [];
   const before = await readCounters(url);
@@ -237,6 +244,7 @@ export async function runFanout(
       kibPerSubscriber: (withSubscribers.rssBytes - before.rssBytes) / 1024 / connections,
       serverCpuUsPerEvent: cpuBefore !== null && cpuAfter !== null && got > 0 ? ((cpuAfter - cpuBefore) * 1e6) / got : null,
       setupSec,
+      floor,
       problem: problems.length ? problems.slice(0, 3).join("; ") : null,
     };
   } finally {
@@ -266,6 +274,12 @@ export function formatFanout(results: FanoutResult[]): string[] {
       `    server RSS ${r.rssBeforeMb.toFixed(0)} MB before the subscribers, ${r.rssWithSubscribersMb.toFixed(0)} MB with them ` +
         `(${r.kibPerSubscriber.toFixed(1)} KiB per subscriber), ${r.rssAfterStreamMb.toFixed(0)} MB after the stream; set up in ${r.setupSec.toFixed(1)} s` +
         (r.serverCpuUsPerEvent != null ? `; server CPU ${r.serverCpuUsPerEvent.toFixed(1)} µs per event delivered` : ""),
+      ...(r.floor
+        ? [
+            `    floor (baselines/fanout-floor.ts, just before): a raw frame written to ${r.floor.connections} loopback sockets from one process costs ${r.floor.cpuUsPerSend.toFixed(1)} µs CPU per send, ` +
+              `${r.floor.wallMsPerRound.toFixed(0)} ms per round of ${r.floor.connections} (at ${s.ratePerSec} events/s a round has ${(1000 / s.ratePerSec).toFixed(0)} ms)`,
+          ]
+        : []),
       `    server settings: ${Object.entries(r.serverEnv).map(([k, v]) => `${k}=${v}`).join(" ")}`,
     );
     if (r.problem) out.push(`    PROBLEM: ${r.problem}`);
