@@ -129,15 +129,16 @@ export function cpuSecondsBetween(before: Map<number, number>, after: Map<number
 }
 
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */
-export function startService(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
-  return startProcess(process.execPath, [...nodeArgs, "--import", "tsx", script], env);
+/** `root`: another checkout to run it from (its own node_modules), e.g. the bench's --before. */
+export function startService(script: string, env: Record<string, string>, nodeArgs: string[] = [], root = ROOT): Promise<Service> {
+  return startProcess(process.execPath, [...nodeArgs, "--import", "tsx", script], env, root);
 }
 
 /** Runs `command args` from the repo's root with HOST and PORT set; resolves once it answers /healthz. */
-export async function startProcess(command: string, args: string[], env: Record<string, string>): Promise<Service> {
+export async function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT): Promise<Service> {
   const port = await freePort();
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, HOST: "127.0.0.1", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });

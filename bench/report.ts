@@ -66,6 +66,8 @@ export type BenchReport = {
     seed: Record<string, number>;
   };
   results: ScenarioResult[];
+  /** The same scenarios against the --before server (another checkout), from the same run; empty without it. */
+  before: ScenarioResult[];
   ratios: Ratio[];
   pageSizeChecks: PageSizeCheck[];
   /** Server memory (from its /metrics) before the first scenario and after each round of them. */
@@ -254,5 +256,47 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
     }
   }
   out.push(...formatFanout(report.fanout ?? []));
+  out.push(...formatClosingTable(report));
   return out.join("\n");
+}
+
+/**
+ * Issue 33's closing table: every scenario of this service with its ratio to PostGraphile, its
+ * p99 at half saturation (worst round), its CPU per request in the server and the database; with
+ * --before, each as "before -> after" from the same run.
+ */
+export function formatClosingTable(report: BenchReport): string[] {
+  const ours = report.results.filter((r) => r.database && (r.api === "graphql" || r.api === "rest") && r.measurement);
+  if (!ours.length) return [];
+  const before = (r: ScenarioResult) => (report.before ?? []).find((b) => b.key === r.key && b.database === r.database);
+  const peerOf = (r: ScenarioResult) => report.results.find((p) => p.peerOf === r.key && p.database === r.database && p.measurement);
+  const pair = (now: number | null | undefined, then: number | null | undefined, digits: number) =>
+    then === undefined ? fixed(now, digits) : `${fixed(then, digits)} -> ${fixed(now, digits)}`;
+  const hasBefore = (report.before ?? []).length > 0;
+  const rows = ours.map((r) => {
+    const b = before(r);
+    const peer = peerOf(r);
+    const ratio = (x: ScenarioResult | undefined) => (x?.measurement && peer?.measurement ? x.measurement.reqPerSec / peer.measurement.reqPerSec : null);
+    const target = peer ? PEER_TARGETS[r.kind] : null;
+    const p99 = (x: ScenarioResult | undefined) => x?.slo?.p99 ?? null;
+    return [
+      r.database!,
+      r.label,
+      pair(r.measurement!.reqPerSec, b ? (b.measurement?.reqPerSec ?? null) : undefined, 0),
+      peer ? `${pair(ratio(r), b ? ratio(b) : undefined, 2)} (>= ${target!.toFixed(1)}: ${ratio(r)! >= target! ? "met" : "NOT MET"})` : "-",
+      r.slo ? `${pair(p99(r), b ? p99(b) : undefined, 1)} (< ${P99_TARGET_MS}: ${r.slo.p99 < P99_TARGET_MS && r.slo.failed === 0 ? "met" : "NOT MET"})` : "-",
+      pair(r.measurement!.cpuMsPerRequest, b ? (b.measurement?.cpuMsPerRequest ?? null) : undefined, 2),
+      pair(r.measurement!.databaseCpuMsPerRequest, b ? (b.measurement?.databaseCpuMsPerRequest ?? null) : undefined, 2),
+      pair(r.measurement!.statementsOneAtATime, b ? (b.measurement?.statementsOneAtATime ?? null) : undefined, 1),
+    ];
+  });
+  const arrow = hasBefore ? " (before -> after)" : "";
+  return [
+    "",
+    `Closing table (issue 33)${hasBefore ? ": before is the --before checkout, run right after this one on the same database in this run" : ""}:`,
+    table(
+      [["database", "scenario", `req/s${arrow}`, "ratio to PostGraphile", "p99 ms at half saturation (worst round)", "CPU ms/req server", "CPU ms/req database", "SQL/req"], ...rows],
+      [false, false, true, false, false, true, true, true],
+    ),
+  ];
 }

@@ -59,6 +59,10 @@ const HELP = `Usage: npm run bench [-- options]
   --fanout-duration S  seconds the comments stream for (default 10; 5 with --quick)
   --cpu-prof           run the server under test with node --cpu-prof (profiles are written
                        to a temp folder named at the end; open them in Chrome DevTools)
+  --before DIR         also run every scenario against the server of another checkout (DIR,
+                       with its own node_modules; e.g. a worktree at the commit before a
+                       change), on the same database, right after this one's each time: the
+                       closing table shows before -> after from the one run
   --out FILE           where to write the JSON (default bench/results/latest.json)
   --reads              instead of the HTTP scenarios: each raw-SQL read of src/db against the
                        Prisma call that returns the same rows, in-process, per-call medians
@@ -112,6 +116,7 @@ function options() {
       "fanout-rate": { type: "string" },
       "fanout-duration": { type: "string" },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
+      before: { type: "string" },
       reads: { type: "boolean", default: false },
       "data-moves": { type: "boolean", default: false },
       "write-rate": { type: "string" },
@@ -170,7 +175,7 @@ function options() {
   return {
     quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds,
     peer: values.peer === "postgraphile", peerRounds, sloDurationSec, sloRounds,
-    cpuProf: values["cpu-prof"], out: values.out, fanout,
+    cpuProf: values["cpu-prof"], out: values.out, fanout, before: values.before ? path.resolve(values.before) : null,
     reads: values.reads, calls: number(values.calls, values.quick ? 300 : 2000, "calls"),
     dataMoves: values["data-moves"], writeRate: number(values["write-rate"], 100, "write-rate"),
   };
@@ -250,24 +255,28 @@ async function addSlo(service: Service, scenario: Scenario, result: ScenarioResu
  * Each side's best round stands for it (other load only ever slows a run down); then each gets
  * its SLO run at half that rate.
  */
-async function alternate(server: Service, peer: Service | null, compared: Scenario[], peers: Scenario[], database: DatabaseName, opts: Options) {
-  const runs = new Map<string, { service: Service; scenario: Scenario; results: ScenarioResult[] }>();
-  const runOne = async (service: Service, scenario: Scenario) => {
-    const entry = runs.get(scenario.key) ?? { service, scenario, results: [] };
-    runs.set(scenario.key, entry);
+async function alternate(server: Service, peer: Service | null, compared: Scenario[], peers: Scenario[], database: DatabaseName, opts: Options, before: Service | null = null) {
+  const runs = new Map<string, { service: Service; scenario: Scenario; results: ScenarioResult[]; before: boolean }>();
+  const runOne = async (service: Service, scenario: Scenario, isBefore = false) => {
+    const key = `${isBefore ? "before:" : ""}${scenario.key}`;
+    const entry = runs.get(key) ?? { service, scenario, results: [], before: isBefore };
+    runs.set(key, entry);
+    if (isBefore) log(`  (before) ${scenario.key}:`);
     entry.results.push(await runScenario(service, scenario, database, opts));
   };
-  if (compared.length === 0) return [];
+  if (compared.length === 0) return { results: [], before: [] };
   for (let round = 1; round <= opts.peerRounds; round++) {
-    log(`[${database}] compared scenarios, round ${round} of ${opts.peerRounds}${peer ? " (alternating with the peer)" : ""}`);
+    log(`[${database}] compared scenarios, round ${round} of ${opts.peerRounds}${peer ? " (alternating with the peer)" : ""}${before ? " (and the --before server)" : ""}`);
     for (const ours of compared) {
       await runOne(server, ours);
+      if (before) await runOne(before, ours, true);
       const theirs = peers.find((p) => p.peerOf === ours.key);
       if (theirs && peer) await runOne(peer, theirs);
     }
   }
   const combined: ScenarioResult[] = [];
-  for (const { service, scenario, results } of runs.values()) {
+  const beforeResults: ScenarioResult[] = [];
+  for (const { service, scenario, results, before: isBefore } of runs.values()) {
     const measured = results.filter((r) => r.measurement);
     const best = measured.reduce<ScenarioResult | null>((a, r) => (!a || r.measurement!.reqPerSec > a.measurement!.reqPerSec ? r : a), null) ?? results[0]!;
     const result: ScenarioResult = {
@@ -276,9 +285,9 @@ async function alternate(server: Service, peer: Service | null, compared: Scenar
       rounds: results.map((r) => r.measurement?.reqPerSec ?? 0),
       ...(scenario.peerOf ? { peerOf: scenario.peerOf } : {}),
     };
-    combined.push(await addSlo(service, scenario, result, opts));
+    (isBefore ? beforeResults : combined).push(await addSlo(service, scenario, result, opts));
   }
-  return combined;
+  return { results: combined, before: beforeResults };
 }
 
 /** The peer's description for the report, e.g. "PostGraphile 5.1.5 on Node v24.21.0". */
@@ -326,84 +335,100 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
     // One folder per server; node names each thread's profile itself (the tsx loader runs in a
     // worker thread, and a fixed --cpu-prof-name would let its profile overwrite the main one).
     const nodeArgs = opts.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.join(PROFILE_DIR, `${name}-${Date.now()}`)] : [];
+    const startBefore = () => (opts.before ? startService("src/main.ts", env, [], opts.before) : Promise.resolve(null));
     await withService(() => startService("src/main.ts", env, nodeArgs), async (server) => {
-      log(`[${name}] server at ${server.url} (pid ${server.pid}); signing in ${TOKENS} seeded users`);
-      // The same accounts as ctxBase.userIds, in the same order.
-      const usernames = users(SIZES[opts.size]).slice(2, 2 + TOKENS).map((u) => u.username);
-      const tokens = await Promise.all(usernames.map((u) => login(server.url, u)));
-      const ctx = { ...ctxBase, tokens };
-      const start = await readCounters(server.url);
+      const before = await startBefore();
+      if (before) cleanups.push(before.stop);
+      try {
+        log(`[${name}] server at ${server.url} (pid ${server.pid}); signing in ${TOKENS} seeded users` + (before ? `; --before server (${opts.before}) at ${before.url} (pid ${before.pid})` : ""));
+        // The same accounts as ctxBase.userIds, in the same order.
+        const usernames = users(SIZES[opts.size]).slice(2, 2 + TOKENS).map((u) => u.username);
+        const tokens = await Promise.all(usernames.map((u) => login(server.url, u)));
+        const ctx = { ...ctxBase, tokens };
+        const start = await readCounters(server.url);
 
-      for (const [label] of Object.entries(pageSizeRequests(tokens[0]!, 1))) {
-        // One request first, so the token's look-up (then remembered by the session cache) is not
-        // counted against the smallest page.
-        await statementsOf(server.url, pageSizeRequests(tokens[0]!, PAGE_SIZES[0]!)[label]!);
-        const statements: Record<string, number> = {};
-        for (const first of PAGE_SIZES) statements[first] = await statementsOf(server.url, pageSizeRequests(tokens[0]!, first)[label]!);
-        report.pageSizeChecks.push({ database: name, label, statements } satisfies PageSizeCheck);
-      }
-
-      const scenarios = buildScenarios(ctx).filter((s) => selected(opts, s));
-      // The scenarios the peer is compared on go first, in alternating rounds (on SQLite, or with
-      // --peer none, the same rounds with this service alone).
-      const peers = peerScenarios(ctx);
-      const compared = scenarios.filter((s) => peers.some((p) => p.peerOf === s.key));
-      if (compared.length) {
-        const peerStart = peerRuntime && name === "postgres"
-          ? () => startProcess(path.join(peerRuntime, "bin/node"), [PEER_SCRIPT], { NODE_ENV: "production", DATABASE_URL: database.url })
-          : null;
-        // Reads first, then the writes (they add comments, which the reads would then read).
-      const inTurn = async (peer: Service | null) => [
-          ...(await alternate(server, peer, compared.filter((s) => s.kind === "read"), peers, name, opts)),
-          ...(await alternate(server, peer, compared.filter((s) => s.kind === "write"), peers, name, opts)),
-        ];
-        const results = peerStart
-          ? await withService(peerStart, async (peer) => {
-              log(`[${name}] peer at ${peer.url} (pid ${peer.pid}): ${report.settings.peer}`);
-              return inTurn(peer);
-            })
-          : await inTurn(null);
-        report.results.push(...results);
-      }
-      const others = scenarios.filter((s) => !compared.includes(s));
-      // Reads first: the writes add comments, which would change what the reads read.
-      const ordered = [...others.filter((s) => s.kind === "read"), ...others.filter((s) => s.kind === "write")];
-      const rssAfterRounds: number[] = [];
-      let end = start;
-      for (let round = 1; round <= opts.rounds; round++) {
-        if (opts.rounds > 1) log(`[${name}] round ${round} of ${opts.rounds}`);
-        const results: ScenarioResult[] = [];
-        for (const scenario of ordered) {
-          const result = await runScenario(server, scenario, name, opts);
-          // The SLO runs once, in the last round.
-          results.push(round === opts.rounds ? await addSlo(server, scenario, result, opts) : result);
+        for (const [label] of Object.entries(pageSizeRequests(tokens[0]!, 1))) {
+          // One request first, so the token's look-up (then remembered by the session cache) is not
+          // counted against the smallest page.
+          await statementsOf(server.url, pageSizeRequests(tokens[0]!, PAGE_SIZES[0]!)[label]!);
+          const statements: Record<string, number> = {};
+          for (const first of PAGE_SIZES) statements[first] = await statementsOf(server.url, pageSizeRequests(tokens[0]!, first)[label]!);
+          report.pageSizeChecks.push({ database: name, label, statements } satisfies PageSizeCheck);
         }
-        end = await readCounters(server.url);
-        rssAfterRounds.push(end.rssBytes / 2 ** 20);
-        if (round === opts.rounds) report.results.push(...results);
-      }
-      report.memory.push({
-        database: name,
-        rssBeforeMb: start.rssBytes / 2 ** 20,
-        rssAfterMb: end.rssBytes / 2 ** 20,
-        rssAfterRoundsMb: rssAfterRounds,
-        heapAfterMb: end.heapBytes / 2 ** 20,
-      });
 
-      const fanouts: [string, FanoutTransport, number][] = [
-        [FANOUT_KEY, "ws", opts.fanout.subscribers],
-        [FANOUT_SSE_KEY, "sse", opts.fanout.streams],
-      ];
-      for (const [key, transport, connections] of fanouts) {
-        if (!selectedKey(opts, key)) continue;
-        log(`[${name}] fan-out: ${connections} ${transport === "ws" ? "WebSocket subscribers" : "Server-Sent Events streams"}, ${opts.fanout.ratePerSec} comments/s for ${opts.fanout.durationSec} s`);
-        const result = await runFanout(server.url, server.pid, name, transport, tokens, ctx.restaurantIds[0]!, opts.fanout, log).catch((error: Error) =>
-          failedFanout(name, transport, opts.fanout, `fan-out failed: ${error.message}`),
-        );
-        const l = result.latency;
-        log(`  ${key}: ${result.received} of ${result.expected} events, p50 ${l?.p50} ms, p99 ${l?.p99} ms, ${result.kibPerSubscriber.toFixed(1)} KiB/subscriber${result.problem ? ` (${result.problem})` : ""}`);
-        if (result.problem) log(`  ${key}: the server's last output:\n${server.output().slice(-3000)}`);
-        report.fanout.push(result);
+        const scenarios = buildScenarios(ctx).filter((s) => selected(opts, s));
+        // The scenarios the peer is compared on go first, in alternating rounds (on SQLite, or with
+        // --peer none, the same rounds with this service alone).
+        const peers = peerScenarios(ctx);
+        const compared = scenarios.filter((s) => peers.some((p) => p.peerOf === s.key));
+        if (compared.length) {
+          const peerStart = peerRuntime && name === "postgres"
+            ? () => startProcess(path.join(peerRuntime, "bin/node"), [PEER_SCRIPT], { NODE_ENV: "production", DATABASE_URL: database.url })
+            : null;
+          // Reads first, then the writes (they add comments, which the reads would then read).
+        const inTurn = async (peer: Service | null) => {
+            const reads = await alternate(server, peer, compared.filter((s) => s.kind === "read"), peers, name, opts, before);
+            const writes = await alternate(server, peer, compared.filter((s) => s.kind === "write"), peers, name, opts, before);
+            report.before.push(...reads.before, ...writes.before);
+            return [...reads.results, ...writes.results];
+          };
+          const results = peerStart
+            ? await withService(peerStart, async (peer) => {
+                log(`[${name}] peer at ${peer.url} (pid ${peer.pid}): ${report.settings.peer}`);
+                return inTurn(peer);
+              })
+            : await inTurn(null);
+          report.results.push(...results);
+        }
+        const others = scenarios.filter((s) => !compared.includes(s));
+        // Reads first: the writes add comments, which would change what the reads read.
+        const ordered = [...others.filter((s) => s.kind === "read"), ...others.filter((s) => s.kind === "write")];
+        const rssAfterRounds: number[] = [];
+        let end = start;
+        for (let round = 1; round <= opts.rounds; round++) {
+          if (opts.rounds > 1) log(`[${name}] round ${round} of ${opts.rounds}`);
+          const results: ScenarioResult[] = [];
+          for (const scenario of ordered) {
+            const result = await runScenario(server, scenario, name, opts);
+            // The SLO runs once, in the last round.
+            results.push(round === opts.rounds ? await addSlo(server, scenario, result, opts) : result);
+            if (before && round === opts.rounds) {
+              log(`  (before) ${scenario.key}:`);
+              report.before.push(await addSlo(before, scenario, await runScenario(before, scenario, name, opts), opts));
+            }
+          }
+          end = await readCounters(server.url);
+          rssAfterRounds.push(end.rssBytes / 2 ** 20);
+          if (round === opts.rounds) report.results.push(...results);
+        }
+        report.memory.push({
+          database: name,
+          rssBeforeMb: start.rssBytes / 2 ** 20,
+          rssAfterMb: end.rssBytes / 2 ** 20,
+          rssAfterRoundsMb: rssAfterRounds,
+          heapAfterMb: end.heapBytes / 2 ** 20,
+        });
+
+        const fanouts: [string, FanoutTransport, number][] = [
+          [FANOUT_KEY, "ws", opts.fanout.subscribers],
+          [FANOUT_SSE_KEY, "sse", opts.fanout.streams],
+        ];
+        for (const [key, transport, connections] of fanouts) {
+          if (!selectedKey(opts, key)) continue;
+          log(`[${name}] fan-out: ${connections} ${transport === "ws" ? "WebSocket subscribers" : "Server-Sent Events streams"}, ${opts.fanout.ratePerSec} comments/s for ${opts.fanout.durationSec} s`);
+          const result = await runFanout(server.url, server.pid, name, transport, tokens, ctx.restaurantIds[0]!, opts.fanout, log).catch((error: Error) =>
+            failedFanout(name, transport, opts.fanout, `fan-out failed: ${error.message}`),
+          );
+          const l = result.latency;
+          log(`  ${key}: ${result.received} of ${result.expected} events, p50 ${l?.p50} ms, p99 ${l?.p99} ms, ${result.kibPerSubscriber.toFixed(1)} KiB/subscriber${result.problem ? ` (${result.problem})` : ""}`);
+          if (result.problem) log(`  ${key}: the server's last output:\n${server.output().slice(-3000)}`);
+          report.fanout.push(result);
+        }
+      } finally {
+        if (before) {
+          cleanups.splice(cleanups.indexOf(before.stop), 1);
+          await before.stop();
+        }
       }
     });
 
@@ -467,6 +492,7 @@ async function main() {
       peerRounds: opts.peerRounds, peer: null, sloDurationSec: opts.sloDurationSec, sloRounds: opts.sloRounds, seed: {},
     },
     results: [],
+    before: [],
     ratios: [],
     pageSizeChecks: [],
     memory: [],
