@@ -28,7 +28,7 @@ const HELP = `Usage: npm run bench:live-attacks [-- options]
                        2 SSE streams never read (heavy selection), comments, then SIGTERM
                        3 subscribe/complete/subscribe bursts on one id, then leave
                        4 anonymous subscribe messages that are slow to validate
-                       5 100 heavy subscriptions of one token, one comment
+                       5 100 heavy subscriptions of one token, one comment (LIVE_ATTACK_HEAVY_SUBSCRIPTIONS=200: 200)
                        6 idle anonymous sockets holding connection slots (MAX_CONNECTIONS=150)
   --runs N             run each attack N times, each on a fresh server (default 1); the
                        table shows medians and ranges
