@@ -67,9 +67,17 @@ function groceryFilterPrice(filter: Args | null | undefined): number {
   return textPrice(filter, "search", "title") + ((filter.category ? 1 : 0) + values(filter.categories)) * SEARCH_PRICES.list;
 }
 
+/** PRICES by type, then field: the cost walk asks for every field of every request, and a lookup
+ * by type and field builds no "Type.field" string each time. */
+const PRICES_BY_TYPE = new Map<string, Map<string, (args: () => Args) => number>>();
+for (const [coordinate, price] of Object.entries(PRICES)) {
+  const [type, field] = coordinate.split(".") as [string, string];
+  (PRICES_BY_TYPE.get(type) ?? PRICES_BY_TYPE.set(type, new Map()).get(type)!).set(field, price);
+}
+
 /** The extra cost of field `field` of `type`; `args` coerces its arguments (only called for priced fields). */
 export function searchWork(type: string, field: string, args: () => Args): number {
-  const price = PRICES[`${type}.${field}`];
+  const price = PRICES_BY_TYPE.get(type)?.get(field);
   if (!price) return 0;
   try {
     return price(args);
