@@ -323,10 +323,13 @@ export async function commentPageFor(
   // LIMIT as a literal (a few page sizes), OFFSET as a parameter (many): see windowSql in searches.ts.
   const window = Prisma.raw(`LIMIT ${take + 1}`);
   const total = count ? Prisma.sql`, (SELECT COUNT(*) FROM "Comment" n WHERE n."restaurantId" = ${restaurantId}) AS "totalCount"` : Prisma.empty;
+  // The page is cut in a subquery and only its rows meet their authors: joined first, a deep page
+  // (OFFSET 5,000) looked up the author of every comment it skipped.
   const raw = await readRows(
     db,
-    Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS}${total} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId"
-      WHERE c."restaurantId" = ${restaurantId} ORDER BY c."createdAt" DESC, c."id" DESC ${window}${skip > 0 ? Prisma.sql` OFFSET ${skip}` : Prisma.empty}`,
+    Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS}${total} FROM (SELECT * FROM "Comment" p WHERE p."restaurantId" = ${restaurantId}
+        ORDER BY p."createdAt" DESC, p."id" DESC ${window}${skip > 0 ? Prisma.sql` OFFSET ${skip}` : Prisma.empty}) c
+      JOIN "User" u ON u."id" = c."authorId" ORDER BY c."createdAt" DESC, c."id" DESC`,
   );
   const comments = commentsWithAuthorsOf(raw);
   const counted = count && raw.rows.length > 0 ? Number(raw.rows[0][raw.names.indexOf("totalCount")]) : null;
