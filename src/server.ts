@@ -20,6 +20,8 @@ import { openApiRoutePlugin } from "./rest/openapi-route.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/explorer.ts";
+import { frontDoorPlugin } from "./http/front-door.ts";
+import { restReferencePlugin } from "./http/rest-reference.ts";
 import { errorHandlingPlugin } from "./http/error-handling.ts";
 import { bodyRatePlugin } from "./http/body-rate.ts";
 import { connectionLimitsPlugin } from "./http/connection-limits.ts";
@@ -132,5 +134,8 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   const prefixes = config.legacy.restPrefixes;
   await app.register(restPlugin, { runner, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
   await app.register(openApiRoutePlugin, { schema, routes, prefixes, anonymousReads: config.legacy.anonymousReads });
+  await app.register(restReferencePlugin);
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  await app.register(frontDoorPlugin, { explorer: config.graphql.explorer, address: `http://${host}:${config.port}` });
   return app;
 }

@@ -1,20 +1,16 @@
 // The GraphQL explorer: served by this server alone (no CDN), compressed and cacheable, reached
 // from GET /graphql in a browser, and working in headless Chromium with every request that would
 // leave 127.0.0.1 blocked.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { parse, validate } from "graphql";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPLORER_DEFAULT_QUERY } from "../src/http/explorer.ts";
 import { buildSchema } from "../src/graphql/schema.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
 import { CountingBus } from "./helpers/live.ts";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { openOfflineBrowser, type OfflineBrowser } from "./helpers/offline-browser.ts";
+import { getAsSent } from "./helpers/raw-get.ts";
 
 let s: TestServer;
 // Counts the server's live listeners: the subscription test writes once the explorer's subscription listens.
@@ -24,21 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
-type RawResponse = { status: number; headers: IncomingHttpHeaders; body: Buffer };
-
-/** A GET whose body arrives as sent (fetch would decompress it and hide the encoding). */
-function rawGet(pathname: string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(s.url + pathname, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
+const rawGet = (pathname: string, headers: Record<string, string> = {}) => getAsSent(s.url + pathname, headers);
 
 describe("GET /explorer", () => {
   it("sends the page gzip-compressed with a validator, and 304 to a browser that has it", async () => {
@@ -127,43 +109,16 @@ describe("GRAPHQL_EXPLORER=false", () => {
 });
 
 describe("in headless Chromium with no internet access", () => {
-  let profile: string;
-  let ctx: BrowserContext;
+  let browser: OfflineBrowser;
   let page: Page;
-  const leftLoopback: string[] = [];
-  const pageProblems: string[] = [];
+  let leftLoopback: string[];
+  let pageProblems: string[];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM}: the explorer's browser test needs it. ` +
-          "Install Debian's package: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH).",
-      );
-    }
-    profile = mkdtempSync(path.join(tmpdir(), "gw-chromium-"));
-    ctx = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
-    // Everything not addressed to this machine is refused and remembered.
-    await ctx.route("**/*", (route) => {
-      const url = new URL(route.request().url());
-      if (url.hostname === "127.0.0.1") return route.continue();
-      leftLoopback.push(url.href);
-      return route.abort("internetdisconnected");
-    });
-    page = ctx.pages()[0] ?? (await ctx.newPage());
-    // Errors and warnings the page logs (a blocked worker or style shows up here, not as a failure).
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.type() === "warning") pageProblems.push(message.text());
-    });
-    page.on("pageerror", (error) => pageProblems.push(error.message));
+    browser = await openOfflineBrowser();
+    ({ page, leftLoopback, problems: pageProblems } = browser);
   });
-  afterAll(async () => {
-    await ctx?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  afterAll(async () => browser?.close());
 
   // Monaco draws spaces as no-break spaces.
   const text = async (selector: string) => (await page.locator(selector).innerText()).replace(/\u00a0/g, " ");

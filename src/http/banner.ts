@@ -15,9 +15,9 @@ export type BannerFacts = {
   runtime: string;
 };
 
-const registerCommand = (address: string) =>
+export const registerCommand = (address: string) =>
   `curl -s ${address}/users -H 'content-type: application/json' -d '{"username":"ann","password":"password-1","first_name":"Ann"}'`;
-const tokenCommand = (address: string) => `curl -s ${address}/auth/token -d 'username=ann&password=password-1'`;
+export const tokenCommand = (address: string) => `curl -s ${address}/auth/token -d 'username=ann&password=password-1'`;
 
 /** The block printed to a terminal. */
 export function bannerText({ address, emptyDatabase, explorer, runtime }: BannerFacts): string {

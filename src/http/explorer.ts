@@ -3,13 +3,14 @@
 // with no internet access. The page is rendered on first use (start-up stays fast; servers that
 // never show it never pay), kept in memory once per process with gzip and brotli copies, and sent
 // with an ETag so a browser revalidates it with a 304 instead of fetching megabytes again.
-import { createHash } from "node:crypto";
-import { promisify } from "node:util";
-import { brotliCompress, constants as zlib, gzip } from "node:zlib";
+// /playground and /graphiql, where users of GraphQL Playground and GraphiQL look first, lead here.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { cspHash, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
 
 export const EXPLORER_PATH = "/explorer";
+/** Where people who used GraphQL Playground or GraphiQL look for the IDE first. */
+export const EXPLORER_ALIASES = ["/playground", "/graphiql"];
 const GRAPHQL_PATH = "/graphql";
 
 // Shown in the editor on a first visit (GraphiQL keeps the user's own text afterwards).
@@ -50,20 +51,10 @@ query SearchRestaurants {
 }
 `;
 
-type Encoding = "br" | "gzip" | "identity";
-
-type ExplorerPage = {
-  html: Buffer;
-  /** Content hash: ETags are derived from it, so a new release invalidates cached copies. */
-  hash: string;
-  contentSecurityPolicy: string;
-  compressed: Partial<Record<Exclude<Encoding, "identity">, Promise<Buffer>>>;
-};
-
-let page: Promise<ExplorerPage> | undefined;
+let page: Promise<PreparedResponse> | undefined;
 
 /** The page, rendered once per process (the options are constants, so every server shares it). */
-export function explorerPage(): Promise<ExplorerPage> {
+export function explorerPage(): Promise<PreparedResponse> {
   page ??= renderPage().catch((error) => {
     page = undefined; // let the next request try again rather than remember a failure
     throw error;
@@ -71,7 +62,7 @@ export function explorerPage(): Promise<ExplorerPage> {
   return page;
 }
 
-async function renderPage(): Promise<ExplorerPage> {
+async function renderPage(): Promise<PreparedResponse> {
   // Imported here, not at the top: the module is a 9 MB string that start-up need not parse.
   const { renderGraphiQL } = await import("@graphql-yoga/render-graphiql");
   const html = renderGraphiQL({
@@ -84,13 +75,11 @@ async function renderPage(): Promise<ExplorerPage> {
     // subscribe message's extensions.headers, which src/graphql/subscriptions/websocket.ts reads.
     subscriptionsProtocol: "WS",
   });
-  const bytes = Buffer.from(html);
-  return {
-    html: bytes,
-    hash: createHash("sha256").update(bytes).digest("base64url").slice(0, 22),
-    contentSecurityPolicy: contentSecurityPolicy(html),
-    compressed: {},
-  };
+  return prepareResponse(html, {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": contentSecurityPolicy(html),
+    "cache-control": REVALIDATE,
+  });
 }
 
 /** The bodies of the page's `<script>` elements (found with indexOf: one pass, whatever the page holds). */
@@ -112,7 +101,7 @@ function inlineScripts(html: string): string[] {
  * made by the page) and requests to /graphql on the same origin.
  */
 function contentSecurityPolicy(html: string): string {
-  const scripts = inlineScripts(html).map((body) => `'sha256-${createHash("sha256").update(body).digest("base64")}'`);
+  const scripts = inlineScripts(html).map(cspHash);
   return [
     "default-src 'none'",
     `script-src ${scripts.join(" ")}`,
@@ -127,62 +116,21 @@ function contentSecurityPolicy(html: string): string {
   ].join("; ");
 }
 
-function compressed(explorer: ExplorerPage, encoding: Exclude<Encoding, "identity">): Promise<Buffer> {
-  // zlib's async calls run on the thread pool: the event loop keeps serving while this runs once.
-  explorer.compressed[encoding] ??=
-    encoding === "br"
-      ? promisify(brotliCompress)(explorer.html, {
-          // Quality 9 gives ~1.9 MB in under a second; 11 saves 8% more but takes ~13 s.
-          params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: explorer.html.length },
-        })
-      : promisify(gzip)(explorer.html, { level: 9 });
-  return explorer.compressed[encoding];
-}
-
-/** The best encoding the client accepts (RFC 9110 Accept-Encoding with q-values); brotli wins ties. */
-export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
-  const weights = new Map<string, number>();
-  for (const part of (acceptEncoding ?? "").toLowerCase().split(",")) {
-    const [name, ...params] = part.split(";").map((s) => s.trim());
-    if (!name) continue;
-    const q = params.find((p) => p.startsWith("q="));
-    const weight = q ? Number(q.slice(2)) : 1;
-    weights.set(name, Number.isFinite(weight) ? weight : 0);
-  }
-  const weight = (name: string) => weights.get(name) ?? weights.get("*") ?? 0;
-  const br = weight("br");
-  const gz = weight("gzip");
-  if (br > 0 && br >= gz) return "br";
-  return gz > 0 ? "gzip" : "identity";
-}
-
-/** True when If-None-Match names this ETag (weak comparison, as RFC 9110 asks for GET). */
-function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, "");
-  return ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || bare(tag) === etag);
-}
-
 async function sendExplorer(request: FastifyRequest, reply: FastifyReply) {
-  const explorer = await explorerPage();
-  const encoding = chooseEncoding(request.headers["accept-encoding"]);
-  const etag = `"${explorer.hash}${encoding === "identity" ? "" : `-${encoding}`}"`;
-  reply
-    .header("content-type", "text/html; charset=utf-8")
-    .header("content-security-policy", explorer.contentSecurityPolicy)
-    .header("etag", etag)
-    // Cached, but checked with the server each time: a release brings the new page at once.
-    .header("cache-control", "no-cache")
-    .header("vary", "accept-encoding");
-  if (notModified(request.headers["if-none-match"], etag)) return reply.code(304).send();
-  if (encoding === "identity") return reply.send(explorer.html);
-  return reply.header("content-encoding", encoding).send(await compressed(explorer, encoding));
+  return sendPrepared(request, reply, await explorerPage());
 }
 
-// Encapsulated: it only adds a route.
+/** To the IDE, with the query string kept (GraphiQL reads ?query=, ?variables=, ...). */
+function toExplorer(request: FastifyRequest, reply: FastifyReply) {
+  const query = request.url.indexOf("?");
+  return reply.redirect(EXPLORER_PATH + (query < 0 ? "" : request.url.slice(query)), 302);
+}
+
+// Encapsulated: it only adds routes.
 export const explorerPlugin = fp(
   async (app: FastifyInstance) => {
     app.get(EXPLORER_PATH, sendExplorer);
+    for (const alias of EXPLORER_ALIASES) app.get(alias, toExplorer);
   },
   { name: "explorer", fastify: "5.x", encapsulate: true },
 );

@@ -37,6 +37,10 @@ async function uploadsCheck(dir: string): Promise<string> {
   return "ok";
 }
 
+/** Liveness and readiness. */
+export const HEALTH_PATH = "/healthz";
+export const READINESS_PATH = "/readyz";
+
 export type HealthOptions = {
   /** The database /readyz checks (it answers, and writes succeed). */
   db: Db;
@@ -47,8 +51,8 @@ export type HealthOptions = {
 };
 
 async function health(app: FastifyInstance, { db, uploadDir, redis }: HealthOptions) {
-  app.get("/healthz", async () => ({ status: "ok" }));
-  app.get("/readyz", async (request, reply) => {
+  app.get(HEALTH_PATH, async () => ({ status: "ok" }));
+  app.get(READINESS_PATH, async (request, reply) => {
     const [database, writes, uploads] = await Promise.all([
       databaseCheck(db).catch((error) => {
         request.log.warn({ err: error }, "readiness: database unreachable");

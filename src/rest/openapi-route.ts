@@ -10,6 +10,8 @@ import { openApiDocument } from "./openapi-document.ts";
 import { servedPrefixes } from "./plugin.ts";
 import type { RestRoute } from "./route-row.ts";
 
+export const OPENAPI_PATH = "/openapi.json";
+
 export type OpenApiRouteOptions = {
   /** The schema the routes' documents run against: their directives say who may call them. */
   schema: GraphQLSchema;
@@ -31,7 +33,7 @@ async function openApiRoute(app: FastifyInstance, { schema, routes, prefixes = [
   const needsAField = (row: RestRoute) => editVariables(schema, parse(row.document)).length > 0;
   const document = JSON.stringify(openApiDocument(routes, { prefixes, tokenNeeded, needsAField }));
   for (const prefix of servedPrefixes(prefixes)) {
-    app.get(`${prefix}/openapi.json`, async (_request, reply) => reply.type("application/json; charset=utf-8").send(document));
+    app.get(prefix + OPENAPI_PATH, async (_request, reply) => reply.type("application/json; charset=utf-8").send(document));
   }
 }
 
