@@ -1,8 +1,9 @@
-// What `npm start` says once it listens: where the API, the GraphQL IDE and the OpenAPI document
-// are, and how to get a token. A friendly block in a terminal; one JSON log line each otherwise
-// (log collectors get them as data).
+// What `npm start` says once it listens: where the start page, the API, the GraphQL IDE, the REST
+// reference and the OpenAPI document are, and how to get a token. A friendly block in a terminal;
+// one JSON log line each otherwise (log collectors get them as data).
 import type { FastifyBaseLogger } from "fastify";
 import { EXPLORER_PATH } from "./explorer.ts";
+import { REST_REFERENCE_PATH } from "./rest-reference.ts";
 
 export type BannerFacts = {
   /** The address the server listens on, e.g. http://127.0.0.1:4000 */
@@ -25,9 +26,11 @@ export function bannerText({ address, emptyDatabase, explorer, runtime }: Banner
     "",
     `  Restaurants & groceries gateway listening on ${address}`,
     "",
+    `  Start page    ${address}/  (links to all of these)`,
     `  GraphQL API   POST ${address}/graphql`,
     ...(explorer ? [`  GraphQL IDE   ${address}${EXPLORER_PATH}  (or open ${address}/graphql in a browser)`] : []),
-    `  OpenAPI       ${address}/openapi.json  (the legacy REST interface)`,
+    `  REST docs     ${address}${REST_REFERENCE_PATH}  (the legacy REST interface, to read and try)`,
+    `  OpenAPI       ${address}/openapi.json`,
     `  Runtime       ${runtime}`,
     "",
     "  Get a token (register, then sign in again whenever you need a new one):",
@@ -43,6 +46,7 @@ export function bannerText({ address, emptyDatabase, explorer, runtime }: Banner
 export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase, explorer, runtime }: BannerFacts) {
   log.info({ url: `${address}/graphql` }, `GraphQL API: POST ${address}/graphql`);
   if (explorer) log.info({ url: `${address}${EXPLORER_PATH}` }, `GraphQL IDE: ${address}${EXPLORER_PATH} (or open ${address}/graphql in a browser)`);
+  log.info({ url: `${address}${REST_REFERENCE_PATH}` }, `REST reference: ${address}${REST_REFERENCE_PATH}`);
   log.info({ url: `${address}/openapi.json` }, `OpenAPI document of the REST interface: ${address}/openapi.json`);
   log.info({ node: process.version }, `runtime: ${runtime}`);
   log.info(`get a token: ${registerCommand(address)} ; later: ${tokenCommand(address)}`);

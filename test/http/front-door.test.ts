@@ -32,7 +32,8 @@ function expectSecurityHeaders(headers: Record<string, unknown>) {
 
 describe("GET /", () => {
   it("gives a JSON client (Accept: application/json, */* or none) a short index whose links all answer", async () => {
-    const answers = await Promise.all([{ accept: "application/json" }, { accept: "*/*" }, {}].map((headers) => get("/", headers)));
+    const accepts: Record<string, string>[] = [{ accept: "application/json" }, { accept: "*/*" }, {}];
+    const answers = await Promise.all(accepts.map((headers) => get("/", headers)));
     for (const res of answers) {
       expect(res.status).toBe(200);
       expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");

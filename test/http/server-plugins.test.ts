@@ -12,6 +12,7 @@ import { CONNECTION_LIMITS_DEFAULTS, connectionLimitsPlugin } from "../../src/ht
 import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
 import { explorerPlugin } from "../../src/http/explorer.ts";
 import { formBodyPlugin } from "../../src/http/form-body.ts";
+import { frontDoorPlugin } from "../../src/http/front-door.ts";
 import { gracefulClosePlugin } from "../../src/http/graceful-close.ts";
 import { healthPlugin } from "../../src/http/health.ts";
 import { jsonBodyPlugin } from "../../src/http/json-body.ts";
@@ -19,6 +20,7 @@ import { metricsPlugin } from "../../src/http/metrics.ts";
 import { openApiRoutePlugin } from "../../src/rest/openapi-route.ts";
 import { RATE_LIMIT_DEFAULTS, rateLimitPlugin } from "../../src/http/rate-limit.ts";
 import { requestIdPlugin } from "../../src/http/request-id.ts";
+import { restReferencePlugin } from "../../src/http/rest-reference.ts";
 import { securityPlugin } from "../../src/http/security.ts";
 import { serveUploadsPlugin } from "../../src/http/serve-uploads.ts";
 import { restPlugin } from "../../src/rest/plugin.ts";
@@ -43,6 +45,8 @@ const plugins: FastifyPluginAsync<any>[] = [
   serveUploadsPlugin,
   restPlugin,
   openApiRoutePlugin,
+  restReferencePlugin,
+  frontDoorPlugin,
 ];
 
 /** Plugins the dependency checks below register first, with options that need nothing else. */

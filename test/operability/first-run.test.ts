@@ -35,13 +35,17 @@ afterAll(async () => {
 
 const line = (pattern: RegExp) => lines.find((l) => pattern.test(l.msg));
 
-it("says where the GraphQL IDE and the OpenAPI document are, and they answer there", async () => {
+it("says where the GraphQL IDE, the REST reference and the OpenAPI document are, and they answer there", async () => {
   const ide = line(/^GraphQL IDE: /);
   expect(ide?.url).toBe(`${service.url}/explorer`);
   expect(ide?.msg).toContain(`open ${service.url}/graphql in a browser`);
   const explorer = await fetch(ide!.url!);
   expect(explorer.status).toBe(200);
   expect(explorer.headers.get("content-type")).toMatch(/^text\/html/);
+
+  const reference = line(/^REST reference: /);
+  expect(reference?.url).toBe(`${service.url}/docs`);
+  expect((await fetch(reference!.url!)).headers.get("content-type")).toMatch(/^text\/html/);
 
   const openapi = line(/^OpenAPI document/);
   expect(openapi?.url).toBe(`${service.url}/openapi.json`);
@@ -75,6 +79,7 @@ it("points at the demo data only while the database is empty; a terminal gets th
   const block = bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: true, runtime: "Node v26.10.0" });
   expect(block).toContain("http://127.0.0.1:4000/explorer");
   expect(block).toContain("http://127.0.0.1:4000/openapi.json");
+  expect(block).toContain("http://127.0.0.1:4000/docs");
   expect(block).toContain("curl -s http://127.0.0.1:4000/auth/token");
   expect(block).not.toContain("npm run seed");
   expect(block).toContain("Runtime       Node v26.10.0");
