@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { bannerText, logBanner } from "./http/banner.ts";
+import { precompressRestReference } from "./http/rest-reference.ts";
 import { describeRuntime } from "./http/runtime.ts";
 import { createMetrics, observeStatement } from "./http/metrics.ts";
 import { createEventBus } from "./events/create-bus.ts";
@@ -85,6 +86,8 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
 const address = await app.listen({ port: config.port, host: config.host }); // Fastify logs "Server listening at …"
+// In the background, on zlib's threads: no visitor of /docs waits for the script's compression.
+void precompressRestReference().catch((error) => app.log.warn({ err: error }, "REST reference not compressed ahead: it will be on first use"));
 const facts = { address, emptyDatabase: (await db.user.count().catch(() => 1)) === 0, explorer: config.graphql.explorer, runtime: describeRuntime() };
 // A block for a person at a terminal (as with pretty logs); log lines for everything else.
 if (process.stdout.isTTY && config.env !== "production") console.log(bannerText(facts));

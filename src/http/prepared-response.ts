@@ -1,6 +1,6 @@
 // A response made once and kept in memory (the explorer, the front door, the REST reference and
-// its assets): its bytes, a gzip and a brotli copy made on first use (once per process, on zlib's
-// thread pool, however many requests wait for them), and an ETag per encoding so a browser that
+// its assets): its bytes, a gzip and a brotli copy made on first use or ahead (once per process,
+// on zlib's thread pool, however many requests wait for them), and an ETag per encoding so a browser that
 // has it gets a 304. Requests then cost a lookup and a write of bytes that already exist: a flood
 // of them is no memory or CPU lever beyond the rate limits every route has.
 import { createHash } from "node:crypto";
@@ -50,6 +50,11 @@ function compressed(prepared: PreparedResponse, encoding: Exclude<Encoding, "ide
   // A failure is not remembered: the next request tries again.
   prepared.compressed[encoding].catch(() => delete prepared.compressed[encoding]);
   return prepared.compressed[encoding];
+}
+
+/** Makes both compressed copies now (on zlib's threads) rather than for the first client that asks. */
+export async function precompress(prepared: PreparedResponse): Promise<void> {
+  await Promise.all([compressed(prepared, "br"), compressed(prepared, "gzip")]);
 }
 
 /** The best encoding the client accepts (RFC 9110 Accept-Encoding with q-values); brotli wins ties. */

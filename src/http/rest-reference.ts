@@ -2,8 +2,8 @@
 // "Architecture" says why this one) rendering /openapi.json, with every asset served by this
 // process: the page works with no internet access. The bundle and its stylesheet are read once per
 // process, named by their content hash (cached by browsers for a year: a release brings new
-// names), compressed on first use and kept in memory (prepared-response.ts); the page itself is
-// revalidated with its ETag. The document lists each REST_PREFIXES prefix as a server, so the
+// names), compressed once (ahead by `npm start`, else on first use) and kept in memory
+// (prepared-response.ts); the page itself is revalidated with its ETag. The document lists each REST_PREFIXES prefix as a server, so the
 // page's "Servers" menu sends its "Try it out" requests under the prefix chosen.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,7 +11,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { OPENAPI_PATH } from "./openapi-route.ts";
-import { contentHash, cspHash, IMMUTABLE, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
+import { contentHash, cspHash, IMMUTABLE, precompress, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
 
 export const REST_REFERENCE_PATH = "/docs";
 
@@ -43,6 +43,15 @@ let reference: RestReference | undefined;
 export function restReference(): RestReference {
   reference ??= makeReference();
   return reference;
+}
+
+/**
+ * Compresses the page and its assets now, not for the first visitor (brotli takes ~1 s of CPU on
+ * the 1.7 MB script). `npm start` calls it once listening; test servers leave it to first use.
+ */
+export async function precompressRestReference(): Promise<void> {
+  const { page, assets } = restReference();
+  await Promise.all([page, ...assets.values()].map(precompress));
 }
 
 function makeReference(): RestReference {
@@ -90,7 +99,7 @@ function makeReference(): RestReference {
   return { page, assets: new Map([[script, scriptAsset], [stylesheet, stylesheetAsset]]) };
 }
 
-// Encapsulated: it only adds routes. The files are read here, at start-up; compressed on first use.
+// Encapsulated: it only adds routes. The files are read here, at start-up.
 export const restReferencePlugin = fp(
   async (app: FastifyInstance) => {
     const { page, assets } = restReference();
