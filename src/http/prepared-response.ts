@@ -52,9 +52,13 @@ function compressed(prepared: PreparedResponse, encoding: Exclude<Encoding, "ide
   return prepared.compressed[encoding];
 }
 
-/** Makes both compressed copies now (on zlib's threads) rather than for the first client that asks. */
+/**
+ * Makes both compressed copies now rather than for the first client that asks: one after the
+ * other, so they hold one of the thread pool's 4 threads (scrypt and file I/O share the pool).
+ */
 export async function precompress(prepared: PreparedResponse): Promise<void> {
-  await Promise.all([compressed(prepared, "br"), compressed(prepared, "gzip")]);
+  await compressed(prepared, "br");
+  await compressed(prepared, "gzip");
 }
 
 /** The best encoding the client accepts (RFC 9110 Accept-Encoding with q-values); brotli wins ties. */

@@ -51,7 +51,7 @@ export function restReference(): RestReference {
  */
 export async function precompressRestReference(): Promise<void> {
   const { page, assets } = restReference();
-  await Promise.all([page, ...assets.values()].map(precompress));
+  for (const prepared of [page, ...assets.values()]) await precompress(prepared); // one at a time
 }
 
 function makeReference(): RestReference {
