@@ -2,6 +2,7 @@
 // reference and the OpenAPI document are, and how to get a token. A friendly block in a terminal;
 // one JSON log line each otherwise (log collectors get them as data).
 import type { FastifyBaseLogger } from "fastify";
+import { OPENAPI_PATH } from "../contract/paths.ts";
 import { EXPLORER_PATH } from "./explorer.ts";
 import { REST_REFERENCE_PATH } from "./rest-reference.ts";
 
@@ -30,7 +31,7 @@ export function bannerText({ address, emptyDatabase, explorer, runtime }: Banner
     `  GraphQL API   POST ${address}/graphql`,
     ...(explorer ? [`  GraphQL IDE   ${address}${EXPLORER_PATH}  (or open ${address}/graphql in a browser)`] : []),
     `  REST docs     ${address}${REST_REFERENCE_PATH}  (the legacy REST interface, to read and try)`,
-    `  OpenAPI       ${address}/openapi.json`,
+    `  OpenAPI       ${address}${OPENAPI_PATH}`,
     `  Runtime       ${runtime}`,
     "",
     "  Get a token (register, then sign in again whenever you need a new one):",
@@ -47,7 +48,7 @@ export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase, expl
   log.info({ url: `${address}/graphql` }, `GraphQL API: POST ${address}/graphql`);
   if (explorer) log.info({ url: `${address}${EXPLORER_PATH}` }, `GraphQL IDE: ${address}${EXPLORER_PATH} (or open ${address}/graphql in a browser)`);
   log.info({ url: `${address}${REST_REFERENCE_PATH}` }, `REST reference: ${address}${REST_REFERENCE_PATH}`);
-  log.info({ url: `${address}/openapi.json` }, `OpenAPI document of the REST interface: ${address}/openapi.json`);
+  log.info({ url: `${address}${OPENAPI_PATH}` }, `OpenAPI document of the REST interface: ${address}${OPENAPI_PATH}`);
   log.info({ node: process.version }, `runtime: ${runtime}`);
   log.info(`get a token: ${registerCommand(address)} ; later: ${tokenCommand(address)}`);
   if (emptyDatabase) log.info("the database is empty: `npm run seed` loads demo data (a demo user and an admin)");

@@ -10,7 +10,7 @@ import Negotiator from "negotiator";
 import { registerCommand, tokenCommand } from "./banner.ts";
 import { EXPLORER_PATH } from "./explorer.ts";
 import { HEALTH_PATH, READINESS_PATH } from "./health.ts";
-import { OPENAPI_PATH } from "./openapi-route.ts";
+import { OPENAPI_PATH } from "../contract/paths.ts";
 import { cspHash, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
 import { REST_REFERENCE_PATH } from "./rest-reference.ts";
 
