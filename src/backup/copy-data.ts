@@ -11,6 +11,7 @@
 // and checksums per table on both sides (and the covers); any difference exits non-zero.
 import path from "node:path";
 import { mkdir, stat } from "node:fs/promises";
+import { setTimeout } from "node:timers/promises";
 import { migrate, readMigrations } from "../db/migrate.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
 import { fingerprint } from "./checksums.ts";
@@ -34,6 +35,8 @@ export type CopyOptions = {
   /** Where the target's covers go; without it they stay where they are (the new instances share UPLOAD_DIR). */
   uploadsTo?: string;
   batchRows: number;
+  /** Milliseconds to wait after each committed batch: a source that serves meanwhile keeps its I/O. */
+  pauseMs: number;
   /** Empties a target that holds an unfinished or failed copy, and copies again. */
   restart: boolean;
   progress: Progress;
@@ -82,7 +85,7 @@ async function fill(source: Connection, target: Connection, options: CopyOptions
   refuseDifferentTables(specs, await describeTables(target));
 
   await source.beginSnapshot();
-  const rows = await copyTables(source, target, specs, options.batchRows, progress);
+  const rows = await copyTables(source, target, specs, options, progress);
   if (target.provider === "postgres") await target.run("ANALYZE");
   const { tables: expected, covers } = await fingerprint(source, specs, progress);
   const { tables: actual } = await fingerprint(target, specs, progress);
@@ -198,7 +201,7 @@ function refuseDifferentTables(source: TableSpec[], target: TableSpec[]) {
  * insert trigger then finds all its children in place and builds derived rows once (the search
  * index indexes each restaurant once, not again for each of its tags).
  */
-async function copyTables(source: Connection, target: Connection, specs: TableSpec[], batchRows: number, progress: Progress): Promise<number> {
+async function copyTables(source: Connection, target: Connection, specs: TableSpec[], { batchRows, pauseMs }: Pick<CopyOptions, "batchRows" | "pauseMs">, progress: Progress): Promise<number> {
   const state = (await readProgress(target))!;
   const totals: number[] = [];
   for (const spec of specs) totals.push(await countRows(source, spec.name));
@@ -227,6 +230,7 @@ async function copyTables(source: Connection, target: Connection, specs: TableSp
       });
       copied += batch.rows.length;
       progress.advance(batch.rows.length);
+      if (pauseMs) await setTimeout(pauseMs);
     }
     await target.run(
       `INSERT INTO ${PROGRESS_TABLE} (table_name, done) VALUES (${p(0)}, TRUE) ON CONFLICT (table_name) DO UPDATE SET done = TRUE`,

@@ -140,7 +140,8 @@ describe("SQLite -> the database under test -> SQLite", () => {
 describe("kill -9 halfway", () => {
   it("the next run goes on from the last committed batch and finishes, nothing doubled; a run from another source is refused", async () => {
     const target = await fresh();
-    const started = startAdmin({ DATABASE_URL: source.url, UPLOAD_DIR: sourceUploads }, "copy-data", "--to", target.url, "--batch-rows", "5");
+    // 5 rows a batch, 20 ms apart: the copy lasts seconds, so the kill lands halfway on any machine.
+    const started = startAdmin({ DATABASE_URL: source.url, UPLOAD_DIR: sourceUploads }, "copy-data", "--to", target.url, "--batch-rows", "5", "--pause-ms", "20");
     const total = Object.values(sourceRows).reduce((a, b) => a + b, 0);
     let copied = 0;
     for (let i = 0; i < 600 && copied < 150; i++) {
@@ -197,6 +198,7 @@ describe("bad input: one line, exit code, nothing changed", () => {
       [["--to", source.url], 1, /--to names the database DATABASE_URL names/],
       [["--to", empty.url, "--restart"], 1, /--restart empties a target that holds an unfinished copy; this target holds none/],
       [["--to", empty.url, "--batch-rows", "0"], 2, /--batch-rows must be a whole number from 1 to 10000/],
+      [["--to", empty.url, "--pause-ms", "soon"], 2, /--pause-ms must be a whole number from 0 to 60000/],
     ];
     const runs = await eachLimited(cases, 3, ([args]) => copy(source.url, sourceUploads, ...args));
     runs.forEach((run, i) => expectRefusal(run, cases[i]![1], cases[i]![2]));

@@ -110,6 +110,7 @@ every table with the manifest (exit 1 on a difference) and applies newer migrati
       to: { value: "DATABASE_URL", required: true, help: "the database to fill: postgresql://... or file:... (it must be empty)" },
       "uploads-to": { value: "DIR", help: "copy the covers into this folder too (default: leave them in UPLOAD_DIR, shared by the new instances)" },
       "batch-rows": { value: "N", help: "rows per committed batch (1 to 10000, default 2000)" },
+      "pause-ms": { value: "MS", help: "pause after each batch, sparing a source that serves meanwhile (0 to 60000, default 0)" },
       restart: { help: "empty a target holding an unfinished or differing copy, and copy again" },
     },
     summary: "copies every table (and covers) from the database DATABASE_URL names into another one, e.g. SQLite -> PostgreSQL",
@@ -124,10 +125,11 @@ covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
       if (providerOf(to) === "postgres" && !URL.canParse(to)) throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
       const uploadsTo = typeof input.options["uploads-to"] === "string" ? input.options["uploads-to"] : undefined;
       const batchRows = wholeNumber(input, "batch-rows", 2000, 1, 10_000);
+      const pauseMs = wholeNumber(input, "pause-ms", 0, 0, 60_000);
       const restart = input.options.restart === true;
       const { copyData } = await import("../../backup/copy-data.ts");
       const result = await withProgress(ctx, (progress) =>
-        copyData({ sourceUrl: ctx.config.database.url, targetUrl: to, uploadDir: ctx.config.uploadDir, uploadsTo, batchRows, restart, progress }),
+        copyData({ sourceUrl: ctx.config.database.url, targetUrl: to, uploadDir: ctx.config.uploadDir, uploadsTo, batchRows, pauseMs, restart, progress }),
       ).catch((error) => reportFailure(ctx, "copy-data", error, { expected: "source", actual: "target" }));
       printVerified(
         ctx,
