@@ -178,6 +178,27 @@ describe("restore refuses, changing nothing", () => {
   }, PROCESSES);
 });
 
+describe("restore's verification", () => {
+  it("a table that does not match the manifest: the report names it, exit 1", async () => {
+    const dir = path.join(scratch("gw-mismatch-"), "backup");
+    cpSync(backupDir, dir, { recursive: true });
+    const file = path.join(dir, "manifest.json");
+    const manifest = JSON.parse(readFileSync(file, "utf8"));
+    manifest.tables.find((t: { name: string }) => t.name === "Restaurant").checksum = "0".repeat(64);
+    writeFileSync(file, JSON.stringify(manifest));
+    const target = await createTestDatabase();
+    try {
+      const run = await restoreInto(target.url, path.join(scratch("gw-mismatch-uploads-"), "uploads"), dir);
+      expect(run.code).toBe(1);
+      const report = JSON.parse(run.stdout.trim());
+      expect(report).toMatchObject({ command: "restore", ok: false, verification: { ok: false, tables: { Restaurant: { match: false }, User: { match: true } } } });
+      expect(run.stderr.trim()).toMatch(/^error: the restored data differs from the backup: Restaurant \(200 rows expected, 200 found, contents differ\)$/);
+    } finally {
+      await target.drop();
+    }
+  }, PROCESSES);
+});
+
 describe("a cover a row names but the upload folder lacks", () => {
   it("is reported by backup (counted, named in the manifest), and restore expects the others only", async () => {
     const uploads = path.join(scratch("gw-absent-"), "uploads");

@@ -4,7 +4,8 @@
 // checksums; a server on the copy signs in a token issued before and serves its covers; ratings
 // stay equal to their comments. A copy killed with SIGKILL halfway finishes on the next run
 // without doubling anything. Bad input is refused with one line, changing nothing.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import Database from "better-sqlite3";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/backup/connection.ts";
@@ -173,6 +174,59 @@ describe("kill -9 halfway", () => {
     }
   }, 120_000);
 });
+
+describe("a source that changed between an interrupted run and the next", () => {
+  it("makes the verification fail (exit 1, the report names the table); --restart copies afresh", async () => {
+    // A private copy of the source, to change.
+    const changed = sqliteDatabase("gw-copy-changed-");
+    removeLater.push(changed.dir);
+    for (const suffix of ["", "-wal", "-shm"]) {
+      if (existsSync(sqliteFilePath(source.url) + suffix)) copyFileSync(sqliteFilePath(source.url) + suffix, sqliteFilePath(changed.url) + suffix);
+    }
+    const target = await fresh();
+    const started = startAdmin({ DATABASE_URL: changed.url, UPLOAD_DIR: sourceUploads }, "copy-data", "--to", target.url, "--batch-rows", "5");
+    let done: string | undefined;
+    for (let i = 0; i < 600 && !done; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      done = await aCopiedTable(target);
+    }
+    started.child.kill("SIGKILL");
+    await started.finished;
+    expect(done, "a table with rows copied in full before the kill").toBeDefined();
+
+    const db = new Database(sqliteFilePath(changed.url));
+    db.pragma("foreign_keys = ON");
+    db.prepare(`DELETE FROM "${done}" WHERE rowid = (SELECT min(rowid) FROM "${done}")`).run();
+    db.close();
+
+    const differing = await copy(changed.url, sourceUploads, "--to", target.url);
+    expect(differing.code).toBe(1);
+    const report = JSON.parse(differing.stdout.trim());
+    expect(report).toMatchObject({ command: "copy-data", ok: false, verification: { ok: false } });
+    expect(report.verification.tables[done!].match).toBe(false);
+    expect(report.verification.tables[done!].actual.rows).toBe(report.verification.tables[done!].expected.rows + 1);
+    expect(differing.stderr.trim().split("\n")).toHaveLength(1);
+    expect(differing.stderr).toMatch(new RegExp(`^error: the target differs from the source: .*${done}.*run copy-data again with --restart`));
+
+    const again = await copy(changed.url, sourceUploads, "--to", target.url, "--restart");
+    expect(again.code, again.stderr).toBe(0);
+    expect(jsonResult(again)).toMatchObject({ ok: true, resumed: false, verification: { ok: true } });
+  }, 120_000);
+});
+
+/** A table the copy into `target` has finished, with rows in it (undefined while there is none). */
+async function aCopiedTable(target: TestDatabase): Promise<string | undefined> {
+  if (target.provider === "sqlite" && !existsSync(sqliteFilePath(target.url))) return undefined;
+  const conn = await openConnection(target.url);
+  try {
+    const rows = await conn.rows(`SELECT table_name FROM "_gateway_copy_progress" WHERE table_name <> '' AND rows_copied > 0 AND done = TRUE`);
+    return rows.length ? String(rows[0]![0]) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await conn.close();
+  }
+}
 
 /** Rows the copy into `target` has committed so far (0 before its progress table exists). */
 async function copiedSoFar(target: TestDatabase): Promise<number> {
