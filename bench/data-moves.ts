@@ -18,7 +18,16 @@ import { freshPostgres, freshSqlite, seededDatabase, type BenchDatabase } from "
 import { pacedLatency, type PacedResult } from "./paced.ts";
 import { ROOT, startService } from "./processes.ts";
 
-export type DataMoveSettings = { size: SizeName; serverUrl?: string; databases: ("sqlite" | "postgres")[]; durationSec: number; writeRate: number; password: string };
+export type DataMoveSettings = {
+  size: SizeName;
+  serverUrl?: string;
+  databases: ("sqlite" | "postgres")[];
+  durationSec: number;
+  writeRate: number;
+  password: string;
+  /** A database seeded beforehand (e.g. `npm run seed -- --size 1m`, which takes long) to use instead of a fresh seed; the write load adds comments to it. */
+  existing?: { url: string; uploadDir: string };
+};
 
 /** A command's wall time, its JSON line, and its peak resident memory (VmHWM, sampled). */
 type Timed = { seconds: number; result: any; peakRssMb: number };
@@ -102,10 +111,11 @@ const folderBytes = (dir: string): number =>
 
 export async function benchDataMoves(settings: DataMoveSettings, log: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<DataMoveResult[]> {
   const results: DataMoveResult[] = [];
-  for (const name of settings.databases) {
-    log(`\n[${name}] fresh database, seeding ${settings.size}...`);
-    const { database, seeded } = await seededDatabase(name, { size: settings.size, serverUrl: settings.serverUrl, password: settings.password }, cleanups);
-    const rows = Object.entries(seeded.inserted).filter(([k]) => k !== "files").reduce((a, [, n]) => a + n, 0);
+  for (const name of settings.existing ? [settings.existing.url.startsWith("file:") ? "sqlite" as const : "postgres" as const] : settings.databases) {
+    const { database } = settings.existing
+      ? { database: { provider: name, ...settings.existing, drop: async () => {} } }
+      : (log(`\n[${name}] fresh database, seeding ${settings.size}...`),
+        await seededDatabase(name, { size: settings.size, serverUrl: settings.serverUrl, password: settings.password }, cleanups));
     const scratch = mkdtempSync(path.join(tmpdir(), "gw-bench-moves-"));
     cleanups.push(async () => rmSync(scratch, { recursive: true, force: true }));
     const env = { DATABASE_URL: database.url, UPLOAD_DIR: database.uploadDir };
@@ -175,7 +185,7 @@ export async function benchDataMoves(settings: DataMoveSettings, log: (line: str
       const returned = await admin({ DATABASE_URL: there.url, UPLOAD_DIR: there.uploadDir }, "copy-data", "--to", back.url, "--uploads-to", back.uploadDir);
       copyBack = { to: name, seconds: returned.seconds, peakRssMb: returned.peakRssMb };
     }
-    results.push({ database: name, rows, writes, backup, restore: { seconds: restored.seconds, peakRssMb: restored.peakRssMb }, copyThere, copyBack });
+    results.push({ database: name, rows: quiet.result.rows, writes, backup, restore: { seconds: restored.seconds, peakRssMb: restored.peakRssMb }, copyThere, copyBack });
   }
   return results;
 }

@@ -74,6 +74,8 @@ const HELP = `Usage: npm run bench [-- options]
                        copy-data times and sizes (bench/data-moves.ts; JSON in
                        bench/results/data-moves.json)
   --write-rate N       with --data-moves: writes (addComment) per second (default 100)
+  --data-moves-on URL  with --data-moves: use this seeded database (its covers in UPLOAD_DIR)
+                       instead of seeding one (the 1m seed takes long); the writes add to it
 
 Environment: DATABASE_URL (a postgres:// server to also bench on); BENCH_DURATION, BENCH_WARMUP,
 BENCH_CONNECTIONS, BENCH_ONLY, BENCH_DATABASES, BENCH_PEER, BENCH_PEER_ROUNDS, BENCH_SLO_DURATION,
@@ -120,6 +122,7 @@ function options() {
       reads: { type: "boolean", default: false },
       "data-moves": { type: "boolean", default: false },
       "write-rate": { type: "string" },
+      "data-moves-on": { type: "string" },
       calls: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -178,6 +181,7 @@ function options() {
     cpuProf: values["cpu-prof"], out: values.out, fanout, before: values.before ? path.resolve(values.before) : null,
     reads: values.reads, calls: number(values.calls, values.quick ? 300 : 2000, "calls"),
     dataMoves: values["data-moves"], writeRate: number(values["write-rate"], 100, "write-rate"),
+    dataMovesOn: values["data-moves-on"],
   };
 }
 
@@ -462,7 +466,8 @@ async function readsOnly(opts: Options) {
 }
 
 async function dataMovesOnly(opts: Options) {
-  const settings = { size: opts.size, serverUrl: opts.serverUrl, databases: opts.databases, durationSec: opts.load.durationSec, writeRate: opts.writeRate, password: PASSWORD };
+  const existing = opts.dataMovesOn ? { url: opts.dataMovesOn, uploadDir: process.env.UPLOAD_DIR ?? "./data/uploads" } : undefined;
+  const settings = { size: opts.size, serverUrl: opts.serverUrl, databases: opts.databases, durationSec: opts.load.durationSec, writeRate: opts.writeRate, password: PASSWORD, existing };
   const results = await benchDataMoves(settings, log, cleanups);
   const out = path.join(ROOT, "bench/results/data-moves.json");
   mkdirSync(path.dirname(out), { recursive: true });
