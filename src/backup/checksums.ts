@@ -6,7 +6,7 @@ import { createHash, hash } from "node:crypto";
 import { namesUpload, uploadColumnsOf } from "../storage/upload-references.ts";
 import type { Connection } from "./connection.ts";
 import type { Progress } from "./progress.ts";
-import { countRows, readBatches } from "./rows.ts";
+import { countRows, scanTable } from "./rows.ts";
 import type { TableSpec } from "./tables.ts";
 import type { Canonical } from "./values.ts";
 
@@ -38,7 +38,6 @@ export class RowSum {
   }
 }
 
-export const BATCH_ROWS = 2000;
 
 /**
  * Reads the whole table and returns its digest; `onRows` hears of each batch (progress, and
@@ -46,9 +45,9 @@ export const BATCH_ROWS = 2000;
  */
 export async function digestTable(conn: Connection, spec: TableSpec, onRows?: (rows: Canonical[][]) => void): Promise<TableDigest> {
   const sum = new RowSum();
-  for await (const batch of readBatches(conn, spec, BATCH_ROWS)) {
-    for (const row of batch.rows) sum.add(row);
-    onRows?.(batch.rows);
+  for await (const rows of scanTable(conn, spec)) {
+    for (const row of rows) sum.add(row);
+    onRows?.(rows);
   }
   return { rows: sum.count, checksum: sum.checksum(spec) };
 }

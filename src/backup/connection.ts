@@ -18,6 +18,12 @@ export type Connection = {
   /** Rows as arrays, in the order of the SELECT's columns. `?` placeholders on SQLite, `$n` on PostgreSQL. */
   rows(sql: string, params?: readonly unknown[]): Promise<unknown[][]>;
   run(sql: string, params?: readonly unknown[]): Promise<void>;
+  /**
+   * Every row of a SELECT, `batchRows` at a time, in whatever order the database reads them
+   * fastest (a table scan: no index lookup per row). Nothing else may run on the connection
+   * until the scan ends.
+   */
+  scan(sql: string, batchRows: number): AsyncGenerator<unknown[][]>;
   /** Statements run inside `work` commit together, or not at all. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
   /** Starts a read-only transaction: every read until `endSnapshot` sees the database as it was now. */
@@ -86,6 +92,17 @@ function openSqlite(file: string, { mustExist = false, readonly = false }): Conn
       if (statement.reader) statement.all(...params);
       else statement.run(...params);
     },
+    scan: async function* (sql, batchRows) {
+      let batch: unknown[][] = [];
+      for (const row of prepared(sql).raw(true).safeIntegers(true).iterate() as IterableIterator<unknown[]>) {
+        batch.push(row);
+        if (batch.length === batchRows) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
+    },
     transaction: async (work) => {
       db.exec("BEGIN IMMEDIATE");
       try {
@@ -132,6 +149,7 @@ async function openPostgres(url: string): Promise<Connection> {
     throw new DatabaseUnusable(`cannot connect to ${label}: ${describePgError(error)}`);
   }
   const query = (sql: string, params: readonly unknown[] = []) => client.query({ text: sql, values: params as unknown[], rowMode: "array" });
+  let inSnapshot = false;
   return {
     provider: "postgres",
     label,
@@ -148,8 +166,30 @@ async function openPostgres(url: string): Promise<Connection> {
         throw error;
       }
     },
-    beginSnapshot: async () => void (await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")),
-    endSnapshot: async () => void (await client.query("COMMIT")),
+    scan: async function* (sql, batchRows) {
+      // A cursor lives in a transaction: the snapshot's, or one of its own.
+      const own = !inSnapshot;
+      if (own) await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      try {
+        await client.query(`DECLARE gw_scan NO SCROLL CURSOR FOR ${sql}`);
+        for (;;) {
+          const { rows } = await query(`FETCH FORWARD ${batchRows} FROM gw_scan`);
+          if (!rows.length) break;
+          yield rows as unknown[][];
+        }
+        await client.query("CLOSE gw_scan");
+      } finally {
+        if (own) await client.query("COMMIT").catch(() => {});
+      }
+    },
+    beginSnapshot: async () => {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      inSnapshot = true;
+    },
+    endSnapshot: async () => {
+      inSnapshot = false;
+      await client.query("COMMIT");
+    },
     close: () => client.end(),
   };
 }

@@ -33,7 +33,7 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
   if (manifest.provider !== provider) {
     throw new NotRestorable(
       manifest.provider === "sqlite"
-        ? `${dir} is a SQLite backup: restore it into SQLite (DATABASE_URL=file:...), then move it with copy-data --to ${"<postgresql://...>"}`
+        ? `${dir} is a SQLite backup: restore it into SQLite (DATABASE_URL=file:...), then move it with copy-data --to postgresql://...`
         : `${dir} is a PostgreSQL backup: restore it into PostgreSQL, then move it with copy-data --to file:...`,
     );
   }

@@ -1,6 +1,10 @@
-// Reads a table in batches in primary-key order, each batch starting after the last key of the
-// one before (keyset paging: every batch is an index range, however far into the table, and a
-// copy can resume from the last key it committed). Values come back canonical (values.ts).
+// Reading a table, values canonical (values.ts), two ways:
+// - readBatches: in primary-key order, each batch starting after the last key of the one before
+//   (keyset paging: every batch is an index range, however far into the table), so a copy can
+//   resume from the last key it committed;
+// - scanTable: in the order the table is stored (a table scan: no index, no lookup per row, no
+//   planner statistics needed, which a table pg_restore just loaded lacks), for the checksums,
+//   whose sum does not depend on the order.
 import { placeholder, quoteName, type Connection } from "./connection.ts";
 import type { TableSpec } from "./tables.ts";
 import { canonical, storable, type Canonical } from "./values.ts";
@@ -34,3 +38,10 @@ export async function countRows(conn: Connection, table: string): Promise<number
   const [[count]] = (await conn.rows(`SELECT count(*) FROM ${quoteName(table)}`)) as [[unknown]];
   return Number(count);
 }
+
+export async function* scanTable(conn: Connection, spec: TableSpec): AsyncGenerator<Canonical[][]> {
+  const sql = `SELECT ${spec.columns.map((c) => quoteName(c.name)).join(", ")} FROM ${quoteName(spec.name)}`;
+  for await (const raw of conn.scan(sql, SCAN_ROWS)) yield raw.map((row) => row.map((value, i) => canonical(spec.columns[i]!.type, value)));
+}
+
+const SCAN_ROWS = 2000;

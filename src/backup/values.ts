@@ -54,8 +54,17 @@ export function storable(provider: Provider, type: ColumnType, value: Canonical)
 }
 
 const ZONELESS = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+/** The two forms nearly every value takes, read without a Date (a wide table has several per row). */
+const PRISMA_SQLITE_TEXT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})\+00:00$/;
+const POSTGRES_TEXT = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,3}))?$/;
 
 function isoDate(value: unknown): string {
+  if (typeof value === "string") {
+    const sqlite = PRISMA_SQLITE_TEXT.exec(value);
+    if (sqlite) return `${sqlite[1]}Z`;
+    const postgres = POSTGRES_TEXT.exec(value);
+    if (postgres) return `${postgres[1]}T${postgres[2]}.${(postgres[3] ?? "").padEnd(3, "0")}Z`;
+  }
   if (value instanceof Date) return value.toISOString();
   if (typeof value === "number" || typeof value === "bigint") return new Date(Number(value)).toISOString();
   const text = String(value).trim();
