@@ -34,14 +34,15 @@ async function multipart(
   query: string,
   variables: Record<string, unknown>,
   files: Record<string, FilePart>,
-  options: { token?: string; preflight?: boolean } = {},
+  options: { token?: string; tokenInQuery?: string; preflight?: boolean } = {},
 ): Promise<GraphqlResult & { headers: Headers }> {
   const form = new FormData();
   form.append("operations", JSON.stringify({ query, variables }));
   form.append("map", JSON.stringify(Object.fromEntries(Object.entries(files).map(([key, f]) => [key, f.at]))));
   for (const [key, f] of Object.entries(files)) form.append(key, new Blob([f.bytes], { type: f.type ?? "application/octet-stream" }), f.name);
   const headers: Record<string, string> = options.preflight === false ? {} : { "apollo-require-preflight": "true" };
-  const res = await server.fetch("/graphql", { method: "POST", body: form, headers, token: options.token });
+  const target = options.tokenInQuery ? `/graphql?access_token=${options.tokenInQuery}` : "/graphql";
+  const res = await server.fetch(target, { method: "POST", body: form, headers, token: options.token });
   const body = (await res.json()) as any;
   return { status: res.status, data: body.data, errors: body.errors, body, headers: res.headers };
 }
@@ -232,14 +233,21 @@ describe("size and count limits", () => {
 });
 
 describe("the multipart request itself", () => {
-  it("is refused without Apollo-Require-Preflight (CSRF prevention), saving nothing", async () => {
+  it("is refused as a possible forgery without a header a browser preflights, saving nothing", async () => {
     const files = filesIn(s);
     const groceries = await s.db.grocery.count();
-    const r = await multipart(s, CREATE, { input: { title: "Csrf" } }, cover(PNG), { token: owner.token, preflight: false });
+    // The token in the query string, which another site's form could carry: no preflight.
+    const r = await multipart(s, CREATE, { input: { title: "Csrf" } }, cover(PNG), { preflight: false, tokenInQuery: owner.token });
     expect(r.status).toBe(400);
     expect(r.errors?.[0].message).toMatch(/Cross-Site Request Forgery/);
     expect(await s.db.grocery.count()).toBe(groceries);
     expect(filesIn(s)).toEqual(files);
+  });
+
+  it("is taken with the token's Authorization header alone (a browser preflights it too)", async () => {
+    const r = await multipart(s, CREATE, { input: { title: "Signed" } }, cover(PNG), { token: owner.token, preflight: false });
+    expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+    expect(r.data.createGrocery.title).toBe("Signed");
   });
 
   it("answers a malformed multipart body with 400, never 500", async () => {

@@ -16,6 +16,7 @@ import type { Context, ContextFactory } from "../data/context.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
 import type { OperationRunner } from "../execution/operation.ts";
+import { PREFLIGHTED_HEADERS } from "./csrf-headers.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
 import { retryLaterPlugin } from "./retry-later.ts";
 import { readsJsonOnly } from "./request-error-status.ts";
@@ -76,6 +77,8 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       releaseResultPlugin,
       ...options.plugins,
     ],
+    // A signed-in GET query (urql's default) carries Authorization: no forgery, it passes.
+    csrfPrevention: { requestHeaders: PREFLIGHTED_HEADERS },
     dangerouslyDisableValidation: true, // the runner validates (admissionPlugin)
     parseOptions: runner.parseOptions,
     formatError,

@@ -5,19 +5,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { processRequest, Upload, type FileUpload } from "graphql-upload-minimal";
 import { badInput, DomainError } from "../../contract/errors.ts";
+import { PREFLIGHTED_HEADERS } from "./csrf-headers.ts";
 import { tokenBeforeBody, type Authenticate } from "../../http/token-first.ts";
 import { tooLarge, type IncomingFile } from "../../storage/image-files.ts";
 
 export type UploadLimits = { maxFileBytes: number; maxFiles: number };
 
-/**
- * Apollo's CSRF prevention refuses a multipart request without one of these headers (its
- * defaults). Such a request is left unparsed: Apollo refuses it without us reading any file.
- */
-const PREFLIGHT_HEADERS = ["apollo-require-preflight", "x-apollo-operation-name"];
 
 const isMultipart = (request: FastifyRequest) => /^multipart\/form-data\b/i.test(request.headers["content-type"] ?? "");
-const hasPreflightHeader = (request: FastifyRequest) => PREFLIGHT_HEADERS.some((h) => !!request.headers[h]);
+/** Apollo's CSRF prevention refuses a multipart request without one: it is left unparsed, no file read. */
+const hasPreflightHeader = (request: FastifyRequest) => PREFLIGHTED_HEADERS.some((h) => !!request.headers[h]);
 
 /** An error from processRequest / busboy, as the HTTP error handler answers it (413 or 400, never 500). */
 function multipartError(error: unknown, limits: UploadLimits): Error & { statusCode: number } {
