@@ -135,7 +135,7 @@ function selectList(columns: Columns, alias: string, prefix = ""): Prisma.Sql {
 }
 
 /** The rows a driver returned, as Prisma would return them (null stays null). */
-function rowsOf<T>(columns: Columns, raw: RawRows, prefix = ""): T[] {
+export function rowsOf<T>(columns: Columns, raw: RawRows, prefix = ""): T[] {
   const names = Object.keys(columns);
   const at = names.map((column) => raw.names.indexOf(prefix + column));
   const kinds = names.map((column) => normalisers[columns[column]]);

@@ -1,0 +1,283 @@
+// The conditions of a search as SQL, each in the forms the two databases read best (searches.ts
+// chooses among them; search-totals.ts counts with them):
+// - words (`search`): the databases' own full-text engines over derived tables the migrations
+//   20261125165728_search and 20261125200000_search_scale keep up to date with triggers (SQLite
+//   FTS5 ranked by bm25, PostgreSQL tsvector ranked by ts_rank); a long word missing from the
+//   vocabulary is widened to the stored words one typo away;
+// - title substring (the legacy `q`): a trigram index (FTS5 trigram / pg_trgm), then LIKE with its
+//   wildcards escaped (Prisma's `contains` leaves them live, prisma/orm#19506);
+// - list values: read from the (kind, valueKey, id) index, or tested row by row;
+// - near: the box around the circle from a spatial index (SQLite R*Tree, PostgreSQL GiST), then
+//   the great-circle distance;
+// - open at: the wall-clock time in each restaurant's zone against its opening hours.
+import { Prisma, providerOf, readRowsAside, type Db } from "./client.ts";
+import { query as queryOnLoop } from "./reads.ts";
+import { TYPO_MIN_LENGTH, typoPrefixes, withinOneEdit } from "./search-words.ts";
+
+export type Provider = ReturnType<typeof providerOf>;
+export type Catalogue = "Restaurant" | "Grocery";
+
+/** One list condition: the row has at least one of these values (lower-cased search keys). */
+export type TagCondition<K extends string = string> = { kind: K; keys: string[] };
+
+export type Near = { latitude: number; longitude: number; radiusKm: number };
+
+/**
+ * A search's conditions, kept apart by what can read them: the words and the title substring
+ * from the text indexes, the lists and the city from their indexes (and the counts kept of
+ * them), near from the spatial index; `rowTests` only row by row.
+ */
+export type SearchPlan = {
+  provider: Provider;
+  catalogue: Catalogue;
+  /** The words as the engine's query text (an FTS5 expression or a tsquery), typos widened. */
+  words?: string;
+  titleKey?: string;
+  tags: TagCondition[];
+  cityKey?: string;
+  minRating?: number;
+  near?: Near;
+  /** Flags and opening hours. */
+  rowTests: Prisma.Sql[];
+};
+
+export const table = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}"`);
+export const OWNER_KEY: Record<Catalogue, string> = { Restaurant: `"restaurantId"`, Grocery: `"groceryId"` };
+/** SQLite: the table giving each row its integer key in the search indexes (FTS5, R*Tree). */
+export const searchRows = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}SearchRow"`);
+
+/** Every statement of a search runs aside: on SQLite, in a reader thread (client.ts). */
+export const query = <T>(db: Db, columns: Parameters<typeof queryOnLoop>[1], sql: Prisma.Sql) => queryOnLoop<T>(db, columns, sql, readRowsAside);
+
+export const whereAll = (conditions: Prisma.Sql[]) =>
+  conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`;
+
+export const number = (value: number) => Prisma.sql`CAST(${value} AS DOUBLE PRECISION)`;
+
+/** Whether the plan has no condition at all. */
+export const unfiltered = (p: SearchPlan) =>
+  !p.words && !p.titleKey && p.tags.length === 0 && !p.cityKey && p.minRating == null && !p.near && p.rowTests.length === 0;
+
+// ---- Words -------------------------------------------------------------------------------------
+
+/** Most stored words looked at per misspelt word, and most alternatives kept. */
+const VOCABULARY_PROBE = 2000;
+const MAX_ALTERNATIVES = 8;
+
+const nextPrefix = (prefix: string) => prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+
+/** Stored words that start like `word` (its first two letters, or those two swapped). */
+async function wordsLike(db: Db, provider: Provider, catalogue: Catalogue, word: string): Promise<string[]> {
+  const ranges = typoPrefixes(word).map((p) => Prisma.sql`("term" >= ${p} AND "term" < ${nextPrefix(p)})`);
+  const terms = Prisma.raw(provider === "sqlite" ? `"${catalogue}SearchTerms"` : `"SearchTerm"`);
+  const rows = await query<{ term: string }>(
+    db,
+    { term: "text" },
+    Prisma.sql`SELECT "term" FROM ${terms} WHERE ${Prisma.join(ranges, " OR ")} LIMIT ${Prisma.raw(String(VOCABULARY_PROBE))}`,
+  );
+  return rows.map((r) => r.term);
+}
+
+/**
+ * Each word with what it may have meant: itself, and when it is long and no stored word is (or,
+ * for the last word, starts with) it, the stored words one typo away.
+ */
+async function withTypos(db: Db, provider: Provider, catalogue: Catalogue, words: string[]): Promise<string[][]> {
+  return Promise.all(
+    words.map(async (word, i) => {
+      if (word.length < TYPO_MIN_LENGTH) return [word];
+      const last = i === words.length - 1;
+      const stored = await wordsLike(db, provider, catalogue, word);
+      if (stored.some((s) => s === word || (last && s.startsWith(word)))) return [word];
+      return [word, ...stored.filter((s) => withinOneEdit(word, s)).slice(0, MAX_ALTERNATIVES)];
+    }),
+  );
+}
+
+/** The words as an FTS5 query (`"pizz" *` for the last) or a tsquery (`pizz:*`); alternatives OR'ed. */
+export async function wordsQuery(db: Db, catalogue: Catalogue, words: string[]): Promise<string> {
+  const provider = providerOf(db);
+  const alternatives = await withTypos(db, provider, catalogue, words);
+  // Words hold only letters and digits (searchWords), so they need no escaping in either syntax.
+  return alternatives
+    .map((options, i) => {
+      const last = i === alternatives.length - 1;
+      const terms = options.map((w, j) => (provider === "sqlite" ? `"${w}"${last && j === 0 ? " *" : ""}` : `${w}${last && j === 0 ? ":*" : ""}`));
+      return terms.length === 1 ? terms[0] : `(${terms.join(provider === "sqlite" ? " OR " : " | ")})`;
+    })
+    .join(provider === "sqlite" ? " AND " : " & ");
+}
+
+/** bm25's weights of the search columns: title, then lists (cuisines, categories; other name), then the rest. */
+const BM25 = "bm25(10.0, 4.0, 1.0)";
+
+/** SQLite: the FTS5 table of the words. */
+export const wordsTable = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}Search"`);
+
+/**
+ * SQLite: the keys (FTS5 rowids) of the rows matching the words, with their bm25 rank (smaller is
+ * better) when `ranked`, FTS5 ordering them itself (it ranks every match it reads, without a sort
+ * of joined rows); `range` bounds the keys.
+ */
+export function wordKeys(p: SearchPlan, { ranked = false, range = Prisma.empty }: { ranked?: boolean; range?: Prisma.Sql } = {}): Prisma.Sql {
+  const fts = wordsTable(p.catalogue);
+  return ranked
+    ? Prisma.sql`SELECT "rowid" AS "key", "rank" FROM ${fts} WHERE ${fts} MATCH ${p.words} ${range} AND "rank" MATCH ${BM25} ORDER BY "rank"`
+    : Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${p.words} ${range}`;
+}
+
+/** PostgreSQL: the words as a tsquery, and the test of a search document against it. */
+export const tsQuery = (p: SearchPlan) => Prisma.sql`to_tsquery('simple', unaccent(${p.words}))`;
+export const documentMatches = (p: SearchPlan, alias: string) => Prisma.sql`${Prisma.raw(alias)}."document" @@ ${tsQuery(p)}`;
+/** PostgreSQL: the rank of a matching document, smaller is better (as bm25). */
+export const documentRank = (p: SearchPlan, alias: string) => Prisma.sql`-ts_rank(${Prisma.raw(alias)}."document", ${tsQuery(p)})`;
+
+// ---- Title substring ---------------------------------------------------------------------------
+
+// "!" escapes LIKE's wildcards: unlike a backslash, it means the same in SQLite and in
+// PostgreSQL whatever standard_conforming_strings says.
+const likeLiteral = (key: string) => `%${key.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+
+export const titleLike = (p: SearchPlan, key: string) =>
+  Prisma.sql`${table(p.catalogue)}."titleSearch" LIKE ${likeLiteral(key)} ESCAPE '!'`;
+
+/** SQLite: the title's trigram index holds the key as a phrase (its trigrams in a row), which needs 3 characters or more. */
+export const trigramUsable = (p: SearchPlan) => p.provider === "sqlite" && p.titleKey != null && [...p.titleKey].length >= 3;
+
+/**
+ * SQLite: whether the trigram phrase alone says what LIKE says, so a count can skip the rows: an
+ * ASCII key (both sides are lower-cased already, and the tokenizer folds only ASCII letters the
+ * same way LIKE does).
+ */
+export const trigramExact = (p: SearchPlan) => trigramUsable(p) && /^[\x20-\x7e]+$/.test(p.titleKey!);
+
+/** SQLite: the keys of the rows whose title holds the key (a phrase of the trigram index). */
+export function trigramKeys(p: SearchPlan): Prisma.Sql {
+  const fts = Prisma.raw(`"${p.catalogue}TitleTrigrams"`);
+  return Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${`"${p.titleKey!.replace(/"/g, '""')}"`}`;
+}
+
+/**
+ * The title contains the key. PostgreSQL reads LIKE from its pg_trgm index by itself; SQLite first
+ * takes the rows the trigram index finds, unless the page is read row by row.
+ */
+export function titleContains(p: SearchPlan, perRow: boolean): Prisma.Sql[] {
+  const like = titleLike(p, p.titleKey!);
+  if (perRow || !trigramUsable(p)) return [like];
+  return [Prisma.sql`${table(p.catalogue)}."id" IN (SELECT s.${Prisma.raw(OWNER_KEY[p.catalogue])} FROM (${trigramKeys(p)}) k
+      JOIN ${searchRows(p.catalogue)} s ON s."rowid" = k."key")`, like];
+}
+
+// ---- Lists -------------------------------------------------------------------------------------
+
+/**
+ * The row has one of the values. `perRow`: tested row by row, for a page read in its order's
+ * index: a scalar subquery, which PostgreSQL cannot turn into a semi-join (it hashed every match
+ * of each list, then sorted: any of two cuisines + a price range by rating, 300 ms -> 10 ms at
+ * 200,000); otherwise `id IN` the tag rows, which the planner may read from the tag index.
+ */
+export function hasTag(catalogue: Catalogue, { kind, keys }: TagCondition, perRow = false) {
+  const tags = Prisma.raw(`"${catalogue}Tag"`);
+  const owner = Prisma.raw(OWNER_KEY[catalogue]);
+  const value = keys.length === 1 ? Prisma.sql`= ${keys[0]}` : Prisma.sql`IN (${Prisma.join(keys)})`;
+  if (perRow) {
+    return Prisma.sql`(SELECT TRUE FROM ${tags} t WHERE t.${owner} = ${table(catalogue)}."id" AND t."kind" = ${kind} AND t."valueKey" ${value} LIMIT 1)`;
+  }
+  return Prisma.sql`${table(catalogue)}."id" IN (SELECT t.${owner} FROM ${tags} t WHERE t."kind" = ${kind} AND t."valueKey" ${value})`;
+}
+
+// ---- Near --------------------------------------------------------------------------------------
+
+const EARTH_RADIUS_KM = 6371.0088;
+const KM_PER_DEGREE = (Math.PI * EARTH_RADIUS_KM) / 180;
+
+/** Great-circle distance in km from the point to the coordinates (haversine; same functions on both databases). */
+export function distanceKm({ latitude, longitude }: Near, at = `"Restaurant"`): Prisma.Sql {
+  const lat = Prisma.raw(`${at}."latitude"`);
+  const lng = Prisma.raw(`${at}."longitude"`);
+  return Prisma.sql`(${number(2 * EARTH_RADIUS_KM)} * asin(sqrt(
+    power(sin(radians(${lat} - ${number(latitude)}) / 2), 2)
+    + cos(radians(${number(latitude)})) * cos(radians(${lat})) * power(sin(radians(${lng} - ${number(longitude)}) / 2), 2))))`;
+}
+
+/** The box around the circle: south, north, and one or two west-east spans (split where it crosses ±180°). */
+function boxOf(near: Near) {
+  const dLat = near.radiusKm / KM_PER_DEGREE;
+  const cosLat = Math.cos((near.latitude * Math.PI) / 180);
+  const dLng = cosLat < 1e-6 ? 360 : near.radiusKm / (KM_PER_DEGREE * cosLat);
+  const south = Math.max(-90, near.latitude - dLat);
+  const north = Math.min(90, near.latitude + dLat);
+  const west = near.longitude - dLng;
+  const east = near.longitude + dLng;
+  const spans: [number, number][] =
+    dLng >= 180 || (west < -180 && east > 180) ? [[-180, 180]] : west < -180 ? [[west + 360, 180], [-180, east]] : east > 180 ? [[west, 180], [-180, east - 360]] : [[west, east]];
+  return { south, north, spans };
+}
+
+/**
+ * The rows within the circle, tested on the row's own coordinates: PostgreSQL reads the box from
+ * its GiST index of points; on SQLite this is a row test (near searches read the R*Tree instead,
+ * placeKeys).
+ */
+export function within(p: SearchPlan, near: Near): Prisma.Sql[] {
+  const { south, north, spans } = boxOf(near);
+  const box =
+    p.provider === "postgres"
+      ? spans.map(([w, e]) => Prisma.sql`point("Restaurant"."longitude", "Restaurant"."latitude") <@ box(point(${number(w)}, ${number(south)}), point(${number(e)}, ${number(north)}))`)
+      : spans.map(([w, e]) => Prisma.sql`("Restaurant"."latitude" BETWEEN ${number(south)} AND ${number(north)} AND "Restaurant"."longitude" BETWEEN ${number(w)} AND ${number(e)})`);
+  return [box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`, Prisma.sql`${distanceKm(near)} <= ${number(near.radiusKm)}`];
+}
+
+/**
+ * SQLite: the keys of the restaurants within the circle, from the R*Tree alone (its auxiliary
+ * columns hold the exact coordinates the distance is measured from).
+ */
+export function placeKeys(near: Near): Prisma.Sql {
+  const { south, north, spans } = boxOf(near);
+  const box = spans.map(([w, e]) => Prisma.sql`("minLongitude" <= ${e} AND "maxLongitude" >= ${w})`);
+  return Prisma.sql`SELECT "rowid" AS "key" FROM "RestaurantPlace" AS "place"
+    WHERE "minLatitude" <= ${north} AND "maxLatitude" >= ${south} AND ${box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`}
+      AND ${distanceKm(near, `"place"`)} <= ${number(near.radiusKm)}`;
+}
+
+// ---- Open at -----------------------------------------------------------------------------------
+
+/**
+ * Open at the instant, in the restaurant's zone: a period holds the local time "HH:MM" when it
+ * opens at or before it and closes after it; one that closes earlier than it opens runs past
+ * midnight; one that opens and closes at the same time is open all day.
+ */
+export function openAt(provider: Provider, at: Date): Prisma.Sql {
+  const local =
+    provider === "sqlite"
+      ? Prisma.sql`local_time("Restaurant"."timeZone", ${at.getTime()})`
+      : Prisma.sql`to_char(CAST(${at.toISOString()} AS TIMESTAMPTZ) AT TIME ZONE "Restaurant"."timeZone", 'HH24:MI')`;
+  // The local time written out at each use: a correlated "(SELECT local_time(...)) lt" made SQLite
+  // run a co-routine for every opening period.
+  return Prisma.sql`"Restaurant"."timeZone" IS NOT NULL AND EXISTS (SELECT 1 FROM "OpeningHours" h
+    WHERE h."restaurantId" = "Restaurant"."id" AND (h."open" = h."close"
+      OR (h."open" < h."close" AND h."open" <= ${local} AND ${local} < h."close")
+      OR (h."close" < h."open" AND (${local} >= h."open" OR ${local} < h."close"))))`;
+}
+
+// ---- The conditions together -------------------------------------------------------------------
+
+/**
+ * Every condition but the words as SQL over the catalogue's row. `perRow`: in the forms tested row
+ * by row (a page read in its order's index, or rows already found by another index): list values
+ * by a scalar subquery, the title by LIKE, and on SQLite the city and rating kept off their indexes
+ * ("+"). Otherwise in the forms the planner may read from an index. `sortedBy`: the order whose
+ * index the rows come from (its own column's test may use it).
+ */
+export function conditionsOf(p: SearchPlan, perRow: boolean, sortedBy?: string): Prisma.Sql[] {
+  const unindexed = (column: string) => Prisma.raw(perRow && p.provider === "sqlite" && sortedBy !== column ? "+" : "");
+  const t = table(p.catalogue);
+  const conditions: Prisma.Sql[] = [];
+  if (p.titleKey) conditions.push(...titleContains(p, perRow));
+  for (const tag of p.tags) conditions.push(hasTag(p.catalogue, tag, perRow));
+  if (p.cityKey) conditions.push(Prisma.sql`${unindexed("city")}${t}."citySearch" = ${p.cityKey}`);
+  if (p.minRating != null) conditions.push(Prisma.sql`${unindexed("rating")}${t}."ratingAvg" >= ${number(p.minRating)}`);
+  if (p.near) conditions.push(...within(p, p.near));
+  conditions.push(...p.rowTests);
+  return conditions;
+}

@@ -1,0 +1,226 @@
+// Totals and facets of a search, bounded: their cost does not grow with the catalogue.
+// - The counts the migration 20261125200000_search_scale keeps per list value and city (and of the
+//   whole catalogue) answer exactly, without counting rows, a search of the whole catalogue or of
+//   one value, and facets of the whole catalogue.
+// - Otherwise the matches are counted one by one up to EXACT_COUNT_LIMIT, from the text or spatial
+//   index alone when nothing else is asked; past that, the total and the facets are estimated from
+//   a fixed sample and said to be (`totalCountIsEstimate`, `facets.exact`).
+import { Prisma, type Db } from "./client.ts";
+import {
+  conditionsOf, documentMatches, OWNER_KEY, placeKeys, query, searchRows, table, trigramExact, trigramKeys, unfiltered,
+  whereAll, wordKeys, type Catalogue, type SearchPlan,
+} from "./search-sql.ts";
+
+/** Matches counted one by one at most; past this, the total and the facets are estimated. */
+export const EXACT_COUNT_LIMIT = 1_000;
+/** Rows of the catalogue a sample holds (about). */
+const SAMPLE_ROWS = 10_000;
+/**
+ * SQLite: keys a sample of word or title matches spans: the text index finds the matches among
+ * them by itself (only those are read), so it can be wider than a sample of rows.
+ */
+const SAMPLE_KEYS = 100_000;
+/** Values each facet lists, most frequent first. */
+export const FACET_VALUES = 20;
+
+export type Total = { count: number; estimate: boolean };
+export type FacetValue = { value: string; count: number };
+export type Facets = { exact: boolean; lists: Record<string, FacetValue[]> };
+
+/** The lists a facet counts: a tag kind, or the city column. */
+type FacetSpec = Record<string, string>;
+export const RESTAURANT_FACETS: FacetSpec = { cuisines: "CUISINE", categories: "CATEGORY", priceRanges: "PRICE_RANGE", cities: "CITY" };
+export const GROCERY_FACETS: FacetSpec = { categories: "CATEGORY" };
+
+// ---- The kept counts -----------------------------------------------------------------------------
+
+type CountRow = { kind: string; valueKey: string; value: string; n: number };
+const COUNT_ROW = { kind: "text", valueKey: "text", value: "text", n: "int" } as const;
+const counts = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}FacetCount"`);
+
+/** The kept counts of these (kind, key) pairs ('ALL', '' for the catalogue). */
+export async function keptCounts(db: Db, catalogue: Catalogue, pairs: [string, string][]): Promise<Map<string, number>> {
+  if (pairs.length === 0) return new Map();
+  const rows = await query<CountRow>(
+    db,
+    COUNT_ROW,
+    Prisma.sql`SELECT "kind", "valueKey", "value", "n" FROM ${counts(catalogue)}
+      WHERE ${Prisma.join(pairs.map(([kind, key]) => Prisma.sql`("kind" = ${kind} AND "valueKey" = ${key})`), " OR ")}`,
+  );
+  return new Map(rows.map((r) => [`${r.kind}\u0000${r.valueKey}`, r.n]));
+}
+export const countKey = (kind: string, key: string) => `${kind}\u0000${key}`;
+
+/** The one kept count that is a search's exact total, if its conditions are one value or none. */
+function keptTotalOf(p: SearchPlan): [string, string] | undefined {
+  const others = p.words || p.titleKey || p.minRating != null || p.near || p.rowTests.length > 0;
+  if (others) return undefined;
+  if (p.tags.length === 0 && !p.cityKey) return ["ALL", ""];
+  if (p.tags.length === 1 && p.tags[0].keys.length === 1 && !p.cityKey) return [p.tags[0].kind, p.tags[0].keys[0]];
+  if (p.tags.length === 0 && p.cityKey) return ["CITY", p.cityKey];
+  return undefined;
+}
+
+// ---- Which rows match ----------------------------------------------------------------------------
+
+/**
+ * The rows matching every condition, as "FROM ... WHERE ...", led by the index that narrows them
+ * best. SQLite: the words' FTS5 table (a `range` of its keys, for a sample), else the R*Tree for
+ * a near search, each with the other conditions tested row by row; else the catalogue, its
+ * conditions in the forms the planner reads from indexes. PostgreSQL plans its own way: the
+ * catalogue joined to its search documents when there are words.
+ */
+export function matchingRows(p: SearchPlan, range: Prisma.Sql = Prisma.empty): Prisma.Sql {
+  const t = table(p.catalogue);
+  const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
+  if (p.provider === "postgres") {
+    const words = p.words
+      ? Prisma.sql`JOIN ${Prisma.raw(`"${p.catalogue}Search"`)} "m" ON "m".${owner} = ${t}."id" AND ${documentMatches(p, `"m"`)}`
+      : Prisma.empty;
+    return Prisma.sql`FROM ${t} ${words} ${whereAll(conditionsOf(p, false))}`;
+  }
+  const byKey = (keys: Prisma.Sql, rest: SearchPlan) =>
+    Prisma.sql`FROM (${keys}) "w" JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key" JOIN ${t} ON ${t}."id" = "s".${owner}
+      ${whereAll(conditionsOf(rest, true))}`;
+  if (p.words) return byKey(wordKeys(p, { range }), p);
+  if (p.near) return byKey(placeKeys(p.near), { ...p, near: undefined });
+  return Prisma.sql`FROM ${t} ${whereAll(conditionsOf(p, false))}`;
+}
+
+/** SQLite: the keys matching every condition from the text indexes alone, when they are the only conditions. */
+function textKeysAlone(p: SearchPlan): Prisma.Sql | undefined {
+  if (p.provider !== "sqlite" || p.tags.length || p.cityKey || p.minRating != null || p.near || p.rowTests.length) return undefined;
+  if (p.titleKey && !trigramExact(p)) return undefined;
+  if (p.words && p.titleKey) return Prisma.sql`SELECT "w"."key" FROM (${wordKeys(p)}) "w" WHERE "w"."key" IN (${trigramKeys(p)})`;
+  return p.words ? wordKeys(p) : p.titleKey ? trigramKeys(p) : undefined;
+}
+
+/** SQLite: the keys within a near search's circle from the R*Tree alone, when it is the only condition. */
+function placeKeysAlone(p: SearchPlan): Prisma.Sql | undefined {
+  if (p.provider !== "sqlite" || !p.near || p.words || p.titleKey || p.tags.length || p.cityKey || p.minRating != null || p.rowTests.length) return undefined;
+  return placeKeys(p.near);
+}
+
+/** Counts the matches up to one more than the exact limit: the work stops there. */
+function boundedCountSql(p: SearchPlan): Prisma.Sql {
+  const limit = Prisma.raw(`LIMIT ${EXACT_COUNT_LIMIT + 1}`);
+  const alone = textKeysAlone(p) ?? placeKeysAlone(p);
+  if (alone) return Prisma.sql`SELECT COUNT(*) AS "n" FROM (${alone} ${limit}) "bounded"`;
+  if (p.provider === "postgres" && p.words && unfiltered({ ...p, words: undefined })) {
+    return Prisma.sql`SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM ${Prisma.raw(`"${p.catalogue}Search"`)} "m" WHERE ${documentMatches(p, `"m"`)} ${limit}) "bounded"`;
+  }
+  return Prisma.sql`SELECT COUNT(*) AS "n" FROM (SELECT 1 AS "x" ${matchingRows(p)} ${limit}) "bounded"`;
+}
+
+// ---- Samples -------------------------------------------------------------------------------------
+
+/**
+ * "m", the matches among a fixed sample (its id, and for restaurants its city), and the share of
+ * the catalogue the sample is. Fixed, so that the same search gives the same estimate from one
+ * page to the next. SQLite: four windows of keys spread over the key space, read by key: of the
+ * words' FTS5 table when there are words (wide: only its matches are read), else of the catalogue
+ * table. PostgreSQL: TABLESAMPLE SYSTEM with a fixed seed (whole pages) of the search documents
+ * when there are words, else of the catalogue.
+ */
+async function sampleOf(db: Db, p: SearchPlan): Promise<{ m: Prisma.Sql; share: number }> {
+  const t = table(p.catalogue);
+  const city = p.catalogue === "Restaurant" ? Prisma.raw(`"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"`) : Prisma.raw(`NULL AS "cityKey", NULL AS "city"`);
+  const select = (from: Prisma.Sql) => Prisma.sql`SELECT ${t}."id" AS "id", ${city} ${from}`;
+  if (p.provider === "sqlite") {
+    const keyed = Boolean(p.words);
+    const keys = keyed ? searchRows(p.catalogue) : t;
+    const last = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COALESCE(MAX("rowid"), 0) AS "n" FROM ${keys}`))[0]?.n ?? 0;
+    const span = Math.max(1, Math.ceil((keyed ? SAMPLE_KEYS : SAMPLE_ROWS) / 4));
+    const starts = [0, 1, 2, 3].map((k) => Math.floor((k * last) / 4) + 1);
+    const share = Math.min(1, (4 * span) / Math.max(last, 1));
+    const windows = starts.map((start) =>
+      keyed
+        ? select(matchingRows(p, Prisma.sql`AND "rowid" BETWEEN ${start} AND ${start + span - 1}`))
+        : select(Prisma.sql`FROM ${t} ${whereAll([Prisma.sql`${t}."rowid" BETWEEN ${start} AND ${start + span - 1}`, ...conditionsOf(p, true)])}`),
+    );
+    return { m: Prisma.join(windows, " UNION ALL "), share };
+  }
+  const sampled = p.words ? `"${p.catalogue}Search"` : `"${p.catalogue}"`;
+  const rows = (await query<{ n: number }>(db, { n: "float" }, Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`))[0]?.n ?? 1;
+  const percent = Math.min(100, (100 * SAMPLE_ROWS) / rows);
+  const sample = Prisma.raw(`TABLESAMPLE SYSTEM (${percent.toFixed(6)}) REPEATABLE (31)`);
+  const from = p.words
+    ? Prisma.sql`FROM ${Prisma.raw(sampled)} "m" ${sample} JOIN ${t} ON ${t}."id" = "m".${Prisma.raw(OWNER_KEY[p.catalogue])}
+        ${whereAll([documentMatches(p, `"m"`), ...conditionsOf(p, true)])}`
+    : Prisma.sql`FROM ${t} ${sample} ${whereAll(conditionsOf(p, true))}`;
+  return { m: select(from), share: percent / 100 };
+}
+
+// ---- Totals --------------------------------------------------------------------------------------
+
+/** A search's total: kept, counted up to the limit, or estimated from the sample (and said so). */
+export async function totalOf(db: Db, p: SearchPlan): Promise<Total> {
+  const kept = keptTotalOf(p);
+  if (kept) return { count: (await keptCounts(db, p.catalogue, [kept])).get(countKey(...kept)) ?? 0, estimate: false };
+  const bounded = (await query<{ n: number }>(db, { n: "int" }, boundedCountSql(p)))[0]?.n ?? 0;
+  if (bounded <= EXACT_COUNT_LIMIT) return { count: bounded, estimate: false };
+  const { m, share } = await sampleOf(db, p);
+  const sampled = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0;
+  return { count: Math.max(Math.round(sampled / share), EXACT_COUNT_LIMIT + 1), estimate: true };
+}
+
+// ---- Facets --------------------------------------------------------------------------------------
+
+/**
+ * Per list value, how many of "m" have it. Each match's list rows are read by its key:
+ * PostgreSQL otherwise chose to scan every tag row and hash the matches (1.6 s at 200,000
+ * restaurants against 0.2 s), hence its LATERAL with OFFSET 0.
+ */
+function facetCounts(p: SearchPlan, spec: FacetSpec): Prisma.Sql {
+  const kinds = Object.values(spec).filter((k) => k !== "CITY");
+  const tags = Prisma.raw(`"${p.catalogue}Tag"`);
+  const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
+  const lists =
+    p.provider === "sqlite"
+      ? Prisma.sql`"m" JOIN ${tags} t ON t.${owner} = "m"."id" AND t."kind" IN (${Prisma.join(kinds)})`
+      : Prisma.sql`"m" CROSS JOIN LATERAL (SELECT x."kind", x."valueKey", x."value" FROM ${tags} x
+          WHERE x.${owner} = "m"."id" AND x."kind" IN (${Prisma.join(kinds)}) OFFSET 0) t`;
+  const parts = [
+    Prisma.sql`SELECT CAST(t."kind" AS TEXT) AS "kind", t."valueKey" AS "valueKey", MIN(t."value") AS "value", COUNT(*) AS "n"
+      FROM ${lists} GROUP BY t."kind", t."valueKey"`,
+  ];
+  if (Object.values(spec).includes("CITY")) {
+    parts.push(Prisma.raw(`SELECT 'CITY' AS "kind", "cityKey" AS "valueKey", MIN("city") AS "value", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL GROUP BY "cityKey"`));
+  }
+  return Prisma.join(parts, " UNION ALL ");
+}
+
+function facetLists(spec: FacetSpec, rows: CountRow[], scale: number): Record<string, FacetValue[]> {
+  return Object.fromEntries(
+    Object.entries(spec).map(([name, kind]) => [
+      name,
+      rows
+        .filter((r) => r.kind === kind)
+        .map((r) => ({ value: r.value, count: Math.max(1, Math.round(r.n * scale)) }))
+        .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value))
+        .slice(0, FACET_VALUES),
+    ]),
+  );
+}
+
+/**
+ * Facets of a search: of the whole catalogue, from the kept counts; exact over the matches when
+ * the total is exact and within the limit; otherwise counted over the matches in the sample and
+ * scaled to the catalogue, and said so (`exact: false`).
+ */
+export async function facetsOf(db: Db, p: SearchPlan, spec: FacetSpec, total: () => Promise<Total>): Promise<Facets> {
+  if (unfiltered(p)) {
+    const rows = await query<CountRow>(db, COUNT_ROW, Prisma.sql`SELECT "kind", "valueKey", "value", "n" FROM ${counts(p.catalogue)}
+      WHERE "kind" IN (${Prisma.join(Object.values(spec))})`);
+    return { exact: true, lists: facetLists(spec, rows, 1) };
+  }
+  const { count, estimate } = await total();
+  if (!estimate && count <= EXACT_COUNT_LIMIT) {
+    const city = p.catalogue === "Restaurant" ? `"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"` : `NULL AS "cityKey", NULL AS "city"`;
+    const m = Prisma.sql`SELECT ${table(p.catalogue)}."id" AS "id", ${Prisma.raw(city)} ${matchingRows(p)} LIMIT ${Prisma.raw(String(EXACT_COUNT_LIMIT + 1))}`;
+    return { exact: true, lists: facetLists(spec, await query<CountRow>(db, COUNT_ROW, Prisma.sql`WITH "m" AS (${m}) ${facetCounts(p, spec)}`), 1) };
+  }
+  const { m, share } = await sampleOf(db, p);
+  const rows = await query<CountRow>(db, COUNT_ROW, Prisma.sql`WITH "m" AS (${m}) ${facetCounts(p, spec)}`);
+  return { exact: false, lists: facetLists(spec, rows, 1 / share) };
+}
