@@ -28,10 +28,11 @@ async function migrateDiff(args: string[], env: Record<string, string>): Promise
 
 /**
  * The diff without the steps that would drop the search indexes: tables, FTS5 tables (with their
- * shadow tables) and trigram indexes the search migration adds by hand, derived from the model's
- * rows and kept out of the model (Prisma's schema cannot describe them). Any other step stays.
+ * shadow tables), kept counts, the R*Tree (with its shadow tables), trigram and point indexes the
+ * search migrations add by hand, derived from the model's rows and kept out of the model (Prisma's
+ * schema cannot describe them). Any other step stays.
  */
-const SEARCH_INDEX = /^(Restaurant|Grocery)(Search|TitleTrigrams)\w*$|^SearchTerm$|_titleSearch_trgm_idx$/;
+const SEARCH_INDEX = /^(Restaurant|Grocery)(Search|TitleTrigrams|FacetCount|Place)\w*$|^SearchTerm$|_titleSearch_trgm_idx$|^Restaurant_point_idx$/;
 function withoutSearchIndexes(sql: string): string {
   const steps = sql.split(/\n\s*\n/).filter((step) => {
     const dropped = /DROP (?:TABLE|INDEX) "(\w+)"/.exec(step)?.[1] ?? /^ALTER TABLE "(\w+)" DROP CONSTRAINT "\w+";$/m.exec(step)?.[1];

@@ -268,21 +268,43 @@ describe("facets and bounded totals", () => {
     expect(data.groceries.facets.categories).toEqual([{ value: "pantry", count: 2 }, { value: "bakery", count: 1 }]);
   });
 
-  it("past 10,000 matches the total is an estimate, and says so; facets too past 2,000", async () => {
+  it("past 1,000 counted matches the total is an estimate, and says so; the whole catalogue and one city stay exact", async () => {
     // 12,000 more restaurants in one statement (the same recursive count on both databases).
     await s.db.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
       SELECT 'bulk-' || i, 'Bulk ' || i, 'bulk ' || i, 'Porto', 'porto', '${user.id}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
+    // The whole catalogue and one city: from the kept counts, exact at any size.
     const all = await ok(FACETS, {});
-    expect(all.restaurants.totalCountIsEstimate).toBe(true);
-    expect(all.restaurants.totalCount).toBeGreaterThan(10_000);
-    expect(Math.abs(all.restaurants.totalCount - 12_007) / 12_007).toBeLessThan(0.2);
-    expect(all.restaurants.facets.exact).toBe(false);
-    const porto = all.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto");
-    expect(Math.abs(porto.count - 12_000) / 12_000).toBeLessThan(0.2);
+    expect(all.restaurants.totalCountIsEstimate).toBe(false);
+    const [{ n }] = await s.db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "Restaurant"`);
+    expect(all.restaurants.totalCount).toBe(Number(n));
+    expect(all.restaurants.totalCount).toBeGreaterThan(12_000);
+    expect(all.restaurants.facets.exact).toBe(true);
+    expect(all.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto").count).toBe(12_000);
+    const porto = await ok(FACETS, { filter: { city: "porto" } });
+    expect(porto.restaurants.totalCount).toBe(12_000);
+    expect(porto.restaurants.totalCountIsEstimate).toBe(false);
+    // Counted past the limit: an estimate, said so, near the truth.
+    const counted = await ok(FACETS, { filter: { city: "porto", canHomeDeliver: false } });
+    expect(counted.restaurants.totalCountIsEstimate).toBe(true);
+    expect(Math.abs(counted.restaurants.totalCount - 12_000) / 12_000).toBeLessThan(0.2);
+    expect(counted.restaurants.facets.exact).toBe(false);
+    const sampled = counted.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto");
+    expect(Math.abs(sampled.count - 12_000) / 12_000).toBeLessThan(0.2);
     // A narrow search stays exact, and the words of the new rows are searchable.
     const bulk = await ok(FACETS, { filter: { search: "bulk", city: "porto", text: "bulk 1199" } });
     expect(bulk.restaurants.totalCount).toBe(11); // 1199, 11990..11999
     expect(bulk.restaurants.totalCountIsEstimate).toBe(false);
+    // Titles holding "bulk 119": 119, 1190-1199, 11900-11999 (111, within the limit: counted, exact);
+    // holding "bulk 11": 11, 110-119, 1100-1199, 11000-11999 (1,111: past it).
+    const within = await ok(FACETS, { filter: { text: "bulk 119" } });
+    expect(within.restaurants.totalCount).toBe(111);
+    expect(within.restaurants.totalCountIsEstimate).toBe(false);
+    expect(within.restaurants.facets.exact).toBe(true);
+    expect(within.restaurants.facets.cities).toEqual([{ value: "Porto", count: 111 }]);
+    const past = await ok(FACETS, { filter: { text: "bulk 11" } });
+    expect(past.restaurants.totalCountIsEstimate).toBe(true);
+    expect(past.restaurants.totalCount).toBeGreaterThan(1_000);
+    expect(past.restaurants.facets.exact).toBe(false);
   });
 });

@@ -1,0 +1,146 @@
+// The counts kept per list value and city (migration 20261125200000_search_scale) answer the
+// whole catalogue's facets and the total of one value without counting rows. They are kept by
+// triggers: after every kind of write they must equal a real count, which the API gives for the
+// same rows split in two by a flag no kept count knows (acceptsReservations true / false: counted
+// one by one, exact within the limit).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testProvider } from "../helpers/database.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+let s: TestServer;
+let token: string;
+let ownerId: string;
+
+const LISTS = ["cuisines", "categories", "priceRanges", "cities"] as const;
+const FACETS = `query($filter: RestaurantFilter) { restaurants(filter: $filter, first: 1) {
+  totalCount totalCountIsEstimate facets { exact ${LISTS.map((l) => `${l} { value count }`).join(" ")} } } }`;
+
+type Facets = Record<(typeof LISTS)[number], { value: string; count: number }[]> & { exact: boolean };
+type Counts = { total: number; lists: Record<string, Record<string, number>> };
+
+async function ok(query: string, variables: Record<string, unknown> = {}) {
+  const r = await s.graphql(query, variables, token);
+  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+  return r.data;
+}
+
+async function facets(filter: Record<string, unknown>): Promise<Counts> {
+  const { restaurants } = await ok(FACETS, { filter });
+  expect(restaurants.totalCountIsEstimate).toBe(false);
+  expect(restaurants.facets.exact).toBe(true);
+  const f = restaurants.facets as Facets;
+  // Keys as the filters read them (lower case): the spelling shown may differ between the halves.
+  const lists = Object.fromEntries(LISTS.map((l) => [l, Object.fromEntries(f[l].map((v) => [v.value.toLowerCase(), v.count]))]));
+  return { total: restaurants.totalCount, lists };
+}
+
+/** The same rows counted one by one: the two halves of the catalogue, summed. */
+async function counted(filter: Record<string, unknown> = {}): Promise<Counts> {
+  const halves = [await facets({ ...filter, acceptsReservations: true }), await facets({ ...filter, acceptsReservations: false })];
+  const lists: Record<string, Record<string, number>> = {};
+  for (const l of LISTS) {
+    lists[l] = {};
+    for (const h of halves) for (const [k, n] of Object.entries(h.lists[l])) lists[l][k] = (lists[l][k] ?? 0) + n;
+  }
+  return { total: halves[0].total + halves[1].total, lists };
+}
+
+const totalOf = async (filter: Record<string, unknown>) => {
+  const { restaurants } = await ok(FACETS, { filter });
+  expect(restaurants.totalCountIsEstimate).toBe(false);
+  return restaurants.totalCount as number;
+};
+
+/** Kept (no filter, one value) against counted, for the whole catalogue and each value it lists. */
+async function expectKeptRight(expected?: Partial<Record<(typeof LISTS)[number], Record<string, number>>>) {
+  const kept = await facets({});
+  const real = await counted();
+  expect(kept).toEqual(real);
+  if (expected) for (const [list, values] of Object.entries(expected)) expect(kept.lists[list]).toEqual(values);
+  for (const [key, n] of Object.entries(kept.lists.cuisines)) expect(await totalOf({ cuisine: key })).toBe(n);
+  for (const [key, n] of Object.entries(kept.lists.categories)) expect(await totalOf({ category: key })).toBe(n);
+  for (const [key, n] of Object.entries(kept.lists.cities)) expect(await totalOf({ city: key })).toBe(n);
+  return kept;
+}
+
+const CREATE = `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`;
+const UPDATE = `mutation($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { id } }`;
+const DELETE = `mutation($id: ID!) { deleteRestaurant(id: $id) }`;
+const create = async (input: Record<string, unknown>) => (await ok(CREATE, { input })).createRestaurant.id as string;
+
+beforeAll(async () => {
+  s = await startServer();
+  const user = await s.signUp("counter");
+  token = user.token;
+  ownerId = user.id;
+});
+afterAll(async () => s?.close());
+
+describe("kept counts per list value and city", () => {
+  it("start empty, then follow creations, list and city changes and deletions", async () => {
+    const empty = await facets({});
+    expect(empty.total).toBe(0);
+    expect(empty.lists.cuisines).toEqual({});
+
+    const a = await create({ title: "A", cuisines: ["Italian", "Pizza"], categories: ["family"], priceRange: ["$$"], acceptsReservations: true, address: { city: "Lisbon" } });
+    const b = await create({ title: "B", cuisines: ["Italian"], categories: ["vegan", "family"], priceRange: ["$"], address: { city: "Lisbon" } });
+    const c = await create({ title: "C", cuisines: ["italian", "Thai"], address: { city: "Porto" } });
+    await create({ title: "D (no lists, no city)" });
+    await expectKeptRight({
+      cuisines: { italian: 3, pizza: 1, thai: 1 },
+      categories: { family: 2, vegan: 1 },
+      priceRanges: { $$: 1, $: 1 },
+      cities: { lisbon: 2, porto: 1 },
+    });
+    expect((await facets({})).total).toBe(4);
+
+    // Lists replaced, a city changed, a city given, a flag changed (counts must not move).
+    await ok(UPDATE, { id: a, input: { cuisines: ["Thai"], categories: [], priceRange: ["$$$"], address: { city: "Porto" } } });
+    await ok(UPDATE, { id: b, input: { acceptsReservations: true } });
+    await ok(UPDATE, { id: c, input: { address: { city: "Braga" } } });
+    await expectKeptRight({
+      cuisines: { italian: 2, thai: 2 },
+      categories: { family: 1, vegan: 1 },
+      priceRanges: { $$$: 1, $: 1 },
+      cities: { lisbon: 1, porto: 1, braga: 1 },
+    });
+
+    // A comment changes the rating (a write to the restaurant that moves no count).
+    await ok(`mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Fine", body: "ok", rating: 4 }) { id } }`, { id: b });
+    // Deleted: its values go, and a value nobody has any more leaves the facets.
+    await ok(DELETE, { id: c });
+    await expectKeptRight({ cuisines: { italian: 1, thai: 1 }, cities: { lisbon: 1, porto: 1 } });
+    await ok(DELETE, { id: b });
+    await expectKeptRight({ cuisines: { thai: 1 }, categories: {}, priceRanges: { $$$: 1 }, cities: { porto: 1 } });
+    expect(await totalOf({ cuisine: "italian" })).toBe(0);
+  });
+
+  it("follow writes of many rows in one statement, and stay exact past the counting limit", async () => {
+    const before = await facets({});
+    // 1,500 restaurants in one statement, then tags for a third of them in another.
+    await s.db.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
+      SELECT 'kept-' || i, 'Kept ' || i, 'kept ' || i, 'Faro', 'faro', '${ownerId}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
+    const cuisine = testProvider() === "postgres" ? `CAST('CUISINE' AS "RestaurantTagKind")` : `'CUISINE'`;
+    await s.db.$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
+      SELECT "id", ${cuisine}, 0, 'Greek', 'greek' FROM "Restaurant" WHERE "id" LIKE 'kept-%' AND CAST(SUBSTR("id", 6) AS INTEGER) % 3 = 0`);
+    const all = await ok(FACETS, {});
+    expect(all.restaurants.totalCount).toBe(before.total + 1500);
+    expect(all.restaurants.totalCountIsEstimate).toBe(false);
+    expect(all.restaurants.facets.exact).toBe(true);
+    expect(await totalOf({ city: "faro" })).toBe(1500);
+    expect(await totalOf({ cuisine: "greek" })).toBe(500);
+    // The same 1,500 counted one by one: past the limit, so said to be an estimate.
+    const countedFaro = await ok(FACETS, { filter: { city: "faro", acceptsReservations: false } });
+    expect(countedFaro.restaurants.totalCountIsEstimate).toBe(true);
+    expect(countedFaro.restaurants.totalCount).toBeGreaterThan(1000);
+    expect(countedFaro.restaurants.facets.exact).toBe(false);
+    // Tags renamed in one statement, then every new row deleted in one: back to where it was.
+    await s.db.$executeRawUnsafe(`UPDATE "RestaurantTag" SET "value" = 'Cretan', "valueKey" = 'cretan' WHERE "restaurantId" LIKE 'kept-%'`);
+    expect(await totalOf({ cuisine: "greek" })).toBe(0);
+    expect(await totalOf({ cuisine: "cretan" })).toBe(500);
+    await s.db.$executeRawUnsafe(`DELETE FROM "RestaurantTag" WHERE "restaurantId" LIKE 'kept-%'`);
+    await s.db.$executeRawUnsafe(`DELETE FROM "Restaurant" WHERE "id" LIKE 'kept-%'`);
+    expect(await expectKeptRight()).toEqual(before);
+  });
+});
