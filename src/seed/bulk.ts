@@ -9,7 +9,8 @@
 // pg_indexes): an index built once from sorted rows is several times cheaper than one kept up
 // to date row by row. The search indexes stay derived: they are filled at the end by the same
 // statements the migration backfills them with (SQLite), or by its refresh functions
-// (PostgreSQL), which is what the triggers would have done row by row. Nobody sees the tables
+// (PostgreSQL), which is what the triggers would have done row by row; the kept counts are
+// counted again over every row. Nobody sees the tables
 // without them: the transaction commits with everything back in place.
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -39,6 +40,25 @@ const SQLITE_SEARCH_FILL = [
   `INSERT INTO "GrocerySearchRow" ("groceryId") SELECT "id" FROM "Grocery" WHERE "id" NOT IN (SELECT "groceryId" FROM "GrocerySearchRow")`,
   `INSERT INTO "GrocerySearch" ("rowid", "title", "tags", "body") SELECT "rowid", "title", "tags", "body" FROM "GrocerySearchDocument" WHERE "rowid" > @groceries`,
   `INSERT INTO "GroceryTitleTrigrams" ("rowid", "title") SELECT "rowid", "titleSearch" FROM "GrocerySearchDocument" WHERE "rowid" > @groceries`,
+];
+
+/**
+ * The counts kept per list value and city, counted again over every row: the backfill of migration
+ * 20261125200000_search_scale (the load sets their triggers aside with the others). The same SQL
+ * on both databases.
+ */
+const FACET_COUNT_FILL = [
+  `DELETE FROM "RestaurantFacetCount"`,
+  `DELETE FROM "GroceryFacetCount"`,
+  `INSERT INTO "RestaurantFacetCount" ("kind", "valueKey", "value", "n") SELECT 'ALL', '', '', COUNT(*) FROM "Restaurant" HAVING COUNT(*) > 0`,
+  `INSERT INTO "RestaurantFacetCount" ("kind", "valueKey", "value", "n")
+     SELECT 'CITY', "citySearch", MIN(COALESCE("city", "citySearch")), COUNT(*) FROM "Restaurant" WHERE "citySearch" IS NOT NULL GROUP BY "citySearch"`,
+  `INSERT INTO "RestaurantFacetCount" ("kind", "valueKey", "value", "n")
+     SELECT CAST("kind" AS TEXT), "valueKey", MIN("value"), COUNT(*) FROM "RestaurantTag"
+     WHERE CAST("kind" AS TEXT) IN ('CUISINE', 'CATEGORY', 'PRICE_RANGE') GROUP BY "kind", "valueKey"`,
+  `INSERT INTO "GroceryFacetCount" ("kind", "valueKey", "value", "n") SELECT 'ALL', '', '', COUNT(*) FROM "Grocery" HAVING COUNT(*) > 0`,
+  `INSERT INTO "GroceryFacetCount" ("kind", "valueKey", "value", "n")
+     SELECT CAST("kind" AS TEXT), "valueKey", MIN("value"), COUNT(*) FROM "GroceryTag" WHERE CAST("kind" AS TEXT) = 'CATEGORY' GROUP BY "kind", "valueKey"`,
 ];
 
 /** A cover file shared by every `SHARED_COVERS`-th item of a catalogue. */
@@ -140,7 +160,9 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
         onProgress?.("groceries", to - from + 1);
       }
       for (const { sql } of setAside.filter((x) => x.type === "index")) db.exec(sql);
+      // The search rows' own triggers stay: each new search row puts its restaurant in the R*Tree.
       for (const sql of SQLITE_SEARCH_FILL) db.prepare(sql).run(before);
+      for (const sql of FACET_COUNT_FILL) db.exec(sql);
       for (const { sql } of setAside.filter((x) => x.type === "trigger")) db.exec(sql);
     })();
     db.pragma("optimize=0x10002"); // statistics for the planner on every table (ANALYZE, bounded)
@@ -207,6 +229,7 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
       // then the indexes, each built once.
       await client.query(`SELECT restaurant_search_refresh(ARRAY(SELECT r."id" FROM "Restaurant" r WHERE NOT EXISTS (SELECT 1 FROM "RestaurantSearch" s WHERE s."restaurantId" = r."id")))`);
       await client.query(`SELECT grocery_search_refresh(ARRAY(SELECT g."id" FROM "Grocery" g WHERE NOT EXISTS (SELECT 1 FROM "GrocerySearch" s WHERE s."groceryId" = g."id")))`);
+      for (const sql of FACET_COUNT_FILL) await client.query(sql);
       for (const { definition } of indexes) await client.query(definition);
       for (const table of searched) await client.query(`ALTER TABLE "${table}" ENABLE TRIGGER USER`);
       await client.query("COMMIT");
