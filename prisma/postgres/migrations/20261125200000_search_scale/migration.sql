@@ -74,9 +74,9 @@ DECLARE
     k TEXT[]; key TEXT[]; v TEXT[]; d INT[];
 BEGIN
     IF TG_TABLE_NAME = 'Grocery' AND TG_OP = 'INSERT' THEN
-        SELECT array_agg('ALL'), array_agg(''), array_agg(''), array_agg(1) INTO k, key, v, d FROM new_rows;
+        SELECT array_agg(TEXT 'ALL'), array_agg(TEXT ''), array_agg(TEXT ''), array_agg(1) INTO k, key, v, d FROM new_rows;
     ELSIF TG_TABLE_NAME = 'Grocery' THEN
-        SELECT array_agg('ALL'), array_agg(''), array_agg(''), array_agg(-1) INTO k, key, v, d FROM old_rows;
+        SELECT array_agg(TEXT 'ALL'), array_agg(TEXT ''), array_agg(TEXT ''), array_agg(-1) INTO k, key, v, d FROM old_rows;
     ELSIF TG_OP = 'INSERT' THEN
         SELECT array_agg("kind"::text), array_agg("valueKey"), array_agg("value"), array_agg(1) INTO k, key, v, d
         FROM new_rows WHERE "kind"::text = 'CATEGORY';
