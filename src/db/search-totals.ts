@@ -153,11 +153,24 @@ async function sampleOf(db: Db, p: SearchPlan): Promise<{ m: Prisma.Sql; share: 
 
 // ---- Totals --------------------------------------------------------------------------------------
 
-/** A search's total: kept, counted up to the limit, or estimated from the sample (and said so). */
-export async function totalOf(db: Db, p: SearchPlan): Promise<Total> {
+/**
+ * The statement of a search's total as a page statement can carry it (a scalar subquery the
+ * database computes once): the kept count, or the matches counted up to one past the limit.
+ */
+export function totalSql(p: SearchPlan): Prisma.Sql {
   const kept = keptTotalOf(p);
-  if (kept) return { count: (await keptCounts(db, p.catalogue, [kept])).get(countKey(...kept)) ?? 0, estimate: false };
-  const bounded = (await query<{ n: number }>(db, { n: "int" }, boundedCountSql(p)))[0]?.n ?? 0;
+  const sql = kept ? Prisma.sql`SELECT "n" FROM ${counts(p.catalogue)} WHERE "kind" = ${kept[0]} AND "valueKey" = ${kept[1]}` : boundedCountSql(p);
+  return Prisma.sql`COALESCE((${sql}), 0)`;
+}
+
+/**
+ * A search's total: kept, counted up to the limit, or estimated from the sample (and said so).
+ * `carried`: what totalSql gave, when a page statement carried it.
+ */
+export async function totalOf(db: Db, p: SearchPlan, carried?: number): Promise<Total> {
+  const kept = keptTotalOf(p);
+  if (kept) return { count: carried ?? (await keptCounts(db, p.catalogue, [kept])).get(countKey(...kept)) ?? 0, estimate: false };
+  const bounded = carried ?? (await query<{ n: number }>(db, { n: "int" }, boundedCountSql(p)))[0]?.n ?? 0;
   if (bounded <= EXACT_COUNT_LIMIT) return { count: bounded, estimate: false };
   const { m, share } = await sampleOf(db, p);
   const sampled = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0;

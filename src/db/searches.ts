@@ -13,7 +13,7 @@ import {
   conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, searchRows, table, whereAll, wordKeys,
   wordsQuery, wordsTable, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
-import { countKey, facetsOf, GROCERY_FACETS, keptCounts, RESTAURANT_FACETS, totalOf } from "./search-totals.ts";
+import { countKey, facetsOf, GROCERY_FACETS, keptCounts, RESTAURANT_FACETS, totalOf, totalSql } from "./search-totals.ts";
 
 export type { Facets, FacetValue, Total } from "./search-totals.ts";
 export { EXACT_COUNT_LIMIT, FACET_VALUES } from "./search-totals.ts";
@@ -180,14 +180,14 @@ async function distancePage(db: Db, p: SearchPlan, near: Near, shape: Shape, win
  * for that to end soon (led by a filter's index instead, the databases sorted every match first:
  * cuisine "italian" at 200,000, 180 ms against 0.3 ms); else from the filter's own index, sorted.
  */
-async function orderedPage(db: Db, p: SearchPlan, shape: Shape, window: Window, order: { sql: Prisma.Sql; column?: string }): Promise<RawRows> {
+async function orderedPage(db: Db, p: SearchPlan, shape: Shape, window: Window, order: { sql: Prisma.Sql; column?: string }, extra = Prisma.empty): Promise<RawRows> {
   const t = table(p.catalogue);
   const inOrder = await manyMatches(db, p, window);
   const from =
     p.provider === "sqlite" && p.near && !inOrder
       ? byKeys(p, shape, placeKeys(p.near), { ...p, near: undefined })
       : Prisma.sql`FROM ${t} ${shape.joins} ${whereAll(conditionsOf(p, inOrder, order.column))}`;
-  return readRowsAside(db, pageSql(shape, from, order.sql, window));
+  return readRowsAside(db, pageSql(shape, from, order.sql, window, extra));
 }
 
 /**
@@ -237,8 +237,12 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
  */
 export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window, asks: RestaurantPageAsks = {}) {
   const p = await restaurantPlan(db, q);
-  const count = once(() => totalOf(db, p));
-  if (asks.count) void count().catch(() => undefined); // awaited (and its error thrown) by the field
+  const ranked = (q.sort === "RELEVANCE" && p.words) || (q.sort === "DISTANCE" && q.near);
+  // A page read in one statement carries its total; the others (several statements) count it beside.
+  const total = carriedTotal(p, asks.count === true && !ranked);
+  let page: RawRows | undefined;
+  const count = once(() => totalOf(db, p, total.of(page)));
+  if (asks.count && !total.carried) void count().catch(() => undefined); // awaited (and its error thrown) by the field
   const related = relatedSql(asks, p.provider);
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
   const shape: Shape = { select: Prisma.sql`${restaurantSelectList(asks.columns)}${related.columns}${distance}`, joins: related.joins };
@@ -248,14 +252,31 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
       : q.sort === "DISTANCE" && q.near
         ? await distancePage(db, p, q.near, shape, window)
         : p.words
-          ? await readRowsAside(db, pageSql(shape, wordsFrom(p, shape), ORDERS[sortOf(q)].sql, window))
-          : await orderedPage(db, p, shape, window, ORDERS[sortOf(q)]);
+          ? await readRowsAside(db, pageSql(shape, wordsFrom(p, shape), ORDERS[sortOf(q)].sql, window, total.column))
+          : await orderedPage(db, p, shape, window, ORDERS[sortOf(q)], total.column);
+  page = raw;
   const rows: RestaurantHit[] = relatedRowsOf(raw, asks, asks.columns);
   if (q.near) {
     const at = raw.names.indexOf("distanceKm");
     rows.forEach((row, i) => (row.distanceKm = Number(raw.rows[i][at])));
   }
   return { rows, count, facets: once(() => facetsOf(db, p, RESTAURANT_FACETS, count)) };
+}
+
+/**
+ * The total as a column of a page statement, when `carried`: the database computes it once, and
+ * a page with rows then needs no statement of its own for it (a page past the end has no row to
+ * carry it: it is then counted when asked).
+ */
+function carriedTotal(p: SearchPlan, carried: boolean) {
+  return {
+    carried,
+    column: carried ? Prisma.sql`, ${totalSql(p)} AS "totalCount"` : Prisma.empty,
+    of: (raw: RawRows | undefined) => {
+      const at = raw?.names.indexOf("totalCount") ?? -1;
+      return carried && raw && at >= 0 && raw.rows.length > 0 ? Number(raw.rows[0][at]) : undefined;
+    },
+  };
 }
 
 /** An order with an index: RELEVANCE without words and DISTANCE without a point read newest first. */

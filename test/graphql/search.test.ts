@@ -152,6 +152,21 @@ describe("near", () => {
     expect(plain.restaurants.nodes[0].distanceKm).toBeNull();
   });
 
+  it("follows a restaurant that moves, loses its coordinates, gets them back, and goes", async () => {
+    const id = (await ok(CREATE, { input: { title: "Moving Van", address: { city: "Tokyo", geo: north(TOKYO, 20) } } })).createRestaurant.id;
+    expect(await titles({ near: { ...TOKYO, radiusKm: 25 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
+    await ok(`mutation($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { id } }`, { id, input: { address: { geo: north(TOKYO, 2) } } });
+    expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
+    expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 } })).toEqual([]);
+    const move = `mutation($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { id } }`;
+    await ok(move, { id, input: { address: { city: "Tokyo", geo: null } } });
+    expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar"]);
+    await ok(move, { id, input: { address: { city: "Tokyo", geo: north(TOKYO, 1) } } });
+    expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
+    await ok(`mutation($id: ID!) { deleteRestaurant(id: $id) }`, { id });
+    expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar"]);
+  });
+
   it("refuses a bad point, a radius out of range, and DISTANCE without a point", async () => {
     for (const near of [{ latitude: 91, longitude: 0 }, { latitude: 0, longitude: 181 }, { ...LISBON, radiusKm: 0 }, { ...LISBON, radiusKm: 51 }]) {
       const r = await s.graphql(SEARCH, { filter: { near } }, user.token);
