@@ -39,6 +39,8 @@ export type SearchPlan = {
   near?: Near;
   /** Flags and opening hours. */
   rowTests: Prisma.Sql[];
+  /** The kept counts of the lists' values and the city (search-totals.ts countKey), read when there are any. */
+  keptCounts?: Map<string, number>;
 };
 
 export const table = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}"`);

@@ -8,7 +8,7 @@
 import { Prisma, type Db } from "./client.ts";
 import {
   conditionsOf, documentMatches, OWNER_KEY, placeKeys, query, searchRows, table, trigramExact, trigramKeys, unfiltered,
-  whereAll, wordKeys, type Catalogue, type SearchPlan,
+  whereAll, wordKeys, type Catalogue, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 
 /** Matches counted one by one at most; past this, the total and the facets are estimated. */
@@ -101,11 +101,50 @@ function placeKeysAlone(p: SearchPlan): Prisma.Sql | undefined {
   return placeKeys(p.near);
 }
 
+/** The (kind, key) pairs of the kept counts of a plan's list values and city. */
+export const listPairsOf = (p: Pick<SearchPlan, "tags" | "cityKey">): [string, string][] => [
+  ...p.tags.flatMap((c) => c.keys.map((k): [string, string] => [c.kind, k])),
+  ...(p.cityKey ? [["CITY", p.cityKey] as [string, string]] : []),
+];
+
+/**
+ * SQLite: the list or city condition with the fewest rows, by the kept counts, when lists or the
+ * city are the only conditions an index reads. A count led by it reads its rows from its index and
+ * tests the others on each: `id IN (...)` of every list made SQLite gather all the rows of the
+ * commonest one first (any of 2 cuisines + price $$ + min rating at 1,000,000: 130 ms -> 19 ms).
+ */
+function rarestCondition(p: SearchPlan): TagCondition | "city" | undefined {
+  if (p.provider !== "sqlite" || !p.keptCounts || p.words || p.titleKey || p.near) return undefined;
+  const rowsOf = (kind: string, keys: string[]) => keys.reduce((sum, k) => sum + (p.keptCounts!.get(countKey(kind, k)) ?? 0), 0);
+  let rarest: { condition: TagCondition | "city"; rows: number } | undefined;
+  for (const tag of p.tags) {
+    const rows = rowsOf(tag.kind, tag.keys);
+    if (!rarest || rows < rarest.rows) rarest = { condition: tag, rows };
+  }
+  const cityRows = p.cityKey ? rowsOf("CITY", [p.cityKey]) : Infinity;
+  if (p.cityKey && (!rarest || cityRows < rarest.rows)) rarest = { condition: "city", rows: cityRows };
+  return rarest?.condition;
+}
+
+/** SQLite: the matches, led by `lead`'s index, each other condition tested row by row. */
+function ledRows(p: SearchPlan, lead: TagCondition | "city"): Prisma.Sql {
+  const t = table(p.catalogue);
+  if (lead === "city") return Prisma.sql`SELECT 1 AS "x" FROM ${t} ${whereAll(conditionsOf(p, true, "city"))}`;
+  const rest = conditionsOf({ ...p, tags: p.tags.filter((c) => c !== lead) }, true);
+  const value = lead.keys.length === 1 ? Prisma.sql`= ${lead.keys[0]}` : Prisma.sql`IN (${Prisma.join(lead.keys)})`;
+  // A row holds a value once, but may hold several of the values: DISTINCT then.
+  return Prisma.sql`SELECT ${Prisma.raw(lead.keys.length > 1 ? "DISTINCT" : "")} ${t}."id" FROM ${Prisma.raw(`"${p.catalogue}Tag"`)} "lead"
+    JOIN ${t} ON ${t}."id" = "lead".${Prisma.raw(OWNER_KEY[p.catalogue])}
+    ${whereAll([Prisma.sql`"lead"."kind" = ${lead.kind} AND "lead"."valueKey" ${value}`, ...rest])}`;
+}
+
 /** Counts the matches up to one more than the exact limit: the work stops there. */
 function boundedCountSql(p: SearchPlan): Prisma.Sql {
   const limit = Prisma.raw(`LIMIT ${EXACT_COUNT_LIMIT + 1}`);
   const alone = textKeysAlone(p) ?? placeKeysAlone(p);
   if (alone) return Prisma.sql`SELECT COUNT(*) AS "n" FROM (${alone} ${limit}) "bounded"`;
+  const lead = rarestCondition(p);
+  if (lead) return Prisma.sql`SELECT COUNT(*) AS "n" FROM (${ledRows(p, lead)} ${limit}) "bounded"`;
   if (p.provider === "postgres" && p.words && unfiltered({ ...p, words: undefined })) {
     return Prisma.sql`SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM ${Prisma.raw(`"${p.catalogue}Search"`)} "m" WHERE ${documentMatches(p, `"m"`)} ${limit}) "bounded"`;
   }

@@ -11,9 +11,9 @@ import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectLi
 import type { GroceryRow } from "./rows.ts";
 import {
   conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, searchRows, table, whereAll, wordKeys,
-  wordsQuery, wordsTable, type Near, type SearchPlan, type TagCondition,
+  wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
-import { countKey, facetsOf, GROCERY_FACETS, keptCounts, RESTAURANT_FACETS, totalOf, totalSql } from "./search-totals.ts";
+import { countKey, facetsOf, GROCERY_FACETS, keptCounts, listPairsOf, RESTAURANT_FACETS, totalOf, totalSql } from "./search-totals.ts";
 
 export type { Facets, FacetValue, Total } from "./search-totals.ts";
 export { EXACT_COUNT_LIMIT, FACET_VALUES } from "./search-totals.ts";
@@ -182,7 +182,7 @@ async function distancePage(db: Db, p: SearchPlan, near: Near, shape: Shape, win
  */
 async function orderedPage(db: Db, p: SearchPlan, shape: Shape, window: Window, order: { sql: Prisma.Sql; column?: string }, extra = Prisma.empty): Promise<RawRows> {
   const t = table(p.catalogue);
-  const inOrder = await manyMatches(db, p, window);
+  const inOrder = manyMatches(p, window);
   const from =
     p.provider === "sqlite" && p.near && !inOrder
       ? byKeys(p, shape, placeKeys(p.near), { ...p, near: undefined })
@@ -196,11 +196,10 @@ async function orderedPage(db: Db, p: SearchPlan, shape: Shape, window: Window, 
  * share of the catalogue that finds the page within WALK_BUDGET rows. A title substring is read
  * from its trigram index (a substring that matches nothing would otherwise walk everything).
  */
-async function manyMatches(db: Db, p: SearchPlan, { skip, take }: Window): Promise<boolean> {
+function manyMatches(p: SearchPlan, { skip, take }: Window): boolean {
   if (p.titleKey || p.near) return false;
-  const pairs: [string, string][] = [["ALL", ""], ...p.tags.flatMap((c) => c.keys.map((k): [string, string] => [c.kind, k])), ...(p.cityKey ? [["CITY", p.cityKey] as [string, string]] : [])];
-  if (pairs.length === 1) return true;
-  const kept = await keptCounts(db, p.catalogue, pairs);
+  const kept = p.keptCounts;
+  if (!kept) return true;
   const all = Math.max(1, kept.get(countKey("ALL", "")) ?? 0);
   let share = p.cityKey ? (kept.get(countKey("CITY", p.cityKey)) ?? 0) / all : 1;
   for (const c of p.tags) share *= Math.min(1, c.keys.reduce((sum, k) => sum + (kept.get(countKey(c.kind, k)) ?? 0), 0) / all);
@@ -227,7 +226,14 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
     minRating: q.minRating,
     near: q.near,
     rowTests,
+    keptCounts: await listCounts(db, "Restaurant", q),
   };
+}
+
+/** The kept counts of the lists' values and the city a search names (and of the catalogue), if it names any. */
+async function listCounts(db: Db, catalogue: Catalogue, q: { tags: TagCondition[]; cityKey?: string }) {
+  const pairs = listPairsOf({ tags: q.tags, cityKey: q.cityKey });
+  return pairs.length ? keptCounts(db, catalogue, [["ALL", ""], ...pairs]) : undefined;
 }
 
 /**
@@ -301,6 +307,7 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
     titleKey: q.titleKey,
     tags: q.tags,
     rowTests: [],
+    keptCounts: await listCounts(db, "Grocery", q),
   };
   const shape: Shape = { select: GROCERY_COLUMNS, joins: Prisma.empty };
   const raw =

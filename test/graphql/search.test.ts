@@ -227,6 +227,21 @@ describe("more filters", () => {
     expect(await titles({ cuisines: { anyOf: ["italian"] }, city: "lisbon" })).toEqual(["Pizzeria Napoli"]);
   });
 
+  it("counts lists and the city exactly, whichever of them has the fewest rows (a row with two of the values counts once)", async () => {
+    await create("fusion", { title: "Fusion Corner", cuisines: ["French", "Japanese"], categories: ["vegan"], priceRange: ["$"], address: { city: "Lisbon" } });
+    const counted = async (filter: Record<string, unknown>) => {
+      const data = await ok(SEARCH, { filter, first: 50 });
+      expect(data.restaurants.nodes.length).toBeLessThan(50);
+      return [data.restaurants.totalCount, data.restaurants.nodes.length];
+    };
+    expect(await counted({ cuisines: { anyOf: ["french", "japanese"] } })).toEqual([3, 3]); // led by the cuisines
+    expect(await counted({ cuisines: { anyOf: ["italian", "french"] }, city: "lisbon" })).toEqual([3, 3]); // led by the city (3 rows against 4)
+    expect(await counted({ cuisines: { anyOf: ["french", "japanese"] }, categories: { allOf: ["vegan"] }, priceRange: ["$"] })).toEqual([2, 2]);
+    expect(await counted({ categories: { anyOf: ["vegan", "family"] }, city: "lisbon", canHomeDeliver: false })).toEqual([3, 3]);
+    expect(await counted({ cuisines: { anyOf: ["japanese"] }, city: "tokyo", minRating: 1 })).toEqual([0, 0]);
+    await ok(`mutation($id: ID!) { deleteRestaurant(id: $id) }`, { id: ids.fusion });
+  });
+
   it("refuses too many values", async () => {
     const r = await s.graphql(SEARCH, { filter: { cuisines: { allOf: ["a", "b", "c", "d", "e", "f"] } } }, user.token);
     expect(r.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
