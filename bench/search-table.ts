@@ -1,13 +1,18 @@
-// `npm run bench:search -- --database URL [--runs 15]`: the reads of issue 31's table, and the new
-// ones, each sent one at a time through the real server (production mode) against an already
-// seeded database (`npm run seed -- --size 200k`), median and p99 of `--runs` requests after one
-// warm-up; then /healthz sampled every 20 ms while 8 connections flood the most expensive search
-// any user can send (words, near at the largest radius, open now, facets, totalCount).
+// `npm run bench:search -- --database URL [--runs 15] [--paced] [--flood 10]`: the reads of issue
+// 31's table, and the new ones, each sent one at a time through the real server (production mode)
+// against an already seeded database (`npm run seed -- --size 200k`), median and p99 of `--runs`
+// requests after one warm-up. `--paced`: also each read's saturation rate (8 connections, 3 s)
+// and its p99 with steady arrivals at half that rate (5 s), the issue's target. Then /healthz
+// sampled every 20 ms, and another client's ordinary search every 100 ms, while one client (one
+// account) sends the most expensive search any user can send over 8 connections (words, near at
+// the largest radius, open now, facets, totalCount).
 // Prints a Markdown table. The same requests on every size and database make the columns comparable.
 import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { pacedLatencyApart } from "./paced-apart.ts";
 import { rssMbOf, startService } from "./processes.ts";
 
-const { values } = parseArgs({ options: { database: { type: "string" }, runs: { type: "string" }, flood: { type: "string" } } });
+const { values } = parseArgs({ options: { database: { type: "string" }, runs: { type: "string" }, flood: { type: "string" }, paced: { type: "boolean" } } });
 if (!values.database) throw new Error("--database URL is needed (file:... or postgresql://...)");
 const RUNS = Number(values.runs ?? 15);
 const FLOOD_SECONDS = Number(values.flood ?? 10);
@@ -46,35 +51,58 @@ const server = await startService("src/main.ts", {
 });
 try {
   {
-    const post = async (query: string, variables: Record<string, unknown>) => {
+    const post = async (query: string, variables: Record<string, unknown>, token?: string) => {
       const started = performance.now();
-      const res = await fetch(`${server.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) });
-      const body = (await res.json()) as { errors?: unknown };
+      const headers: Record<string, string> = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) };
+      const res = await fetch(`${server.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+      const body = (await res.json()) as { errors?: unknown; data?: unknown };
       if (body.errors) throw new Error(`${query}: ${JSON.stringify(body.errors).slice(0, 300)}`);
-      return performance.now() - started;
+      return { ms: performance.now() - started, data: body.data };
     };
-    console.log(`| read | median ms | p99 ms |\n|---|---|---|`);
+    const time = async (query: string, variables: Record<string, unknown>, token?: string) => (await post(query, variables, token)).ms;
+    const account = async (name: string) => {
+      const username = `${name}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+      const { data } = await post(`mutation($input: RegisterInput!) { register(input: $input) { accessToken } }`, { input: { username, password: "correct-horse", firstName: name } });
+      return (data as { register: { accessToken: string } }).register.accessToken;
+    };
+    console.log(`| read | median ms | p99 ms |${values.paced ? " saturation req/s | p99 ms at half |" : ""}\n|---|---|---|${values.paced ? "---|---|" : ""}`);
     for (const [label, query, variables] of READS) {
-      await post(query, variables);
+      await time(query, variables);
       const times: number[] = [];
-      for (let i = 0; i < RUNS; i++) times.push(await post(query, variables));
-      console.log(`| ${label} | ${quantile(times, 0.5).toFixed(1)} | ${quantile(times, 0.99).toFixed(1)} |`);
+      for (let i = 0; i < RUNS; i++) times.push(await time(query, variables));
+      let paced = "";
+      if (values.paced) {
+        const request = { method: "POST" as const, path: "/graphql", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) };
+        const saturated = await autocannon({ url: server.url, connections: 8, duration: 3, pipelining: 1, timeout: 10, requests: [request] });
+        const saturation = saturated.requests.total / saturated.duration;
+        const half = await pacedLatencyApart({ url: server.url, requests: [request], connections: 8, durationSec: 5, rate: Math.max(1, Math.round(saturation / 2)), graphql: true });
+        paced = ` ${saturation.toFixed(0)} | ${half.p99.toFixed(1)}${half.failed ? ` (${half.failed} failed)` : ""} |`;
+      }
+      console.log(`| ${label} | ${quantile(times, 0.5).toFixed(1)} | ${quantile(times, 0.99).toFixed(1)} |${paced}`);
     }
-    const worst = await post(WORST.query, WORST.variables);
-    // /healthz every 20 ms, alone, then while 8 connections send the worst search back to back.
-    const health = async (seconds: number, during?: Promise<unknown>) => {
+    // One client (one account) floods; another client (another account) searches as usual.
+    const flooder = await account("flooder");
+    const other = await account("other");
+    const worst = await time(WORST.query, WORST.variables, flooder);
+    const ORDINARY = READS[4]!; // cuisine + city, by rating
+    const otherQuiet: number[] = [];
+    for (let i = 0; i < 20; i++) otherQuiet.push(await time(ORDINARY[1], ORDINARY[2], other));
+    // /healthz every 20 ms and the other client's search every 100 ms, alone, then during the flood.
+    const sample = async (seconds: number, every: number, probe: () => Promise<number>) => {
       const times: number[] = [];
       const until = Date.now() + seconds * 1000;
       while (Date.now() < until) {
-        const started = performance.now();
-        await fetch(`${server.url}/healthz`);
-        times.push(performance.now() - started);
-        await new Promise((r) => setTimeout(r, 20));
+        times.push(await probe());
+        await new Promise((r) => setTimeout(r, every));
       }
-      await during;
       return times;
     };
-    const quiet = await health(3);
+    const healthz = async () => {
+      const started = performance.now();
+      await fetch(`${server.url}/healthz`);
+      return performance.now() - started;
+    };
+    const quiet = await sample(3, 20, healthz);
     const rssBefore = rssMbOf(server.pid);
     let rssPeak = rssBefore ?? 0;
     const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, rssMbOf(server.pid) ?? 0)), 250);
@@ -82,15 +110,21 @@ try {
     const stopAt = Date.now() + FLOOD_SECONDS * 1000;
     const flood = Promise.all(Array.from({ length: 8 }, async () => {
       while (Date.now() < stopAt) {
-        await post(WORST.query, WORST.variables);
+        await time(WORST.query, WORST.variables, flooder);
         sent++;
       }
     }));
-    const busy = await health(FLOOD_SECONDS, flood);
+    const [busy, otherBusy] = await Promise.all([
+      sample(FLOOD_SECONDS, 20, healthz),
+      sample(FLOOD_SECONDS, 100, () => time(ORDINARY[1], ORDINARY[2], other)),
+    ]);
+    await flood;
     clearInterval(rssTimer);
-    console.log(`\nmost expensive search: ${worst.toFixed(0)} ms alone; ${sent} sent by 8 connections in ${FLOOD_SECONDS} s`);
+    const spread = (t: number[]) => `${quantile(t, 0.5).toFixed(1)}/${quantile(t, 0.99).toFixed(1)}/${Math.max(...t).toFixed(1)}`;
+    console.log(`\nmost expensive search: ${worst.toFixed(0)} ms alone; ${sent} sent by one client over 8 connections in ${FLOOD_SECONDS} s`);
     console.log(`server RSS: ${rssBefore?.toFixed(0)} MB before the flood, at most ${rssPeak.toFixed(0)} MB during it (reader threads included)`);
-    console.log(`/healthz p50/p99/max: quiet ${quantile(quiet, 0.5).toFixed(1)}/${quantile(quiet, 0.99).toFixed(1)}/${Math.max(...quiet).toFixed(1)} ms; during the flood ${quantile(busy, 0.5).toFixed(1)}/${quantile(busy, 0.99).toFixed(1)}/${Math.max(...busy).toFixed(1)} ms`);
+    console.log(`/healthz p50/p99/max: quiet ${spread(quiet)} ms; during the flood ${spread(busy)} ms`);
+    console.log(`another client's "${ORDINARY[0]}" p50/p99/max: quiet ${spread(otherQuiet)} ms; during the flood ${spread(otherBusy)} ms (${otherBusy.length} sent)`);
   }
 } finally {
   await server.stop();

@@ -64,7 +64,7 @@ const schema = z.object({
   DB_POOL_SIZE: integer(10, 1, 200),
   DB_POOL_IDLE_TIMEOUT: duration("5m", { allowZero: true }),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
-  SQLITE_READERS: integer(2, 0, 16),
+  SQLITE_READERS: integer(4, 0, 16),
   BODY_LIMIT_BYTES: integer(1024 * 1024, 1024, 100 * 1024 * 1024),
   RATE_LIMIT_MAX: integer(600, 0, 1_000_000),
   RATE_LIMIT_WINDOW: duration("1m"),

@@ -39,7 +39,7 @@ export type SearchPlan = {
   near?: Near;
   /** Flags and opening hours. */
   rowTests: Prisma.Sql[];
-  /** The kept counts of the lists' values and the city (search-totals.ts countKey), read when there are any. */
+  /** The kept counts of the catalogue, its lists' values and city (search-totals.ts countKey), read when the search names any, or a title substring. */
   keptCounts?: Map<string, number>;
 };
 

@@ -110,6 +110,13 @@ export function contextFactory(db: Db, config: Config, guards: AccountGuards, ev
 }
 
 /** The signed-in user; only for resolvers behind @requireAuth, where it is always set. */
+/**
+ * The client whose share a request counts against wherever one client's share of something scarce
+ * is bounded (live sockets and subscriptions, SQLite's reader threads): an account when signed in
+ * (a new login is the same client), else an address (request.ip: X-Forwarded-For's behind TRUST_PROXY).
+ */
+export const clientKeyOf = (viewer: Viewer | null, address: string) => (viewer ? `user:${viewer.id}` : `address:${address}`);
+
 export function viewerOf(ctx: Context): Viewer {
   if (!ctx.viewer) throw new Error("viewerOf called outside @requireAuth");
   return ctx.viewer;

@@ -29,7 +29,8 @@ import type { ClientError } from "../../contract/errors.ts";
 import { formatError as formatClientError, toClientError } from "./client-errors.ts";
 import { withoutSuggestions } from "./suggestions.ts";
 import type { Executor } from "./compiled-execution.ts";
-import type { Context } from "../data/context.ts";
+import { clientKeyOf, type Context } from "../data/context.ts";
+import { asRequester } from "../../db/requester.ts";
 import { operationCost, costLimitError } from "../policy/cost.ts";
 import { expensiveFieldCount, expensiveFieldLimitRule } from "../policy/expensive.ts";
 import type { OperationLimits } from "../policy/limits.ts";
@@ -127,7 +128,9 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
    * ceiling answers with its one error instead of partial data.
    */
   async function execute(document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined, context: Context, rootValue?: unknown): Promise<ExecutionResult> {
-    const result = await executor({ document, operationName, variables, context, rootValue });
+    // Its reads count against its client's share of SQLite's reader threads (sqlite-readers.ts).
+    const client = clientKeyOf(context.viewer, context.guards.clientAddress);
+    const result = await asRequester(client, () => executor({ document, operationName, variables, context, rootValue }));
     const crossed = ceilingCrossed(context);
     if (!crossed) return result;
     return { errors: [new GraphQLError(crossed.message, { extensions: { code: crossed.code, http: { status: 400 } } })] };

@@ -5,7 +5,7 @@
 // which bounds the work one event can make the server do for one client (each subscription is
 // executed per event; subscriptions that ask the same thing share one execution, see
 // shared-events.ts). Every grant returns its release: calling it more than once does nothing.
-import type { Viewer } from "../../domain/tokens.ts";
+import { clientKeyOf } from "../data/context.ts";
 
 export type LiveLimits = {
   maxConnectionsPerClient: number;
@@ -14,7 +14,7 @@ export type LiveLimits = {
 };
 
 /** The client a live socket or subscription counts against. */
-export const liveClientOf = (viewer: Viewer | null, address: string) => (viewer ? `user:${viewer.id}` : `address:${address}`);
+export const liveClientOf = clientKeyOf;
 
 type Held = { connections: number; subscriptions: number; cost: number };
 

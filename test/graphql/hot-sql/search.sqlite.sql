@@ -1,1 +1,3 @@
-SELECT "Restaurant"."id" AS "id", "Restaurant"."title" AS "title", "Restaurant"."ratingAvg" AS "ratingAvg" FROM "Restaurant" WHERE "Restaurant"."id" IN (SELECT s."restaurantId" FROM (SELECT "rowid" AS "key" FROM "RestaurantTitleTrigrams" WHERE "RestaurantTitleTrigrams" MATCH ?) k JOIN "RestaurantSearchRow" s ON s."rowid" = k."key") AND "Restaurant"."titleSearch" LIKE ? ESCAPE '!' ORDER BY "Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC LIMIT 21;
+SELECT "Restaurant"."id" AS "id", "Restaurant"."title" AS "title", "Restaurant"."ratingAvg" AS "ratingAvg" FROM "Restaurant" WHERE "Restaurant"."titleSearch" LIKE ? ESCAPE '!' ORDER BY "Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC LIMIT 21;
+SELECT "kind", "valueKey", "value", "n" FROM "RestaurantFacetCount" WHERE ("kind" = ? AND "valueKey" = ?);
+SELECT COUNT(*) AS "n" FROM (SELECT "rowid" AS "key" FROM "RestaurantTitleTrigrams" WHERE "RestaurantTitleTrigrams" MATCH ? LIMIT 2) "t";
