@@ -81,6 +81,17 @@ async function wordsLike(db: Db, provider: Provider, catalogue: Catalogue, word:
 }
 
 /**
+ * Whether a stored word is `word` (or, `asPrefix`, starts with it): one look at the vocabulary's
+ * order, before any probe for typos (SQLite's fts5vocab reads each word's matches to count them:
+ * probing the 2,000 words that start with "ma" took 12 ms at 1,000,000 restaurants).
+ */
+async function isStored(db: Db, provider: Provider, catalogue: Catalogue, word: string, asPrefix: boolean): Promise<boolean> {
+  const terms = Prisma.raw(provider === "sqlite" ? `"${catalogue}SearchTerms"` : `"SearchTerm"`);
+  const range = asPrefix ? Prisma.sql`"term" >= ${word} AND "term" < ${nextPrefix(word)}` : Prisma.sql`"term" = ${word}`;
+  return (await query<{ term: string }>(db, { term: "text" }, Prisma.sql`SELECT "term" FROM ${terms} WHERE ${range} LIMIT 1`)).length > 0;
+}
+
+/**
  * Each word with what it may have meant: itself, and when it is long and no stored word is (or,
  * for the last word, starts with) it, the stored words one typo away.
  */
@@ -88,9 +99,8 @@ async function withTypos(db: Db, provider: Provider, catalogue: Catalogue, words
   return Promise.all(
     words.map(async (word, i) => {
       if (word.length < TYPO_MIN_LENGTH) return [word];
-      const last = i === words.length - 1;
+      if (await isStored(db, provider, catalogue, word, i === words.length - 1)) return [word];
       const stored = await wordsLike(db, provider, catalogue, word);
-      if (stored.some((s) => s === word || (last && s.startsWith(word)))) return [word];
       return [word, ...stored.filter((s) => withinOneEdit(word, s)).slice(0, MAX_ALTERNATIVES)];
     }),
   );

@@ -159,12 +159,16 @@ function boundedCountSql(p: SearchPlan): Prisma.Sql {
  * page to the next. SQLite: four windows of keys spread over the key space, read by key: of the
  * words' FTS5 table when there are words (wide: only its matches are read), else of the catalogue
  * table. PostgreSQL: TABLESAMPLE SYSTEM with a fixed seed (whole pages) of the search documents
- * when there are words, else of the catalogue.
+ * when there are words, else of the catalogue. `countOnly`: "m" is only counted, and may then
+ * hold only the words' keys when the words are the only condition.
  */
-async function sampleOf(db: Db, p: SearchPlan): Promise<{ m: Prisma.Sql; share: number }> {
+async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Promise<{ m: Prisma.Sql; share: number }> {
   const t = table(p.catalogue);
   const city = p.catalogue === "Restaurant" ? Prisma.raw(`"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"`) : Prisma.raw(`NULL AS "cityKey", NULL AS "city"`);
   const select = (from: Prisma.Sql) => Prisma.sql`SELECT ${t}."id" AS "id", ${city} ${from}`;
+  // Counting matches of the words alone needs their index, not the rows ("olive oil" among
+  // 2,000,000 groceries: 13 ms with every match's row read).
+  const wordsAlone = countOnly && p.words && !p.titleKey && conditionsOf(p, true).length === 0;
   if (p.provider === "sqlite") {
     const keyed = Boolean(p.words);
     const keys = keyed ? searchRows(p.catalogue) : t;
@@ -172,17 +176,20 @@ async function sampleOf(db: Db, p: SearchPlan): Promise<{ m: Prisma.Sql; share: 
     const span = Math.max(1, Math.ceil((keyed ? SAMPLE_KEYS : SAMPLE_ROWS) / 4));
     const starts = [0, 1, 2, 3].map((k) => Math.floor((k * last) / 4) + 1);
     const share = Math.min(1, (4 * span) / Math.max(last, 1));
-    const windows = starts.map((start) =>
-      keyed
-        ? select(matchingRows(p, Prisma.sql`AND "rowid" BETWEEN ${start} AND ${start + span - 1}`))
-        : select(Prisma.sql`FROM ${t} ${whereAll([Prisma.sql`${t}."rowid" BETWEEN ${start} AND ${start + span - 1}`, ...conditionsOf(p, true)])}`),
-    );
+    const windows = starts.map((start) => {
+      const range = Prisma.sql`AND "rowid" BETWEEN ${start} AND ${start + span - 1}`;
+      if (wordsAlone) return wordKeys(p, { range });
+      return keyed
+        ? select(matchingRows(p, range))
+        : select(Prisma.sql`FROM ${t} ${whereAll([Prisma.sql`${t}."rowid" BETWEEN ${start} AND ${start + span - 1}`, ...conditionsOf(p, true)])}`);
+    });
     return { m: Prisma.join(windows, " UNION ALL "), share };
   }
   const sampled = p.words ? `"${p.catalogue}Search"` : `"${p.catalogue}"`;
   const rows = (await query<{ n: number }>(db, { n: "float" }, Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`))[0]?.n ?? 1;
   const percent = Math.min(100, (100 * SAMPLE_ROWS) / rows);
   const sample = Prisma.raw(`TABLESAMPLE SYSTEM (${percent.toFixed(6)}) REPEATABLE (31)`);
+  if (wordsAlone) return { m: Prisma.sql`SELECT 1 FROM ${Prisma.raw(sampled)} "m" ${sample} WHERE ${documentMatches(p, `"m"`)}`, share: percent / 100 };
   const from = p.words
     ? Prisma.sql`FROM ${Prisma.raw(sampled)} "m" ${sample} JOIN ${t} ON ${t}."id" = "m".${Prisma.raw(OWNER_KEY[p.catalogue])}
         ${whereAll([documentMatches(p, `"m"`), ...conditionsOf(p, true)])}`
@@ -211,7 +218,7 @@ export async function totalOf(db: Db, p: SearchPlan, carried?: number): Promise<
   if (kept) return { count: carried ?? (await keptCounts(db, p.catalogue, [kept])).get(countKey(...kept)) ?? 0, estimate: false };
   const bounded = carried ?? (await query<{ n: number }>(db, { n: "int" }, boundedCountSql(p)))[0]?.n ?? 0;
   if (bounded <= EXACT_COUNT_LIMIT) return { count: bounded, estimate: false };
-  const { m, share } = await sampleOf(db, p);
+  const { m, share } = await sampleOf(db, p, { countOnly: true });
   const sampled = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0;
   return { count: Math.max(Math.round(sampled / share), EXACT_COUNT_LIMIT + 1), estimate: true };
 }
