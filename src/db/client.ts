@@ -10,6 +10,8 @@ import type { Config } from "../config.ts";
 import { postgresDriver } from "./postgres-driver.ts";
 import { sqliteDriver, sqliteFilePath } from "./sqlite-adapter.ts";
 import { createSqliteReaders, type SqliteReaders } from "./sqlite-readers.ts";
+import { createClientShare } from "./client-share.ts";
+import { currentRequester } from "./requester.ts";
 import { WriteHealth, type WriteFailure } from "./write-health.ts";
 
 export type Db = SqliteClient;
@@ -87,7 +89,8 @@ const asideReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows>>();
 
 /**
  * Runs a long SELECT (a search) where it holds nothing up: on SQLite, a reader thread with its own
- * connection (sqlite-readers.ts); on PostgreSQL, or without reader threads, as readRows does.
+ * connection (sqlite-readers.ts); on PostgreSQL, as readRows does within the searches' share of
+ * the pool; without reader threads, as readRows does. Both shares are fair between clients.
  */
 export function readRowsAside(db: Db, sql: Prisma.Sql): Promise<RawRows> {
   return asideReaders.get(db)?.(sql) ?? readRows(db, sql);
@@ -122,6 +125,13 @@ export function createDb(options: DatabaseOptions): Db {
   writeHealths.set(client, health);
   providers.set(client, options.provider);
   const readers = sqliteReadersFor(options);
+  if (options.provider === "postgres") {
+    // Searches take at most half the pool, one client at most a quarter (client-share.ts): one
+    // client flooding the most expensive search leaves connections for everything else.
+    const half = Math.max(1, Math.floor(options.poolSize / 2));
+    const searches = createClientShare(half, Math.max(1, Math.floor(half / 2)));
+    asideReaders.set(client, (sql) => searches.run(currentRequester(), () => readRows(client, sql)));
+  }
   if (readers) {
     asideReaders.set(client, (sql) => {
       if (!onQuery) return readers.read(sql.sql, sql.values);

@@ -1,18 +1,17 @@
-// SQLite's reader threads are shared between clients (src/db/sqlite-readers.ts): one client holds
-// at most half of them, so another client's read starts at once even while the first floods them
-// with slow reads. Real threads and a real database file; the slow read is a recursive count that
-// takes a few hundred milliseconds whatever the data.
+// SQLite's reader threads (src/db/sqlite-readers.ts): a failed read, and closing with reads in
+// flight and waiting. Real threads and a real database file; the slow read is a recursive count
+// that takes a few hundred milliseconds whatever the data. Their share between clients:
+// search-share.test.ts.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asRequester } from "../../src/db/requester.ts";
 import { createSqliteReaders, SqliteReadError, type SqliteReaders } from "../../src/db/sqlite-readers.ts";
 
 const SLOW = `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000000) SELECT COUNT(*) AS n FROM c`;
 
-describe("SQLite reader threads shared between clients", () => {
+describe("SQLite reader threads", () => {
   let dir: string;
   let readers: SqliteReaders;
 
@@ -27,23 +26,6 @@ describe("SQLite reader threads shared between clients", () => {
   afterAll(async () => {
     await readers?.close();
     rmSync(dir, { recursive: true, force: true });
-  });
-
-  it("answers another client's read at once while one client floods every reader with slow reads", async () => {
-    const finished: string[] = [];
-    const flood = Array.from({ length: 4 }, (_, i) =>
-      asRequester("address:flooder", () => readers.read(SLOW, [])).then((rows) => {
-        finished.push(`slow ${i}`);
-        return rows;
-      }),
-    );
-    const other = await asRequester("user:other", () => readers.read(`SELECT SUM(x) AS n FROM t`, []));
-    finished.push("other");
-    expect(other.rows).toEqual([[6]]);
-    const slow = await Promise.all(flood);
-    expect(slow.map((r) => r.rows)).toEqual(Array(4).fill([[2000000]]));
-    // The flooder held one reader of two: the other client's read did not wait behind any slow one.
-    expect(finished[0]).toBe("other");
   });
 
   it("a read that fails rejects with the database's error and leaves the readers serving", async () => {
