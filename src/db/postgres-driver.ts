@@ -94,11 +94,25 @@ function withHealth(adapter: SqlDriverAdapter, health: WriteHealth): SqlDriverAd
 
 type PoolOptions = { url: string; poolSize: number; poolIdleTimeoutMs: number };
 
+/**
+ * The URL with the session settings our statements rely on added to its `options` (an operator's
+ * own `-c` settings in it are kept). synchronize_seqscans off: a scan of a big table that starts
+ * while another runs joins it midway, so a LIMIT without ORDER BY read different rows in two
+ * statements of one request. A relevance page ranks "the first 2,000 matches" and reads them
+ * again for its counts; under a flood of one search the two disagreed (a page size of -3, a 500).
+ */
+export function withSessionSettings(url: string): string {
+  const parsed = new URL(url);
+  const own = parsed.searchParams.get("options");
+  parsed.searchParams.set("options", [own, "-c synchronize_seqscans=off"].filter(Boolean).join(" "));
+  return parsed.toString();
+}
+
 export function postgresDriver(options: PoolOptions, health: WriteHealth): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
   // pg-pool closes a connection idle for 10 s by default: after a lull, the next burst opened new
   // backends with cold caches and no prepared statements, and its p99 was 10x a warm pool's.
   // 0 keeps them open for good.
-  const inner = new PrismaPg({ connectionString: options.url, max: options.poolSize, idleTimeoutMillis: options.poolIdleTimeoutMs });
+  const inner = new PrismaPg({ connectionString: withSessionSettings(options.url), max: options.poolSize, idleTimeoutMillis: options.poolIdleTimeoutMs });
   let pool: pg.Pool | undefined;
   const factory = {
     provider: inner.provider,

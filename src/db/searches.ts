@@ -114,7 +114,7 @@ const countOf = async (db: Db, rows: Prisma.Sql) => (await query<{ n: number }>(
 /** The window of what follows once `before` rows came first (those of the page among them were read already). */
 function restWindow({ skip, take }: Window, before: number): Window {
   const already = Math.max(0, before - skip);
-  return { skip: Math.max(0, skip - before), take: take - already };
+  return { skip: Math.max(0, skip - before), take: Math.max(0, take - already) };
 }
 
 const joined = (first: RawRows, second: RawRows): RawRows => ({ names: first.names.length ? first.names : second.names, rows: [...first.rows, ...second.rows] });
