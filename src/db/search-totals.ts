@@ -173,9 +173,12 @@ async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Prom
     const keyed = Boolean(p.words);
     const keys = keyed ? searchRows(p.catalogue) : t;
     const last = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COALESCE(MAX("rowid"), 0) AS "n" FROM ${keys}`))[0]?.n ?? 0;
-    const span = Math.max(1, Math.ceil((keyed ? SAMPLE_KEYS : SAMPLE_ROWS) / 4));
-    const starts = [0, 1, 2, 3].map((k) => Math.floor((k * last) / 4) + 1);
-    const share = Math.min(1, (4 * span) / Math.max(last, 1));
+    const wanted = Math.max(1, Math.ceil((keyed ? SAMPLE_KEYS : SAMPLE_ROWS) / 4));
+    // Four windows that never overlap; a catalogue smaller than the sample is one window, whole.
+    const whole = 4 * wanted >= last;
+    const span = whole ? Math.max(last, 1) : wanted;
+    const starts = whole ? [1] : [0, 1, 2, 3].map((k) => Math.floor((k * last) / 4) + 1);
+    const share = whole ? 1 : (4 * span) / last;
     const windows = starts.map((start) => {
       const range = Prisma.sql`AND "rowid" BETWEEN ${start} AND ${start + span - 1}`;
       if (wordsAlone) return wordKeys(p, { range });
@@ -190,9 +193,14 @@ async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Prom
   const percent = Math.min(100, (100 * SAMPLE_ROWS) / rows);
   const sample = Prisma.raw(`TABLESAMPLE SYSTEM (${percent.toFixed(6)}) REPEATABLE (31)`);
   if (wordsAlone) return { m: Prisma.sql`SELECT 1 FROM ${Prisma.raw(sampled)} "m" ${sample} WHERE ${documentMatches(p, `"m"`)}`, share: percent / 100 };
+  // The sampled documents lead, each row then read by its id (LATERAL): planned generically,
+  // PostgreSQL put the sample scan inside a nested loop under the rows of a near search, scanning
+  // it again for each (the most expensive search at 200,000: minutes, still running after its
+  // client had gone).
+  const columns = Prisma.raw(p.catalogue === "Restaurant" ? `"id", "citySearch", "city"` : `"id"`);
   const from = p.words
-    ? Prisma.sql`FROM ${Prisma.raw(sampled)} "m" ${sample} JOIN ${t} ON ${t}."id" = "m".${Prisma.raw(OWNER_KEY[p.catalogue])}
-        ${whereAll([documentMatches(p, `"m"`), ...conditionsOf(p, true)])}`
+    ? Prisma.sql`FROM (SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${sample} WHERE ${documentMatches(p, `"m"`)}) "sampled"
+        CROSS JOIN LATERAL (SELECT ${columns} FROM ${t} ${whereAll([Prisma.sql`${t}."id" = "sampled"."owner"`, ...conditionsOf(p, true)])} OFFSET 0) ${t}`
     : Prisma.sql`FROM ${t} ${sample} ${whereAll(conditionsOf(p, true))}`;
   return { m: select(from), share: percent / 100 };
 }

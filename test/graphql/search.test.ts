@@ -321,6 +321,12 @@ describe("facets and bounded totals", () => {
     expect(counted.restaurants.facets.exact).toBe(false);
     const sampled = counted.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto");
     expect(Math.abs(sampled.count - 12_000) / 12_000).toBeLessThan(0.2);
+    // Words with a condition tested row by row, past the limit: estimated from the sampled documents.
+    const worded = await ok(FACETS, { filter: { search: "bulk", canHomeDeliver: false } });
+    expect(worded.restaurants.totalCountIsEstimate).toBe(true);
+    expect(Math.abs(worded.restaurants.totalCount - 12_000) / 12_000).toBeLessThan(0.2);
+    expect(worded.restaurants.facets.exact).toBe(false);
+    expect(Math.abs(worded.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto").count - 12_000) / 12_000).toBeLessThan(0.2);
     // A narrow search stays exact, and the words of the new rows are searchable.
     const bulk = await ok(FACETS, { filter: { search: "bulk", city: "porto", text: "bulk 1199" } });
     expect(bulk.restaurants.totalCount).toBe(11); // 1199, 11990..11999
