@@ -275,6 +275,19 @@ export function openAt(provider: Provider, at: Date): Prisma.Sql {
 // ---- The conditions together -------------------------------------------------------------------
 
 /**
+ * PostgreSQL: "FROM" the catalogue's rows whose ids `leading` gives (its column "id", under
+ * `alias`), each read by its id and tested on every condition but the words. LATERAL keeps
+ * `leading` first whatever the planner guesses of the others: it estimates a near search's box at
+ * 0.1% of the rows, so the box led and 22,658 restaurants were probed for 447 matches of "pizza"
+ * near Lisbon (200,000 restaurants: 171 ms against ~10 ms led by the words).
+ */
+export function rowsLedBy(p: SearchPlan, leading: Prisma.Sql, alias: string): Prisma.Sql {
+  const t = table(p.catalogue);
+  const tests = whereAll([Prisma.sql`${t}."id" = ${Prisma.raw(alias)}."id"`, ...conditionsOf(p, true)]);
+  return Prisma.sql`FROM ${leading} CROSS JOIN LATERAL (SELECT ${t}.* FROM ${t} ${tests} OFFSET 0) ${t}`;
+}
+
+/**
  * Every condition but the words as SQL over the catalogue's row. `perRow`: in the forms tested row
  * by row (a page read in its order's index, or rows already found by another index): list values
  * by a scalar subquery, the title by LIKE, and on SQLite the city and rating kept off their indexes

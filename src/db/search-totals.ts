@@ -7,7 +7,7 @@
 //   a fixed sample and said to be (`totalCountIsEstimate`, `facets.exact`).
 import { Prisma, type Db } from "./client.ts";
 import {
-  conditionsOf, documentMatches, OWNER_KEY, placeKeys, query, searchRows, table, trigramExact, trigramKeys, unfiltered,
+  conditionsOf, documentMatches, OWNER_KEY, placeKeys, query, rowsLedBy, searchRows, table, trigramExact, trigramKeys, unfiltered,
   whereAll, wordKeys, type Catalogue, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 
@@ -74,10 +74,9 @@ export function matchingRows(p: SearchPlan, range: Prisma.Sql = Prisma.empty): P
   const t = table(p.catalogue);
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
   if (p.provider === "postgres") {
-    const words = p.words
-      ? Prisma.sql`JOIN ${Prisma.raw(`"${p.catalogue}Search"`)} "m" ON "m".${owner} = ${t}."id" AND ${documentMatches(p, `"m"`)}`
-      : Prisma.empty;
-    return Prisma.sql`FROM ${t} ${words} ${whereAll(conditionsOf(p, false))}`;
+    if (!p.words) return Prisma.sql`FROM ${t} ${whereAll(conditionsOf(p, false))}`;
+    const words = Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${Prisma.raw(`"${p.catalogue}Search"`)} "m" WHERE ${documentMatches(p, `"m"`)}) "words"`;
+    return rowsLedBy(p, words, `"words"`);
   }
   const byKey = (keys: Prisma.Sql, rest: SearchPlan) =>
     Prisma.sql`FROM (${keys}) "w" JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key" JOIN ${t} ON ${t}."id" = "s".${owner}

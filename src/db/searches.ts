@@ -10,7 +10,7 @@ import { Prisma, providerOf, readRowsAside, type Db, type RawRows } from "./clie
 import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectList, rowsOf, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
 import {
-  conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, searchRows, table, trigramKeys, trigramUsable, whereAll, wordKeys,
+  conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, searchRows, table, trigramKeys, trigramUsable, whereAll, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 import { countKey, facetsOf, GROCERY_FACETS, keptCounts, listPairsOf, RESTAURANT_FACETS, totalOf, totalSql } from "./search-totals.ts";
@@ -145,7 +145,7 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
   // The first RANK_WINDOW matches the index finds, ranked; MATERIALIZED: computed once, as written.
   const ranked = Prisma.sql`WITH "ranked" AS MATERIALIZED (SELECT "m".${owner} AS "id", ${documentRank(p, `"m"`)} AS "rank" FROM ${documents} "m"
     WHERE ${documentMatches(p, `"m"`)} LIMIT ${Prisma.raw(String(RANK_WINDOW))})`;
-  const rankedRows = (s: Shape) => Prisma.sql`FROM "ranked" JOIN ${t} ON ${t}."id" = "ranked"."id" ${s.joins} ${whereAll(conditionsOf(p, true))}`;
+  const rankedRows = (s: Shape) => Prisma.sql`${rowsLedBy(p, Prisma.raw(`"ranked"`), `"ranked"`)} ${s.joins}`;
   const page = await readRowsAside(db, Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape), Prisma.sql`"ranked"."rank", ${id}`, window)}`);
   if (page.rows.length > window.take) return page;
   const counted = (await query<{ all: number; kept: number }>(db, { all: "int", kept: "int" },
