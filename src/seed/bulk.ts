@@ -2,24 +2,42 @@
 // driver: the generator of dataset.ts gives the same rows as the chunked Prisma path, but a
 // million restaurants through Prisma's createMany would take most of an hour. Covers are shared
 // (16 files per catalogue, not three million). Rows that exist are left as they are
-// (INSERT OR IGNORE / ON CONFLICT DO NOTHING), so a second run adds nothing.
+// (INSERT OR IGNORE / ON CONFLICT DO NOTHING), so a second run adds nothing. SQLite takes 256
+// rows a statement; PostgreSQL takes a first load (no seed row of the catalogue there yet) with
+// COPY, the cheapest way in, while the next batch is generated.
 //
-// Inside the one transaction the loaded tables' secondary indexes and search triggers are taken
-// away and put back at the end, from their own SQL as the database holds it (sqlite_master,
-// pg_indexes): an index built once from sorted rows is several times cheaper than one kept up
-// to date row by row. The search indexes stay derived: they are filled at the end by the same
+// Inside the one transaction the loaded tables' secondary indexes and search triggers (and on
+// PostgreSQL their foreign keys) are taken away and put back at the end, from their own SQL as
+// the database holds it (sqlite_master, pg_indexes, pg_constraint): an index built once from
+// sorted rows is several times cheaper than one kept up to date row by row, and a foreign key
+// put back is checked once over every row (a bad row still fails the load). The search indexes stay derived: they are filled at the end by the same
 // statements the migration backfills them with (SQLite), or by its refresh functions
 // (PostgreSQL), which is what the triggers would have done row by row; the kept counts are
 // counted again over every row. Nobody sees the tables
 // without them: the transaction commits with everything back in place.
 import Database from "better-sqlite3";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { debuglog } from "node:util";
 import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import type { Config } from "../config.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
 import { grocery, restaurant, type GrocerySeed, type RestaurantSeed, type Size } from "./dataset.ts";
 import { seedUploadName } from "./images.ts";
 
 type Row = Record<string, unknown>;
+
+/** Seconds each phase took, on stderr with NODE_DEBUG=seed (Node's own debug switch). */
+const debug = debuglog("seed");
+function phaseTimer() {
+  let start = performance.now();
+  return (phase: string) => {
+    const now = performance.now();
+    debug("%s %ss", phase, ((now - start) / 1000).toFixed(1));
+    start = now;
+  };
+}
 type Tables = Record<string, Row[]>;
 export type BulkProgress = (phase: "restaurants" | "groceries", done: number) => void;
 
@@ -61,14 +79,17 @@ const FACET_COUNT_FILL = [
      SELECT CAST("kind" AS TEXT), "valueKey", MIN("value"), COUNT(*) FROM "GroceryTag" WHERE CAST("kind" AS TEXT) = 'CATEGORY' GROUP BY "kind", "valueKey"`,
 ];
 
+const coverNames = (catalogue: string) => Array.from({ length: SHARED_COVERS }, (_, i) => seedUploadName(`${catalogue}:shared-${i}`));
+const SHARED = { restaurant: coverNames("restaurant"), grocery: coverNames("grocery") };
+
 /** A cover file shared by every `SHARED_COVERS`-th item of a catalogue. */
-export const sharedCover = (catalogue: "restaurant" | "grocery", n: number) => seedUploadName(`${catalogue}:shared-${(n - 1) % SHARED_COVERS}`);
+export const sharedCover = (catalogue: "restaurant" | "grocery", n: number) => SHARED[catalogue][(n - 1) % SHARED_COVERS]!;
 
 /** The rows of restaurants from..to, by table, in the order SQLite wants them (children first). */
 function restaurantRows(from: number, to: number, size: Size, badgeIds: string[]): Tables {
   const t: Tables = { RestaurantTag: [], OpeningHours: [], RestaurantBadge: [], Comment: [], Order: [], Report: [], Restaurant: [] };
   for (let n = from; n <= to; n++) {
-    const r: RestaurantSeed = restaurant(n, size);
+    const r: RestaurantSeed = restaurant(n, size, sharedCover("restaurant", n));
     t.RestaurantTag.push(...r.tags);
     t.OpeningHours.push(...r.openingHours);
     t.RestaurantBadge.push(...r.badges.map((b) => ({ restaurantId: r.row.id, badgeId: badgeIds[b.badge], receivedAt: b.receivedAt })));
@@ -77,7 +98,7 @@ function restaurantRows(from: number, to: number, size: Size, badgeIds: string[]
     t.Report.push(...r.reports);
     const { ratingSum, ratingCount } = r.row as { ratingSum: number; ratingCount: number };
     // The comment mutation's expression (CAST(sum AS DOUBLE) / count): the same IEEE division.
-    t.Restaurant.push({ ...r.row, cover: sharedCover("restaurant", n), ratingAvg: ratingCount > 0 ? ratingSum / ratingCount : null });
+    t.Restaurant.push({ ...r.row, ratingAvg: ratingCount > 0 ? ratingSum / ratingCount : null });
   }
   return t;
 }
@@ -88,10 +109,10 @@ export type CoverBytes = Map<string, number>;
 function groceryRows(from: number, to: number, size: Size, coverBytes: CoverBytes): Tables {
   const t: Tables = { GroceryTag: [], Grocery: [], ShoppingListEntry: [] };
   for (let n = from; n <= to; n++) {
-    const g: GrocerySeed = grocery(n, size);
-    t.GroceryTag.push(...g.tags);
     const cover = sharedCover("grocery", n);
-    t.Grocery.push({ ...g.row, cover, coverBytes: coverBytes.get(cover) ?? 0 });
+    const g: GrocerySeed = grocery(n, size, cover);
+    t.GroceryTag.push(...g.tags);
+    t.Grocery.push({ ...g.row, coverBytes: coverBytes.get(cover) ?? 0 });
     t.ShoppingListEntry.push(...g.shoppingList);
   }
   return t;
@@ -112,28 +133,52 @@ export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: nu
 const sqliteValue = (v: unknown) =>
   v instanceof Date ? v.toISOString().replace("Z", "+00:00") : typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v;
 
+/** Rows per INSERT statement: one call into SQLite for many rows (its limit is 32,766 values). */
+const ROWS_PER_STATEMENT = 256;
+
+/**
+ * Inserts rows (all with the keys of the first) with INSERT OR IGNORE, ROWS_PER_STATEMENT rows a
+ * statement: the statements are prepared once per table and row count. Returns the rows added.
+ */
+function sqliteInserter(db: Database.Database) {
+  const statements = new Map<string, Database.Statement>();
+  const statement = (table: string, columns: string[], rows: number) => {
+    const key = `${table}:${rows}:${columns.join(",")}`;
+    let stmt = statements.get(key);
+    if (!stmt) {
+      const tuple = `(${columns.map(() => "?").join(", ")})`;
+      stmt = db.prepare(`INSERT OR IGNORE INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES ${Array(rows).fill(tuple).join(", ")}`);
+      statements.set(key, stmt);
+    }
+    return stmt;
+  };
+  return (table: string, rows: Row[]) => {
+    if (rows.length === 0) return 0;
+    const columns = Object.keys(rows[0]);
+    let changes = 0;
+    for (let from = 0; from < rows.length; from += ROWS_PER_STATEMENT) {
+      const to = Math.min(from + ROWS_PER_STATEMENT, rows.length);
+      const values: unknown[] = [];
+      for (let i = from; i < to; i++) for (const c of columns) values.push(sqliteValue(rows[i][c]));
+      changes += statement(table, columns, to - from).run(values).changes;
+    }
+    return changes;
+  };
+}
+
 function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgress }: BulkTarget) {
   const db = new Database(sqliteFilePath(database.url));
   try {
     db.pragma("journal_mode = WAL");
+    // No sync at the one commit: the checkpoint at the end syncs the file (WAL stays consistent).
+    db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = OFF"); // this connection only: the generator's rows are consistent by construction
     db.pragma("cache_size = -1000000"); // up to ~1 GB of pages while the indexes grow
     db.pragma("temp_store = MEMORY");
-    const statements = new Map<string, Database.Statement>();
-    const insert = (table: string, rows: Row[]) => {
-      if (rows.length === 0) return 0;
-      const columns = Object.keys(rows[0]);
-      const key = `${table}:${columns.join(",")}`;
-      let stmt = statements.get(key);
-      if (!stmt) {
-        stmt = db.prepare(`INSERT OR IGNORE INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
-        statements.set(key, stmt);
-      }
-      let changes = 0;
-      for (const row of rows) changes += stmt.run(columns.map((c) => sqliteValue(row[c]))).changes;
-      return changes;
-    };
+    db.pragma("threads = 2"); // the index builds sort with a helper thread
+    const insert = sqliteInserter(db);
     const counts = { restaurants: 0, groceries: 0 };
+    const lap = phaseTimer();
     db.transaction(() => {
       const tables = LOADED.map((t) => `'${t}'`).join(", ");
       const setAside = db
@@ -159,14 +204,25 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
         }
         onProgress?.("groceries", to - from + 1);
       }
-      for (const { sql } of setAside.filter((x) => x.type === "index")) db.exec(sql);
+      lap("load");
+      for (const { sql } of setAside.filter((x) => x.type === "index")) {
+        db.exec(sql);
+        lap(sql.slice(0, 80));
+      }
       // The search rows' own triggers stay: each new search row puts its restaurant in the R*Tree.
-      for (const sql of SQLITE_SEARCH_FILL) db.prepare(sql).run(before);
+      for (const sql of SQLITE_SEARCH_FILL) {
+        db.prepare(sql).run(before);
+        lap(sql.slice(0, 80));
+      }
       for (const sql of FACET_COUNT_FILL) db.exec(sql);
+      lap("facets");
       for (const { sql } of setAside.filter((x) => x.type === "trigger")) db.exec(sql);
     })();
+    lap("commit");
     db.pragma("optimize=0x10002"); // statistics for the planner on every table (ANALYZE, bounded)
+    lap("optimize");
     db.pragma("wal_checkpoint(TRUNCATE)");
+    lap("checkpoint");
     return counts;
   } finally {
     db.close();
@@ -174,6 +230,33 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
 }
 
 // ---- PostgreSQL -----------------------------------------------------------------------------------
+
+/** COPY's text format: tabs between fields, \N for null, backslash escapes. */
+const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+function copyField(v: unknown): string {
+  if (v === null || v === undefined) return "\\N";
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === "boolean") return v ? "t" : "f";
+  if (typeof v === "string") return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : v;
+  return String(v);
+}
+
+/**
+ * The id prefixes of the rows a catalogue's load writes with an id of their own (tags, hours,
+ * badges and list entries hang off the new rows): none there, nothing of the load can conflict.
+ */
+const SEED_IDS = {
+  restaurants: { Restaurant: "seed-r-", Comment: "seed-c-", Order: "seed-o-", Report: "seed-rep-r" },
+  groceries: { Grocery: "seed-g-" },
+};
+
+async function noSeedRows(client: pg.Client, prefixes: Record<string, string>) {
+  for (const [table, prefix] of Object.entries(prefixes)) {
+    const { rowCount } = await client.query(`SELECT 1 FROM "${table}" WHERE "id" LIKE $1 LIMIT 1`, [`${prefix}%`]);
+    if (rowCount) return false;
+  }
+  return true;
+}
 
 async function writePostgres({ database, size, badgeIds, coverBytes = new Map(), onProgress }: BulkTarget) {
   const client = new pg.Client({ connectionString: database.url });
@@ -183,8 +266,17 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
       `SELECT table_name, column_name, udt_name FROM information_schema.columns WHERE table_schema = current_schema()`,
     );
     const typeOf = (table: string, column: string) => typeRows.find((r) => r.table_name === table && r.column_name === column)!.udt_name;
-    const insert = async (table: string, rows: Row[]) => {
+    const copy = async (table: string, rows: Row[]) => {
+      const columns = Object.keys(rows[0]);
+      const text = rows.map((row) => columns.map((c) => copyField(row[c])).join("\t")).join("\n") + "\n";
+      const stream = client.query(copyFrom(`COPY "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) FROM STDIN`));
+      await pipeline(Readable.from([text]), stream);
+      return stream.rowCount;
+    };
+    /** COPY when no row of the load can be there yet (a first load), else INSERT ... ON CONFLICT DO NOTHING. */
+    const insert = async (table: string, rows: Row[], first: boolean) => {
       if (rows.length === 0) return 0;
+      if (first) return copy(table, rows);
       const columns = Object.keys(rows[0]);
       const arrays = columns.map((c) => rows.map((row) => (row[c] === undefined ? null : row[c] instanceof Date ? (row[c] as Date).toISOString() : row[c])));
       const result = await client.query(
@@ -196,6 +288,7 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
     };
     const counts = { restaurants: 0, groceries: 0 };
     const searched = ["Restaurant", "RestaurantTag", "Grocery", "GroceryTag"];
+    const lap = phaseTimer();
     await client.query("BEGIN");
     try {
       // Inside the transaction: other sessions never see the triggers off or the indexes gone.
@@ -207,37 +300,62 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
         [[...LOADED, "RestaurantSearch", "GrocerySearch"]],
       );
       for (const { name } of indexes) await client.query(`DROP INDEX "${name}"`);
-      for (let from = 1; from <= size.restaurants; from += BATCH) {
-        const to = Math.min(from + BATCH - 1, size.restaurants);
-        const tables = restaurantRows(from, to, size, badgeIds);
-        for (const table of PARENTS_FIRST.filter((t) => t in tables)) {
-          const added = await insert(table, tables[table]);
-          if (table === "Restaurant") counts.restaurants += added;
+      // Foreign keys too: checked row by row they cost more than the rows; put back at the end,
+      // each is checked once over every row (one join), so a bad row still fails the load.
+      const { rows: foreignKeys } = await client.query<{ table: string; name: string; definition: string }>(
+        `SELECT c.conrelid::regclass::text AS "table", c.conname AS name, pg_get_constraintdef(c.oid) AS definition
+         FROM pg_constraint c WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace
+           AND c.conrelid = ANY ($1::regclass[])`,
+        [[...LOADED, "RestaurantSearch", "GrocerySearch"].map((t) => `"${t}"`)],
+      );
+      for (const { table, name } of foreignKeys) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT "${name}"`);
+      await client.query("SET LOCAL maintenance_work_mem = '1GB'"); // each index sorted in memory once
+      // The next batch is generated while the database writes the one before (two cores busy).
+      let writing: Promise<unknown> = Promise.resolve();
+      const load = async (phase: "restaurants" | "groceries", parent: string, total: number, rowsOf: (from: number, to: number) => Tables) => {
+        // A seed id of the catalogue's rows (or of its comments, orders, reports) means an earlier run.
+        const first = await noSeedRows(client, SEED_IDS[phase]);
+        for (let from = 1; from <= total; from += BATCH) {
+          const to = Math.min(from + BATCH - 1, total);
+          const tables = rowsOf(from, to);
+          await writing;
+          writing = (async () => {
+            for (const table of PARENTS_FIRST.filter((t) => t in tables)) {
+              const added = await insert(table, tables[table], first);
+              if (table === parent) counts[phase] += added;
+            }
+            onProgress?.(phase, to - from + 1);
+          })();
+          writing.catch(() => {}); // awaited (and thrown) before the next batch or at the end
         }
-        onProgress?.("restaurants", to - from + 1);
-      }
-      for (let from = 1; from <= size.groceries; from += BATCH) {
-        const to = Math.min(from + BATCH - 1, size.groceries);
-        const tables = groceryRows(from, to, size, coverBytes);
-        for (const table of PARENTS_FIRST.filter((t) => t in tables)) {
-          const added = await insert(table, tables[table]);
-          if (table === "Grocery") counts.groceries += added;
-        }
-        onProgress?.("groceries", to - from + 1);
-      }
+      };
+      await load("restaurants", "Restaurant", size.restaurants, (from, to) => restaurantRows(from, to, size, badgeIds));
+      await load("groceries", "Grocery", size.groceries, (from, to) => groceryRows(from, to, size, coverBytes));
+      await writing;
       // What the triggers would have done, once for every row without a document (the seed's);
       // then the indexes, each built once.
+      lap("load");
       await client.query(`SELECT restaurant_search_refresh(ARRAY(SELECT r."id" FROM "Restaurant" r WHERE NOT EXISTS (SELECT 1 FROM "RestaurantSearch" s WHERE s."restaurantId" = r."id")))`);
+      lap("restaurant search");
       await client.query(`SELECT grocery_search_refresh(ARRAY(SELECT g."id" FROM "Grocery" g WHERE NOT EXISTS (SELECT 1 FROM "GrocerySearch" s WHERE s."groceryId" = g."id")))`);
+      lap("grocery search");
       for (const sql of FACET_COUNT_FILL) await client.query(sql);
-      for (const { definition } of indexes) await client.query(definition);
+      lap("facets");
+      for (const { definition } of indexes) {
+        await client.query(definition);
+        lap(definition.slice(0, 80));
+      }
+      for (const { table, name, definition } of foreignKeys) await client.query(`ALTER TABLE ${table} ADD CONSTRAINT "${name}" ${definition}`);
+      lap("foreign keys");
       for (const table of searched) await client.query(`ALTER TABLE "${table}" ENABLE TRIGGER USER`);
       await client.query("COMMIT");
+      lap("commit");
     } catch (error) {
       await client.query("ROLLBACK");
       throw error;
     }
     await client.query("ANALYZE");
+    lap("analyze");
     return counts;
   } finally {
     await client.end();

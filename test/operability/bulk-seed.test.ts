@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/config.ts";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { writeInBulk } from "../../src/seed/bulk.ts";
-import { badges, users } from "../../src/seed/dataset.ts";
+import { badges, grocery as generatedGrocery, restaurant as generatedRestaurant, users } from "../../src/seed/dataset.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 const SIZE = { users: 20, restaurants: 300, groceries: 400, maxComments: 3 };
@@ -14,14 +14,16 @@ let database: TestDatabase;
 let db: Db;
 let settings: ReturnType<typeof loadConfig>["database"];
 
-/** Indexes and triggers, by name: what the migrations made. */
+/** Indexes, triggers and (PostgreSQL) constraints, by name: what the migrations made. */
 async function schemaObjects(): Promise<string[]> {
   const rows =
     settings.provider === "sqlite"
       ? await db.$queryRawUnsafe<{ name: string }[]>(`SELECT type || ' ' || name AS name FROM sqlite_master WHERE type IN ('index', 'trigger') ORDER BY 1`)
       : await db.$queryRawUnsafe<{ name: string }[]>(
           `SELECT CAST('index ' || indexname AS TEXT) AS name FROM pg_indexes WHERE schemaname = current_schema()
-           UNION ALL SELECT CAST('trigger ' || tgname || ' ' || CAST(tgenabled AS TEXT) AS TEXT) FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1`,
+           UNION ALL SELECT CAST('trigger ' || tgname || ' ' || CAST(tgenabled AS TEXT) AS TEXT) FROM pg_trigger WHERE NOT tgisinternal
+           UNION ALL SELECT CAST('constraint ' || conname || ' ' || pg_get_constraintdef(oid) || ' ' || CAST(convalidated AS TEXT) AS TEXT) FROM pg_constraint
+           WHERE connamespace = current_schema()::regnamespace ORDER BY 1`,
         );
   return rows.map((r) => r.name);
 }
@@ -57,6 +59,18 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
       return page.totalCount();
     };
     const some = await db.restaurant.findFirstOrThrow({ where: { id: "seed-r-00123" } });
+    // The values are the generator's, as written (COPY's text format on PostgreSQL: dates,
+    // floats, nulls, quotes): the same rows the chunked Prisma path writes.
+    const generated = generatedRestaurant(123, SIZE);
+    const fields = ["title", "description", "createdAt", "latitude", "longitude", "starRating", "addressLine2", "landmark", "acceptsReservations", "timeZone", "ratingSum", "ratingCount"] as const;
+    expect(Object.fromEntries(fields.map((f) => [f, some[f]]))).toEqual(Object.fromEntries(fields.map((f) => [f, generated.row[f] ?? null])));
+    const comments = await db.comment.findMany({ where: { restaurantId: some.id }, orderBy: { id: "asc" } });
+    expect(comments.map((c) => [c.id, c.title, c.body, c.rating, c.createdAt])).toEqual(generated.comments.map((c) => [c.id, c.title, c.body, c.rating, c.createdAt]));
+    const tags = await db.restaurantTag.findMany({ where: { restaurantId: some.id }, orderBy: [{ kind: "asc" }, { position: "asc" }] });
+    expect(tags.length).toBe(generated.tags.length);
+    const titled = generatedGrocery(321, SIZE).row;
+    expect(await db.grocery.findUniqueOrThrow({ where: { id: titled.id }, select: { title: true, description: true, createdAt: true } }))
+      .toEqual({ title: titled.title, description: titled.description, createdAt: titled.createdAt });
     expect(await search("restaurants", some.title)).toBeGreaterThan(0);
     const grocery = await db.grocery.findFirstOrThrow({ where: { id: "seed-g-00321" } });
     expect(await search("groceries", grocery.title)).toBeGreaterThan(0);
