@@ -191,7 +191,7 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
     // No sync at the one commit: the checkpoint at the end syncs the file (WAL stays consistent).
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = OFF"); // this connection only: the generator's rows are consistent by construction
-    db.pragma("cache_size = -1000000"); // up to ~1 GB of pages while the indexes grow
+    db.pragma("cache_size = -2000000"); // up to ~2 GB of pages while the indexes grow
     db.pragma("temp_store = MEMORY");
     db.pragma("threads = 2"); // the index builds sort with a helper thread
     const insert = sqliteInserter(db);
@@ -223,17 +223,19 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
         onProgress?.("groceries", to - from + 1);
       }
       lap("load");
-      for (const { sql } of setAside.filter((x) => x.type === "index")) {
-        db.exec(sql);
-        lap(sql.slice(0, 80));
-      }
+      // Counted before the indexes are back: read in the table's order and sorted once, not
+      // looked up row by row in an index's order (1m: 34 -> 16 s).
+      for (const sql of FACET_COUNT_FILL) db.exec(sql);
+      lap("facets");
       // The search rows' own triggers stay: each new search row puts its restaurant in the R*Tree.
       for (const sql of SQLITE_SEARCH_FILL) {
         db.prepare(sql).run(before);
         lap(sql.slice(0, 80));
       }
-      for (const sql of FACET_COUNT_FILL) db.exec(sql);
-      lap("facets");
+      for (const { sql } of setAside.filter((x) => x.type === "index")) {
+        db.exec(sql);
+        lap(sql.slice(0, 80));
+      }
       for (const { sql } of setAside.filter((x) => x.type === "trigger")) db.exec(sql);
     })();
     lap("commit");
@@ -284,25 +286,27 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
       `SELECT table_name, column_name, udt_name FROM information_schema.columns WHERE table_schema = current_schema()`,
     );
     const typeOf = (table: string, column: string) => typeRows.find((r) => r.table_name === table && r.column_name === column)!.udt_name;
-    const copy = async (table: string, rows: Row[]) => {
+    /**
+     * The statement that writes `rows`, built now (the node side's work) and sent when called:
+     * COPY when no row of the load can be there yet (a first load), else INSERT ... ON CONFLICT
+     * DO NOTHING. Resolves to the rows added.
+     */
+    const prepareInsert = (table: string, rows: Row[], first: boolean): (() => Promise<number>) => {
+      if (rows.length === 0) return async () => 0;
       const columns = Object.keys(rows[0]);
-      const text = rows.map((row) => columns.map((c) => copyField(row[c])).join("\t")).join("\n") + "\n";
-      const stream = client.query(copyFrom(`COPY "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) FROM STDIN`));
-      await pipeline(Readable.from([text]), stream);
-      return stream.rowCount;
-    };
-    /** COPY when no row of the load can be there yet (a first load), else INSERT ... ON CONFLICT DO NOTHING. */
-    const insert = async (table: string, rows: Row[], first: boolean) => {
-      if (rows.length === 0) return 0;
-      if (first) return copy(table, rows);
-      const columns = Object.keys(rows[0]);
+      const names = columns.map((c) => `"${c}"`).join(", ");
+      if (first) {
+        const text = rows.map((row) => columns.map((c) => copyField(row[c])).join("\t")).join("\n") + "\n";
+        return async () => {
+          const stream = client.query(copyFrom(`COPY "${table}" (${names}) FROM STDIN`));
+          await pipeline(Readable.from([text]), stream);
+          return stream.rowCount;
+        };
+      }
       const arrays = columns.map((c) => rows.map((row) => (row[c] === undefined ? null : row[c] instanceof Date ? (row[c] as Date).toISOString() : row[c])));
-      const result = await client.query(
-        `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")})
-         SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::"${typeOf(table, c)}"[]`).join(", ")}) ON CONFLICT DO NOTHING`,
-        arrays,
-      );
-      return result.rowCount ?? 0;
+      const sql = `INSERT INTO "${table}" (${names})
+         SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::"${typeOf(table, c)}"[]`).join(", ")}) ON CONFLICT DO NOTHING`;
+      return async () => (await client.query(sql, arrays)).rowCount ?? 0;
     };
     const counts = { restaurants: 0, groceries: 0 };
     const searched = ["Restaurant", "RestaurantTag", "Grocery", "GroceryTag"];
@@ -328,7 +332,8 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
       );
       for (const { table, name } of foreignKeys) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT "${name}"`);
       await client.query("SET LOCAL maintenance_work_mem = '1GB'"); // each index sorted in memory once
-      // The next batch is generated while the database writes the one before (two cores busy).
+      // The next batch is generated and encoded while the database writes the one before (two
+      // cores busy).
       let writing: Promise<unknown> = Promise.resolve();
       const load = async (phase: "restaurants" | "groceries", parent: string, total: number, rowsOf: (from: number, to: number) => Tables) => {
         // A seed id of the catalogue's rows (or of its comments, orders, reports) means an earlier run.
@@ -336,10 +341,11 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
         for (let from = 1; from <= total; from += BATCH) {
           const to = Math.min(from + BATCH - 1, total);
           const tables = rowsOf(from, to);
+          const inserts = PARENTS_FIRST.filter((t) => t in tables).map((table) => ({ table, send: prepareInsert(table, tables[table], first) }));
           await writing;
           writing = (async () => {
-            for (const table of PARENTS_FIRST.filter((t) => t in tables)) {
-              const added = await insert(table, tables[table], first);
+            for (const { table, send } of inserts) {
+              const added = await send();
               if (table === parent) counts[phase] += added;
             }
             onProgress?.(phase, to - from + 1);
