@@ -28,11 +28,11 @@ function statementOf(sql) {
   return entry;
 }
 
-parentPort.on("message", ({ sql, args }) => {
+parentPort.on("message", ({ id, sql, args }) => {
   try {
     const { stmt, names } = statementOf(sql);
-    parentPort.postMessage({ names, rows: stmt.raw(true).all(args) });
+    parentPort.postMessage({ id, names, rows: stmt.raw(true).all(args) });
   } catch (error) {
-    parentPort.postMessage({ error: { message: String(error?.message ?? error), code: error?.code } });
+    parentPort.postMessage({ id, error: { message: String(error?.message ?? error), code: error?.code } });
   }
 });
