@@ -144,9 +144,21 @@ function ledRows(p: SearchPlan, lead: TagCondition | "city"): Prisma.Sql {
   const tags = Prisma.raw(`"${p.catalogue}Tag"`);
   const value = lead.keys.length === 1 ? Prisma.sql`= ${lead.keys[0]}` : Prisma.sql`IN (${Prisma.join(lead.keys)})`;
   const listed = Prisma.sql`"lead"."kind" = ${lead.kind} AND "lead"."valueKey" ${value}`;
-  // A row holds a value once, but may hold several of the values: DISTINCT then.
+  // A row holds a value once, but may hold several of the values. SQLite's DISTINCT streams (and
+  // stops at the limit); PostgreSQL hashed every row of the values first (121,000 at 1,000,000
+  // restaurants), so there each value's rows follow the one before, less the rows that have an
+  // earlier value.
+  if (p.provider === "postgres") {
+    const each = lead.keys.map((key, i) => {
+      const earlier = lead.keys.slice(0, i);
+      const unseen = earlier.length
+        ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM ${tags} "e" WHERE "e".${owner} = "lead".${owner} AND "e"."kind" = ${lead.kind} AND "e"."valueKey" IN (${Prisma.join(earlier)}))`
+        : Prisma.empty;
+      return Prisma.sql`SELECT "lead".${owner} AS "id" FROM ${tags} "lead" WHERE "lead"."kind" = ${lead.kind} AND "lead"."valueKey" = ${key} ${unseen}`;
+    });
+    return Prisma.sql`SELECT 1 AS "x" ${rowsLedBy(rest, Prisma.sql`(${Prisma.join(each, " UNION ALL ")}) "lead"`, `"lead"`)}`;
+  }
   const distinct = Prisma.raw(lead.keys.length > 1 ? "DISTINCT" : "");
-  if (p.provider === "postgres") return Prisma.sql`SELECT 1 AS "x" ${rowsLedBy(rest, Prisma.sql`(SELECT ${distinct} "lead".${owner} AS "id" FROM ${tags} "lead" WHERE ${listed}) "lead"`, `"lead"`)}`;
   return Prisma.sql`SELECT ${distinct} ${t}."id" FROM ${tags} "lead" JOIN ${t} ON ${t}."id" = "lead".${owner} ${whereAll([listed, ...conditionsOf(rest, true)])}`;
 }
 
