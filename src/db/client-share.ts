@@ -17,7 +17,10 @@ export function createClientShare(capacity: number, perClient: number): ClientSh
   const running = new Map<string, number>();
   let inFlight = 0;
 
-  /** The next task: the first client in turn under its share. Even a client alone keeps to it: a slot left free is what another client's task finds at once. */
+  /**
+   * The next task: the first client in turn under its share. Even a client alone keeps to it: a
+   * slot left free is what another client's task finds at once.
+   */
   function next(): [string, Waiting] | undefined {
     for (const [client, queue] of queues) {
       if ((running.get(client) ?? 0) >= perClient) continue;
