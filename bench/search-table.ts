@@ -6,13 +6,14 @@
 // sampled every 20 ms, and another client's ordinary search every 100 ms, while one client (one
 // account) sends the most expensive search any user can send over 8 connections (words, near at
 // the largest radius, open now, facets, totalCount).
+// `--only TEXT`: just the reads whose label contains TEXT (several: comma-separated), no flood.
 // Prints a Markdown table. The same requests on every size and database make the columns comparable.
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { pacedLatencyApart } from "./paced-apart.ts";
 import { rssMbOf, startService } from "./processes.ts";
 
-const { values } = parseArgs({ options: { database: { type: "string" }, runs: { type: "string" }, flood: { type: "string" }, paced: { type: "boolean" } } });
+const { values } = parseArgs({ options: { database: { type: "string" }, runs: { type: "string" }, flood: { type: "string" }, paced: { type: "boolean" }, only: { type: "string" } } });
 if (!values.database) throw new Error("--database URL is needed (file:... or postgresql://...)");
 const RUNS = Number(values.runs ?? 15);
 const FLOOD_SECONDS = Number(values.flood ?? 10);
@@ -50,7 +51,7 @@ const server = await startService("src/main.ts", {
   NODE_ENV: "production", DATABASE_URL: values.database, RATE_LIMIT_MAX: "0", ANONYMOUS_READS: "true", LOG_LEVEL: "warn", UPLOAD_DIR: "/tmp/gw-search-table",
 });
 try {
-  {
+  table: {
     const post = async (query: string, variables: Record<string, unknown>, token?: string) => {
       const started = performance.now();
       const headers: Record<string, string> = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) };
@@ -66,7 +67,8 @@ try {
       return (data as { register: { accessToken: string } }).register.accessToken;
     };
     console.log(`| read | median ms | p99 ms |${values.paced ? " saturation req/s | p99 ms at half |" : ""}\n|---|---|---|${values.paced ? "---|---|" : ""}`);
-    for (const [label, query, variables] of READS) {
+    const only = values.only?.split(",");
+    for (const [label, query, variables] of READS.filter(([label]) => !only || only.some((part) => label.includes(part)))) {
       await time(query, variables);
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) times.push(await time(query, variables));
@@ -80,6 +82,7 @@ try {
       }
       console.log(`| ${label} | ${quantile(times, 0.5).toFixed(1)} | ${quantile(times, 0.99).toFixed(1)} |${paced}`);
     }
+    if (only) break table;
     // One client (one account) floods; another client (another account) searches as usual.
     const flooder = await account("flooder");
     const other = await account("other");
