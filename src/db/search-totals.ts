@@ -241,14 +241,38 @@ export function totalSql(p: SearchPlan): Prisma.Sql {
   return Prisma.sql`COALESCE((${sql}), 0)`;
 }
 
+/** The first matches of a search (at most one past the exact limit): each one's id and city. */
+export type FirstMatches = { id: string; cityKey: string | null; city: string | null }[];
+
+/**
+ * PostgreSQL, for a search that asks for facets: its first matches, found once for both its total
+ * and its facets (each counted them in a pass of its own: "pizza" near Lisbon, open now, at
+ * 1,000,000 restaurants, 2 x 200 ms, the words' 19,414 matches read twice).
+ */
+export async function firstMatchesOf(db: Db, p: SearchPlan): Promise<FirstMatches> {
+  const city = p.catalogue === "Restaurant" ? Prisma.raw(`"Restaurant"."citySearch", "Restaurant"."city"`) : Prisma.raw(`NULL, NULL`);
+  return query<FirstMatches[number]>(
+    db,
+    { id: "text", cityKey: "text", city: "text" },
+    Prisma.sql`SELECT "m"."id", "m"."cityKey", "m"."city" FROM (SELECT ${table(p.catalogue)}."id" AS "id", ${city} ${matchingRows(p)}
+      LIMIT ${Prisma.raw(String(EXACT_COUNT_LIMIT + 1))}) AS "m"("id", "cityKey", "city")`,
+  );
+}
+
+/** "m" of facetCounts over matches already found. */
+const matchesGiven = (matches: FirstMatches) =>
+  Prisma.sql`SELECT "u"."id", "u"."cityKey", "u"."city"
+    FROM unnest(CAST(${matches.map((m) => m.id)} AS TEXT[]), CAST(${matches.map((m) => m.cityKey)} AS TEXT[]), CAST(${matches.map((m) => m.city)} AS TEXT[])) AS "u"("id", "cityKey", "city")`;
+
 /**
  * A search's total: kept, counted up to the limit, or estimated from the sample (and said so).
- * `carried`: what totalSql gave, when a page statement carried it.
+ * `carried`: what totalSql gave, when a page statement carried it; `matches`: the first matches,
+ * when they are found for the facets too (firstMatchesOf).
  */
-export async function totalOf(db: Db, p: SearchPlan, carried?: number): Promise<Total> {
+export async function totalOf(db: Db, p: SearchPlan, carried?: number, matches?: () => Promise<FirstMatches>): Promise<Total> {
   const kept = keptTotalOf(p);
   if (kept) return { count: carried ?? (await keptCounts(db, p.catalogue, [kept])).get(countKey(...kept)) ?? 0, estimate: false };
-  const bounded = carried ?? (await query<{ n: number }>(db, { n: "int" }, boundedCountSql(p)))[0]?.n ?? 0;
+  const bounded = carried ?? (matches ? (await matches()).length : (await query<{ n: number }>(db, { n: "int" }, boundedCountSql(p)))[0]?.n ?? 0);
   if (bounded <= EXACT_COUNT_LIMIT) return { count: bounded, estimate: false };
   const { m, share } = await sampleOf(db, p, { countOnly: true });
   const sampled = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0;
@@ -299,13 +323,16 @@ function facetLists(spec: FacetSpec, rows: CountRow[], scale: number): Record<st
  * the total is exact and within the limit; otherwise counted over the matches in the sample and
  * scaled to the catalogue, and said so (`exact: false`).
  */
-export async function facetsOf(db: Db, p: SearchPlan, spec: FacetSpec, total: () => Promise<Total>): Promise<Facets> {
+export async function facetsOf(db: Db, p: SearchPlan, spec: FacetSpec, total: () => Promise<Total>, matches?: () => Promise<FirstMatches>): Promise<Facets> {
   if (unfiltered(p)) {
     const rows = await query<CountRow>(db, COUNT_ROW, Prisma.sql`SELECT "kind", "valueKey", "value", "n" FROM ${counts(p.catalogue)}
       WHERE "kind" IN (${Prisma.join(Object.values(spec))})`);
     return { exact: true, lists: facetLists(spec, rows, 1) };
   }
   const { count, estimate } = await total();
+  if (!estimate && count <= EXACT_COUNT_LIMIT && matches) {
+    return { exact: true, lists: facetLists(spec, await query<CountRow>(db, COUNT_ROW, Prisma.sql`WITH "m" AS (${matchesGiven(await matches())}) ${facetCounts(p, spec)}`), 1) };
+  }
   if (!estimate && count <= EXACT_COUNT_LIMIT) {
     const city = p.catalogue === "Restaurant" ? `"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"` : `NULL AS "cityKey", NULL AS "city"`;
     const m = Prisma.sql`SELECT ${table(p.catalogue)}."id" AS "id", ${Prisma.raw(city)} ${matchingRows(p)} LIMIT ${Prisma.raw(String(EXACT_COUNT_LIMIT + 1))}`;

@@ -13,7 +13,7 @@ import {
   conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, searchRows, table, trigramKeys, trigramUsable, whereAll, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
-import { countKey, facetsOf, GROCERY_FACETS, keptCounts, listPairsOf, RESTAURANT_FACETS, totalOf, totalSql } from "./search-totals.ts";
+import { countKey, facetsOf, firstMatchesOf, GROCERY_FACETS, keptCounts, listPairsOf, RESTAURANT_FACETS, totalOf, totalSql } from "./search-totals.ts";
 
 export type { Facets, FacetValue, Total } from "./search-totals.ts";
 export { EXACT_COUNT_LIMIT, FACET_VALUES } from "./search-totals.ts";
@@ -75,7 +75,7 @@ function windowSql({ skip, take }: Window): Prisma.Sql {
  * `columns`: read only these columns of each restaurant (every column when absent), as a selection
  * that shows only a few fields allows: the page's rows then hold those columns and no others.
  */
-export type RestaurantPageAsks = RestaurantRelations & { count?: boolean; columns?: readonly RestaurantColumn[] };
+export type RestaurantPageAsks = RestaurantRelations & { count?: boolean; facets?: boolean; columns?: readonly RestaurantColumn[] };
 
 /** A restaurant of a page, with its distance from the `near` point when there is one. */
 export type RestaurantHit = RestaurantWithRelated & { distanceKm?: number };
@@ -255,9 +255,11 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   const p = await restaurantPlan(db, q);
   const ranked = (q.sort === "RELEVANCE" && p.words) || (q.sort === "DISTANCE" && q.near);
   // A page read in one statement carries its total; the others (several statements) count it beside.
-  const total = carriedTotal(p, asks.count === true && !ranked);
+  // PostgreSQL: a total and facets counted over the same matches find them once (not in the page).
+  const matches = asks.facets && p.provider === "postgres" ? once(() => firstMatchesOf(db, p)) : undefined;
+  const total = carriedTotal(p, asks.count === true && !ranked && !matches);
   let page: RawRows | undefined;
-  const count = once(() => totalOf(db, p, total.of(page)));
+  const count = once(() => totalOf(db, p, total.of(page), matches));
   if (asks.count && !total.carried) void count().catch(() => undefined); // awaited (and its error thrown) by the field
   const related = relatedSql(asks, p.provider);
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
@@ -276,7 +278,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
     const at = raw.names.indexOf("distanceKm");
     rows.forEach((row, i) => (row.distanceKm = Number(raw.rows[i][at])));
   }
-  return { rows, count, facets: once(() => facetsOf(db, p, RESTAURANT_FACETS, count)) };
+  return { rows, count, facets: once(() => facetsOf(db, p, RESTAURANT_FACETS, count, matches)) };
 }
 
 /**

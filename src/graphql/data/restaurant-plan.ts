@@ -310,6 +310,7 @@ export async function restaurantPageFor(ctx: Context, args: QueryRestaurantsArgs
   const page = await restaurants.searchRestaurants(ctx.db, args, {
     ...relationsAsked(restaurant),
     count: connection.has("totalCount"),
+    facets: connection.has("facets"),
     columns: columnsShown(restaurant),
   });
   primeRelated(ctx, page.related);
