@@ -13,7 +13,7 @@ import {
   conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, searchRows, table, trigramKeys, trigramUsable, whereAll, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
-import { countKey, facetsOf, firstMatchesOf, GROCERY_FACETS, keptCounts, listPairsOf, RESTAURANT_FACETS, totalOf, totalSql } from "./search-totals.ts";
+import { countKey, GROCERY_FACETS, keptCounts, listPairsOf, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
 
 export type { Facets, FacetValue, Total } from "./search-totals.ts";
 export { EXACT_COUNT_LIMIT, FACET_VALUES } from "./search-totals.ts";
@@ -255,12 +255,10 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   const p = await restaurantPlan(db, q);
   const ranked = (q.sort === "RELEVANCE" && p.words) || (q.sort === "DISTANCE" && q.near);
   // A page read in one statement carries its total; the others (several statements) count it beside.
-  // PostgreSQL: a total and facets counted over the same matches find them once (not in the page).
-  const matches = asks.facets && p.provider === "postgres" ? once(() => firstMatchesOf(db, p)) : undefined;
-  const total = carriedTotal(p, asks.count === true && !ranked && !matches);
+  const total = carriedTotal(p, asks.count === true && !ranked);
   let page: RawRows | undefined;
-  const count = once(() => totalOf(db, p, total.of(page), matches));
-  if (asks.count && !total.carried) void count().catch(() => undefined); // awaited (and its error thrown) by the field
+  const summary = searchSummary(db, p, RESTAURANT_FACETS, { carried: () => total.of(page), facetsAsked: asks.facets });
+  if (asks.count && !total.carried) void summary.count().catch(() => undefined); // awaited (and its error thrown) by the field
   const related = relatedSql(asks, p.provider);
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
   const shape: Shape = { select: Prisma.sql`${restaurantSelectList(asks.columns)}${related.columns}${distance}`, joins: related.joins };
@@ -278,7 +276,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
     const at = raw.names.indexOf("distanceKm");
     rows.forEach((row, i) => (row.distanceKm = Number(raw.rows[i][at])));
   }
-  return { rows, count, facets: once(() => facetsOf(db, p, RESTAURANT_FACETS, count, matches)) };
+  return { rows, ...summary };
 }
 
 /**
@@ -328,11 +326,6 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
       : p.words
         ? await readRowsAside(db, pageSql(shape, wordsFrom(p, shape), GROCERY_NEWEST, window))
         : await readRowsAside(db, pageSql(shape, Prisma.sql`FROM "Grocery" ${whereAll(conditionsOf(p, false))}`, GROCERY_NEWEST, window));
-  const count = once(() => totalOf(db, p));
-  return { rows: rowsOf<GroceryRow>(GROCERY, raw), count, facets: once(() => facetsOf(db, p, GROCERY_FACETS, count)) };
+  return { rows: rowsOf<GroceryRow>(GROCERY, raw), ...searchSummary(db, p, GROCERY_FACETS) };
 }
 
-const once = <T>(compute: () => Promise<T>) => {
-  let result: Promise<T> | undefined;
-  return () => (result ??= compute());
-};

@@ -22,10 +22,11 @@ const COMMENT_PAGE = `query($id: ID!) { restaurant(id: $id) { id comments(first:
 const PAGE_OF_50 = `{ restaurants(first: 50) { totalCount pageInfo { hasNextPage endCursor }
   nodes { id title rating owner { username } } } }`;
 const SEARCH = `{ restaurants(first: 20, filter: { text: "place" }, sort: RATING) { nodes { id title rating } } }`;
-// Words, near and open now at once: the vocabulary probe for a misspelt word (PostgreSQL: then the
-// tsquery's text, accents removed once), then one statement.
+// Words, near and open now at once, with facets: the vocabulary probe for a misspelt word
+// (PostgreSQL: then the tsquery's text, accents removed once), the ranked page, then one statement
+// for both the total and the facets (they read the same rows).
 const FIND = `{ restaurants(first: 20, filter: { search: "plaec", near: { latitude: 38.72, longitude: -9.14, radiusKm: 3 }, openAt: "2026-11-27T20:00:00Z" }) {
-  totalCount nodes { id title distanceKm } } }`;
+  totalCount facets { exact cuisines { value count } } nodes { id title distanceKm } } }`;
 
 beforeAll(async () => {
   s = await startServer();
