@@ -254,13 +254,14 @@ function boxOf(near: Near) {
  * its GiST index of points; on SQLite this is a row test (near searches read the R*Tree instead,
  * placeKeys).
  */
-export function within(p: SearchPlan, near: Near): Prisma.Sql[] {
+export function within(p: SearchPlan, near: Near, at = `"Restaurant"`): Prisma.Sql[] {
   const { south, north, spans } = boxOf(near);
+  const [lat, lng] = [Prisma.raw(`${at}."latitude"`), Prisma.raw(`${at}."longitude"`)];
   const box =
     p.provider === "postgres"
-      ? spans.map(([w, e]) => Prisma.sql`point("Restaurant"."longitude", "Restaurant"."latitude") <@ box(point(${number(w)}, ${number(south)}), point(${number(e)}, ${number(north)}))`)
-      : spans.map(([w, e]) => Prisma.sql`("Restaurant"."latitude" BETWEEN ${number(south)} AND ${number(north)} AND "Restaurant"."longitude" BETWEEN ${number(w)} AND ${number(e)})`);
-  return [box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`, Prisma.sql`${distanceKm(near)} <= ${number(near.radiusKm)}`];
+      ? spans.map(([w, e]) => Prisma.sql`point(${lng}, ${lat}) <@ box(point(${number(w)}, ${number(south)}), point(${number(e)}, ${number(north)}))`)
+      : spans.map(([w, e]) => Prisma.sql`(${lat} BETWEEN ${number(south)} AND ${number(north)} AND ${lng} BETWEEN ${number(w)} AND ${number(e)})`);
+  return [box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`, Prisma.sql`${distanceKm(near, at)} <= ${number(near.radiusKm)}`];
 }
 
 /**
@@ -273,6 +274,19 @@ export function placeKeys(near: Near): Prisma.Sql {
   return Prisma.sql`SELECT "rowid" AS "key" FROM "RestaurantPlace" AS "place"
     WHERE "minLatitude" <= ${north} AND "maxLatitude" >= ${south} AND ${box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`}
       AND ${distanceKm(near, `"place"`)} <= ${number(near.radiusKm)}`;
+}
+
+/**
+ * SQLite: "FROM" the rows of these keys (the words' or the R*Tree's), with `joins`, each tested on
+ * the conditions of `rest`. A near condition is tested on the search row's copy of the coordinates
+ * (migration 20261126013000_search_row_coordinates), before the restaurant is read: "pizza" near
+ * Lisbon at 1,000,000 restaurants read 19,414 restaurants to keep 2,414 (66 -> 16 ms).
+ */
+export function rowsOfKeys(p: SearchPlan, keys: Prisma.Sql, rest: SearchPlan = p, joins: Prisma.Sql = Prisma.empty): Prisma.Sql {
+  const t = table(p.catalogue);
+  const near = rest.near ? within(rest, rest.near, `"s"`) : [];
+  return Prisma.sql`FROM (${keys}) "w" JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key"
+    JOIN ${t} ON ${t}."id" = "s".${Prisma.raw(OWNER_KEY[p.catalogue])} ${joins} ${whereAll([...near, ...conditionsOf({ ...rest, near: undefined }, true)])}`;
 }
 
 // ---- Open at -----------------------------------------------------------------------------------

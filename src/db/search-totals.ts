@@ -7,7 +7,7 @@
 //   a fixed sample and said to be (`totalCountIsEstimate`, `facets.exact`).
 import { Prisma, type Db } from "./client.ts";
 import {
-  conditionsOf, documentMatches, OWNER_KEY, placeKeys, query, rowsLedBy, searchRows, table, trigramExact, trigramKeys, unfiltered,
+  conditionsOf, documentMatches, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, searchRows, table, trigramExact, trigramKeys, unfiltered,
   whereAll, wordKeys, type Catalogue, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 
@@ -78,11 +78,8 @@ export function matchingRows(p: SearchPlan, range: Prisma.Sql = Prisma.empty): P
     const words = Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${Prisma.raw(`"${p.catalogue}Search"`)} "m" WHERE ${documentMatches(p, `"m"`)}) "words"`;
     return rowsLedBy(p, words, `"words"`);
   }
-  const byKey = (keys: Prisma.Sql, rest: SearchPlan) =>
-    Prisma.sql`FROM (${keys}) "w" JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key" JOIN ${t} ON ${t}."id" = "s".${owner}
-      ${whereAll(conditionsOf(rest, true))}`;
-  if (p.words) return byKey(wordKeys(p, { range }), p);
-  if (p.near) return byKey(placeKeys(p.near), { ...p, near: undefined });
+  if (p.words) return rowsOfKeys(p, wordKeys(p, { range }));
+  if (p.near) return rowsOfKeys(p, placeKeys(p.near), { ...p, near: undefined });
   return Prisma.sql`FROM ${t} ${whereAll(conditionsOf(p, false))}`;
 }
 

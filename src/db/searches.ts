@@ -10,7 +10,7 @@ import { Prisma, providerOf, readRowsAside, type Db, type RawRows } from "./clie
 import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectList, rowsOf, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
 import {
-  conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, searchRows, table, trigramKeys, trigramUsable, whereAll, wordKeys,
+  conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 import { countKey, GROCERY_FACETS, keptCounts, listPairsOf, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
@@ -99,15 +99,8 @@ const pageSql = (shape: Shape, from: Prisma.Sql, order: Prisma.Sql, window: Wind
 
 const NO_SHAPE: Shape = { select: Prisma.raw("1"), joins: Prisma.empty };
 
-/**
- * SQLite: the rows of these keys (the words' or the R*Tree's), with the page's joins and the
- * conditions of `rest` tested row by row.
- */
-function byKeys(p: SearchPlan, shape: Shape, keys: Prisma.Sql, rest: SearchPlan = p): Prisma.Sql {
-  const t = table(p.catalogue);
-  return Prisma.sql`FROM (${keys}) "w" JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key"
-    JOIN ${t} ON ${t}."id" = "s".${Prisma.raw(OWNER_KEY[p.catalogue])} ${shape.joins} ${whereAll(conditionsOf(rest, true))}`;
-}
+/** SQLite: the rows of these keys with the page's joins (search-sql.ts rowsOfKeys). */
+const byKeys = (p: SearchPlan, shape: Shape, keys: Prisma.Sql, rest: SearchPlan = p) => rowsOfKeys(p, keys, rest, shape.joins);
 
 const countOf = async (db: Db, rows: Prisma.Sql) => (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${rows}) "r"`))[0]?.n ?? 0;
 

@@ -156,6 +156,7 @@ describe("near", () => {
   it("follows a restaurant that moves, loses its coordinates, gets them back, and goes", async () => {
     const id = (await ok(CREATE, { input: { title: "Moving Van", address: { city: "Tokyo", geo: north(TOKYO, 20) } } })).createRestaurant.id;
     expect(await titles({ near: { ...TOKYO, radiusKm: 25 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
+    expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 }, search: "moving" })).toEqual(["Moving Van"]);
     await ok(`mutation($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { id } }`, { id, input: { address: { geo: north(TOKYO, 2) } } });
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
     expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 } })).toEqual([]);
@@ -164,6 +165,14 @@ describe("near", () => {
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar"]);
     await ok(move, { id, input: { address: { city: "Tokyo", geo: north(TOKYO, 1) } } });
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
+    // With words, the circle is tested on the search row's copy of the coordinates (SQLite).
+    expect(await titles({ near: { ...TOKYO, radiusKm: 5 }, search: "moving" })).toEqual(["Moving Van"]);
+    expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 }, search: "moving" })).toEqual([]);
+    await ok(move, { id, input: { address: { city: "Tokyo", geo: null } } });
+    expect(await titles({ near: { ...TOKYO, radiusKm: 50 }, search: "moving" })).toEqual([]);
+    await ok(move, { id, input: { address: { city: "Tokyo", geo: north(TOKYO, 20) } } });
+    expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 }, search: "moving" })).toEqual(["Moving Van"]);
+    expect(await titles({ near: { ...TOKYO, radiusKm: 5 }, search: "moving" })).toEqual([]);
     await ok(`mutation($id: ID!) { deleteRestaurant(id: $id) }`, { id });
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar"]);
   });
