@@ -297,12 +297,12 @@ export function rowsOfKeys(p: SearchPlan, keys: Prisma.Sql, rest: SearchPlan = p
  * midnight; one that opens and closes at the same time is open all day.
  */
 export function openAt(provider: Provider, at: Date): Prisma.Sql {
-  const local =
-    provider === "sqlite"
-      ? Prisma.sql`local_time("Restaurant"."timeZone", ${at.getTime()})`
-      : Prisma.sql`to_char(CAST(${at.toISOString()} AS TIMESTAMPTZ) AT TIME ZONE "Restaurant"."timeZone", 'HH24:MI')`;
-  // The local time written out at each use: a correlated "(SELECT local_time(...)) lt" made SQLite
-  // run a co-routine for every opening period.
+  if (provider === "sqlite") {
+    // One call into JavaScript a period (local-time.mjs openDuring).
+    return Prisma.sql`"Restaurant"."timeZone" IS NOT NULL AND EXISTS (SELECT 1 FROM "OpeningHours" h
+      WHERE h."restaurantId" = "Restaurant"."id" AND open_during("Restaurant"."timeZone", ${at.getTime()}, h."open", h."close"))`;
+  }
+  const local = Prisma.sql`to_char(CAST(${at.toISOString()} AS TIMESTAMPTZ) AT TIME ZONE "Restaurant"."timeZone", 'HH24:MI')`;
   return Prisma.sql`"Restaurant"."timeZone" IS NOT NULL AND EXISTS (SELECT 1 FROM "OpeningHours" h
     WHERE h."restaurantId" = "Restaurant"."id" AND (h."open" = h."close"
       OR (h."open" < h."close" AND h."open" <= ${local} AND ${local} < h."close")
