@@ -4,14 +4,45 @@
 -- reads to find the restaurant by its key, and reads only the restaurants within it ("pizza" near
 -- Lisbon at 1,000,000 restaurants: 19,414 restaurants read to keep 2,414). PostgreSQL has no
 -- search rows: its search documents are keyed by the restaurant.
+--
+-- The table is rebuilt, not altered: rows updated in place to take two more columns spread over
+-- new pages, and reading 19,414 of them by key took 27 ms instead of 18 at 1,000,000. The keys
+-- (rowids) stay: they are the keys of the text indexes and of the R*Tree.
 
-ALTER TABLE "RestaurantSearchRow" ADD COLUMN "latitude" REAL;
-ALTER TABLE "RestaurantSearchRow" ADD COLUMN "longitude" REAL;
+CREATE TABLE "RestaurantSearchRow_next" (
+    "rowid" INTEGER PRIMARY KEY,
+    "restaurantId" TEXT NOT NULL UNIQUE REFERENCES "Restaurant" ("id") ON DELETE CASCADE,
+    "latitude" REAL,
+    "longitude" REAL
+);
+INSERT INTO "RestaurantSearchRow_next" ("rowid", "restaurantId", "latitude", "longitude")
+    SELECT s."rowid", s."restaurantId", r."latitude", r."longitude"
+    FROM "RestaurantSearchRow" s JOIN "Restaurant" r ON r."id" = s."restaurantId" ORDER BY s."rowid";
+-- Its own triggers go with the old table (they are made again below). The view and the other
+-- tables' triggers name the table and find the new one under the same name: legacy renaming
+-- leaves them as written instead of refusing because the old table has gone.
+DROP TABLE "RestaurantSearchRow";
+PRAGMA legacy_alter_table = ON;
+ALTER TABLE "RestaurantSearchRow_next" RENAME TO "RestaurantSearchRow";
+PRAGMA legacy_alter_table = OFF;
 
-UPDATE "RestaurantSearchRow" SET ("latitude", "longitude") =
-    (SELECT r."latitude", r."longitude" FROM "Restaurant" r WHERE r."id" = "RestaurantSearchRow"."restaurantId");
+CREATE TRIGGER "RestaurantSearchRow_delete" AFTER DELETE ON "RestaurantSearchRow" BEGIN
+    DELETE FROM "RestaurantSearch" WHERE "rowid" = OLD."rowid";
+    DELETE FROM "RestaurantTitleTrigrams" WHERE "rowid" = OLD."rowid";
+END;
 
--- A new restaurant's search row takes its coordinates (the R*Tree's trigger reads them from it).
+-- The R*Tree takes a new search row's coordinates from it.
+CREATE TRIGGER "RestaurantSearchRow_place_insert" AFTER INSERT ON "RestaurantSearchRow"
+WHEN NEW."latitude" IS NOT NULL AND NEW."longitude" IS NOT NULL BEGIN
+    INSERT INTO "RestaurantPlace" ("rowid", "minLatitude", "maxLatitude", "minLongitude", "maxLongitude", "latitude", "longitude")
+        VALUES (NEW."rowid", NEW."latitude", NEW."latitude", NEW."longitude", NEW."longitude", NEW."latitude", NEW."longitude");
+END;
+
+CREATE TRIGGER "RestaurantSearchRow_place_delete" AFTER DELETE ON "RestaurantSearchRow" BEGIN
+    DELETE FROM "RestaurantPlace" WHERE "rowid" = OLD."rowid";
+END;
+
+-- A new restaurant's search row takes its coordinates.
 DROP TRIGGER "Restaurant_search_insert";
 CREATE TRIGGER "Restaurant_search_insert" AFTER INSERT ON "Restaurant" BEGIN
     INSERT INTO "RestaurantSearchRow" ("restaurantId", "latitude", "longitude") VALUES (NEW."id", NEW."latitude", NEW."longitude");
