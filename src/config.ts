@@ -63,6 +63,7 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT: duration("10s"),
   DB_POOL_SIZE: integer(10, 1, 200),
   DB_POOL_IDLE_TIMEOUT: duration("5m", { allowZero: true }),
+  SEARCH_STATEMENT_TIMEOUT: duration("5s", { allowZero: true }),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
   SQLITE_READERS: integer(4, 0, 16),
   BODY_LIMIT_BYTES: integer(1024 * 1024, 1024, 100 * 1024 * 1024),
@@ -149,7 +150,16 @@ export type Config = {
   env: "development" | "production" | "test";
   port: number;
   host: string;
-  database: { provider: "sqlite" | "postgres"; url: string; poolSize: number; poolIdleTimeoutMs: number; sqliteSynchronous: "FULL" | "NORMAL"; sqliteReaders?: number };
+  database: {
+    provider: "sqlite" | "postgres";
+    url: string;
+    poolSize: number;
+    poolIdleTimeoutMs: number;
+    sqliteSynchronous: "FULL" | "NORMAL";
+    sqliteReaders?: number;
+    /** PostgreSQL: a search statement running longer is cancelled (0: never). */
+    searchStatementTimeoutMs?: number;
+  };
   uploadDir: string;
   /** Largest accepted upload (one file), in bytes. */
   uploadMaxBytes: number;
@@ -268,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       poolIdleTimeoutMs: s.DB_POOL_IDLE_TIMEOUT,
       sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
       sqliteReaders: s.SQLITE_READERS,
+      searchStatementTimeoutMs: s.SEARCH_STATEMENT_TIMEOUT,
     },
     uploadDir: path.resolve(s.UPLOAD_DIR),
     uploadMaxBytes: s.UPLOAD_MAX_BYTES,

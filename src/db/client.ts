@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { PrismaClient as SqliteClient, type Prisma } from "../../generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "../../generated/postgres/client.ts";
 import type { Config } from "../config.ts";
-import { postgresDriver } from "./postgres-driver.ts";
+import { postgresDriver, searchPoolSize } from "./postgres-driver.ts";
 import { sqliteDriver, sqliteFilePath } from "./sqlite-adapter.ts";
 import { createSqliteReaders, type SqliteReaders } from "./sqlite-readers.ts";
 import { createClientShare } from "./client-share.ts";
@@ -112,10 +112,8 @@ function sqliteReadersFor(options: DatabaseOptions): SqliteReaders | undefined {
 export function createDb(options: DatabaseOptions): Db {
   const log = options.onQuery ? ([{ emit: "event", level: "query" }] as const) : undefined;
   const health = new WriteHealth();
-  const driver =
-    options.provider === "sqlite"
-      ? sqliteDriver(options.url, options.sqliteSynchronous, health)
-      : postgresDriver(options, health);
+  const postgres = options.provider === "postgres" ? postgresDriver(options, health) : undefined;
+  const driver = postgres ?? sqliteDriver(options.url, options.sqliteSynchronous, health);
   const client =
     options.provider === "sqlite"
       ? new SqliteClient({ adapter: driver.factory, log: log as never })
@@ -125,30 +123,32 @@ export function createDb(options: DatabaseOptions): Db {
   writeHealths.set(client, health);
   providers.set(client, options.provider);
   const readers = sqliteReadersFor(options);
-  if (options.provider === "postgres") {
-    // Searches take at most half the pool, one client at most a quarter (client-share.ts): one
-    // client flooding the most expensive search leaves connections for everything else.
-    const half = Math.max(1, Math.floor(options.poolSize / 2));
-    const searches = createClientShare(half, Math.max(1, Math.floor(half / 2)));
-    asideReaders.set(client, (sql) => searches.run(currentRequester(), () => readRows(client, sql)));
+  /** A driver's reader, timed for `onQuery` when it is given. */
+  const timed = (read: DriverReader) => (sql: Prisma.Sql) => {
+    const text = placeholders(sql);
+    if (!onQuery) return read(text, sql.values);
+    const startedAt = new Date();
+    const started = performance.now();
+    return read(text, sql.values)?.finally(() => onQuery({ query: text, durationMs: performance.now() - started, startedAt }));
+  };
+  if (postgres) {
+    // Searches read from their own pool (half of DB_POOL_SIZE, a statement timeout), one client
+    // at most half of it (client-share.ts): one client flooding the most expensive search leaves
+    // connections for everything else.
+    const size = searchPoolSize(options.poolSize);
+    const searches = createClientShare(size, Math.max(1, Math.floor(size / 2)));
+    const readSearch = timed(postgres.readSearchRows);
+    asideReaders.set(client, (sql) => searches.run(currentRequester(), () => readSearch(sql) ?? readRows(client, sql)));
+    const disconnect = client.$disconnect.bind(client);
+    Object.defineProperty(client, "$disconnect", { value: async () => Promise.all([postgres.close(), disconnect()]).then(() => undefined) });
   }
   if (readers) {
-    asideReaders.set(client, (sql) => {
-      if (!onQuery) return readers.read(sql.sql, sql.values);
-      const startedAt = new Date();
-      const started = performance.now();
-      return readers.read(sql.sql, sql.values).finally(() => onQuery({ query: sql.sql, durationMs: performance.now() - started, startedAt }));
-    });
+    const read = timed((text, values) => readers.read(text, values));
+    asideReaders.set(client, (sql) => read(sql)!);
     const disconnect = client.$disconnect.bind(client);
     Object.defineProperty(client, "$disconnect", { value: async () => Promise.all([readers.close(), disconnect()]).then(() => undefined) });
   }
-  directReaders.set(client, (sql) => {
-    const text = placeholders(sql);
-    if (!onQuery) return driver.readRows(text, sql.values);
-    const startedAt = new Date();
-    const started = performance.now();
-    return driver.readRows(text, sql.values)?.finally(() => onQuery({ query: text, durationMs: performance.now() - started, startedAt }));
-  });
+  directReaders.set(client, timed(driver.readRows));
   if (onQuery) {
     (client as unknown as { $on(e: "query", cb: (e: { query: string; duration: number; timestamp: Date }) => void): void }).$on(
       "query",

@@ -1,10 +1,11 @@
 // Prisma's PostgreSQL adapter, and a reader of the same pool once Prisma opened it, for
-// src/db/reads.ts (raw reads that skip Prisma's query compiler).
+// src/db/reads.ts (raw reads that skip Prisma's query compiler); and the searches' own pool.
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import type { DriverReader } from "./client.ts";
 import type { WriteHealth } from "./write-health.ts";
+import { RetryLaterError } from "../contract/errors.ts";
 
 const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
 
@@ -92,7 +93,10 @@ function withHealth(adapter: SqlDriverAdapter, health: WriteHealth): SqlDriverAd
   });
 }
 
-type PoolOptions = { url: string; poolSize: number; poolIdleTimeoutMs: number };
+type PoolOptions = { url: string; poolSize: number; poolIdleTimeoutMs: number; searchStatementTimeoutMs?: number };
+
+/** Connections of the pool searches read from: half of DB_POOL_SIZE (the others are Prisma's). */
+export const searchPoolSize = (poolSize: number) => Math.max(1, Math.floor(poolSize / 2));
 
 /**
  * The URL with the session settings our statements rely on added to its `options` (an operator's
@@ -101,18 +105,50 @@ type PoolOptions = { url: string; poolSize: number; poolIdleTimeoutMs: number };
  * statements of one request. A relevance page ranks "the first 2,000 matches" and reads them
  * again for its counts; under a flood of one search the two disagreed (a page size of -3, a 500).
  */
-export function withSessionSettings(url: string): string {
+export function withSessionSettings(url: string, more: string[] = []): string {
   const parsed = new URL(url);
   const own = parsed.searchParams.get("options");
-  parsed.searchParams.set("options", [own, "-c synchronize_seqscans=off"].filter(Boolean).join(" "));
+  parsed.searchParams.set("options", [own, "-c synchronize_seqscans=off", ...more].filter(Boolean).join(" "));
   return parsed.toString();
 }
 
-export function postgresDriver(options: PoolOptions, health: WriteHealth): { factory: SqlDriverAdapterFactory; readRows: DriverReader } {
+/** PostgreSQL's query_canceled: a statement ran past statement_timeout (or an operator cancelled it). */
+const QUERY_CANCELED = "57014";
+
+/**
+ * A search statement PostgreSQL cancelled for running too long answers SERVER_BUSY (503, with
+ * Retry-After), never a 500: the server would not spend more on it now.
+ */
+function tooLong(error: unknown): unknown {
+  if ((error as { code?: unknown } | null)?.code !== QUERY_CANCELED) return error;
+  return new RetryLaterError(
+    "SERVER_BUSY",
+    "The search took longer than the server allows for one (SEARCH_STATEMENT_TIMEOUT): narrow it (longer words, a smaller radius, fewer facets) or try again shortly.",
+    1,
+  );
+}
+
+/**
+ * Prisma's pool (every write and read but searches), and a pool of the searches' own, whose
+ * sessions cancel a statement running longer than SEARCH_STATEMENT_TIMEOUT (a safety net: a search
+ * the planner misjudges, or a flood of the most expensive one, cannot hold a backend for minutes).
+ * Together they open DB_POOL_SIZE connections at most (at least one each).
+ */
+export function postgresDriver(options: PoolOptions, health: WriteHealth): { factory: SqlDriverAdapterFactory; readRows: DriverReader; readSearchRows: DriverReader; close(): Promise<void> } {
   // pg-pool closes a connection idle for 10 s by default: after a lull, the next burst opened new
   // backends with cold caches and no prepared statements, and its p99 was 10x a warm pool's.
   // 0 keeps them open for good.
-  const inner = new PrismaPg({ connectionString: withSessionSettings(options.url), max: options.poolSize, idleTimeoutMillis: options.poolIdleTimeoutMs });
+  const searchConnections = searchPoolSize(options.poolSize);
+  const inner = new PrismaPg({
+    connectionString: withSessionSettings(options.url),
+    max: Math.max(1, options.poolSize - searchConnections),
+    idleTimeoutMillis: options.poolIdleTimeoutMs,
+  });
+  const timeout = options.searchStatementTimeoutMs ? [`-c statement_timeout=${Math.ceil(options.searchStatementTimeoutMs)}`] : [];
+  const searchPool = new pg.Pool({ connectionString: withSessionSettings(options.url, timeout), max: searchConnections, idleTimeoutMillis: options.poolIdleTimeoutMs });
+  // A connection that fails while idle (the server restarted) leaves the pool; the next search
+  // opens another. Without a listener, pg's "error" event would end the process.
+  searchPool.on("error", () => undefined);
   let pool: pg.Pool | undefined;
   const factory = {
     provider: inner.provider,
@@ -125,9 +161,15 @@ export function postgresDriver(options: PoolOptions, health: WriteHealth): { fac
     connectToShadowDb: inner.connectToShadowDb.bind(inner),
   } as SqlDriverAdapterFactory;
   const nameOf = statementNames();
-  const readRows: DriverReader = (sql, args) =>
-    pool
+  const reader = (from: () => pg.Pool | undefined): DriverReader => (sql, args) =>
+    from()
       ?.query<unknown[]>({ name: nameOf(sql), text: sql, values: [...args], types, rowMode: "array" })
       .then((result) => ({ names: result.fields.map((field) => field.name), rows: result.rows }));
-  return { factory, readRows };
+  const searches = reader(() => searchPool);
+  return {
+    factory,
+    readRows: reader(() => pool),
+    readSearchRows: (sql, args) => searches(sql, args)?.catch((error) => Promise.reject(tooLong(error))),
+    close: () => searchPool.end(),
+  };
 }
