@@ -13,7 +13,7 @@ import {
   conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
-import { countKey, GROCERY_FACETS, keptCounts, listPairsOf, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
+import { countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
 
 export type { Facets, FacetValue, Total } from "./search-totals.ts";
 export { EXACT_COUNT_LIMIT, FACET_VALUES } from "./search-totals.ts";
@@ -197,9 +197,7 @@ async function manyMatches(db: Db, p: SearchPlan, { skip, take }: Window): Promi
   const kept = p.keptCounts;
   if (!kept) return true;
   const all = Math.max(1, kept.get(countKey("ALL", "")) ?? 0);
-  let share = p.cityKey ? (kept.get(countKey("CITY", p.cityKey)) ?? 0) / all : 1;
-  for (const c of p.tags) share *= Math.min(1, c.keys.reduce((sum, k) => sum + (kept.get(countKey(c.kind, k)) ?? 0), 0) / all);
-  share *= 0.5 ** (p.rowTests.length + (p.minRating != null ? 1 : 0));
+  let share = keptShare(p);
   const needed = (skip + take + 1) / WALK_BUDGET;
   if (p.titleKey && trigramUsable(p) && share >= needed) {
     const enough = Math.ceil((needed / share) * all) + 1;
@@ -248,7 +246,8 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   const p = await restaurantPlan(db, q);
   const ranked = (q.sort === "RELEVANCE" && p.words) || (q.sort === "DISTANCE" && q.near);
   // A page read in one statement carries its total; the others (several statements) count it beside.
-  const total = carriedTotal(p, asks.count === true && !ranked);
+  // Nor does a search whose total the sample estimates first (search-totals.ts farPastLimit).
+  const total = carriedTotal(p, asks.count === true && !ranked && !farPastLimit(p));
   let page: RawRows | undefined;
   const summary = searchSummary(db, p, RESTAURANT_FACETS, { carried: () => total.of(page), facetsAsked: asks.facets });
   if (asks.count && !total.carried) void summary.count().catch(() => undefined); // awaited (and its error thrown) by the field
