@@ -129,6 +129,11 @@ try {
     console.log(`/healthz p50/p99/max: quiet ${spread(quiet)} ms; during the flood ${spread(busy)} ms`);
     console.log(`another client's "${ORDINARY[0]}" p50/p99/max: quiet ${spread(otherQuiet)} ms; during the flood ${spread(otherBusy)} ms (${otherBusy.length} sent)`);
   }
+} catch (error) {
+  // The server's own words when a request failed: it may have exited (how, and its last output).
+  const exit = await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 100, "still running"))]);
+  console.error(`server: ${JSON.stringify(exit)}; its last output:\n${server.output()}`);
+  throw error;
 } finally {
   await server.stop();
 }
