@@ -146,6 +146,13 @@ export async function wordsQuery(db: Db, catalogue: Catalogue, words: string[]):
 /** bm25's weights of the search columns: title, then lists (cuisines, categories; other name), then the rest. */
 const BM25 = "bm25(10.0, 4.0, 1.0)";
 
+/**
+ * SQLite: a key (rowid) as a bound value. FTS5 seeks to a range of keys only when its bounds are
+ * integers; the driver binds a JavaScript number as a REAL, and the four sample windows of "pizza
+ * margherita" at 1,000,000 restaurants then took 8.3 ms instead of 3.0.
+ */
+export const keyValue = (key: number) => BigInt(key);
+
 /** SQLite: the FTS5 table of the words. */
 export const wordsTable = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}Search"`);
 

@@ -7,7 +7,7 @@
 //   a fixed sample and said to be (`totalCountIsEstimate`, `facets.exact`).
 import { Prisma, type Db } from "./client.ts";
 import {
-  conditionsOf, documentMatches, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, searchRows, table, trigramExact, trigramKeys, unfiltered,
+  conditionsOf, documentMatches, keyValue, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, searchRows, table, trigramExact, trigramKeys, unfiltered,
   whereAll, wordKeys, type Catalogue, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 
@@ -209,7 +209,7 @@ async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Prom
     const starts = whole ? [1] : [0, 1, 2, 3].map((k) => Math.floor((k * last) / 4) + 1);
     const share = whole ? 1 : (4 * span) / last;
     const windows = starts.map((start) => {
-      const range = Prisma.sql`AND "rowid" BETWEEN ${start} AND ${start + span - 1}`;
+      const range = Prisma.sql`AND "rowid" BETWEEN ${keyValue(start)} AND ${keyValue(start + span - 1)}`;
       if (wordsAlone) return wordKeys(p, { range });
       return keyed
         ? select(matchingRows(p, range))

@@ -10,7 +10,7 @@ import { Prisma, providerOf, readRowsAside, type Db, type RawRows } from "./clie
 import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectList, rowsOf, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
 import {
-  conditionsOf, distanceKm, documentMatches, documentRank, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, wordKeys,
+  conditionsOf, distanceKm, documentMatches, documentRank, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 import { countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
@@ -125,11 +125,11 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
     // The key of the RANK_WINDOW-th match (FTS5 reads keys in order): the ranking stops there.
     const ceiling = (await query<{ key: number }>(db, { key: "int" },
       Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${p.words} ORDER BY "rowid" LIMIT 1 OFFSET ${RANK_WINDOW - 1}`))[0]?.key;
-    const upTo = ceiling === undefined ? Prisma.empty : Prisma.sql`AND "rowid" <= ${ceiling}`;
+    const upTo = ceiling === undefined ? Prisma.empty : Prisma.sql`AND "rowid" <= ${keyValue(ceiling)}`;
     const ranked = await readRowsAside(db, pageSql(shape, byKeys(p, shape, wordKeys(p, { ranked: true, range: upTo })), Prisma.sql`"w"."rank", "w"."key"`, window));
     if (ceiling === undefined || ranked.rows.length > window.take) return ranked;
     const before = alone ? RANK_WINDOW : await countOf(db, Prisma.sql`SELECT 1 ${byKeys(p, NO_SHAPE, wordKeys(p, { range: upTo }))}`);
-    const after = Prisma.sql`AND "rowid" > ${ceiling}`;
+    const after = Prisma.sql`AND "rowid" > ${keyValue(ceiling)}`;
     return joined(ranked, await readRowsAside(db, pageSql(shape, byKeys(p, shape, wordKeys(p, { range: after })), Prisma.sql`"w"."key"`, restWindow(window, before))));
   }
   const documents = Prisma.raw(`"${p.catalogue}Search"`);
