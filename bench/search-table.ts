@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { pacedLatencyApart } from "./paced-apart.ts";
 import { rssMbOf, startService } from "./processes.ts";
+import { readCounters } from "./prometheus.ts";
 
 const { values } = parseArgs({ options: { database: { type: "string" }, runs: { type: "string" }, flood: { type: "string" }, paced: { type: "boolean" }, only: { type: "string" } } });
 if (!values.database) throw new Error("--database URL is needed (file:... or postgresql://...)");
@@ -48,7 +49,7 @@ const quantile = (values: number[], q: number) => {
 };
 
 const server = await startService("src/main.ts", {
-  NODE_ENV: "production", DATABASE_URL: values.database, RATE_LIMIT_MAX: "0", ANONYMOUS_READS: "true", LOG_LEVEL: "warn", UPLOAD_DIR: "/tmp/gw-search-table",
+  NODE_ENV: "production", DATABASE_URL: values.database, METRICS_ENABLED: "true", RATE_LIMIT_MAX: "0", ANONYMOUS_READS: "true", LOG_LEVEL: "warn", UPLOAD_DIR: "/tmp/gw-search-table",
 });
 try {
   table: {
@@ -66,7 +67,7 @@ try {
       const { data } = await post(`mutation($input: RegisterInput!) { register(input: $input) { accessToken } }`, { input: { username, password: "correct-horse", firstName: name } });
       return (data as { register: { accessToken: string } }).register.accessToken;
     };
-    console.log(`| read | median ms | p99 ms |${values.paced ? " saturation req/s | p99 ms at half |" : ""}\n|---|---|---|${values.paced ? "---|---|" : ""}`);
+    console.log(`| read | median ms | p99 ms |${values.paced ? " saturation req/s | p99 ms at half | server's longest stall / GC ms then |" : ""}\n|---|---|---|${values.paced ? "---|---|---|" : ""}`);
     const only = values.only?.split(",");
     for (const [label, query, variables] of READS.filter(([label]) => !only || only.some((part) => label.includes(part)))) {
       await time(query, variables);
@@ -77,8 +78,12 @@ try {
         const request = { method: "POST" as const, path: "/graphql", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) };
         const saturated = await autocannon({ url: server.url, connections: 8, duration: 3, pipelining: 1, timeout: 10, requests: [request] });
         const saturation = saturated.requests.total / saturated.duration;
+        const before = await readCounters(server.url); // also starts a new event-loop delay window
         const half = await pacedLatencyApart({ url: server.url, requests: [request], connections: 8, durationSec: 5, rate: Math.max(1, Math.round(saturation / 2)), graphql: true });
-        paced = ` ${saturation.toFixed(0)} | ${half.p99.toFixed(1)}${half.failed ? ` (${half.failed} failed)` : ""} |`;
+        const after = await readCounters(server.url);
+        // The server's own longest stall and GC time during it: a p99 far above them was spent elsewhere (the machine).
+        const own = `${(after.eventLoopLagMaxSeconds * 1000).toFixed(0)} / ${((after.gcSeconds - before.gcSeconds) * 1000).toFixed(0)}`;
+        paced = ` ${saturation.toFixed(0)} | ${half.p99.toFixed(1)}${half.failed ? ` (${half.failed} failed)` : ""} | ${own} |`;
       }
       console.log(`| ${label} | ${quantile(times, 0.5).toFixed(1)} | ${quantile(times, 0.99).toFixed(1)} |${paced}`);
     }
