@@ -12,7 +12,7 @@
 // - open at: the wall-clock time in each restaurant's zone against its opening hours.
 import { Prisma, providerOf, readRowsAside, type Db } from "./client.ts";
 import { query as queryOnLoop } from "./reads.ts";
-import { TYPO_MIN_LENGTH, typoPrefixes, withinOneEdit } from "./search-words.ts";
+import { PREFIX_MIN_LENGTH, TYPO_MIN_LENGTH, typoPrefixes, withinOneEdit } from "./search-words.ts";
 
 export type Provider = ReturnType<typeof providerOf>;
 export type Catalogue = "Restaurant" | "Grocery";
@@ -128,12 +128,16 @@ async function endsNoOtherWord(db: Db, word: string): Promise<boolean> {
 export async function wordsQuery(db: Db, catalogue: Catalogue, words: string[]): Promise<string> {
   const provider = providerOf(db);
   const alternatives = await withTypos(db, provider, catalogue, words);
-  const lastIsWhole = provider === "postgres" && alternatives.at(-1)!.length === 1 && (await endsNoOtherWord(db, words.at(-1)!));
+  const lastWord = words.at(-1)!;
+  const lastIsWhole =
+    [...lastWord].length < PREFIX_MIN_LENGTH || (provider === "postgres" && alternatives.at(-1)!.length === 1 && (await endsNoOtherWord(db, lastWord)));
   // Words hold only letters and digits (searchWords), so they need no escaping in either syntax.
   const text = alternatives
     .map((options, i) => {
       const last = i === alternatives.length - 1;
-      const terms = options.map((w, j) => (provider === "sqlite" ? `"${w}"${last && j === 0 ? " *" : ""}` : `${w}${last && j === 0 && !lastIsWhole ? ":*" : ""}`));
+      // The word as typed is the prefix; its typo alternatives are whole words.
+      const prefixed = (j: number) => last && j === 0 && !lastIsWhole;
+      const terms = options.map((w, j) => (provider === "sqlite" ? `"${w}"${prefixed(j) ? " *" : ""}` : `${w}${prefixed(j) ? ":*" : ""}`));
       return terms.length === 1 ? terms[0] : `(${terms.join(provider === "sqlite" ? " OR " : " | ")})`;
     })
     .join(provider === "sqlite" ? " AND " : " & ");

@@ -46,6 +46,14 @@ describe("the last word as a prefix", () => {
     expect(await titles("bar")).toEqual(["Bar Central", "Barbecue Pit"]);
   });
 
+  it("widens a last word of two letters, not of one (a one-letter prefix is most of the catalogue)", async () => {
+    expect(await titles("ra")).toEqual(["Ramen Stop", "Ramenya Corner"]);
+    expect(await titles("r")).toEqual([]);
+    await create({ title: "Plan B", description: "Vitamin b and r" });
+    expect(await titles("b")).toEqual(["Plan B"]);
+    expect(await titles("plan r")).toEqual(["Plan B"]);
+  });
+
   it("takes the accents off the query as off the documents", async () => {
     await create({ title: "Smørrebrød Hus", description: "Søren's open sandwiches" });
     expect(await titles("smørrebrød")).toEqual(["Smørrebrød Hus"]);
