@@ -7,7 +7,7 @@
 //   a fixed sample and said to be (`totalCountIsEstimate`, `facets.exact`).
 import { Prisma, type Db } from "./client.ts";
 import {
-  conditionsOf, documentMatches, keyValue, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, searchRows, table, trigramExact, trigramKeys, unfiltered,
+  afterDocuments, conditionsOf, documentMatches, documentTests, keyValue, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, searchRows, table, trigramExact, trigramKeys, unfiltered,
   whereAll, wordKeys, type Catalogue, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 
@@ -75,8 +75,8 @@ export function matchingRows(p: SearchPlan, range: Prisma.Sql = Prisma.empty): P
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
   if (p.provider === "postgres") {
     if (!p.words) return Prisma.sql`FROM ${t} ${whereAll(conditionsOf(p, false))}`;
-    const words = Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${Prisma.raw(`"${p.catalogue}Search"`)} "m" WHERE ${documentMatches(p, `"m"`)}) "words"`;
-    return rowsLedBy(p, words, `"words"`);
+    const words = Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${Prisma.raw(`"${p.catalogue}Search"`)} "m" ${whereAll(documentTests(p, `"m"`))}) "words"`;
+    return rowsLedBy(afterDocuments(p), words, `"words"`);
   }
   if (p.words) return rowsOfKeys(p, wordKeys(p, { range }));
   if (p.near) return rowsOfKeys(p, placeKeys(p.near), { ...p, near: undefined });
@@ -228,8 +228,8 @@ async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Prom
   // client had gone).
   const columns = Prisma.raw(p.catalogue === "Restaurant" ? `"id", "citySearch", "city"` : `"id"`);
   const from = p.words
-    ? Prisma.sql`FROM (SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${sample} WHERE ${documentMatches(p, `"m"`)}) "sampled"
-        CROSS JOIN LATERAL (SELECT ${columns} FROM ${t} ${whereAll([Prisma.sql`${t}."id" = "sampled"."owner"`, ...conditionsOf(p, true)])} OFFSET 0) ${t}`
+    ? Prisma.sql`FROM (SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${sample} ${whereAll(documentTests(p, `"m"`))}) "sampled"
+        CROSS JOIN LATERAL (SELECT ${columns} FROM ${t} ${whereAll([Prisma.sql`${t}."id" = "sampled"."owner"`, ...conditionsOf(afterDocuments(p), true)])} OFFSET 0) ${t}`
     : Prisma.sql`FROM ${t} ${sample} ${whereAll(conditionsOf(p, true))}`;
   return { m: select(from), share: percent / 100 };
 }

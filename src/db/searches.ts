@@ -10,7 +10,7 @@ import { Prisma, providerOf, readRowsAside, type Db, type RawRows } from "./clie
 import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectList, rowsOf, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
 import {
-  conditionsOf, distanceKm, documentMatches, documentRank, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, wordKeys,
+  afterDocuments, conditionsOf, distanceKm, documentMatches, documentRank, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, within, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 import { countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
@@ -136,9 +136,15 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
   const id = Prisma.sql`${t}."id"`;
   // The first RANK_WINDOW matches the index finds, ranked; MATERIALIZED: computed once, as written.
-  const ranked = Prisma.sql`WITH "ranked" AS MATERIALIZED (SELECT "m".${owner} AS "id", ${documentRank(p, `"m"`)} AS "rank" FROM ${documents} "m"
+  // A near search's circle is tested on the documents' copy of the coordinates, so only the rows
+  // within it are read ("pizza" near Lisbon, 5 km, at 1,000,000 restaurants: 2,000 read -> 223,
+  // the page 28 -> 18 ms); after the window is cut, not in it: 17,000 documents were then read to
+  // fill the window with 2,000 in the circle (130 ms).
+  const place = p.near ? Prisma.raw(`, "m"."latitude", "m"."longitude"`) : Prisma.empty;
+  const ranked = Prisma.sql`WITH "ranked" AS MATERIALIZED (SELECT "m".${owner} AS "id", ${documentRank(p, `"m"`)} AS "rank"${place} FROM ${documents} "m"
     WHERE ${documentMatches(p, `"m"`)} LIMIT ${Prisma.raw(String(RANK_WINDOW))})`;
-  const rankedRows = (s: Shape) => Prisma.sql`${rowsLedBy(p, Prisma.raw(`"ranked"`), `"ranked"`)} ${s.joins}`;
+  const inCircle = p.near ? Prisma.sql`(SELECT * FROM "ranked" ${whereAll(within(p, p.near, `"ranked"`))}) "ranked"` : Prisma.raw(`"ranked"`);
+  const rankedRows = (s: Shape) => Prisma.sql`${rowsLedBy(afterDocuments(p), inCircle, `"ranked"`)} ${s.joins}`;
   const page = await readRowsAside(db, Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape), Prisma.sql`"ranked"."rank", ${id}`, window)}`);
   if (page.rows.length > window.take) return page;
   const counted = (await query<{ all: number; kept: number }>(db, { all: "int", kept: "int" },

@@ -165,7 +165,8 @@ describe("near", () => {
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar"]);
     await ok(move, { id, input: { address: { city: "Tokyo", geo: north(TOKYO, 1) } } });
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
-    // With words, the circle is tested on the search row's copy of the coordinates (SQLite).
+    // With words, the circle is tested on the copy of the coordinates beside the words (SQLite's
+    // search row, PostgreSQL's search document), which follows the restaurant.
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 }, search: "moving" })).toEqual(["Moving Van"]);
     expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 }, search: "moving" })).toEqual([]);
     await ok(move, { id, input: { address: { city: "Tokyo", geo: null } } });

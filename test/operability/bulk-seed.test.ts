@@ -101,6 +101,10 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
     const near = await searchRestaurants(db, { filter: { near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } }, first: 100 });
     expect(near.nodes.map((r: { id: string }) => r.id)).toContain(some.id);
+    // With words too: the circle is then tested on the search row's (SQLite) or the search
+    // document's (PostgreSQL) copy of the coordinates, which the load fills.
+    const nearWords = await searchRestaurants(db, { filter: { search: some.title, near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } }, first: 100 });
+    expect(nearWords.nodes.map((r: { id: string }) => r.id)).toContain(some.id);
 
     // The triggers work again: a restaurant written afterwards is found.
     await db.restaurant.create({ data: { id: "after-bulk", title: "Zanzibarian Teahouse", titleSearch: "zanzibarian teahouse", ownerId: "seed-u-demo" } });
