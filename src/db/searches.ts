@@ -13,7 +13,7 @@ import {
   afterDocuments, conditionsOf, distanceKm, documentMatches, documentRank, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, within, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
-import { countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
+import { countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, matchingRows, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
 
 export type { Facets, FacetValue, Total } from "./search-totals.ts";
 export { EXACT_COUNT_LIMIT, FACET_VALUES } from "./search-totals.ts";
@@ -300,6 +300,10 @@ const sortOf = (q: RestaurantQuery): "RATING" | "TITLE" | "NEWEST" => (q.sort ==
 function wordsFrom(p: SearchPlan, shape: Shape): Prisma.Sql {
   const t = table(p.catalogue);
   if (p.provider === "sqlite") return byKeys(p, shape, wordKeys(p));
+  // With near: led by the documents within the circle (search-totals.ts matchingRows). Planned
+  // freely, the box of the GiST index led, estimated at 1,000 rows: "pizza" near Lisbon, 5 km, by
+  // rating, at 1,000,000 restaurants probed the documents of 113,371 restaurants (1.0-1.8 s).
+  if (p.near) return Prisma.sql`${matchingRows(p)} ${shape.joins}`;
   return Prisma.sql`FROM ${t} JOIN ${Prisma.raw(`"${p.catalogue}Search"`)} "m" ON "m".${Prisma.raw(OWNER_KEY[p.catalogue])} = ${t}."id" AND ${documentMatches(p, `"m"`)}
     ${shape.joins} ${whereAll(conditionsOf(p, false))}`;
 }

@@ -149,6 +149,8 @@ describe("near", () => {
 
   it("combines with words (relevance first) and with other sorts; distanceKm is null elsewhere", async () => {
     expect(await titles({ near: { ...LISBON, radiusKm: 10 }, search: "family" }, "DISTANCE")).toEqual(["Pizzeria Napoli", "Crème Brûlée House"]);
+    expect(await titles({ near: { ...LISBON, radiusKm: 10 }, search: "family" }, "TITLE")).toEqual(["Crème Brûlée House", "Pizzeria Napoli"]);
+    expect(await titles({ near: { ...LISBON, radiusKm: 2 }, search: "family" }, "TITLE")).toEqual(["Pizzeria Napoli"]);
     const plain = await ok(SEARCH, { filter: { search: "ramen" } });
     expect(plain.restaurants.nodes[0].distanceKm).toBeNull();
   });
@@ -169,6 +171,9 @@ describe("near", () => {
     // search row, PostgreSQL's search document), which follows the restaurant.
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 }, search: "moving" })).toEqual(["Moving Van"]);
     expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 }, search: "moving" })).toEqual([]);
+    // In another order too (PostgreSQL reads that page led by the documents within the circle).
+    expect(await titles({ near: { ...TOKYO, radiusKm: 5 }, search: "moving" }, "TITLE")).toEqual(["Moving Van"]);
+    expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 }, search: "moving" }, "TITLE")).toEqual([]);
     await ok(move, { id, input: { address: { city: "Tokyo", geo: null } } });
     expect(await titles({ near: { ...TOKYO, radiusKm: 50 }, search: "moving" })).toEqual([]);
     await ok(move, { id, input: { address: { city: "Tokyo", geo: north(TOKYO, 20) } } });
