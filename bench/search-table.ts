@@ -65,7 +65,7 @@ try {
       return { ms: performance.now() - started, data: body.data };
     };
     const time = async (query: string, variables: Record<string, unknown>, token?: string) => (await post(query, variables, token)).ms;
-    // The first read of a cold cache (the database file out of the OS's cache after another
+    // The first read of a cold cache (the database's files out of the OS's cache after another
     // database's run) may pass SEARCH_STATEMENT_TIMEOUT and answer SERVER_BUSY: not what is measured.
     const warmUp = async (query: string, variables: Record<string, unknown>) => {
       for (let attempt = 1; ; attempt++) {

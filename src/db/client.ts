@@ -106,7 +106,7 @@ async function fromObjects(pending: Promise<Record<string, unknown>[]>): Promise
 function sqliteReadersFor(options: DatabaseOptions): SqliteReaders | undefined {
   if (options.provider !== "sqlite" || !options.sqliteReaders) return undefined;
   const file = sqliteFilePath(options.url);
-  return file === ":memory:" ? undefined : createSqliteReaders(file, options.sqliteReaders, { timeoutMs: options.searchStatementTimeoutMs });
+  return file === ":memory:" ? undefined : createSqliteReaders(file, options.sqliteReaders);
 }
 
 export function createDb(options: DatabaseOptions): Db {

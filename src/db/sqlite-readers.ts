@@ -13,9 +13,8 @@ import { Worker } from "node:worker_threads";
 import type { RawRows } from "./client.ts";
 import { createClientShare } from "./client-share.ts";
 import { currentRequester } from "./requester.ts";
-import { searchTookTooLong } from "./search-timeout.ts";
 
-type Read = { sql: string; args: readonly unknown[]; resolve: (rows: RawRows) => void; reject: (error: Error) => void; timer?: NodeJS.Timeout };
+type Read = { resolve: (rows: RawRows) => void; reject: (error: Error) => void };
 type Reader = { worker: Worker; pending: Map<number, Read> };
 
 /** Reads a reader may hold at once: the one it runs, and one waiting in its queue. */
@@ -36,12 +35,7 @@ export type SqliteReaders = { read(sql: string, args: readonly unknown[]): Promi
 
 const closedError = () => new SqliteReadError("the database is closed");
 
-/**
- * `timeoutMs` (SEARCH_STATEMENT_TIMEOUT): a read running longer stops its reader thread (SQLite
- * has no statement timeout, and a thread cannot be interrupted otherwise) and answers
- * SERVER_BUSY; the reads queued behind it go to the other readers.
- */
-export function createSqliteReaders(file: string, count: number, { timeoutMs = 0 }: { timeoutMs?: number } = {}): SqliteReaders {
+export function createSqliteReaders(file: string, count: number): SqliteReaders {
   const readers: Reader[] = [];
   const share = createClientShare(count * DEPTH, Math.max(1, Math.floor(count / 2)));
   let nextId = 0;
@@ -72,28 +66,9 @@ export function createSqliteReaders(file: string, count: number, { timeoutMs = 0
   /** The read `id` of `reader`, now answered (or lost). */
   function finish(reader: Reader, id: number): Read | undefined {
     const read = reader.pending.get(id);
-    clearTimeout(read?.timer);
     reader.pending.delete(id);
     if (reader.pending.size === 0) reader.worker.unref();
-    timeRunning(reader);
     return read;
-  }
-
-  /** Times the read `reader` now runs: the oldest it holds (a reader runs its reads in turn). */
-  function timeRunning(reader: Reader) {
-    const [running] = reader.pending.entries();
-    if (timeoutMs > 0 && running && !running[1].timer) running[1].timer = setTimeout(() => stop(reader, running[0]), timeoutMs).unref();
-  }
-
-  /** The read `id` ran past the timeout: its reader stops; the reads queued behind it start again elsewhere. */
-  function stop(reader: Reader, id: number) {
-    if (readers.includes(reader)) readers.splice(readers.indexOf(reader), 1);
-    void reader.worker.terminate();
-    finish(reader, id)?.reject(searchTookTooLong());
-    for (const other of [...reader.pending.keys()]) {
-      const read = finish(reader, other)!;
-      readOnReader(read.sql, read.args).then(read.resolve, read.reject);
-    }
   }
 
   /** Runs a read on the reader with the fewest in flight (a new one while there are fewer than `count`). */
@@ -104,8 +79,7 @@ export function createSqliteReaders(file: string, count: number, { timeoutMs = 0
     const id = nextId++;
     return new Promise<RawRows>((resolve, reject) => {
       if (reader.pending.size === 0) reader.worker.ref(); // a read in flight keeps the process up until answered
-      reader.pending.set(id, { sql, args, resolve, reject });
-      timeRunning(reader);
+      reader.pending.set(id, { resolve, reject });
       reader.worker.postMessage({ id, sql, args });
     });
   }

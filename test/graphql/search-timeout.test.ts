@@ -2,9 +2,8 @@
 // gets SERVER_BUSY (503, Retry-After) on both faces, never a 500; reads other than searches have
 // no such limit. The statement is made to wait on a lock another session holds on the search
 // documents (a wait counts toward statement_timeout), so the test does not depend on the
-// machine's speed. PostgreSQL only: on SQLite the reader thread running the search is stopped, with
-// the same error (test/db/sqlite-readers.test.ts; a SQLite reader cannot be made to wait on a lock
-// the way a PostgreSQL session can, so that test runs a long read instead).
+// machine's speed. PostgreSQL only: SQLite has no statement timeout (its searches run in reader
+// threads, src/db/sqlite-readers.ts, which cannot stop a statement they are running).
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testProvider } from "../helpers/database.ts";
