@@ -5,7 +5,7 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction }
 import pg from "pg";
 import type { DriverReader } from "./client.ts";
 import type { WriteHealth } from "./write-health.ts";
-import { searchTookTooLong } from "./search-timeout.ts";
+import { RetryLaterError } from "../contract/errors.ts";
 
 const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
 
@@ -120,7 +120,12 @@ const QUERY_CANCELED = "57014";
  * Retry-After), never a 500: the server would not spend more on it now.
  */
 function tooLong(error: unknown): unknown {
-  return (error as { code?: unknown } | null)?.code === QUERY_CANCELED ? searchTookTooLong() : error;
+  if ((error as { code?: unknown } | null)?.code !== QUERY_CANCELED) return error;
+  return new RetryLaterError(
+    "SERVER_BUSY",
+    "The search took longer than the server allows for one (SEARCH_STATEMENT_TIMEOUT): narrow it (longer words, a smaller radius, fewer facets) or try again shortly.",
+    1,
+  );
 }
 
 /**

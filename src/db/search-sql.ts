@@ -301,7 +301,8 @@ export function placeKeys(near: Near): Prisma.Sql {
  * SQLite: "FROM" the rows of these keys (the words' or the R*Tree's), with `joins`, each tested on
  * the conditions of `rest`. A near condition is tested on the search row's copy of the coordinates
  * (migration 20261126013000_search_row_coordinates), before the restaurant is read: "pizza" near
- * Lisbon at 1,000,000 restaurants read 19,414 restaurants to keep 2,414 (66 -> 16 ms).
+ * Lisbon, 5 km, at 1,000,000 restaurants read all 19,414 matches' restaurants; now only the 2,208
+ * within the circle (its words and box: 66 -> 16 ms).
  */
 export function rowsOfKeys(p: SearchPlan, keys: Prisma.Sql, rest: SearchPlan = p, joins: Prisma.Sql = Prisma.empty): Prisma.Sql {
   const t = table(p.catalogue);
