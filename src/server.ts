@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import { contextFactory } from "./graphql/data/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/transport/http.ts";
+import { KnownDocuments } from "./graphql/transport/known-documents.ts";
 import { releasePlugin } from "./graphql/transport/release.ts";
 import { compilingExecutor } from "./graphql/execution/compiled-execution.ts";
 import { graphqlWebSocket } from "./graphql/subscriptions/websocket.ts";
@@ -117,8 +118,11 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   };
   const webSocket = await graphqlWebSocket(app, live);
   if (config.graphql.explorer) await app.register(explorerPlugin);
+  // Documents validated once are answered without Apollo's request pipeline when all goes well.
+  const known = new KnownDocuments();
   const apollo = await createApollo(app, {
     runner,
+    known,
     introspection: config.graphql.introspection,
     explorer: config.graphql.explorer,
     plugins: [graphqlErrorMetricsPlugin(metrics), requestErrorStatusPlugin],
@@ -126,6 +130,9 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(graphqlPlugin, {
     createContext,
     apollo,
+    runner,
+    known,
+    observeAnswer: (road) => metrics.graphqlAnswers.inc({ road }),
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
     webSocket,
   });

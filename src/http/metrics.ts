@@ -18,6 +18,8 @@ export type Metrics = {
   /** GraphQL operations run, by how (compiled or on graphql-js), and how many are compiled now. */
   executions: Counter<"mode">;
   compiledOperations: Gauge;
+  /** POST /graphql answers by road: "direct" (a known document that ran clean, direct-answer.ts) or "apollo". */
+  graphqlAnswers: Counter<"road">;
   /** GraphQL operation names admitted as label values so far (bounded by MAX_OPERATION_LABELS). */
   operationNames: Set<string>;
   /**
@@ -64,6 +66,12 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     compiledOperations: new Gauge({ name: "graphql_compiled_operations", help: "GraphQL operations kept compiled now", registers: [registry] }),
+    graphqlAnswers: new Counter({
+      name: "graphql_http_answers_total",
+      help: "POST /graphql answers by road: direct (a document validated before, run without Apollo's request pipeline, no error) or apollo",
+      labelNames: ["road"],
+      registers: [registry],
+    }),
     live: {
       connections: new Gauge({ name: "websocket_connections", help: "Open GraphQL WebSocket connections", registers: [registry] }),
       streams: new Gauge({ name: "graphql_event_streams", help: "Open GraphQL Server-Sent Events streams", registers: [registry] }),

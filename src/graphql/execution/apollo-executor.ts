@@ -7,6 +7,7 @@ import type { GatewayInterface } from "@apollo/server-gateway-interface";
 import { printSchema } from "graphql";
 import type { Context } from "../data/context.ts";
 import type { OperationRunner } from "./operation.ts";
+import { ranDirectly } from "../transport/direct-answer.ts";
 
 export function executorGateway(runner: OperationRunner): GatewayInterface {
   const { schema } = runner;
@@ -19,7 +20,13 @@ export function executorGateway(runner: OperationRunner): GatewayInterface {
       return {
         // The operation name the client sent (Apollo's own `operationName` is the one it resolved,
         // null when the name matches no operation, which graphql-js must be left to refuse).
-        executor: async ({ document, request, context }) => runner.execute(document, request.operationName, request.variables, context as Context),
+        executor: async ({ document, request, context }) => {
+          // Already run by the direct lane, which handed the request over for Apollo to answer.
+          const ran = ranDirectly(context as Context);
+          if (ran && "result" in ran) return ran.result;
+          if (ran && "executeError" in ran) throw ran.executeError;
+          return runner.execute(document, request.operationName, request.variables, context as Context);
+        },
       };
     },
     async stop() {},

@@ -3,7 +3,7 @@
 // GET /graphql also takes WebSocket upgrades (subscriptions, websocket.ts); plain GETs go to Apollo.
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
-import fastifyApollo, { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
 import type { WebsocketHandler } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import fp from "fastify-plugin";
@@ -21,10 +21,14 @@ import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.t
 import { retryLaterPlugin } from "./retry-later.ts";
 import { readsJsonOnly } from "./request-error-status.ts";
 import { executorGateway } from "../execution/apollo-executor.ts";
+import { contextHandedOver, directAnswer, ranDirectly } from "./direct-answer.ts";
+import type { KnownDocuments } from "./known-documents.ts";
 
 export type ApolloOptions = {
   /** The admission path every face shares: Apollo parses and validates with its options, then hands over. */
   runner: OperationRunner;
+  /** Where documents that passed validation are remembered for the direct lane (direct-answer.ts). */
+  known: KnownDocuments;
   introspection: boolean;
   /** Whether a browser's GET /graphql is sent to the IDE; without it, no landing page at all. */
   explorer: boolean;
@@ -38,13 +42,20 @@ export type ApolloOptions = {
  * (Apollo's own validation is off: it would run graphql-js's rules before ours could refuse a
  * document whose validation is the attack, see repeated-fields.ts), costs and executes.
  */
-const admissionPlugin = (runner: OperationRunner, format: ReturnType<OperationRunner["formatError"]>): ApolloServerPlugin<Context> => ({
+const admissionPlugin = (runner: OperationRunner, known: KnownDocuments, format: ReturnType<OperationRunner["formatError"]>): ApolloServerPlugin<Context> => ({
   async requestDidStart() {
     let invalid: readonly GraphQLError[] = [];
     return {
       async didResolveOperation({ document, operationName, request, contextValue }) {
+        // Handed over by the direct lane: step 4 ran there (its refusal, if any, is answered here).
+        const ran = ranDirectly(contextValue);
+        if (ran) {
+          if ("checkError" in ran) throw ran.checkError;
+          return;
+        }
         invalid = runner.validated(document);
         if (invalid.length > 0) return;
+        if (typeof request.query === "string") known.remember(request.query, document);
         await runner.check(document, operationName, request.variables, { chargeRequests: contextValue.chargeRequests, prepaid: true });
       },
       // Every validation error goes back (a hook that throws could carry only one), with the
@@ -71,7 +82,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       // field's resolver to compute a policy nobody reads.
       ApolloServerPluginCacheControlDisabled(),
       operationNamePlugin,
-      admissionPlugin(runner, formatError),
+      admissionPlugin(runner, options.known, formatError),
       databaseFailureStatusPlugin(),
       retryLaterPlugin(),
       releaseResultPlugin,
@@ -91,6 +102,11 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
 
 export type GraphqlPluginOptions = {
   apollo: ApolloServer<Context>;
+  /** The same runner and known documents Apollo was created with: the direct lane's (direct-answer.ts). */
+  runner: OperationRunner;
+  known: KnownDocuments;
+  /** Counts POST /graphql answers by road (metrics). */
+  observeAnswer(road: "direct" | "apollo"): void;
   createContext: ContextFactory;
   /** Multipart file uploads (GraphQL multipart request spec). */
   uploads: UploadLimits;
@@ -102,6 +118,8 @@ async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
   registerGraphqlUploads(app, options.uploads, options.createContext.authenticate);
   // GraphQL reads the token from the header or query string only: the body is the operation.
   const context = async (request: FastifyRequest) => {
+    const handed = contextHandedOver(request);
+    if (handed) return handed;
     const token = tokenFromRequest(request, {});
     try {
       const context = await options.createContext(token, {
@@ -116,13 +134,16 @@ async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
       throw contextFailure(error);
     }
   };
-  await app.register(fastifyApollo(options.apollo), { path: "/graphql", method: ["POST", "OPTIONS"], context });
+  const viaApollo = fastifyApolloHandler(options.apollo, { context });
+  // POST: a document validated before is answered directly when all goes well, else by Apollo.
+  app.route({ method: "POST", url: "/graphql", handler: directAnswer({ runner: options.runner, known: options.known, context, apollo: viaApollo, observe: options.observeAnswer }) });
+  app.route({ method: "OPTIONS", url: "/graphql", handler: viaApollo });
   // @fastify/websocket serves a route's upgrades only when the route is GET alone, hence its own route.
   app.route({
     method: "GET",
     url: "/graphql",
     preHandler: options.webSocket.beforeUpgrade,
-    handler: fastifyApolloHandler(options.apollo, { context }),
+    handler: viaApollo,
     wsHandler: options.webSocket.handler,
   });
 }

@@ -1,6 +1,7 @@
 // Which operation of its document a /graphql request ran, as Apollo resolved it: a name the
 // document really holds, never the client's operationName taken on trust (metrics use it).
 import type { ApolloServerPlugin } from "@apollo/server";
+import type { OperationDefinitionNode } from "graphql";
 import type { FastifyRequest } from "fastify";
 import { operationSlot, type OperationSlot } from "../../http/request-labels.ts";
 
@@ -12,13 +13,18 @@ export function rememberContext(request: FastifyRequest, context: object) {
   Object.defineProperty(context, RESOLVED, { value: operationSlot(request), enumerable: true });
 }
 
+/** Records the operation picked to run with `context` (a context rememberContext linked to its request). */
+export function recordOperation(context: object, operation: OperationDefinitionNode | null | undefined) {
+  const resolved = (context as { [RESOLVED]?: OperationSlot })[RESOLVED];
+  if (resolved) resolved.name = operation?.name?.value ?? "";
+}
+
 /** Records the operation once Apollo has parsed the document and picked the operation to run. */
 export const operationNamePlugin: ApolloServerPlugin<any> = {
   async requestDidStart() {
     return {
       async didResolveOperation({ contextValue, operation }) {
-        const resolved = (contextValue as { [RESOLVED]?: OperationSlot })[RESOLVED];
-        if (resolved) resolved.name = operation?.name?.value ?? "";
+        recordOperation(contextValue, operation);
       },
     };
   },

@@ -1,0 +1,139 @@
+// POST /graphql for a document the server has already validated (known-documents.ts), answered
+// without Apollo's request pipeline. Per request that pipeline hashes the text (SHA-256), copies
+// every header into its own map, builds a URL, negotiates media types twice and awaits each
+// plugin's hooks: a tenth of the server's CPU on a by-id read. The operation itself takes the
+// same steps as on Apollo's road, from the same runner (operation.ts): charged on arrival by the
+// rate-limit hook, then step 4 (cost, extra @expensive charges) and step 5 (execute, ceiling).
+//
+// Only a clean success is answered here. Whatever else happens (the cost limit, a rate limit, a
+// resolver's error, the ceiling) hands the request to Apollo together with what already ran
+// (`ranDirectly`): Apollo's road then skips those steps, reuses the outcome and sends the answer
+// it always sends (status, headers, errors formatted by its plugins), so nothing runs or is
+// charged twice and error answers stay Apollo's alone. Requests this lane does not recognise
+// (uploads, GET, a document not validated yet, extensions, an unusual Accept or Content-Type)
+// go to Apollo untouched.
+import { getOperationAST, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from "graphql";
+import Negotiator from "negotiator";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Context } from "../data/context.ts";
+import type { OperationRunner } from "../execution/operation.ts";
+import type { KnownDocuments } from "./known-documents.ts";
+import { recordOperation } from "./operation-name.ts";
+
+/** What ran before the request was handed to Apollo: the step that threw, or the result with errors. */
+export type RanDirectly = { checkError: unknown } | { executeError: unknown } | { result: ExecutionResult };
+
+const RAN = Symbol("ran directly");
+const HANDED = Symbol("context handed to Apollo");
+
+type WithRan = Context & { [RAN]?: RanDirectly };
+type WithContext = FastifyRequest & { [HANDED]?: Context };
+
+/** For Apollo's road: what the direct lane already did for this context, if anything. */
+export const ranDirectly = (context: Context): RanDirectly | undefined => (context as WithRan)[RAN];
+
+/** For the context function: the context the lane built before handing the request over (built once). */
+export const contextHandedOver = (request: FastifyRequest): Context | undefined => (request as WithContext)[HANDED];
+
+// Apollo's names of the single-result media types (with the charset it answers in), in the order
+// it offers them to the client's Accept header; the third, a callback protocol, is left to Apollo.
+const APPLICATION_JSON = "application/json; charset=utf-8";
+const GRAPHQL_RESPONSE_JSON = "application/graphql-response+json; charset=utf-8";
+const JSON_CALLBACK = "application/json; callbackSpec=1.0; charset=utf-8";
+const OFFERED = [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, JSON_CALLBACK];
+
+/** Distinct Accept headers whose answer is remembered; further ones go to Apollo. */
+const MAX_ACCEPT_VALUES = 64;
+
+/** Content types whose body the server parsed as JSON and Apollo takes as such (others: Apollo). */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+type DirectRequest = { document: DocumentNode; operation: OperationDefinitionNode; operationName: string | undefined; variables: Record<string, unknown> | undefined; mediaType: string };
+
+export type DirectAnswerOptions = {
+  runner: OperationRunner;
+  known: KnownDocuments;
+  /** The context of a request, as Apollo's road builds it. */
+  context(request: FastifyRequest): Promise<Context>;
+  /** Apollo's handler: the road for everything this lane does not answer. */
+  apollo(request: FastifyRequest, reply: FastifyReply): unknown;
+  /** Counts each answer by the road it took. */
+  observe(road: "direct" | "apollo"): void;
+};
+
+export function directAnswer({ runner, known, context: contextOf, apollo: viaApollo, observe }: DirectAnswerOptions) {
+  const apollo = (request: FastifyRequest, reply: FastifyReply) => {
+    observe("apollo");
+    return viaApollo(request, reply);
+  };
+  const mediaTypes = new Map<string, string | null>();
+
+  /** The media type Apollo would answer a single result in (null: leave it to Apollo). */
+  function mediaTypeFor(accept: string | undefined): string | null {
+    if (!accept) return APPLICATION_JSON;
+    let chosen = mediaTypes.get(accept);
+    if (chosen !== undefined) return chosen;
+    if (mediaTypes.size >= MAX_ACCEPT_VALUES) return null;
+    const preferred = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
+    chosen = preferred === APPLICATION_JSON || preferred === GRAPHQL_RESPONSE_JSON ? preferred : null;
+    mediaTypes.set(accept, chosen);
+    return chosen;
+  }
+
+  /** The request as this lane takes it, or undefined when Apollo should. */
+  function recognised(request: FastifyRequest): DirectRequest | undefined {
+    const contentType = request.headers["content-type"];
+    if (typeof contentType !== "string" || !JSON_CONTENT_TYPE.test(contentType)) return undefined;
+    const body = request.body;
+    if (!isRecord(body) || typeof body.query !== "string" || body.extensions != null) return undefined;
+    const { operationName, variables } = body;
+    if (operationName != null && typeof operationName !== "string") return undefined;
+    if (variables != null && !isRecord(variables)) return undefined;
+    const document = known.get(body.query);
+    if (!document) return undefined;
+    const operation = getOperationAST(document, operationName ?? undefined);
+    if (!operation || operation.operation === "subscription") return undefined;
+    const mediaType = mediaTypeFor(request.headers.accept);
+    if (!mediaType) return undefined;
+    return { document, operation, operationName: operationName ?? undefined, variables: variables ?? undefined, mediaType };
+  }
+
+  /** Hands the request to Apollo, with what already ran for it. */
+  function handOver(request: FastifyRequest, reply: FastifyReply, context: Context, ran: RanDirectly) {
+    Object.defineProperty(context, RAN, { value: ran, enumerable: true });
+    (request as WithContext)[HANDED] = context;
+    return apollo(request, reply);
+  }
+
+  return async function answer(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const direct = recognised(request);
+    if (!direct) return apollo(request, reply);
+    let context: Context;
+    try {
+      context = await contextOf(request);
+    } catch {
+      return apollo(request, reply); // Apollo builds it again and answers the failure its way
+    }
+    const { document, operation, operationName, variables } = direct;
+    recordOperation(context, operation);
+    try {
+      await runner.check(document, operationName, variables, { chargeRequests: context.chargeRequests, prepaid: true });
+    } catch (checkError) {
+      return handOver(request, reply, context, { checkError });
+    }
+    let result: ExecutionResult;
+    try {
+      result = await runner.execute(document, operationName, variables, context);
+    } catch (executeError) {
+      return handOver(request, reply, context, { executeError });
+    }
+    if (result.errors?.length) return handOver(request, reply, context, { result });
+    observe("direct");
+    // As Apollo writes a single result: its fields in the order errors, data, extensions.
+    reply.code(200).header("content-type", direct.mediaType);
+    return JSON.stringify({ data: result.data, extensions: result.extensions }) + "\n";
+  };
+}
