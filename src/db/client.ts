@@ -77,12 +77,17 @@ export function readRows(db: Db, sql: Prisma.Sql): Promise<RawRows> {
   return directReaders.get(db)?.(sql) ?? fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
 }
 
+const directWriters = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows> | undefined>();
+
 /**
- * Runs a statement that writes and answers rows (INSERT ... RETURNING, a data-changing WITH)
- * through Prisma, whose driver records the write's outcome (write health), as rows like readRows'.
+ * Runs one statement that writes and answers rows (INSERT ... RETURNING, a data-changing WITH), as
+ * rows like readRows', its outcome recorded (write health). On PostgreSQL it goes straight to the
+ * connection Prisma opened, a prepared statement like readRows' (Prisma's $queryRaw parsed and
+ * planned it anew each time, and its own steps were a visible share of a comment's CPU); a
+ * transaction's client, SQLite's, or one whose connection is not open yet, goes through $queryRaw.
  */
 export function writeRows(db: Db, sql: Prisma.Sql): Promise<RawRows> {
-  return fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
+  return directWriters.get(db)?.(sql) ?? fromObjects(db.$queryRaw<Record<string, unknown>[]>(sql));
 }
 
 const asideReaders = new WeakMap<Db, (sql: Prisma.Sql) => Promise<RawRows>>();
@@ -139,6 +144,7 @@ export function createDb(options: DatabaseOptions): Db {
     const searches = createClientShare(size, Math.max(1, Math.floor(size / 2)));
     const readSearch = timed(postgres.readSearchRows);
     asideReaders.set(client, (sql) => searches.run(currentRequester(), () => readSearch(sql) ?? readRows(client, sql)));
+    directWriters.set(client, timed(postgres.writeRows));
     const disconnect = client.$disconnect.bind(client);
     Object.defineProperty(client, "$disconnect", { value: async () => Promise.all([postgres.close(), disconnect()]).then(() => undefined) });
   }

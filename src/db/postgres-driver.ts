@@ -134,7 +134,10 @@ function tooLong(error: unknown): unknown {
  * the planner misjudges, or a flood of the most expensive one, cannot hold a backend for minutes).
  * Together they open DB_POOL_SIZE connections at most (at least one each).
  */
-export function postgresDriver(options: PoolOptions, health: WriteHealth): { factory: SqlDriverAdapterFactory; readRows: DriverReader; readSearchRows: DriverReader; close(): Promise<void> } {
+export function postgresDriver(
+  options: PoolOptions,
+  health: WriteHealth,
+): { factory: SqlDriverAdapterFactory; readRows: DriverReader; writeRows: DriverReader; readSearchRows: DriverReader; close(): Promise<void> } {
   // pg-pool closes a connection idle for 10 s by default: after a lull, the next burst opened new
   // backends with cold caches and no prepared statements, and its p99 was 10x a warm pool's.
   // 0 keeps them open for good.
@@ -175,9 +178,19 @@ export function postgresDriver(options: PoolOptions, health: WriteHealth): { fac
       ?.query<unknown[]>({ name: nameOf(sql), text: sql, values: [...args], types, rowMode: "array" })
       .then((result) => ({ names: result.fields.map((field) => field.name), rows: result.rows }));
   const searches = reader(() => searchPool);
+  const read = reader(() => pool);
   return {
     factory,
-    readRows: reader(() => pool),
+    readRows: read,
+    // A statement that writes on its own (autocommit: it commits when it ends), told to `health`
+    // as Prisma's statements are.
+    writeRows: (sql, args) => {
+      const ticket = health.begin();
+      return read(sql, args)?.then(
+        (rows) => (health.succeeded(ticket), rows),
+        (error) => (health.failed(error, ticket), Promise.reject(error)),
+      );
+    },
     readSearchRows: (sql, args) => searches(sql, args)?.catch((error) => Promise.reject(tooLong(error))),
     close: () => searchPool.end(),
   };

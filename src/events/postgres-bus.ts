@@ -15,7 +15,17 @@
 //
 // Publishing runs `SELECT pg_notify(...)` on a one-connection pool of its own, outside any
 // transaction (publish is called after the write committed). One connection also keeps a
-// process's events in the order it published them.
+// process's events in the order it published them. Events published while the previous NOTIFY is
+// on its way go out together, in one statement (one round trip and one commit for all of them,
+// in order): under a stream of writes that is several events per statement. (PostgreSQL sends
+// identical payloads of one transaction once: two events equal to the millisecond of their stamp
+// arrive as one, which tells a listener nothing less.)
+//
+// NOTIFY inside the write's own statement (sent iff the write commits, no second transaction) was
+// measured and not taken: PostgreSQL serialises the commits of all transactions that NOTIFY (a
+// lock held until the commit is on disk), so the writes themselves would queue behind each other.
+// With pgbench, 8 clients, the comment statement: 6,500 tps and 0.19 ms database CPU each alone,
+// 3,100-5,300 tps and 0.27-0.29 ms with pg_notify inside; a separate pg_notify costs 0.025 ms.
 import pg from "pg";
 import { InProcessBus, stamped, type BusLogger, type EventBus } from "./bus.ts";
 import { liveEventFrom, type LiveEvent } from "./live-event.ts";
@@ -28,6 +38,15 @@ export const MAX_PAYLOAD_BYTES = 7_999;
 
 /** Publishes waiting for the database beyond this are dropped (and logged): a stalled database must not grow memory without bound. */
 const MAX_PENDING_PUBLISHES = 10_000;
+
+/** At most this many events per NOTIFY statement (each payload is under 8,000 bytes; most are ~150). */
+const MAX_BATCH = 200;
+
+/** Every event of a batch, in order, in one statement (and one transaction); prepared once per connection. */
+const NOTIFY_BATCH = {
+  name: "gw_live_events_notify",
+  text: "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload",
+};
 
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5_000;
@@ -49,7 +68,10 @@ export class PostgresBus extends InProcessBus implements EventBus {
   private everListened = false;
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
-  private readonly pending = new Set<Promise<unknown>>();
+  /** Payloads waiting for the publishing connection, oldest first. */
+  private queued: string[] = [];
+  /** The loop sending `queued`, while it runs. */
+  private sending: Promise<void> | undefined;
   private readonly gapListeners = new Set<() => void>();
   private waiters: (() => void)[] = [];
 
@@ -79,15 +101,26 @@ export class PostgresBus extends InProcessBus implements EventBus {
       this.log.error({ topic: event.topic, bytes, limit: MAX_PAYLOAD_BYTES }, "live event too large for NOTIFY; not sent");
       return;
     }
-    if (this.pending.size >= MAX_PENDING_PUBLISHES) {
-      this.log.warn({ topic: event.topic, pending: this.pending.size }, "live events: too many publishes waiting for the database; event dropped");
+    if (this.queued.length >= MAX_PENDING_PUBLISHES) {
+      this.log.warn({ topic: event.topic, pending: this.queued.length }, "live events: too many publishes waiting for the database; event dropped");
       return;
     }
-    const sent = this.publisher
-      .query("SELECT pg_notify($1, $2)", [LIVE_EVENTS_CHANNEL, payload])
-      .catch((error: Error) => this.log.warn({ err: error, topic: event.topic }, "live event not published"))
-      .finally(() => this.pending.delete(sent));
-    this.pending.add(sent);
+    this.queued.push(payload);
+    this.sending ??= this.sendQueued();
+  }
+
+  /** Sends what is queued, a batch per statement, until nothing is left. */
+  private async sendQueued(): Promise<void> {
+    while (this.queued.length > 0) {
+      const batch = this.queued.length <= MAX_BATCH ? this.queued : this.queued.slice(0, MAX_BATCH);
+      this.queued = batch === this.queued ? [] : this.queued.slice(MAX_BATCH);
+      try {
+        await this.publisher.query({ ...NOTIFY_BATCH, values: [LIVE_EVENTS_CHANNEL, batch] });
+      } catch (error) {
+        this.log.warn({ err: error, events: batch.length }, "live events not published");
+      }
+    }
+    this.sending = undefined;
   }
 
   listenForGaps(listener: () => void): () => void {
@@ -106,7 +139,7 @@ export class PostgresBus extends InProcessBus implements EventBus {
     this.closed = true;
     clearTimeout(this.retry);
     // Events of the last writes (the server finished its requests before closing the bus) still go out.
-    await Promise.allSettled([...this.pending]);
+    await this.sending;
     const listener = this.listener;
     this.listener = undefined;
     this.listening = false;

@@ -70,6 +70,28 @@ describe.skipIf(testProvider() !== "postgres")("PostgresBus (LISTEN/NOTIFY)", ()
     }
   });
 
+  it("a burst of publishes (sent in batches while the connection is busy) arrives complete, once each, in order, on both buses", async () => {
+    const a = new PostgresBus(database.url);
+    const b = new PostgresBus(database.url);
+    try {
+      await Promise.all([a.whenListening(), b.whenListening()]);
+      const ids = (heard: LiveEvent[]) => heard.map((e) => (e as { commentId: string }).commentId);
+      const heardByA: LiveEvent[] = [];
+      const heardByB: LiveEvent[] = [];
+      a.listen((e) => heardByA.push(e));
+      b.listen((e) => heardByB.push(e));
+      // More than one batch's worth (200), all published before the first NOTIFY is answered.
+      const sent = Array.from({ length: 450 }, (_, i) => `c${i}`);
+      for (const commentId of sent) a.publish({ topic: "commentAdded", restaurantId: "r1", commentId });
+      await until(() => heardByA.length >= sent.length && heardByB.length >= sent.length, "every event on both buses");
+      await settle();
+      expect(ids(heardByA)).toEqual(sent);
+      expect(ids(heardByB)).toEqual(sent);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it("passes on only well-formed events, with their known fields: whoever can NOTIFY cannot hand a subscriber rows", async () => {
     const a = new PostgresBus(database.url);
     try {
