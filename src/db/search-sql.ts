@@ -12,6 +12,7 @@
 // - open at: the wall-clock time in each restaurant's zone against its opening hours.
 import { Prisma, providerOf, readRowsAside, type Db } from "./client.ts";
 import { query as queryOnLoop } from "./reads.ts";
+import { coveringCells, type Box } from "./search-cells.ts";
 import { PREFIX_MIN_LENGTH, TYPO_MIN_LENGTH, typoPrefixes, withinOneEdit } from "./search-words.ts";
 
 export type Provider = ReturnType<typeof providerOf>;
@@ -37,6 +38,12 @@ export type SearchPlan = {
   cityKey?: string;
   minRating?: number;
   near?: Near;
+  /**
+   * With words and near: the map cells covering the circle as the engine's query text (FTS5
+   * `"g1y1029x1366" OR ...`, a tsquery `'g1y1029x1366' | ...`; search-cells.ts), asked of the word
+   * index with the words. Undefined when the circle needs too many cells.
+   */
+  cells?: string;
   /** Flags and opening hours. */
   rowTests: Prisma.Sql[];
   /** The kept counts of the catalogue, its lists' values and city (search-totals.ts countKey), read when the search names any, or a title substring. */
@@ -141,14 +148,33 @@ export async function wordsQuery(db: Db, catalogue: Catalogue, words: string[]):
       return terms.length === 1 ? terms[0] : `(${terms.join(provider === "sqlite" ? " OR " : " | ")})`;
     })
     .join(provider === "sqlite" ? " AND " : " & ");
-  if (provider === "sqlite") return text;
+  // A restaurant's document holds its map cells in a column of their own ("place",
+  // search-cells.ts), which the users' words must never reach: a word or prefix typed ("g1y10")
+  // would otherwise match every restaurant in the cells it spells.
+  if (provider === "sqlite") return catalogue === "Restaurant" ? `${WORD_COLUMNS} : (${text})` : text;
   const [row] = await query<{ q: string }>(db, { q: "text" }, Prisma.sql`SELECT CAST(to_tsquery('simple', unaccent(${text})) AS TEXT) AS "q"`);
   // No lexeme left (words the parser drops): the text as it is, which no document holds either.
   return row?.q || text;
 }
 
-/** bm25's weights of the search columns: title, then lists (cuisines, categories; other name), then the rest. */
-const BM25 = "bm25(10.0, 4.0, 1.0)";
+/** SQLite: the columns of a restaurant's FTS5 document the users' words are matched against (not "place"). */
+const WORD_COLUMNS = "{title tags body}";
+
+/**
+ * The cells covering a near search's circle as the engine's query text (SearchPlan.cells), or
+ * undefined when it needs too many.
+ */
+export function cellsQuery(provider: Provider, near: Near): string | undefined {
+  const cells = coveringCells(boxOf(near));
+  if (!cells) return undefined;
+  return provider === "sqlite" ? cells.map((c) => `"${c}"`).join(" OR ") : cells.map((c) => `'${c}'`).join(" | ");
+}
+
+/**
+ * bm25's weights of the search columns: title, then lists (cuisines, categories; other name), then
+ * the rest; a restaurant's map cells ("place") weigh nothing.
+ */
+const BM25: Record<Catalogue, string> = { Restaurant: "bm25(10.0, 4.0, 1.0, 0.0)", Grocery: "bm25(10.0, 4.0, 1.0)" };
 
 /**
  * SQLite: a key (rowid) as a bound value. FTS5 seeks to a range of keys only when its bounds are
@@ -167,9 +193,11 @@ export const wordsTable = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}Sea
  */
 export function wordKeys(p: SearchPlan, { ranked = false, range = Prisma.empty }: { ranked?: boolean; range?: Prisma.Sql } = {}): Prisma.Sql {
   const fts = wordsTable(p.catalogue);
+  // With near, only the matches in the cells covering the circle: FTS5 intersects the two itself.
+  const match = p.cells ? `${p.words} AND (${p.cells})` : p.words;
   return ranked
-    ? Prisma.sql`SELECT "rowid" AS "key", "rank" FROM ${fts} WHERE ${fts} MATCH ${p.words} ${range} AND "rank" MATCH ${BM25} ORDER BY "rank"`
-    : Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${p.words} ${range}`;
+    ? Prisma.sql`SELECT "rowid" AS "key", "rank" FROM ${fts} WHERE ${fts} MATCH ${match} ${range} AND "rank" MATCH ${BM25[p.catalogue]} ORDER BY "rank"`
+    : Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${match} ${range}`;
 }
 
 /** PostgreSQL: the words as a tsquery (wordsQuery gave its text), and the test of a search document against it. */
@@ -182,7 +210,18 @@ export const documentMatches = (p: SearchPlan, alias: string) => Prisma.sql`${Pr
  * near Lisbon at 1,000,000 restaurants: 19,414 restaurants read to keep about 2,200). The rows it
  * leads test the other conditions (`afterDocuments`).
  */
-export const documentTests = (p: SearchPlan, alias: string): Prisma.Sql[] => [documentMatches(p, alias), ...(p.near ? within(p, p.near, alias) : [])];
+export const documentTests = (p: SearchPlan, alias: string): Prisma.Sql[] => [
+  documentMatches(p, alias),
+  ...(p.cells ? [documentInCells(p, alias)] : []),
+  ...(p.near ? within(p, p.near, alias) : []),
+];
+/**
+ * PostgreSQL: the document's coordinates lie in one of the cells covering the circle (migration
+ * 20261126040000_search_cells): the second column of the words' GIN index, so one index scan keeps
+ * only the documents with the words in those cells. The expression is the index's, as written.
+ */
+const documentInCells = (p: SearchPlan, alias: string) =>
+  Prisma.sql`restaurant_cells(${Prisma.raw(alias)}."latitude", ${Prisma.raw(alias)}."longitude") @@ CAST(${p.cells} AS tsquery)`;
 /** PostgreSQL: the conditions left to test on the rows the search documents lead (documentTests took near). */
 export const afterDocuments = (p: SearchPlan): SearchPlan => ({ ...p, near: undefined });
 /** PostgreSQL: the rank of a matching document, smaller is better (as bm25). */
@@ -256,13 +295,22 @@ export function distanceKm({ latitude, longitude }: Near, at = `"Restaurant"`): 
     + cos(radians(${number(latitude)})) * cos(radians(${lat})) * power(sin(radians(${lng} - ${number(longitude)}) / 2), 2))))`;
 }
 
-/** The box around the circle: south, north, and one or two west-east spans (split where it crosses ±180°). */
-function boxOf(near: Near) {
+/** Degrees added around a circle's box: the distance is computed in SQL and may round the other way at its edge. */
+const BOX_MARGIN = 1e-9;
+
+/**
+ * The box around the circle: south, north, and one or two west-east spans (split where it crosses
+ * ±180°). On the sphere the distances are measured on, the circle's widest longitude is
+ * asin(sin(d) / cos(latitude)) away (d its angular radius), a little more than d / cos(latitude)
+ * (which missed points near the box's east and west edges at high latitudes); a circle that holds
+ * a pole spans every longitude.
+ */
+export function boxOf(near: Near): Box {
   const dLat = near.radiusKm / KM_PER_DEGREE;
-  const cosLat = Math.cos((near.latitude * Math.PI) / 180);
-  const dLng = cosLat < 1e-6 ? 360 : near.radiusKm / (KM_PER_DEGREE * cosLat);
-  const south = Math.max(-90, near.latitude - dLat);
-  const north = Math.min(90, near.latitude + dLat);
+  const south = Math.max(-90, near.latitude - dLat - BOX_MARGIN);
+  const north = Math.min(90, near.latitude + dLat + BOX_MARGIN);
+  const ratio = Math.sin((dLat * Math.PI) / 180) / Math.cos((near.latitude * Math.PI) / 180);
+  const dLng = south <= -90 || north >= 90 || !(ratio < 1) ? 360 : (Math.asin(ratio) * 180) / Math.PI + BOX_MARGIN;
   const west = near.longitude - dLng;
   const east = near.longitude + dLng;
   const spans: [number, number][] =

@@ -10,7 +10,7 @@ import { Prisma, providerOf, readRowsAside, type Db, type RawRows } from "./clie
 import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectList, rowsOf, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
 import {
-  afterDocuments, conditionsOf, distanceKm, documentMatches, documentRank, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, within, wordKeys,
+  afterDocuments, cellsQuery, conditionsOf, distanceKm, documentMatches, documentRank, documentTests, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, within, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 import { countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, matchingRows, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
@@ -150,8 +150,15 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
   const counted = (await query<{ all: number; kept: number }>(db, { all: "int", kept: "int" },
     Prisma.sql`${ranked} SELECT (SELECT COUNT(*) FROM "ranked") AS "all", (SELECT COUNT(*) ${rankedRows(NO_SHAPE)}) AS "kept"`))[0];
   if (!counted || counted.all < RANK_WINDOW) return page;
-  const rest = Prisma.sql`FROM ${t} JOIN ${documents} "m" ON "m".${owner} = ${id} AND ${documentMatches(p, `"m"`)} ${shape.joins}
-    ${whereAll([Prisma.sql`${id} NOT IN (SELECT "id" FROM "ranked")`, ...conditionsOf(p, false)])}`;
+  // With near: led by the documents within the circle, read from the words' and cells' index (as
+  // wordsFrom). Joined freely, the planner probed every restaurant of the GiST box: "pizza" near
+  // Lisbon, 5 km, open now at 04:00 (nothing open: every match is read) at 1,000,000 restaurants,
+  // 0.9-1.2 s.
+  const unranked = Prisma.sql`"m".${owner} NOT IN (SELECT "id" FROM "ranked")`;
+  const rest = p.near
+    ? Prisma.sql`${rowsLedBy(afterDocuments(p), Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${documents} "m" ${whereAll([...documentTests(p, `"m"`), unranked])}) "words"`, `"words"`)} ${shape.joins}`
+    : Prisma.sql`FROM ${t} JOIN ${documents} "m" ON "m".${owner} = ${id} AND ${documentMatches(p, `"m"`)} ${shape.joins}
+    ${whereAll([unranked, ...conditionsOf(p, false)])}`;
   return joined(page, await readRowsAside(db, Prisma.sql`${ranked} ${pageSql(shape, rest, id, restWindow(window, counted.kept))}`));
 }
 
@@ -222,15 +229,17 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
   if (q.canHomeDeliver != null) rowTests.push(Prisma.raw(`"Restaurant"."canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
   if (q.acceptsReservations != null) rowTests.push(Prisma.raw(`"Restaurant"."acceptsReservations" = ${q.acceptsReservations ? "TRUE" : "FALSE"}`));
   if (q.openAt) rowTests.push(openAt(provider, q.openAt));
+  const words = q.words?.length ? await wordsQuery(db, "Restaurant", q.words) : undefined;
   return {
     provider,
     catalogue: "Restaurant",
-    words: q.words?.length ? await wordsQuery(db, "Restaurant", q.words) : undefined,
+    words,
     titleKey: q.titleKey,
     tags: q.tags,
     cityKey: q.cityKey,
     minRating: q.minRating,
     near: q.near,
+    cells: words && q.near ? cellsQuery(provider, q.near) : undefined,
     rowTests,
     keptCounts: await listCounts(db, "Restaurant", q),
   };

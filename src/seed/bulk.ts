@@ -53,7 +53,7 @@ const LOADED = ["Restaurant", "RestaurantTag", "OpeningHours", "RestaurantBadge"
  */
 const SQLITE_SEARCH_FILL = [
   `INSERT INTO "RestaurantSearchRow" ("restaurantId", "latitude", "longitude") SELECT "id", "latitude", "longitude" FROM "Restaurant" WHERE "id" NOT IN (SELECT "restaurantId" FROM "RestaurantSearchRow")`,
-  `INSERT INTO "RestaurantSearch" ("rowid", "title", "tags", "body") SELECT "rowid", "title", "tags", "body" FROM "RestaurantSearchDocument" WHERE "rowid" > @restaurants`,
+  `INSERT INTO "RestaurantSearch" ("rowid", "title", "tags", "body", "place") SELECT "rowid", "title", "tags", "body", "place" FROM "RestaurantSearchDocument" WHERE "rowid" > @restaurants`,
   `INSERT INTO "RestaurantTitleTrigrams" ("rowid", "title") SELECT "rowid", "titleSearch" FROM "RestaurantSearchDocument" WHERE "rowid" > @restaurants`,
   `INSERT INTO "GrocerySearchRow" ("groceryId") SELECT "id" FROM "Grocery" WHERE "id" NOT IN (SELECT "groceryId" FROM "GrocerySearchRow")`,
   `INSERT INTO "GrocerySearch" ("rowid", "title", "tags", "body") SELECT "rowid", "title", "tags", "body" FROM "GrocerySearchDocument" WHERE "rowid" > @groceries`,
