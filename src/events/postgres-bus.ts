@@ -15,17 +15,21 @@
 //
 // Publishing runs `SELECT pg_notify(...)` on a one-connection pool of its own, outside any
 // transaction (publish is called after the write committed). One connection also keeps a
-// process's events in the order it published them. Events published while the previous NOTIFY is
-// on its way go out together, in one statement (one round trip and one commit for all of them,
-// in order): under a stream of writes that is several events per statement. (PostgreSQL sends
-// identical payloads of one transaction once: two events equal to the millisecond of their stamp
-// arrive as one, which tells a listener nothing less.)
+// process's events in the order it published them. A NOTIFY statement starts at most every
+// BATCH_INTERVAL_MS: an event published after a quiet spell goes at once; under a stream of writes,
+// the events of the next few milliseconds wait for the statement before them and then go out
+// together, in one statement (one round trip and one commit for all of them, in order, and one
+// wake-up of every listening connection instead of one per event). Each event cost a comment
+// 0.12 ms of the server's CPU and 0.07 ms of the database's when it went alone. (PostgreSQL
+// sends identical payloads of one transaction once: two events equal to the millisecond of their
+// stamp arrive as one, which tells a listener nothing less.)
 //
 // NOTIFY inside the write's own statement (sent iff the write commits, no second transaction) was
 // measured and not taken: PostgreSQL serialises the commits of all transactions that NOTIFY (a
 // lock held until the commit is on disk), so the writes themselves would queue behind each other.
 // With pgbench, 8 clients, the comment statement: 6,500 tps and 0.19 ms database CPU each alone,
 // 3,100-5,300 tps and 0.27-0.29 ms with pg_notify inside; a separate pg_notify costs 0.025 ms.
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { InProcessBus, stamped, type BusLogger, type EventBus } from "./bus.ts";
 import { liveEventFrom, type LiveEvent } from "./live-event.ts";
@@ -41,6 +45,9 @@ const MAX_PENDING_PUBLISHES = 10_000;
 
 /** At most this many events per NOTIFY statement (each payload is under 8,000 bytes; most are ~150). */
 const MAX_BATCH = 200;
+
+/** A NOTIFY statement starts at most this often: the longest an event waits for the ones after it (delivery's target is 250 ms). */
+const BATCH_INTERVAL_MS = 5;
 
 /** Every event of a batch, in order, in one statement (and one transaction); prepared once per connection. */
 const NOTIFY_BATCH = {
@@ -72,6 +79,8 @@ export class PostgresBus extends InProcessBus implements EventBus {
   private queued: string[] = [];
   /** The loop sending `queued`, while it runs. */
   private sending: Promise<void> | undefined;
+  /** When the last NOTIFY statement started (performance.now()). */
+  private lastSentAt = -Infinity;
   private readonly gapListeners = new Set<() => void>();
   private waiters: (() => void)[] = [];
 
@@ -112,6 +121,9 @@ export class PostgresBus extends InProcessBus implements EventBus {
   /** Sends what is queued, a batch per statement, until nothing is left. */
   private async sendQueued(): Promise<void> {
     while (this.queued.length > 0) {
+      const wait = this.lastSentAt + BATCH_INTERVAL_MS - performance.now();
+      if (wait > 0) await sleep(wait);
+      this.lastSentAt = performance.now();
       const batch = this.queued.length <= MAX_BATCH ? this.queued : this.queued.slice(0, MAX_BATCH);
       this.queued = batch === this.queued ? [] : this.queued.slice(MAX_BATCH);
       try {
