@@ -15,6 +15,8 @@ declare module "autocannon" {
     /** Seconds. */
     duration?: number;
     pipelining?: number;
+    /** Replace "[<id>]" in each request's body with a fresh unique value. */
+    idReplacement?: boolean;
     /** Seconds before a request counts as timed out. */
     timeout?: number;
     /** Requests per second over all connections (unlimited when absent). */

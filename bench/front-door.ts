@@ -1,5 +1,7 @@
 // `npm run bench:front-door [-- options]`: one client flooding the front door (GET /, /docs and
-// the reference's 1.7 MB script, with and without Accept-Encoding), each flood against a fresh
+// the reference's 1.7 MB script, with and without Accept-Encoding; POST /graphql with one document
+// the server knows, and with a new valid document each time, which fills and churns the
+// documents remembered for the direct answer), each flood against a fresh
 // server process (`src/main.ts`, production mode, empty SQLite database) while a separate process
 // samples its RSS and /healthz latency (bench/live-attacks/sampler.ts). Twice: with the default
 // rate limits (what one address meets) and with RATE_LIMIT_MAX=0 (the bare cost of serving the
@@ -19,6 +21,7 @@ const HELP = `Usage: npm run bench:front-door [-- options]
 
   --seconds N       length of each flood (default 15)
   --connections N   keep-alive connections of the flooding client (default 50)
+  --only TEXT       only the floods whose name contains TEXT
   --json FILE       write every figure to FILE
 
 Each flood starts its own server (NODE_ENV=production, LOG_LEVEL=warn) on an empty SQLite
@@ -29,7 +32,19 @@ const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8
 const BASELINE_MS = 5_000; // the sampler, a process of its own, may take seconds to start on a loaded machine
 const AFTER_MS = 3_000;
 
-type Flood = { name: string; path: string | ((url: string) => Promise<string>); headers: Record<string, string> };
+type Flood = {
+  name: string;
+  path: string | ((url: string) => Promise<string>);
+  headers: Record<string, string>;
+  /** POST with this body; "[<id>]" in it becomes a value of its own in each request (autocannon's idReplacement). */
+  body?: string;
+};
+
+const JSON_TYPE = { "content-type": "application/json" };
+/** A read every server answers without data: the flood measures the transport, not the database. */
+const KNOWN = JSON.stringify({ query: "query Known { __typename }" });
+/** A valid document never seen before in each request: remembered, then evicted as the bound is reached. */
+const EACH_NEW = JSON.stringify({ query: "query New_[<id>] { __typename restaurants(first: 1) { totalCount } }" });
 
 /** The reference's script, as the page names it (by its content hash). */
 async function bundlePath(url: string): Promise<string> {
@@ -48,6 +63,8 @@ const FLOODS: Flood[] = [
   { name: "GET /docs (identity)", path: "/docs", headers: {} },
   { name: "GET /docs script (br)", path: bundlePath, headers: { "accept-encoding": "gzip, deflate, br" } },
   { name: "GET /docs script (identity)", path: bundlePath, headers: {} },
+  { name: "POST /graphql, one known document", path: "/graphql", headers: JSON_TYPE, body: KNOWN },
+  { name: "POST /graphql, a new document each time", path: "/graphql", headers: JSON_TYPE, body: EACH_NEW },
 ];
 
 const LIMITS: { name: string; env: Record<string, string> }[] = [
@@ -74,9 +91,11 @@ async function runFlood(flood: Flood, limits: { name: string; env: Record<string
   cleanups.push(service.stop);
   try {
     const path = typeof flood.path === "string" ? flood.path : await flood.path(service.url);
+    const method = flood.body === undefined ? "GET" : "POST";
+    const sent = flood.body?.replaceAll("[<id>]", "first");
     const timed = async () => {
       const started = performance.now();
-      const answer = await request(service.url + path, { headers: flood.headers });
+      const answer = await request(service.url + path, { method, headers: flood.headers, body: sent });
       if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}`);
       return Math.round(performance.now() - started);
     };
@@ -86,7 +105,7 @@ async function runFlood(flood: Flood, limits: { name: string; env: Record<string
     const secondMs = await timed();
     const start = Date.now();
     const cpuBefore = cpuSecondsOf(service.pid);
-    const result = await autocannon({ url: service.url, connections, duration: seconds, pipelining: 1, timeout: 10, requests: [{ method: "GET", path, headers: flood.headers }] });
+    const result = await autocannon({ url: service.url, connections, duration: seconds, pipelining: 1, timeout: 10, idReplacement: true, requests: [{ method, path, headers: flood.headers, body: flood.body }] });
     const cpuAfter = cpuSecondsOf(service.pid);
     const end = Date.now();
     await sleep(AFTER_MS);
@@ -131,7 +150,9 @@ function table(records: Record_[]): string[] {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { seconds: { type: "string", default: "15" }, connections: { type: "string", default: "50" }, json: { type: "string" }, help: { type: "boolean", short: "h" } } });
+  const { values } = parseArgs({
+    options: { seconds: { type: "string", default: "15" }, connections: { type: "string", default: "50" }, only: { type: "string" }, json: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
   if (values.help) return console.log(HELP);
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
@@ -140,7 +161,7 @@ async function main() {
   const loadStart = os.loadavg();
   try {
     for (const limits of LIMITS) {
-      for (const flood of FLOODS) {
+      for (const flood of FLOODS.filter((f) => !values.only || f.name.includes(values.only))) {
         process.stderr.write(`${flood.name}, ${limits.name}: ${seconds} s, ${connections} connections\n`);
         records.push(await runFlood(flood, limits, seconds, connections, cleanups));
       }
