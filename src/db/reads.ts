@@ -126,12 +126,23 @@ const RESTAURANT_BADGE = { restaurantId: "text", badgeId: "text", receivedAt: "d
 const BADGE = { id: "text", name: "text", cover: "text", createdAt: "date" } satisfies ColumnsOf<BadgeRow>;
 
 /** `alias."column" AS "prefixcolumn", ...` for the columns of a model. */
+/** Select lists made so far, by column set (the same object for the same names: columnsOf), alias and prefix. */
+const selectLists = new WeakMap<Columns, Map<string, Prisma.Sql>>();
+
 function selectList(columns: Columns, alias: string, prefix = ""): Prisma.Sql {
-  return Prisma.raw(
-    Object.keys(columns)
-      .map((c) => `${alias}."${c}" AS "${prefix}${c}"`)
-      .join(", "),
-  );
+  let byAlias = selectLists.get(columns);
+  if (!byAlias) selectLists.set(columns, (byAlias = new Map()));
+  const key = `${alias}\u0000${prefix}`;
+  let list = byAlias.get(key);
+  if (!list) {
+    list = Prisma.raw(
+      Object.keys(columns)
+        .map((c) => `${alias}."${c}" AS "${prefix}${c}"`)
+        .join(", "),
+    );
+    byAlias.set(key, list);
+  }
+  return list;
 }
 
 /** The rows a driver returned, as Prisma would return them (null stays null). */
@@ -185,16 +196,36 @@ const ADDRESS_GIVEN = `(${GIVEN_TEXT.map((c) => `COALESCE("Restaurant"."${c}", '
   OR (${GIVEN_POINT.map((c) => `"Restaurant"."${c}" IS NOT NULL`).join(" AND ")})) AS "addressGiven"`;
 
 /** The columns named (every column when none are named), in the model's order. */
+/**
+ * Column sets made so far, by model and names: a selection asks for the same few sets on every
+ * request, and the same object each time lets selectList keep its text. Bounded by the subsets
+ * the selection planner can name (a model's columns, in its order).
+ */
+const columnSets = new WeakMap<Columns, Map<string, Columns>>();
+
 function columnsOf(model: Columns, names?: readonly string[]): Columns {
   if (!names) return model;
-  const wanted = new Set<string>(names);
-  return Object.fromEntries(Object.entries(model).filter(([column]) => wanted.has(column)));
+  let byNames = columnSets.get(model);
+  if (!byNames) columnSets.set(model, (byNames = new Map()));
+  const key = names.join(",");
+  let columns = byNames.get(key);
+  if (!columns) {
+    const wanted = new Set<string>(names);
+    columns = Object.fromEntries(Object.entries(model).filter(([column]) => wanted.has(column)));
+    byNames.set(key, columns);
+  }
+  return columns;
 }
+
+const withAddressGiven = new WeakMap<Columns, Columns>();
 
 /** The restaurant columns named (all when none are), with the derived addressGiven when named. */
 function restaurantColumnsOf(names?: readonly RestaurantColumn[]): Columns {
   const columns = columnsOf(RESTAURANT, names);
-  return names?.includes("addressGiven") ? { ...columns, addressGiven: "bool" } : columns;
+  if (!names?.includes("addressGiven")) return columns;
+  let withIt = withAddressGiven.get(columns);
+  if (!withIt) withAddressGiven.set(columns, (withIt = { ...columns, addressGiven: "bool" }));
+  return withIt;
 }
 
 /** `"Restaurant"."column" AS "column", ...` for the columns named (all when none are). */
