@@ -46,7 +46,11 @@ export type SearchPlan = {
   cells?: string;
   /** Flags and opening hours. */
   rowTests: Prisma.Sql[];
-  /** The kept counts of the catalogue, its lists' values and city (search-totals.ts countKey), read when the search names any, or a title substring. */
+  /**
+   * The kept counts of the catalogue, its lists' values and city (search-totals.ts countKey), read
+   * when the search names any, or a title substring; up to a few seconds old (planning-counts.ts),
+   * so they choose how a search reads and never give an answer.
+   */
   keptCounts?: Map<string, number>;
 };
 

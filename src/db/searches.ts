@@ -9,6 +9,7 @@
 import { Prisma, providerOf, readRowsAside, type Db, type RawRows } from "./client.ts";
 import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectList, rowsOf, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
+import { planningCounts } from "./planning-counts.ts";
 import {
   afterDocuments, cellsQuery, conditionsOf, distanceKm, documentMatches, documentRank, documentTests, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, within, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
@@ -249,7 +250,9 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
 async function listCounts(db: Db, catalogue: Catalogue, q: { tags: TagCondition[]; cityKey?: string; titleKey?: string }) {
   const pairs = listPairsOf({ tags: q.tags, cityKey: q.cityKey });
   const substring = q.titleKey && providerOf(db) === "sqlite"; // see manyMatches
-  return pairs.length || substring ? keptCounts(db, catalogue, [["ALL", ""], ...pairs]) : undefined;
+  if (!pairs.length && !substring) return undefined;
+  const asked: [string, string][] = [["ALL", ""], ...pairs];
+  return planningCounts(db, `${catalogue}\u0000${asked.flat().join("\u0000")}`, () => keptCounts(db, catalogue, asked));
 }
 
 /**

@@ -144,3 +144,29 @@ describe("kept counts per list value and city", () => {
     expect(await expectKeptRight()).toEqual(before);
   });
 });
+
+// A filtered search chose its plan from the kept counts read in a statement of its own every time;
+// they are now reused for a few seconds (src/db/planning-counts.ts). Only the plan may use them:
+// a total right after a write must count that write.
+describe("the counts a search's plan is chosen by", () => {
+  const FILTERED = `query($filter: RestaurantFilter) { restaurants(filter: $filter, sort: RATING, first: 5) { totalCount totalCountIsEstimate nodes { id } } }`;
+  const planReads = () => s.sql.filter((q) => q.replace(/\s+/g, " ").startsWith(`SELECT "kind", "valueKey", "value", "n" FROM "RestaurantFacetCount"`)).length;
+
+  it("are read once while fresh, and a total is exact right after a write all the same", async () => {
+    await create({ title: "Plan one", cuisines: ["Planning"], address: { city: "Plancity" } });
+    const both = { cuisine: "planning", city: "plancity" };
+    const one = { cuisine: "planning" };
+    s.sql.length = 0;
+    const first = (await ok(FILTERED, { filter: both })).restaurants;
+    expect(planReads()).toBe(1);
+    s.sql.length = 0;
+    expect((await ok(FILTERED, { filter: both })).restaurants.totalCount).toBe(first.totalCount);
+    expect(planReads()).toBe(0);
+    const oneBefore = (await ok(FILTERED, { filter: one })).restaurants.totalCount;
+    await create({ title: "Plan two", cuisines: ["Planning"], address: { city: "Plancity" } });
+    const after = (await ok(FILTERED, { filter: both })).restaurants;
+    expect(after.totalCountIsEstimate).toBe(false);
+    expect(after.totalCount).toBe(first.totalCount + 1);
+    expect((await ok(FILTERED, { filter: one })).restaurants.totalCount).toBe(oneBefore + 1);
+  });
+});
