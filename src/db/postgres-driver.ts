@@ -185,8 +185,9 @@ export function postgresDriver(
     // A statement that writes on its own (autocommit: it commits when it ends), told to `health`
     // as Prisma's statements are.
     writeRows: (sql, args) => {
+      if (!pool) return undefined;
       const ticket = health.begin();
-      return read(sql, args)?.then(
+      return read(sql, args)!.then(
         (rows) => (health.succeeded(ticket), rows),
         (error) => (health.failed(error, ticket), Promise.reject(error)),
       );
