@@ -80,9 +80,9 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
   for (const rows of groupByMethodAndPath(compiled).values()) {
     const { method, path } = rows[0];
     /** The route's answer; a multipart file it received waits in `spooled` meanwhile. */
-    const answer = async (request: FastifyRequest, spooled: SpooledFiles): Promise<RouteAnswer> => {
+    const answer = async (request: FastifyRequest, spooled: SpooledFiles | undefined): Promise<RouteAnswer> => {
       let sentBody: unknown = request.body;
-      if (request.isMultipart()) {
+      if (spooled) {
         try {
           sentBody = await readMultipart(request, limits, spooled);
         } catch (error) {
@@ -106,14 +106,15 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
       return { status: outcome.status, body: outcome.body };
     };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const spooled = new SpooledFiles(options.spoolDir, options.diskReserveBytes);
+      // Only a multipart request can spool a file (a grocery's cover): the others skip its bookkeeping.
+      const spooled = request.isMultipart() ? new SpooledFiles(options.spoolDir, options.diskReserveBytes) : undefined;
       // Also when the connection is lost mid-upload: a partial file never stays behind.
-      reply.raw.once("close", () => void spooled.removeAll());
+      if (spooled) reply.raw.once("close", () => void spooled.removeAll());
       let result: RouteAnswer;
       try {
         result = await answer(request, spooled);
       } finally {
-        await spooled.removeAll(); // before answering: the client never sees the file still there
+        await spooled?.removeAll(); // before answering: the client never sees the file still there
       }
       reply.code(result.status);
       const code = result.status >= 400 ? (result.body as { error?: { code?: string } } | undefined)?.error?.code : undefined;
