@@ -247,6 +247,22 @@ export function totalSql(p: SearchPlan): Prisma.Sql {
 }
 
 /**
+ * PostgreSQL: whether the page statement counts the matches in its own pass over them
+ * (`COUNT(*) OVER ()`) instead of carrying totalSql, a count that reads them all again. Only when
+ * the kept counts bound the matches within the limit (the rarest list value, or the city, has at
+ * most EXACT_COUNT_LIMIT restaurants): the page then reads every match anyway to sort them, and
+ * the count stays bounded. Cuisine + city by rating at 2,000 restaurants: one pass over the
+ * city's rows instead of two.
+ */
+export function countedInPass(p: SearchPlan): boolean {
+  if (p.provider !== "postgres" || !p.keptCounts || p.words || p.titleKey || p.near || keptTotalOf(p)) return false;
+  const kept = p.keptCounts;
+  const bounds = p.tags.map((c) => c.keys.reduce((sum, k) => sum + (kept.get(countKey(c.kind, k)) ?? 0), 0));
+  if (p.cityKey) bounds.push(kept.get(countKey("CITY", p.cityKey)) ?? 0);
+  return bounds.length > 0 && Math.min(...bounds) <= EXACT_COUNT_LIMIT;
+}
+
+/**
  * A search's total: kept, counted up to the limit, or estimated from the sample (and said so).
  * `carried`: what totalSql gave, when a page statement carried it.
  */

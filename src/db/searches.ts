@@ -14,7 +14,7 @@ import {
   afterDocuments, cellsQuery, conditionsOf, distanceKm, documentMatches, documentRank, documentTests, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, within, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
-import { countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, matchingRows, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
+import { countedInPass, countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, matchingRows, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
 
 export type { Facets, FacetValue, Total } from "./search-totals.ts";
 export { EXACT_COUNT_LIMIT, FACET_VALUES } from "./search-totals.ts";
@@ -297,7 +297,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
 function carriedTotal(p: SearchPlan, carried: boolean) {
   return {
     carried,
-    column: carried ? Prisma.sql`, ${totalSql(p)} AS "totalCount"` : Prisma.empty,
+    column: !carried ? Prisma.empty : countedInPass(p) ? Prisma.sql`, COUNT(*) OVER () AS "totalCount"` : Prisma.sql`, ${totalSql(p)} AS "totalCount"`,
     of: (raw: RawRows | undefined) => {
       const at = raw?.names.indexOf("totalCount") ?? -1;
       return carried && raw && at >= 0 && raw.rows.length > 0 ? Number(raw.rows[0][at]) : undefined;

@@ -170,3 +170,32 @@ describe("the counts a search's plan is chosen by", () => {
     expect((await ok(FILTERED, { filter: one })).restaurants.totalCount).toBe(oneBefore + 1);
   });
 });
+
+// PostgreSQL counts matches the kept counts bound within the limit in the page statement's own
+// pass (src/db/search-totals.ts countedInPass) instead of a count that reads them again.
+describe("a total of few matches", () => {
+  const PAGE = `query($filter: RestaurantFilter, $first: Int, $after: String) { restaurants(filter: $filter, sort: RATING, first: $first, after: $after) {
+    totalCount totalCountIsEstimate pageInfo { endCursor } nodes { id } } }`;
+
+  it("is exact on every page, past the last one too, and read in the page's own pass on PostgreSQL", async () => {
+    for (let i = 0; i < 3; i++) await create({ title: `Pass ${i}`, cuisines: ["Passcuisine"], address: { city: "Passcity" } });
+    await create({ title: "Pass elsewhere", cuisines: ["Passcuisine"], address: { city: "Othercity" } });
+    const filter = { cuisine: "passcuisine", city: "passcity" };
+    await ok(PAGE, { filter, first: 2 }); // the plan's counts, read once
+    s.sql.length = 0;
+    const first = (await ok(PAGE, { filter, first: 2 })).restaurants;
+    expect(first.totalCount).toBe(3);
+    expect(first.totalCountIsEstimate).toBe(false);
+    expect(first.nodes).toHaveLength(2);
+    if (testProvider() === "postgres") {
+      expect(s.sql.some((q) => q.includes("COUNT(*) OVER ()"))).toBe(true);
+      expect(s.sql.some((q) => q.includes("LIMIT 1001"))).toBe(false);
+    }
+    const second = (await ok(PAGE, { filter, first: 2, after: first.pageInfo.endCursor })).restaurants;
+    expect(second.nodes).toHaveLength(1);
+    expect(second.totalCount).toBe(3);
+    const past = (await ok(PAGE, { filter, first: 2, after: second.pageInfo.endCursor })).restaurants;
+    expect(past.nodes).toHaveLength(0);
+    expect(past.totalCount).toBe(3);
+  });
+});
