@@ -129,7 +129,14 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
     const upTo = ceiling === undefined ? Prisma.empty : Prisma.sql`AND "rowid" <= ${keyValue(ceiling)}`;
     const ranked = await readRowsAside(db, pageSql(shape, byKeys(p, shape, wordKeys(p, { ranked: true, range: upTo })), Prisma.sql`"w"."rank", "w"."key"`, window));
     if (ceiling === undefined || ranked.rows.length > window.take) return ranked;
-    const before = alone ? RANK_WINDOW : await countOf(db, Prisma.sql`SELECT 1 ${byKeys(p, NO_SHAPE, wordKeys(p, { range: upTo }))}`);
+    // The ranked matches: a short page that reached its offset holds the last of them, so they
+    // are counted only when it came back empty past an offset (the count read them all again:
+    // with near, every restaurant of the window within the circle).
+    const before = alone
+      ? RANK_WINDOW
+      : ranked.rows.length > 0 || window.skip === 0
+        ? window.skip + ranked.rows.length
+        : await countOf(db, Prisma.sql`SELECT 1 ${byKeys(p, NO_SHAPE, wordKeys(p, { range: upTo }))}`);
     const after = Prisma.sql`AND "rowid" > ${keyValue(ceiling)}`;
     return joined(ranked, await readRowsAside(db, pageSql(shape, byKeys(p, shape, wordKeys(p, { range: after })), Prisma.sql`"w"."key"`, restWindow(window, before))));
   }

@@ -146,21 +146,27 @@ describe("words + near read through map cells", () => {
     expect(await found("moverword", { ...here, radiusKm: 1 })).toEqual([]);
   });
 
-  it("past the ranked window of the first 2,000 word matches, still finds those within the circle", async () => {
-    // 2,500 matches of the words, in one statement; the last three (past the window, whichever
-    // order the word index keeps) near Porto, the others 130 km away.
+  it("past the ranked window of the first 2,000 word matches, still finds those within the circle, page by page", async () => {
+    // 2,500 matches of the words, in one statement; near Porto: the first two (in the window) and
+    // the last three (past it, whichever order the word index keeps); the others 130 km away.
     await s.db.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt", "latitude", "longitude")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500)
       SELECT 'window-' || i, 'Windowword ' || i, 'windowword ' || i, 'Porto', 'porto', '${ownerId}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP,
-        CASE WHEN i > 2497 THEN 41.15 ELSE 40.0 END, -8.61 FROM n`);
+        CASE WHEN i <= 2 OR i > 2497 THEN 41.15 ELSE 40.0 END, -8.61 FROM n`);
     const porto = { latitude: 41.15, longitude: -8.61, radiusKm: 1 };
-    const { restaurants } = await ok(`query($f: RestaurantFilter) { restaurants(filter: $f, first: 2) { totalCount nodes { title } } }`, { f: { search: "windowword", near: porto } });
-    expect(restaurants.totalCount).toBe(3);
-    expect(restaurants.nodes).toHaveLength(2);
-    const all = await ok(`query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { title } } }`, { f: { search: "windowword", near: porto } });
-    expect(all.restaurants.nodes.map((n: { title: string }) => n.title).sort()).toEqual(["Windowword 2498", "Windowword 2499", "Windowword 2500"]);
-    const second = await ok(`query($f: RestaurantFilter) { restaurants(filter: $f, first: 2, offset: 2) { nodes { title } } }`, { f: { search: "windowword", near: porto } });
-    expect([...restaurants.nodes, ...second.restaurants.nodes].map((n: { title: string }) => n.title).sort()).toEqual(["Windowword 2498", "Windowword 2499", "Windowword 2500"]);
+    const near = ["Windowword 1", "Windowword 2", "Windowword 2498", "Windowword 2499", "Windowword 2500"];
+    const page = `query($f: RestaurantFilter, $first: Int, $offset: Int) { restaurants(filter: $f, first: $first, offset: $offset) { totalCount nodes { title } pageInfo { hasNextPage } } }`;
+    for (const size of [2, 3, 5]) {
+      const seen: string[] = [];
+      for (let offset = 0; offset < 6; offset += size) {
+        const { restaurants } = await ok(page, { f: { search: "windowword", near: porto }, first: size, offset });
+        expect(restaurants.totalCount).toBe(5);
+        seen.push(...restaurants.nodes.map((n: { title: string }) => n.title));
+        expect(restaurants.pageInfo.hasNextPage, `${size} from ${offset}`).toBe(offset + size < 5);
+      }
+      expect(seen, `pages of ${size}`).toHaveLength(5);
+      expect([...seen].sort(), `pages of ${size}`).toEqual(near);
+    }
   });
 
   it("never matches a cell with a word a user types, whole or as a prefix", async () => {
