@@ -5,7 +5,7 @@ import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound } from "../contract/errors.ts";
 import { imageReference } from "./image-references.ts";
-import { isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
+import { isForeignKeyViolation, isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
 import { checkId, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 
@@ -18,9 +18,6 @@ const grantInput = z.object({
     .transform((v) => v || null),
 });
 
-/** A Prisma foreign-key failure (P2003): the restaurant went away between check and write. */
-const isForeignKeyViolation = (error: unknown) =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2003";
 
 export const listBadges = (db: Db) => db.badge.findMany({ orderBy: [{ name: "asc" }, { id: "asc" }] });
 

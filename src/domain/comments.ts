@@ -8,7 +8,8 @@ import { insertRatedComment } from "../db/comment-writes.ts";
 import { commentCountOf, commentPageFor } from "../db/reads.ts";
 import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
-import { notFound } from "../contract/errors.ts";
+import { notFound, signInRequired } from "../contract/errors.ts";
+import { isForeignKeyViolation } from "./prisma-errors.ts";
 import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText } from "./text.ts";
@@ -28,7 +29,15 @@ export const commentInput = z.object({
 export async function addComment(db: Db, events: EventBus, viewer: Viewer, restaurantId: string, input: unknown): Promise<CommentWithAuthor> {
   const data = parseInput(commentInput, input);
   checkId(restaurantId, "restaurantId");
-  const comment = await insertRatedComment(db, { restaurantId, authorId: viewer.id, ...data });
+  let comment: CommentWithAuthor | null;
+  try {
+    comment = await insertRatedComment(db, { restaurantId, authorId: viewer.id, ...data });
+  } catch (error) {
+    // The statement found the restaurant (its row stays locked until the write ends), so the key
+    // that failed is the author's: the account was deleted since its token was checked.
+    if (isForeignKeyViolation(error)) throw signInRequired(true);
+    throw error;
+  }
   if (!comment) throw notFound("restaurant", restaurantId);
   events.publish({ topic: "commentAdded", restaurantId, commentId: comment.id });
   return comment;

@@ -12,9 +12,15 @@ export function isRecordNotFound(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2025";
 }
 
-/** A foreign key refused the write (Prisma P2003): the row it points at does not exist (any more). */
+/**
+ * A foreign key refused the write: the row it points at does not exist (any more). Through Prisma's
+ * API it is P2003; a statement sent straight to PostgreSQL's driver fails with SQLSTATE 23503; a raw
+ * statement on SQLite with P2010 naming the driver's ForeignKeyConstraintViolation.
+ */
 export function isForeignKeyViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2003";
+  if (typeof error !== "object" || error === null) return false;
+  const { code, meta } = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  return code === "P2003" || code === "23503" || (code === "P2010" && meta?.driverAdapterError?.cause?.kind === "ForeignKeyConstraintViolation");
 }
 
 /**

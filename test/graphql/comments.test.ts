@@ -112,6 +112,19 @@ describe("addComment", () => {
     expect(await s.db.comment.count({ where: { restaurantId: r.id } })).toBe(0);
   });
 
+  it("answers 401, not 500, for an account deleted since its token was checked, and changes nothing", async () => {
+    const r = await newRestaurant();
+    const gone = await s.signUp("gone");
+    expect((await s.graphql(`{ me { id } }`, {}, gone.token)).data.me.id).toBe(gone.id); // its session is cached now
+    // Deleted behind the server's back (no revocation event): the cached session still lets it in.
+    await s.db.user.delete({ where: { id: gone.id } });
+    const res = await add(r.id, { title: "t", body: "b", rating: 3 }, gone.token);
+    expect(res.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
+    expect(await totals(r.id)).toEqual({ ratingSum: 0, ratingCount: 0, ratingAvg: null });
+    const rest = await s.fetch(`/restaurants/${r.id}/comments`, { method: "PUT", token: gone.token, json: { title: "t", body: "b", rating: 3 } });
+    expect(rest.status).toBe(401);
+  });
+
   it("keeps the totals exact when 30 comments arrive at once", async () => {
     const r = await newRestaurant();
     const users = [alice, bob, await s.signUp("carol"), await s.signUp("dan")];
