@@ -419,7 +419,9 @@ export function searchSummary(db: Db, p: SearchPlan, spec: FacetSpec, { carried,
   // With facets asked, an estimated total comes from the same statement as the sampled facets.
   const fromSample = facetsAsked ? async () => (await sampled()).total : undefined;
   const count = once(async () => totalOf(db, p, carried?.() ?? (together ? (await matched()).count : undefined), fromSample));
-  return { count, facets: once(() => facetsOf(db, p, spec, count, matched, sampled)) };
+  // The exact number of matches, when the one statement for the total and facets counts them all.
+  const exactMatches = together ? async () => { const { count: n } = await matched(); return n <= EXACT_COUNT_LIMIT ? n : undefined; } : undefined;
+  return { count, facets: once(() => facetsOf(db, p, spec, count, matched, sampled)), exactMatches };
 }
 
 /** The promise of the first call, shared by the later ones. */

@@ -118,7 +118,15 @@ const joined = (first: RawRows, second: RawRows): RawRows => ({ names: first.nam
  * holds), best first, then the other matches in the index's order. The ranked ones are filtered
  * by the other conditions before the page is cut, so every page is exact in that order.
  */
-async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window): Promise<RawRows> {
+async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window, exactMatches?: () => Promise<number | undefined>): Promise<RawRows> {
+  // The matches past the ranked ones are read only when there are any: when the search's total and
+  // facets read every match in one statement anyway (search-totals.ts searchSummary) and it finds
+  // no more than were ranked, that second pass over the same rows is skipped ("pizza" near Lisbon,
+  // 5 km, open now at an hour when none is open: every restaurant within the circle read twice).
+  const noneAfter = async (ranked: number) => {
+    const total = await exactMatches?.();
+    return total !== undefined && total <= ranked;
+  };
   const t = table(p.catalogue);
   const alone = conditionsOf(p, true).length === 0;
   if (p.provider === "sqlite") {
@@ -137,6 +145,7 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
       : ranked.rows.length > 0 || window.skip === 0
         ? window.skip + ranked.rows.length
         : await countOf(db, Prisma.sql`SELECT 1 ${byKeys(p, NO_SHAPE, wordKeys(p, { range: upTo }))}`);
+    if (await noneAfter(before)) return ranked;
     const after = Prisma.sql`AND "rowid" > ${keyValue(ceiling)}`;
     return joined(ranked, await readRowsAside(db, pageSql(shape, byKeys(p, shape, wordKeys(p, { range: after })), Prisma.sql`"w"."key"`, restWindow(window, before))));
   }
@@ -157,7 +166,7 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
   if (page.rows.length > window.take) return page;
   const counted = (await query<{ all: number; kept: number }>(db, { all: "int", kept: "int" },
     Prisma.sql`${ranked} SELECT (SELECT COUNT(*) FROM "ranked") AS "all", (SELECT COUNT(*) ${rankedRows(NO_SHAPE)}) AS "kept"`))[0];
-  if (!counted || counted.all < RANK_WINDOW) return page;
+  if (!counted || counted.all < RANK_WINDOW || (await noneAfter(counted.kept))) return page;
   // With near: led by the documents within the circle, read from the words' and cells' index (as
   // wordsFrom). Joined freely, the planner probed every restaurant of the GiST box: "pizza" near
   // Lisbon, 5 km, open now at 04:00 (nothing open: every match is read) at 1,000,000 restaurants,
@@ -281,7 +290,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   const shape: Shape = { select: Prisma.sql`${restaurantSelectList(asks.columns)}${related.columns}${distance}`, joins: related.joins };
   const raw =
     q.sort === "RELEVANCE" && p.words
-      ? await relevancePage(db, p, shape, window)
+      ? await relevancePage(db, p, shape, window, summary.exactMatches)
       : q.sort === "DISTANCE" && q.near
         ? await distancePage(db, p, q.near, shape, window)
         : p.words
@@ -293,7 +302,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
     const at = raw.names.indexOf("distanceKm");
     rows.forEach((row, i) => (row.distanceKm = Number(raw.rows[i][at])));
   }
-  return { rows, ...summary };
+  return { rows, count: summary.count, facets: summary.facets };
 }
 
 /**
@@ -347,6 +356,7 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
       : p.words
         ? await readRowsAside(db, pageSql(shape, wordsFrom(p, shape), GROCERY_NEWEST, window))
         : await readRowsAside(db, pageSql(shape, Prisma.sql`FROM "Grocery" ${whereAll(conditionsOf(p, false))}`, GROCERY_NEWEST, window));
-  return { rows: rowsOf<GroceryRow>(GROCERY, raw), ...searchSummary(db, p, GROCERY_FACETS) };
+  const { count, facets } = searchSummary(db, p, GROCERY_FACETS);
+  return { rows: rowsOf<GroceryRow>(GROCERY, raw), count, facets };
 }
 

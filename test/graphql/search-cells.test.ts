@@ -167,6 +167,17 @@ describe("words + near read through map cells", () => {
       expect(seen, `pages of ${size}`).toHaveLength(5);
       expect([...seen].sort(), `pages of ${size}`).toEqual(near);
     }
+    // With facets asked, the one statement of the total and facets counts every match: the matches
+    // past the ranked ones are read only when there are more than were ranked.
+    const faceted = `query($f: RestaurantFilter) { restaurants(filter: $f, first: 2) { totalCount facets { exact cuisines { value count } } nodes { title } } }`;
+    const restRead = () => s.sql.some((sql) => (testProvider() === "postgres" ? sql.includes(`NOT IN (SELECT "id" FROM "ranked")`) : /"rowid" > /.test(sql)));
+    for (const [text, titles, rest] of [["windowword 1", ["Windowword 1"], false], ["2500", ["Windowword 2500"], true], ["windowword", near.slice(0, 2), true]] as const) {
+      s.sql.length = 0;
+      const { restaurants } = await ok(faceted, { f: { search: "windowword", near: porto, ...(text === "windowword" ? {} : { text }) } });
+      expect(restaurants.nodes.map((n: { title: string }) => n.title).sort(), text).toEqual(titles);
+      expect(restaurants.totalCount, text).toBe(text === "windowword" ? 5 : 1);
+      expect(restRead(), text).toBe(rest);
+    }
   });
 
   it("never matches a cell with a word a user types, whole or as a prefix", async () => {
