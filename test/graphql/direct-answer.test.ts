@@ -86,6 +86,18 @@ describe("a document validated before", () => {
     expect(await answers(s)).toEqual({ direct: before.direct, apollo: before.apollo + 3 });
   });
 
+  it("still answers directly for a new Accept header after a client sent many made-up ones", async () => {
+    const query = `query Accepts { restaurant(id: "${restaurantId}") { id } }`;
+    const headers = (accept: string) => ({ accept, authorization: `Bearer ${token}` });
+    await post(s, { query }, headers("application/json"));
+    for (let i = 0; i < 100; i++) await post(s, { query }, headers(`application/json, text/x-made-up-${i};q=0.1`));
+    const before = await answers(s);
+    const fresh = await post(s, { query }, headers("application/graphql-response+json, application/json;q=0.5"));
+    expect(fresh.status).toBe(200);
+    expect(fresh.contentType).toBe("application/graphql-response+json; charset=utf-8");
+    expect(await answers(s)).toEqual({ direct: before.direct + 1, apollo: before.apollo });
+  });
+
   // Each failure first sent while the document is new (Apollo's answer), then again once it is known.
   const FAILURES: [string, string, Record<string, unknown>, Record<string, unknown>][] = [
     ["the cost limit", "query Costly($n: Int) { restaurants(first: $n) { nodes { comments(first: $n) { nodes { id } } } } }", { n: 100 }, { n: 1 }],

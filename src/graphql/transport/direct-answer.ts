@@ -42,7 +42,7 @@ const GRAPHQL_RESPONSE_JSON = "application/graphql-response+json; charset=utf-8"
 const JSON_CALLBACK = "application/json; callbackSpec=1.0; charset=utf-8";
 const OFFERED = [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, JSON_CALLBACK];
 
-/** Distinct Accept headers whose answer is remembered; further ones go to Apollo. */
+/** Distinct Accept headers whose answer is remembered; past that the oldest is forgotten (a client sending made-up headers cannot pin the lane shut for new ones). */
 const MAX_ACCEPT_VALUES = 64;
 
 /** Content types whose body the server parsed as JSON and Apollo takes as such (others: Apollo). */
@@ -76,7 +76,7 @@ export function directAnswer({ runner, known, context: contextOf, apollo: viaApo
     if (!accept) return APPLICATION_JSON;
     let chosen = mediaTypes.get(accept);
     if (chosen !== undefined) return chosen;
-    if (mediaTypes.size >= MAX_ACCEPT_VALUES) return null;
+    if (mediaTypes.size >= MAX_ACCEPT_VALUES) mediaTypes.delete(mediaTypes.keys().next().value!);
     const preferred = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
     chosen = preferred === APPLICATION_JSON || preferred === GRAPHQL_RESPONSE_JSON ? preferred : null;
     mediaTypes.set(accept, chosen);
