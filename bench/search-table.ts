@@ -32,9 +32,14 @@ const READS: [string, string, Record<string, unknown>][] = [
   ["words that match nothing", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { search: "zzqxw" } }],
   ["near 2 km, by distance, totalCount", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title distanceKm } } }`, { f: { near: { ...LISBON, radiusKm: 2 } } }],
   ["open now + city", `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id title } } }`, { f: { openNow: true, city: "lisbon" } }],
+  // The same at fixed instants, so that runs at different hours compare: 05:00 UTC, when no Lisbon
+  // restaurant of the seed is open (the whole city was read), and 20:00 UTC, when most are.
+  ["open at 05:00 UTC + city", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { openAt: "2026-11-26T05:00:00Z", city: "lisbon" } }],
+  ["open at 20:00 UTC + city", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { openAt: "2026-11-26T20:00:00Z", city: "lisbon" } }],
   ["any of 2 cuisines, min rating 4, price $$", `query($f: RestaurantFilter) { restaurants(filter: $f, sort: RATING) { totalCount nodes { id title } } }`, { f: { cuisines: { anyOf: ["italian", "japanese"] }, minRating: 4, priceRange: ["$$"] } }],
   ["facets of everything", `{ restaurants(first: 1) { totalCount facets { exact cuisines { value count } categories { value count } priceRanges { value count } cities { value count } } } }`, {}],
   ["facets of \"pizza\" near, open now", `query($f: RestaurantFilter) { restaurants(filter: $f, first: 10) { totalCount facets { exact cuisines { value count } categories { value count } } nodes { id title } } }`, { f: { search: "pizza", near: { ...LISBON, radiusKm: 5 }, openNow: true } }],
+  ["facets of \"pizza\" near, open at 20:00 UTC", `query($f: RestaurantFilter) { restaurants(filter: $f, first: 10) { totalCount facets { exact cuisines { value count } categories { value count } } nodes { id title } } }`, { f: { search: "pizza", near: { ...LISBON, radiusKm: 5 }, openAt: "2026-11-26T20:00:00Z" } }],
   ["groceries: words \"olive oil\", totalCount", `query($f: GroceryFilter) { groceries(filter: $f) { totalCount nodes { id title } } }`, { f: { search: "olive oil" } }],
 ];
 /**

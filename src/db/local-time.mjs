@@ -1,9 +1,10 @@
-// `open_during(zone, epochMs, open, close)` for SQLite, which has no time zone database: whether
-// an opening period holds the wall-clock time ("HH:MM", 24-hour) at an instant in an IANA zone
-// (localTime('Europe/Lisbon', 1764270000000) = '19:00'). Open-now searches test it (search-sql.ts
-// openAt); PostgreSQL computes the same with AT TIME ZONE. Registered on every SQLite connection
-// that runs searches: the service's own and its reader threads' (sqlite-read-worker.mjs). Plain
-// JavaScript, so a worker thread can load it without a TypeScript loader.
+// `open_pattern(zone, epochMs, periods)` for SQLite, which has no time zone database: whether one
+// of an opening pattern's periods ("HH:MM-HH:MM,...", 24-hour) holds the wall-clock time at an
+// instant in an IANA zone (localTime('Europe/Lisbon', 1764270000000) = '19:00'). Open-now searches
+// test it once per pattern (opening-patterns.ts); PostgreSQL computes the same with AT TIME ZONE.
+// Registered on every SQLite connection that runs searches: the service's own and its reader
+// threads' (sqlite-read-worker.mjs). Plain JavaScript, so a worker thread can load it without a
+// TypeScript loader.
 
 const formats = new Map();
 
@@ -37,19 +38,25 @@ export function localTime(zone, epochMs) {
 }
 
 /**
- * Whether an opening period ("HH:MM" to "HH:MM") holds the instant in the zone: one that opens and
- * closes at the same time is open all day; one that closes earlier than it opens runs past
- * midnight. One call a period: the same test written in SQL around local_time() called it up to
- * four times, and each call from SQLite into JavaScript costs about a microsecond (open now among
- * 2,200 restaurants: 15 ms of 42).
+ * Whether an opening period ("HH:MM" to "HH:MM") holds the local time: one that opens and closes
+ * at the same time is open all day; one that closes earlier than it opens runs past midnight.
  */
-export function openDuring(zone, epochMs, open, close) {
+export function openDuring(time, open, close) {
+  if (open === close) return true;
+  return open < close ? open <= time && time < close : time >= open || time < close;
+}
+
+/** Whether a pattern's periods ("HH:MM-HH:MM" joined by commas) hold the instant in the zone: 1 or 0. */
+export function openPattern(zone, epochMs, periods) {
   const time = localTime(zone, epochMs);
-  if (time === null || typeof open !== "string" || typeof close !== "string") return 0;
-  if (open === close) return 1;
-  return (open < close ? open <= time && time < close : time >= open || time < close) ? 1 : 0;
+  if (time === null || typeof periods !== "string") return 0;
+  for (const period of periods.split(",")) {
+    const [open, close] = period.split("-");
+    if (open !== undefined && close !== undefined && openDuring(time, open, close)) return 1;
+  }
+  return 0;
 }
 
 export function registerLocalTime(db) {
-  db.function("open_during", { deterministic: true }, openDuring);
+  db.function("open_pattern", { deterministic: true }, openPattern);
 }

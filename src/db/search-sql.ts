@@ -44,8 +44,10 @@ export type SearchPlan = {
    * index with the words. Undefined when the circle needs too many cells.
    */
   cells?: string;
-  /** Flags and opening hours. */
+  /** Flags. */
   rowTests: Prisma.Sql[];
+  /** Open at an instant: the ids of the opening patterns open then (opening-patterns.ts). */
+  openPatterns?: number[];
   /**
    * The kept counts of the catalogue, its lists' values and city (search-totals.ts countKey), read
    * when the search names any, or a title substring; up to a few seconds old (planning-counts.ts),
@@ -69,7 +71,10 @@ export const number = (value: number) => Prisma.sql`CAST(${value} AS DOUBLE PREC
 
 /** Whether the plan has no condition at all. */
 export const unfiltered = (p: SearchPlan) =>
-  !p.words && !p.titleKey && p.tags.length === 0 && !p.cityKey && p.minRating == null && !p.near && p.rowTests.length === 0;
+  !p.words && !p.titleKey && p.tags.length === 0 && !p.cityKey && p.minRating == null && !p.near && rowTestCount(p) === 0;
+
+/** The conditions tested on each row only: the flags, and open at an instant. */
+export const rowTestCount = (p: SearchPlan) => p.rowTests.length + (p.openPatterns ? 1 : 0);
 
 // ---- Words -------------------------------------------------------------------------------------
 
@@ -363,24 +368,21 @@ export function rowsOfKeys(p: SearchPlan, keys: Prisma.Sql, rest: SearchPlan = p
     JOIN ${t} ON ${t}."id" = "s".${Prisma.raw(OWNER_KEY[p.catalogue])} ${joins} ${whereAll([...near, ...conditionsOf({ ...rest, near: undefined }, true)])}`;
 }
 
-// ---- Open at -----------------------------------------------------------------------------------
+// ---- Open at ----------------------------------------------------------------------------------
 
 /**
- * Open at the instant, in the restaurant's zone: a period holds the local time "HH:MM" when it
- * opens at or before it and closes after it; one that closes earlier than it opens runs past
- * midnight; one that opens and closes at the same time is open all day.
+ * Open at an instant: the restaurant's opening pattern is one of the open ones (opening-patterns.ts),
+ * one bound value whatever their number (a JSON array for SQLite, an array for PostgreSQL), read
+ * from the index on the pattern. `unindexed` (SQLite, a page walked in its order's index): kept off
+ * that index ("+"), or SQLite read every restaurant of the open patterns and sorted them ("open
+ * now" in Lisbon at 13:00 UTC at 1,000,000: 1.2 s against 4 ms walking). None open: no restaurant.
  */
-export function openAt(provider: Provider, at: Date): Prisma.Sql {
-  if (provider === "sqlite") {
-    // One call into JavaScript a period (local-time.mjs openDuring).
-    return Prisma.sql`"Restaurant"."timeZone" IS NOT NULL AND EXISTS (SELECT 1 FROM "OpeningHours" h
-      WHERE h."restaurantId" = "Restaurant"."id" AND open_during("Restaurant"."timeZone", ${at.getTime()}, h."open", h."close"))`;
-  }
-  const local = Prisma.sql`to_char(CAST(${at.toISOString()} AS TIMESTAMPTZ) AT TIME ZONE "Restaurant"."timeZone", 'HH24:MI')`;
-  return Prisma.sql`"Restaurant"."timeZone" IS NOT NULL AND EXISTS (SELECT 1 FROM "OpeningHours" h
-    WHERE h."restaurantId" = "Restaurant"."id" AND (h."open" = h."close"
-      OR (h."open" < h."close" AND h."open" <= ${local} AND ${local} < h."close")
-      OR (h."close" < h."open" AND (${local} >= h."open" OR ${local} < h."close"))))`;
+export function patternIn(provider: Provider, ids: number[], unindexed = false): Prisma.Sql {
+  if (ids.length === 0) return Prisma.raw("1 = 0");
+  const column = Prisma.raw(`${unindexed ? "+" : ""}"Restaurant"."openingPattern"`);
+  return provider === "sqlite"
+    ? Prisma.sql`${column} IN (SELECT "value" FROM json_each(${JSON.stringify(ids)}))`
+    : Prisma.sql`${column} = ANY(CAST(${`{${ids.join(",")}}`} AS INTEGER[]))`;
 }
 
 // ---- The conditions together -------------------------------------------------------------------
@@ -414,6 +416,7 @@ export function conditionsOf(p: SearchPlan, perRow: boolean, sortedBy?: string):
   if (p.cityKey) conditions.push(Prisma.sql`${unindexed("city")}${t}."citySearch" = ${p.cityKey}`);
   if (p.minRating != null) conditions.push(Prisma.sql`${unindexed("rating")}${t}."ratingAvg" >= ${number(p.minRating)}`);
   if (p.near) conditions.push(...within(p, p.near));
+  if (p.openPatterns) conditions.push(patternIn(p.provider, p.openPatterns, perRow && p.provider === "sqlite"));
   conditions.push(...p.rowTests);
   return conditions;
 }

@@ -7,7 +7,7 @@
 //   a fixed sample and said to be (`totalCountIsEstimate`, `facets.exact`).
 import { Prisma, type Db } from "./client.ts";
 import {
-  afterDocuments, conditionsOf, documentMatches, documentTests, keyValue, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, searchRows, table, trigramExact, trigramKeys, unfiltered,
+  afterDocuments, conditionsOf, documentMatches, documentTests, keyValue, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, rowTestCount, searchRows, table, trigramExact, trigramKeys, unfiltered,
   whereAll, wordKeys, type Catalogue, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 
@@ -53,7 +53,7 @@ export const countKey = (kind: string, key: string) => `${kind}\u0000${key}`;
 
 /** The one kept count that is a search's exact total, if its conditions are one value or none. */
 function keptTotalOf(p: SearchPlan): [string, string] | undefined {
-  const others = p.words || p.titleKey || p.minRating != null || p.near || p.rowTests.length > 0;
+  const others = p.words || p.titleKey || p.minRating != null || p.near || rowTestCount(p) > 0;
   if (others) return undefined;
   if (p.tags.length === 0 && !p.cityKey) return ["ALL", ""];
   if (p.tags.length === 1 && p.tags[0].keys.length === 1 && !p.cityKey) return [p.tags[0].kind, p.tags[0].keys[0]];
@@ -85,7 +85,7 @@ export function matchingRows(p: SearchPlan, range: Prisma.Sql = Prisma.empty): P
 
 /** SQLite: the keys matching every condition from the text indexes alone, when they are the only conditions. */
 function textKeysAlone(p: SearchPlan): Prisma.Sql | undefined {
-  if (p.provider !== "sqlite" || p.tags.length || p.cityKey || p.minRating != null || p.near || p.rowTests.length) return undefined;
+  if (p.provider !== "sqlite" || p.tags.length || p.cityKey || p.minRating != null || p.near || rowTestCount(p)) return undefined;
   if (p.titleKey && !trigramExact(p)) return undefined;
   if (p.words && p.titleKey) return Prisma.sql`SELECT "w"."key" FROM (${wordKeys(p)}) "w" WHERE "w"."key" IN (${trigramKeys(p)})`;
   return p.words ? wordKeys(p) : p.titleKey ? trigramKeys(p) : undefined;
@@ -93,7 +93,7 @@ function textKeysAlone(p: SearchPlan): Prisma.Sql | undefined {
 
 /** SQLite: the keys within a near search's circle from the R*Tree alone, when it is the only condition. */
 function placeKeysAlone(p: SearchPlan): Prisma.Sql | undefined {
-  if (p.provider !== "sqlite" || !p.near || p.words || p.titleKey || p.tags.length || p.cityKey || p.minRating != null || p.rowTests.length) return undefined;
+  if (p.provider !== "sqlite" || !p.near || p.words || p.titleKey || p.tags.length || p.cityKey || p.minRating != null || rowTestCount(p)) return undefined;
   return placeKeys(p.near);
 }
 
@@ -294,7 +294,7 @@ export function keptShare(p: SearchPlan): number {
   const all = Math.max(1, kept.get(countKey("ALL", "")) ?? 0);
   let share = p.cityKey ? (kept.get(countKey("CITY", p.cityKey)) ?? 0) / all : 1;
   for (const c of p.tags) share *= Math.min(1, c.keys.reduce((sum, k) => sum + (kept.get(countKey(c.kind, k)) ?? 0), 0) / all);
-  return share * 0.5 ** (p.rowTests.length + (p.minRating != null ? 1 : 0));
+  return share * 0.5 ** (rowTestCount(p) + (p.minRating != null ? 1 : 0));
 }
 
 /** Matches expected (keptShare) from which a total is estimated from the sample before any count. */

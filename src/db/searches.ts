@@ -9,9 +9,10 @@
 import { Prisma, providerOf, readRowsAside, type Db, type RawRows } from "./client.ts";
 import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectList, rowsOf, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
+import { openPatterns } from "./opening-patterns.ts";
 import { planningCounts } from "./planning-counts.ts";
 import {
-  afterDocuments, cellsQuery, conditionsOf, distanceKm, documentMatches, documentRank, documentTests, keyValue, openAt, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, within, wordKeys,
+  afterDocuments, cellsQuery, conditionsOf, distanceKm, documentMatches, documentRank, documentTests, keyValue, OWNER_KEY, patternIn, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, whereAll, within, wordKeys,
   wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
 } from "./search-sql.ts";
 import { countedInPass, countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, matchingRows, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
@@ -209,7 +210,12 @@ async function orderedPage(db: Db, p: SearchPlan, shape: Shape, window: Window, 
   const from =
     p.provider === "sqlite" && p.near && !inOrder
       ? byKeys(p, shape, placeKeys(p.near), { ...p, near: undefined })
-      : Prisma.sql`FROM ${t} ${shape.joins} ${whereAll(conditionsOf(p, inOrder, order.column))}`;
+      : !inOrder && p.provider === "postgres" && p.openPatterns
+        ? // Read from the filters' indexes, then sorted: PostgreSQL takes a city and the open
+          // patterns to be independent, so it expected 42,000 restaurants open in Lisbon at an
+          // hour when none was and walked the order's index through all 1,000,000 (660 ms).
+          Prisma.sql`FROM (SELECT ${t}.* FROM ${t} ${whereAll(conditionsOf(p, false))} OFFSET 0) ${t} ${shape.joins}`
+        : Prisma.sql`FROM ${t} ${shape.joins} ${whereAll(conditionsOf(p, inOrder, order.column))}`;
   return readRowsAside(db, pageSql(shape, from, order.sql, window, extra));
 }
 
@@ -234,6 +240,16 @@ async function manyMatches(db: Db, p: SearchPlan, { skip, take }: Window): Promi
     const found = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${trigramKeys(p)} LIMIT ${Prisma.raw(String(enough))}) "t"`))[0]?.n ?? 0;
     share *= found / all;
   }
+  if (p.openPatterns?.length && share >= needed) {
+    // The restaurants of the open patterns (in the city) from their index, up to what would be
+    // enough: the kept counts know nothing of the hour ("open now" in Lisbon at 05:00 UTC, none
+    // open: the walk read every restaurant, 660 ms at 1,000,000).
+    const enough = Math.ceil(needed * all) + 1;
+    const city = p.cityKey ? [Prisma.sql`"Restaurant"."citySearch" = ${p.cityKey}`] : [];
+    const open = Prisma.sql`SELECT 1 FROM "Restaurant" ${whereAll([...city, patternIn(p.provider, p.openPatterns)])} LIMIT ${Prisma.raw(String(enough))}`;
+    const found = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${open}) "o"`))[0]?.n ?? 0;
+    if (found < enough) return false;
+  }
   return share >= needed;
 }
 
@@ -245,7 +261,6 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
   const rowTests: Prisma.Sql[] = [];
   if (q.canHomeDeliver != null) rowTests.push(Prisma.raw(`"Restaurant"."canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
   if (q.acceptsReservations != null) rowTests.push(Prisma.raw(`"Restaurant"."acceptsReservations" = ${q.acceptsReservations ? "TRUE" : "FALSE"}`));
-  if (q.openAt) rowTests.push(openAt(provider, q.openAt));
   const words = q.words?.length ? await wordsQuery(db, "Restaurant", q.words) : undefined;
   return {
     provider,
@@ -258,15 +273,16 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
     near: q.near,
     cells: words && q.near ? cellsQuery(provider, q.near) : undefined,
     rowTests,
+    openPatterns: q.openAt ? await openPatterns(db, q.openAt) : undefined,
     keptCounts: await listCounts(db, "Restaurant", q),
   };
 }
 
-/** The kept counts of the lists' values and the city a search names, and of the catalogue, when it names any (or, on SQLite, a title substring). */
-async function listCounts(db: Db, catalogue: Catalogue, q: { tags: TagCondition[]; cityKey?: string; titleKey?: string }) {
+/** The kept counts of the lists' values and the city a search names, and of the catalogue, when it names any (or, on SQLite, a title substring; or an hour to be open at). */
+async function listCounts(db: Db, catalogue: Catalogue, q: { tags: TagCondition[]; cityKey?: string; titleKey?: string; openAt?: Date }) {
   const pairs = listPairsOf({ tags: q.tags, cityKey: q.cityKey });
   const substring = q.titleKey && providerOf(db) === "sqlite"; // see manyMatches
-  if (!pairs.length && !substring) return undefined;
+  if (!pairs.length && !substring && !q.openAt) return undefined;
   const asked: [string, string][] = [["ALL", ""], ...pairs];
   return planningCounts(db, `${catalogue}\u0000${asked.flat().join("\u0000")}`, () => keptCounts(db, catalogue, asked));
 }

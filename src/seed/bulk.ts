@@ -25,6 +25,7 @@ import type { Config } from "../config.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
 import { grocery, restaurant, type GrocerySeed, type RestaurantSeed, type Size } from "./dataset.ts";
 import { seedUploadName } from "./images.ts";
+import { SeedOpeningPatterns, UNUSED_PATTERNS, type PatternRow } from "./opening-patterns.ts";
 
 type Row = Record<string, unknown>;
 
@@ -104,7 +105,7 @@ const SHARED = { restaurant: coverNames("restaurant"), grocery: coverNames("groc
 export const sharedCover = (catalogue: "restaurant" | "grocery", n: number) => SHARED[catalogue][(n - 1) % SHARED_COVERS]!;
 
 /** The rows of restaurants from..to, by table, in the order SQLite wants them (children first). */
-function restaurantRows(from: number, to: number, size: Size, badgeIds: string[]): Tables {
+function restaurantRows(from: number, to: number, size: Size, badgeIds: string[], patterns: SeedOpeningPatterns): Tables {
   const t: Tables = { RestaurantTag: [], OpeningHours: [], RestaurantBadge: [], Comment: [], Order: [], Report: [], Restaurant: [] };
   for (let n = from; n <= to; n++) {
     const r: RestaurantSeed = restaurant(n, size, sharedCover("restaurant", n));
@@ -116,7 +117,8 @@ function restaurantRows(from: number, to: number, size: Size, badgeIds: string[]
     t.Report.push(...r.reports);
     const { ratingSum, ratingCount } = r.row as { ratingSum: number; ratingCount: number };
     // The comment mutation's expression (CAST(sum AS DOUBLE) / count): the same IEEE division.
-    t.Restaurant.push({ ...r.row, ratingAvg: ratingCount > 0 ? ratingSum / ratingCount : null });
+    const openingPattern = patterns.idOf(r.row.timeZone, r.openingHours);
+    t.Restaurant.push({ ...r.row, ratingAvg: ratingCount > 0 ? ratingSum / ratingCount : null, openingPattern });
   }
   return t;
 }
@@ -205,9 +207,10 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
       for (const { type, name } of setAside) db.exec(`DROP ${type === "index" ? "INDEX" : "TRIGGER"} "${name}"`);
       const last = (table: string) => (db.prepare(`SELECT COALESCE(MAX("rowid"), 0) AS n FROM "${table}"`).get() as { n: number }).n;
       const before = { restaurants: last("RestaurantSearchRow"), groceries: last("GrocerySearchRow") };
+      const patterns = new SeedOpeningPatterns(db.prepare(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`).all() as PatternRow[]);
       for (let from = 1; from <= size.restaurants; from += BATCH) {
         const to = Math.min(from + BATCH - 1, size.restaurants);
-        const tables = restaurantRows(from, to, size, badgeIds);
+        const tables = restaurantRows(from, to, size, badgeIds, patterns);
         for (const [table, rows] of Object.entries(tables)) {
           const added = insert(table, rows);
           if (table === "Restaurant") counts.restaurants += added;
@@ -222,6 +225,8 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
         }
         onProgress?.("groceries", to - from + 1);
       }
+      insert("OpeningPattern", patterns.added());
+      db.exec(UNUSED_PATTERNS);
       lap("load");
       // Counted before the indexes are back: read in the table's order and sorted once, not
       // looked up row by row in an index's order (1m: 34 -> 16 s).
@@ -309,7 +314,7 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
       return async () => (await client.query(sql, arrays)).rowCount ?? 0;
     };
     const counts = { restaurants: 0, groceries: 0 };
-    const searched = ["Restaurant", "RestaurantTag", "Grocery", "GroceryTag"];
+    const searched = ["Restaurant", "RestaurantTag", "OpeningHours", "Grocery", "GroceryTag"];
     const lap = phaseTimer();
     await client.query("BEGIN");
     try {
@@ -353,9 +358,17 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
           writing.catch(() => {}); // awaited (and thrown) before the next batch or at the end
         }
       };
-      await load("restaurants", "Restaurant", size.restaurants, (from, to) => restaurantRows(from, to, size, badgeIds));
+      const patterns = new SeedOpeningPatterns((await client.query<PatternRow>(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`)).rows);
+      await load("restaurants", "Restaurant", size.restaurants, (from, to) => restaurantRows(from, to, size, badgeIds, patterns));
       await load("groceries", "Grocery", size.groceries, (from, to) => groceryRows(from, to, size, coverBytes));
       await writing;
+      const added = patterns.added();
+      if (added.length) {
+        await client.query(`INSERT INTO "OpeningPattern" ("id", "timeZone", "periods") SELECT * FROM unnest($1::int[], $2::text[], $3::text[])`,
+          [added.map((p) => p.id), added.map((p) => p.timeZone), added.map((p) => p.periods)]);
+        await client.query(`SELECT setval(pg_get_serial_sequence('"OpeningPattern"', 'id'), (SELECT MAX("id") FROM "OpeningPattern"))`);
+      }
+      await client.query(UNUSED_PATTERNS);
       // What the triggers would have done, once for every row without a document (the seed's);
       // then the indexes, each built once.
       lap("load");

@@ -97,6 +97,21 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     const plain = (rows: { kind: string; valueKey: string; n: bigint | number }[]) => rows.map((r) => `${r.kind} ${r.valueKey} ${Number(r.n)}`);
     expect(plain(kept)).toEqual(plain(real));
     expect(kept.length).toBeGreaterThan(10);
+    // Each restaurant's opening pattern, named by the load, is the one the triggers derive from
+    // its zone and hours (the load sets them aside); no pattern is left unused.
+    const derived =
+      settings.provider === "sqlite"
+        ? `SELECT "restaurantId", "timeZone", "periods" FROM "RestaurantOpeningPeriods"`
+        : `SELECT * FROM restaurant_opening_periods(ARRAY(SELECT "id" FROM "Restaurant"))`;
+    const patterned = await db.$queryRawUnsafe<{ id: string; derived: string | null; named: string | null }[]>(
+      `SELECT r."id", d."timeZone" || ' ' || d."periods" AS "derived", o."timeZone" || ' ' || o."periods" AS "named"
+       FROM "Restaurant" r JOIN (${derived}) d ON d."restaurantId" = r."id" LEFT JOIN "OpeningPattern" o ON o."id" = r."openingPattern" ORDER BY 1`,
+    );
+    expect(patterned.length).toBe(300);
+    expect(patterned.filter((r) => r.named !== r.derived)).toEqual([]);
+    expect(patterned.filter((r) => r.named === null)).toEqual([]);
+    const patternCount = (await db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "OpeningPattern"`))[0]!.n;
+    expect(Number(patternCount)).toBe(new Set(patterned.map((r) => r.named)).size);
     // A near search finds a seeded restaurant by its own coordinates (SQLite: from the R*Tree).
     const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
     const near = await searchRestaurants(db, { filter: { near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } }, first: 100 });
