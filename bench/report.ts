@@ -63,6 +63,8 @@ export type BenchReport = {
     sloDurationSec: number;
     /** Fixed-rate runs per read (the median p99 is reported); absent in reports from before. */
     sloRounds?: number;
+    /** Seconds at the fixed rate, unmeasured, before those runs; absent in reports from before. */
+    sloSettleSec?: number;
     seed: Record<string, number>;
   };
   results: ScenarioResult[];
@@ -192,7 +194,8 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
     table([header, ...rows], [false, false, true, true, true, true, true, true, true, true, true, true, true]),
     `(req/s and p50 at saturation, ${s.connections} connections; "CPU ms/req": the server process's own CPU time per answer ` +
       `(not the database's), which other load on the machine disturbs less than req/s; "DB CPU": the same for the bench's PostgreSQL server (postmaster and backends) on this machine; "p99 ms" at the fixed "SLO rate" of ` +
-      `${SLO_RATE_SHARE * 100}% of that req/s with steady arrivals, timed from when each request was due, the worst of ${s.sloRounds ?? 1} runs, target < ${P99_TARGET_MS} ms; ` +
+      `${SLO_RATE_SHARE * 100}% of that req/s with steady arrivals, timed from when each request was due, the worst of ${s.sloRounds ?? 1} runs` +
+      `${s.sloSettleSec ? ` after ${s.sloSettleSec} s at that rate unmeasured` : ""}, target < ${P99_TARGET_MS} ms; ` +
       `"(bursts)": the same rate through autocannon's overallRate, which sends each second's requests at once at its start)`,
   );
 
