@@ -1,6 +1,7 @@
 // Which tables hold the data, read from the Prisma model (its model names and scalar fields) and
 // the database's own catalogue (column types, primary keys, foreign keys), never from a list kept
-// here: a new model or column is backed up, copied and checked without touching this code.
+// here: a new model or column is backed up, copied and checked without touching this code (unless
+// it is derived data the model must declare: DERIVED below).
 // What the model does not declare is derived data the database rebuilds itself (search indexes,
 // FTS tables, generated columns, triggers' work) and is neither copied nor checksummed.
 import { Prisma } from "../db/client.ts";
@@ -22,10 +23,26 @@ export type TableSpec = {
 /** Refused: the database's schema is not the one this version expects (exit code 1). */
 export class SchemaMismatch extends Error {}
 
-/** The model's tables and their scalar fields, from the generated client. */
+/**
+ * Derived data the model declares all the same (Prisma's schema must describe its tables and
+ * columns): the opening patterns and each restaurant's pattern id, which the database's triggers
+ * derive from the zone and the opening hours (migration 20261126080000_opening_patterns). Like
+ * the search indexes, neither copied nor checksummed: the target derives them from the copied
+ * rows, with ids of its own (copied, the source's ids met the ones the target's triggers had
+ * given already).
+ */
+const DERIVED: Record<string, "table" | readonly string[]> = { OpeningPattern: "table", Restaurant: ["openingPattern"] };
+
+/** The model's tables and their scalar fields, from the generated client, derived data left out. */
 export function modelTables(): { name: string; fields: string[] }[] {
   const namespace = Prisma as unknown as Record<string, Record<string, string> | undefined>;
-  return Object.values(Prisma.ModelName).map((name) => ({ name, fields: Object.values(namespace[`${name}ScalarFieldEnum`] ?? {}) }));
+  return Object.values(Prisma.ModelName)
+    .filter((name) => DERIVED[name] !== "table")
+    .map((name) => {
+      const derived = DERIVED[name];
+      const fields = Object.values(namespace[`${name}ScalarFieldEnum`] ?? {});
+      return { name, fields: Array.isArray(derived) ? fields.filter((f) => !derived.includes(f)) : fields };
+    });
 }
 
 type CatalogueColumn = { name: string; declared: string; generated: boolean; enumType: boolean };

@@ -52,6 +52,8 @@ beforeAll(async () => {
     const restaurant = (await server.db.restaurant.findFirstOrThrow({ select: { id: true } })).id;
     await graphql(server, ADD_COMMENT, { id: restaurant, input: { title: "before the move", body: "still here", rating: 5 } }, signedIn.token);
     expect(await createGroceryWithCover(server, signedIn.token, "moved grocery", pngWith("moved"))).toBeDefined();
+    for (const at of OPEN_AT) sourceOpen.set(at, await openAt(server, at));
+    expect(OPEN_AT.map((at) => Number(sourceOpen.get(at)![0])).every((n) => n > 0)).toBe(true);
     const conn = await openConnection(source.url);
     sourceRows = {};
     for (const table of ["User", "AccessToken", "Restaurant", "RestaurantTag", "Comment", "Grocery", "GroceryTag", "Badge", "Report"]) {
@@ -65,6 +67,15 @@ beforeAll(async () => {
     await server.db.$disconnect();
   }
 }, 120_000);
+
+/** The ids of the restaurants open at an instant, sorted (the small seed has a few hundred). */
+const OPEN_AT = ["2026-11-27T13:00:00Z", "2026-11-28T01:00:00Z", "2026-11-27T20:30:00Z"];
+const sourceOpen = new Map<string, string[]>();
+async function openAt(server: { graphql: (query: string, variables: Record<string, unknown>, token?: string) => Promise<any> }, at: string): Promise<string[]> {
+  const r = await server.graphql(`query($at: DateTime!) { restaurants(filter: { openAt: $at }, first: 100) { totalCount nodes { id } } }`, { at }, signedIn.token);
+  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+  return [`${r.data.restaurants.totalCount}`, ...r.data.restaurants.nodes.map((n: { id: string }) => n.id).sort()];
+}
 
 afterAll(async () => {
   for (const database of dropLater) await database.drop().catch(() => {});
@@ -121,6 +132,9 @@ describe("SQLite -> the database under test -> SQLite", () => {
       const { title } = await server.db.restaurant.findFirstOrThrow({ orderBy: { id: "asc" }, select: { title: true } });
       const restaurants = await server.graphql(`query($q: String!) { restaurants(filter: { search: $q }) { nodes { title } } }`, { q: title }, signedIn.token);
       expect(restaurants.data?.restaurants?.nodes?.map((n: { title: string }) => n.title)).toContain(title);
+      // So are the opening patterns (not copied: the target's triggers derived them again, with
+      // ids of their own): the same restaurants are open at the same instants as in the source.
+      for (const at of OPEN_AT) expect(await openAt(server, at), at).toEqual(sourceOpen.get(at));
     } finally {
       await server.close();
     }
