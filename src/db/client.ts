@@ -114,6 +114,13 @@ function sqliteReadersFor(options: DatabaseOptions): SqliteReaders | undefined {
   return file === ":memory:" ? undefined : createSqliteReaders(file, options.sqliteReaders);
 }
 
+/**
+ * Columns the database derives for its own searches, left out of every row Prisma returns (as
+ * `RestaurantRow` leaves them out): a restaurant's opening pattern (migration
+ * 20261126080000_opening_patterns).
+ */
+const DERIVED_FIELDS = { restaurant: { openingPattern: true } } as const;
+
 export function createDb(options: DatabaseOptions): Db {
   const log = options.onQuery ? ([{ emit: "event", level: "query" }] as const) : undefined;
   const health = new WriteHealth();
@@ -121,8 +128,8 @@ export function createDb(options: DatabaseOptions): Db {
   const driver = postgres ?? sqliteDriver(options.url, options.sqliteSynchronous, health);
   const client =
     options.provider === "sqlite"
-      ? new SqliteClient({ adapter: driver.factory, log: log as never })
-      : (new PostgresClient({ adapter: driver.factory, log: log as never }) as unknown as Db);
+      ? (new SqliteClient({ adapter: driver.factory, log: log as never, omit: DERIVED_FIELDS }) as unknown as Db)
+      : (new PostgresClient({ adapter: driver.factory, log: log as never, omit: DERIVED_FIELDS }) as unknown as Db);
   const onQuery = options.onQuery;
   const placeholders = options.provider === "sqlite" ? (sql: Prisma.Sql) => sql.sql : (sql: Prisma.Sql) => sql.text;
   writeHealths.set(client, health);

@@ -6,7 +6,8 @@ import type { Prisma } from "./client.ts";
 
 /** A user as every field shows it: the row without its password hash (read only at sign-in). */
 export type UserRow = Omit<Prisma.UserGetPayload<object>, "passwordHash">;
-export type RestaurantRow = Prisma.RestaurantGetPayload<object>;
+/** A restaurant as every field shows it: the row without its opening pattern (the database's, for searches). */
+export type RestaurantRow = Omit<Prisma.RestaurantGetPayload<object>, "openingPattern">;
 /**
  * A restaurant read with only the columns a selection shows (GraphQL's look-ahead): its id, and
  * whichever others were asked; addressGiven when the address was shown in part (reads.ts).
