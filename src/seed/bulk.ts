@@ -3,17 +3,18 @@
 // million restaurants through Prisma's createMany would take most of an hour. Covers are shared
 // (16 files per catalogue, not three million). Rows that exist are left as they are
 // (INSERT OR IGNORE / ON CONFLICT DO NOTHING), so a second run adds nothing. SQLite takes 256
-// rows a statement; PostgreSQL takes a first load (no seed row of the catalogue there yet) with
-// COPY, the cheapest way in, while the next batch is generated.
+// rows a statement; PostgreSQL takes COPY, the cheapest way in. The rows are generated and encoded
+// in a worker thread (bulk-row-worker.ts), batches ahead, so the machine's second core generates
+// while the database writes.
 //
 // Inside the one transaction the loaded tables' secondary indexes and search triggers (and on
 // PostgreSQL their foreign keys) are taken away and put back at the end, from their own SQL as
 // the database holds it (sqlite_master, pg_indexes, pg_constraint): an index built once from
 // sorted rows is several times cheaper than one kept up to date row by row, and a foreign key
-// put back is checked once over every row (a bad row still fails the load). The search indexes stay derived: they are filled at the end by the same
-// statements the migration backfills them with (SQLite), or by its refresh functions
-// (PostgreSQL), which is what the triggers would have done row by row; the kept counts are
-// counted again over every row. Nobody sees the tables
+// put back is checked once over every row (a bad row still fails the load). The search indexes
+// stay derived: they are filled at the end by the same statements the migration backfills them
+// with (SQLite), or by its refresh functions (PostgreSQL), which is what the triggers would have
+// done row by row; the kept counts are counted again over every row. Nobody sees the tables
 // without them: the transaction commits with everything back in place.
 import Database from "better-sqlite3";
 import { Readable } from "node:stream";
@@ -23,11 +24,11 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Config } from "../config.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
-import { grocery, restaurant, type GrocerySeed, type RestaurantSeed, type Size } from "./dataset.ts";
-import { seedUploadName } from "./images.ts";
-import { SeedOpeningPatterns, UNUSED_PATTERNS, type PatternRow } from "./opening-patterns.ts";
+import { BulkRowWorker } from "./bulk-row-source.ts";
+import type { CopyRows, CoverBytes, FlatRows } from "./bulk-rows.ts";
+import type { Size } from "./dataset.ts";
+import { UNUSED_PATTERNS, type PatternRow } from "./opening-patterns.ts";
 
-type Row = Record<string, unknown>;
 
 /** Seconds each phase took, on stderr with NODE_DEBUG=seed (Node's own debug switch). */
 const debug = debuglog("seed");
@@ -39,10 +40,8 @@ function phaseTimer() {
     start = now;
   };
 }
-type Tables = Record<string, Row[]>;
 export type BulkProgress = (phase: "restaurants" | "groceries", done: number) => void;
 
-const SHARED_COVERS = 16;
 const BATCH = 5000;
 
 /** The tables a bulk seed writes: their secondary indexes and triggers are set aside meanwhile. */
@@ -98,50 +97,7 @@ const FACET_COUNT_FILL = [
      SELECT CAST("kind" AS TEXT), "valueKey", MIN("value"), COUNT(*) FROM "GroceryTag" WHERE CAST("kind" AS TEXT) = 'CATEGORY' GROUP BY "kind", "valueKey"`,
 ];
 
-const coverNames = (catalogue: string) => Array.from({ length: SHARED_COVERS }, (_, i) => seedUploadName(`${catalogue}:shared-${i}`));
-const SHARED = { restaurant: coverNames("restaurant"), grocery: coverNames("grocery") };
-
-/** A cover file shared by every `SHARED_COVERS`-th item of a catalogue. */
-export const sharedCover = (catalogue: "restaurant" | "grocery", n: number) => SHARED[catalogue][(n - 1) % SHARED_COVERS]!;
-
-/** The rows of restaurants from..to, by table, in the order SQLite wants them (children first). */
-function restaurantRows(from: number, to: number, size: Size, badgeIds: string[], patterns: SeedOpeningPatterns): Tables {
-  const t: Tables = { RestaurantTag: [], OpeningHours: [], RestaurantBadge: [], Comment: [], Order: [], Report: [], Restaurant: [] };
-  for (let n = from; n <= to; n++) {
-    const r: RestaurantSeed = restaurant(n, size, sharedCover("restaurant", n));
-    t.RestaurantTag.push(...r.tags);
-    t.OpeningHours.push(...r.openingHours);
-    t.RestaurantBadge.push(...r.badges.map((b) => ({ restaurantId: r.row.id, badgeId: badgeIds[b.badge], receivedAt: b.receivedAt })));
-    t.Comment.push(...r.comments);
-    t.Order.push(...r.orders);
-    t.Report.push(...r.reports);
-    const { ratingSum, ratingCount } = r.row as { ratingSum: number; ratingCount: number };
-    // The comment mutation's expression (CAST(sum AS DOUBLE) / count): the same IEEE division.
-    const openingPattern = patterns.idOf(r.row.timeZone, r.openingHours);
-    t.Restaurant.push({ ...r.row, ratingAvg: ratingCount > 0 ? ratingSum / ratingCount : null, openingPattern });
-  }
-  return t;
-}
-
-/** Byte sizes of the shared grocery covers by file name: each grocery counts its cover against its owner's quota. */
-export type CoverBytes = Map<string, number>;
-
-function groceryRows(from: number, to: number, size: Size, coverBytes: CoverBytes): Tables {
-  const t: Tables = { GroceryTag: [], Grocery: [], ShoppingListEntry: [] };
-  for (let n = from; n <= to; n++) {
-    const cover = sharedCover("grocery", n);
-    const g: GrocerySeed = grocery(n, size, cover);
-    t.GroceryTag.push(...g.tags);
-    t.Grocery.push({ ...g.row, coverBytes: coverBytes.get(cover) ?? 0 });
-    t.ShoppingListEntry.push(...g.shoppingList);
-  }
-  return t;
-}
-
-/** Parents before children, for PostgreSQL's foreign keys (checked row by row there). */
-const PARENTS_FIRST = ["Restaurant", "RestaurantTag", "OpeningHours", "RestaurantBadge", "Comment", "Order", "Report", "Grocery", "GroceryTag", "ShoppingListEntry"];
-
-/** Whether the last item of each catalogue is there already (then nothing is written). */
+/** Where a bulk load writes, how much, and whom it tells of its progress. */
 export type BulkTarget = { database: Config["database"]; size: Size; badgeIds: string[]; coverBytes?: CoverBytes; onProgress?: BulkProgress };
 
 export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: number; groceries: number }> {
@@ -150,15 +106,32 @@ export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: nu
 
 // ---- SQLite ---------------------------------------------------------------------------------------
 
-const sqliteValue = (v: unknown) =>
-  v instanceof Date ? v.toISOString().replace("Z", "+00:00") : typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v;
+/**
+ * Alone with the file (no service, no other connection), the load writes it without the WAL: a
+ * rollback journal holds only the pages that existed before the load (a fresh database's few), so
+ * each new page is written once, not to the WAL and again at the checkpoint (1m: 17 GB -> 5.7 GB
+ * written, commit 29 -> 9 s, and no WAL as big as the database beside it on the disk). Leaving WAL
+ * needs the file to itself: with another connection open SQLite answers "busy" at once, and the
+ * load keeps the WAL.
+ */
+function withoutWal(db: Database.Database): boolean {
+  try {
+    return db.pragma("journal_mode = DELETE", { simple: true }) === "delete";
+  } catch (error) {
+    if ((error as { code?: string }).code === "SQLITE_BUSY") {
+      db.pragma("journal_mode = WAL");
+      return false;
+    }
+    throw error;
+  }
+}
 
 /** Rows per INSERT statement: one call into SQLite for many rows (its limit is 32,766 values). */
 const ROWS_PER_STATEMENT = 256;
 
 /**
- * Inserts rows (all with the keys of the first) with INSERT OR IGNORE, ROWS_PER_STATEMENT rows a
- * statement: the statements are prepared once per table and row count. Returns the rows added.
+ * Inserts a table's flattened rows with INSERT OR IGNORE, ROWS_PER_STATEMENT rows a statement:
+ * the statements are prepared once per table and row count. Returns the rows added.
  */
 function sqliteInserter(db: Database.Database) {
   const statements = new Map<string, Database.Statement>();
@@ -172,26 +145,27 @@ function sqliteInserter(db: Database.Database) {
     }
     return stmt;
   };
-  return (table: string, rows: Row[]) => {
-    if (rows.length === 0) return 0;
-    const columns = Object.keys(rows[0]);
+  return ({ table, columns, values }: FlatRows) => {
+    const rows = values.length / columns.length;
     let changes = 0;
-    for (let from = 0; from < rows.length; from += ROWS_PER_STATEMENT) {
-      const to = Math.min(from + ROWS_PER_STATEMENT, rows.length);
-      const values: unknown[] = [];
-      for (let i = from; i < to; i++) for (const c of columns) values.push(sqliteValue(rows[i][c]));
-      changes += statement(table, columns, to - from).run(values).changes;
+    for (let from = 0; from < rows; from += ROWS_PER_STATEMENT) {
+      const to = Math.min(from + ROWS_PER_STATEMENT, rows);
+      changes += statement(table, columns, to - from).run(values.slice(from * columns.length, to * columns.length)).changes;
     }
     return changes;
   };
 }
 
-function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgress }: BulkTarget) {
+async function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgress }: BulkTarget) {
   const db = new Database(sqliteFilePath(database.url));
+  let rowWorker: BulkRowWorker<"sqlite"> | undefined;
+  let alone = false;
   try {
-    db.pragma("journal_mode = WAL");
-    // No sync at the one commit: the checkpoint at the end syncs the file (WAL stays consistent).
-    db.pragma("synchronous = NORMAL");
+    alone = withoutWal(db);
+    debug("journal: %s", alone ? "rollback (alone with the file)" : "WAL (another connection has the file open)");
+    // WAL: no sync at the one commit, the checkpoint at the end syncs the file. Rollback journal:
+    // the few syncs at cache spills and the commit.
+    db.pragma(alone ? "synchronous = FULL" : "synchronous = NORMAL");
     db.pragma("foreign_keys = OFF"); // this connection only: the generator's rows are consistent by construction
     db.pragma("cache_size = -2000000"); // up to ~2 GB of pages while the indexes grow
     db.pragma("temp_store = MEMORY");
@@ -199,7 +173,9 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
     const insert = sqliteInserter(db);
     const counts = { restaurants: 0, groceries: 0 };
     const lap = phaseTimer();
-    db.transaction(() => {
+    // One transaction, begun and committed by hand: the rows arrive from the worker between awaits.
+    db.exec("BEGIN");
+    try {
       const tables = LOADED.map((t) => `'${t}'`).join(", ");
       const setAside = db
         .prepare(`SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (${tables})`)
@@ -207,25 +183,21 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
       for (const { type, name } of setAside) db.exec(`DROP ${type === "index" ? "INDEX" : "TRIGGER"} "${name}"`);
       const last = (table: string) => (db.prepare(`SELECT COALESCE(MAX("rowid"), 0) AS n FROM "${table}"`).get() as { n: number }).n;
       const before = { restaurants: last("RestaurantSearchRow"), groceries: last("GrocerySearchRow") };
-      const patterns = new SeedOpeningPatterns(db.prepare(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`).all() as PatternRow[]);
-      for (let from = 1; from <= size.restaurants; from += BATCH) {
-        const to = Math.min(from + BATCH - 1, size.restaurants);
-        const tables = restaurantRows(from, to, size, badgeIds, patterns);
-        for (const [table, rows] of Object.entries(tables)) {
-          const added = insert(table, rows);
-          if (table === "Restaurant") counts.restaurants += added;
+      const patterns = db.prepare(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`).all() as PatternRow[];
+      rowWorker = new BulkRowWorker({ size, badgeIds, coverBytes, patterns, format: "sqlite" });
+      const named: PatternRow[] = [];
+      for (const [catalogue, total, parent] of [["restaurants", size.restaurants, "Restaurant"], ["groceries", size.groceries, "Grocery"]] as const) {
+        for await (const batch of rowWorker.batches(catalogue, total, BATCH)) {
+          for (const rows of batch.tables) {
+            const added = insert(rows);
+            if (rows.table === parent) counts[catalogue] += added;
+          }
+          named.push(...batch.patterns);
+          onProgress?.(catalogue, batch.items);
         }
-        onProgress?.("restaurants", to - from + 1);
       }
-      for (let from = 1; from <= size.groceries; from += BATCH) {
-        const to = Math.min(from + BATCH - 1, size.groceries);
-        for (const [table, rows] of Object.entries(groceryRows(from, to, size, coverBytes))) {
-          const added = insert(table, rows);
-          if (table === "Grocery") counts.groceries += added;
-        }
-        onProgress?.("groceries", to - from + 1);
-      }
-      insert("OpeningPattern", patterns.added());
+      await rowWorker.close();
+      if (named.length) insert({ table: "OpeningPattern", columns: ["id", "timeZone", "periods"], values: named.flatMap((p) => [p.id, p.timeZone, p.periods]) });
       db.exec(UNUSED_PATTERNS);
       lap("load");
       // Counted before the indexes are back: read in the table's order and sorted once, not
@@ -242,29 +214,25 @@ function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), onProgr
         lap(sql.slice(0, 80));
       }
       for (const { sql } of setAside.filter((x) => x.type === "trigger")) db.exec(sql);
-    })();
+      db.exec("COMMIT");
+    } catch (error) {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      throw error;
+    }
     lap("commit");
     db.pragma("optimize=0x10002"); // statistics for the planner on every table (ANALYZE, bounded)
     lap("optimize");
-    db.pragma("wal_checkpoint(TRUNCATE)");
+    if (!alone) db.pragma("wal_checkpoint(TRUNCATE)");
     lap("checkpoint");
     return counts;
   } finally {
+    await rowWorker?.close();
+    if (alone) db.pragma("journal_mode = WAL"); // what the service and the migrations expect
     db.close();
   }
 }
 
 // ---- PostgreSQL -----------------------------------------------------------------------------------
-
-/** COPY's text format: tabs between fields, \N for null, backslash escapes. */
-const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
-function copyField(v: unknown): string {
-  if (v === null || v === undefined) return "\\N";
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === "boolean") return v ? "t" : "f";
-  if (typeof v === "string") return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : v;
-  return String(v);
-}
 
 /**
  * The id prefixes of the rows a catalogue's load writes with an id of their own (tags, hours,
@@ -283,36 +251,31 @@ async function noSeedRows(client: pg.Client, prefixes: Record<string, string>) {
   return true;
 }
 
+/**
+ * Writes a table's rows with COPY, the cheapest way in. A later run (seed rows there already)
+ * copies into a staging table first and adds the rows not there (ON CONFLICT DO NOTHING).
+ * Resolves to the rows added.
+ */
+async function copyRows(client: pg.Client, { table, columns, text }: CopyRows, first: boolean): Promise<number> {
+  const names = columns.map((c) => `"${c}"`).join(", ");
+  const copy = async (into: string) => {
+    const stream = client.query(copyFrom(`COPY "${into}" (${names}) FROM STDIN`));
+    await pipeline(Readable.from([text]), stream);
+    return stream.rowCount;
+  };
+  if (first) return copy(table);
+  await client.query(`CREATE TEMP TABLE "SeedStaging" ON COMMIT DROP AS SELECT ${names} FROM "${table}" WITH NO DATA`);
+  await copy("SeedStaging");
+  const { rowCount } = await client.query(`INSERT INTO "${table}" (${names}) SELECT ${names} FROM "SeedStaging" ON CONFLICT DO NOTHING`);
+  await client.query(`DROP TABLE "SeedStaging"`);
+  return rowCount ?? 0;
+}
+
 async function writePostgres({ database, size, badgeIds, coverBytes = new Map(), onProgress }: BulkTarget) {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
+  let rowWorker: BulkRowWorker<"copy"> | undefined;
   try {
-    const { rows: typeRows } = await client.query<{ table_name: string; column_name: string; udt_name: string }>(
-      `SELECT table_name, column_name, udt_name FROM information_schema.columns WHERE table_schema = current_schema()`,
-    );
-    const typeOf = (table: string, column: string) => typeRows.find((r) => r.table_name === table && r.column_name === column)!.udt_name;
-    /**
-     * The statement that writes `rows`, built now (the node side's work) and sent when called:
-     * COPY when no row of the load can be there yet (a first load), else INSERT ... ON CONFLICT
-     * DO NOTHING. Resolves to the rows added.
-     */
-    const prepareInsert = (table: string, rows: Row[], first: boolean): (() => Promise<number>) => {
-      if (rows.length === 0) return async () => 0;
-      const columns = Object.keys(rows[0]);
-      const names = columns.map((c) => `"${c}"`).join(", ");
-      if (first) {
-        const text = rows.map((row) => columns.map((c) => copyField(row[c])).join("\t")).join("\n") + "\n";
-        return async () => {
-          const stream = client.query(copyFrom(`COPY "${table}" (${names}) FROM STDIN`));
-          await pipeline(Readable.from([text]), stream);
-          return stream.rowCount;
-        };
-      }
-      const arrays = columns.map((c) => rows.map((row) => (row[c] === undefined ? null : row[c] instanceof Date ? (row[c] as Date).toISOString() : row[c])));
-      const sql = `INSERT INTO "${table}" (${names})
-         SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::"${typeOf(table, c)}"[]`).join(", ")}) ON CONFLICT DO NOTHING`;
-      return async () => (await client.query(sql, arrays)).rowCount ?? 0;
-    };
     const counts = { restaurants: 0, groceries: 0 };
     const searched = ["Restaurant", "RestaurantTag", "OpeningHours", "Grocery", "GroceryTag"];
     const lap = phaseTimer();
@@ -337,35 +300,25 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
       );
       for (const { table, name } of foreignKeys) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT "${name}"`);
       await client.query("SET LOCAL maintenance_work_mem = '1GB'"); // each index sorted in memory once
-      // The next batch is generated and encoded while the database writes the one before (two
-      // cores busy).
-      let writing: Promise<unknown> = Promise.resolve();
-      const load = async (phase: "restaurants" | "groceries", parent: string, total: number, rowsOf: (from: number, to: number) => Tables) => {
+      const existing = (await client.query<PatternRow>(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`)).rows;
+      rowWorker = new BulkRowWorker({ size, badgeIds, coverBytes, patterns: existing, format: "copy" });
+      const named: PatternRow[] = [];
+      for (const [catalogue, total, parent] of [["restaurants", size.restaurants, "Restaurant"], ["groceries", size.groceries, "Grocery"]] as const) {
         // A seed id of the catalogue's rows (or of its comments, orders, reports) means an earlier run.
-        const first = await noSeedRows(client, SEED_IDS[phase]);
-        for (let from = 1; from <= total; from += BATCH) {
-          const to = Math.min(from + BATCH - 1, total);
-          const tables = rowsOf(from, to);
-          const inserts = PARENTS_FIRST.filter((t) => t in tables).map((table) => ({ table, send: prepareInsert(table, tables[table], first) }));
-          await writing;
-          writing = (async () => {
-            for (const { table, send } of inserts) {
-              const added = await send();
-              if (table === parent) counts[phase] += added;
-            }
-            onProgress?.(phase, to - from + 1);
-          })();
-          writing.catch(() => {}); // awaited (and thrown) before the next batch or at the end
+        const first = await noSeedRows(client, SEED_IDS[catalogue]);
+        for await (const batch of rowWorker.batches(catalogue, total, BATCH)) {
+          for (const rows of batch.tables) {
+            const added = await copyRows(client, rows, first);
+            if (rows.table === parent) counts[catalogue] += added;
+          }
+          named.push(...batch.patterns);
+          onProgress?.(catalogue, batch.items);
         }
-      };
-      const patterns = new SeedOpeningPatterns((await client.query<PatternRow>(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`)).rows);
-      await load("restaurants", "Restaurant", size.restaurants, (from, to) => restaurantRows(from, to, size, badgeIds, patterns));
-      await load("groceries", "Grocery", size.groceries, (from, to) => groceryRows(from, to, size, coverBytes));
-      await writing;
-      const added = patterns.added();
-      if (added.length) {
+      }
+      await rowWorker.close();
+      if (named.length) {
         await client.query(`INSERT INTO "OpeningPattern" ("id", "timeZone", "periods") SELECT * FROM unnest($1::int[], $2::text[], $3::text[])`,
-          [added.map((p) => p.id), added.map((p) => p.timeZone), added.map((p) => p.periods)]);
+          [named.map((p) => p.id), named.map((p) => p.timeZone), named.map((p) => p.periods)]);
         await client.query(`SELECT setval(pg_get_serial_sequence('"OpeningPattern"', 'id'), (SELECT MAX("id") FROM "OpeningPattern"))`);
       }
       await client.query(UNUSED_PATTERNS);
@@ -395,6 +348,7 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
     lap("analyze");
     return counts;
   } finally {
+    await rowWorker?.close();
     await client.end();
   }
 }

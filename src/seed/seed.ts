@@ -10,7 +10,8 @@ import {
   type GrocerySeed, type RestaurantSeed, type SizeName,
 } from "./dataset.ts";
 import { storeImageOnce } from "./images.ts";
-import { sharedCover, writeInBulk } from "./bulk.ts";
+import { writeInBulk } from "./bulk.ts";
+import { sharedCover } from "./bulk-rows.ts";
 import type { Config } from "../config.ts";
 
 /** Used when SEED_PASSWORD is not set; every seeded account gets the same password. */
@@ -82,6 +83,9 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
       if (await storeImageOnce(options.uploadDir, sharedCover("grocery", n), image)) inserted.files++;
       coverBytes.set(sharedCover("grocery", n), image.length);
     }
+    // SQLite: the bulk writer has a connection of its own, and this one is let go meanwhile (Prisma
+    // opens it again when next asked), so the load can have the file to itself (bulk.ts withoutWal).
+    if (options.database.provider === "sqlite") await db.$disconnect();
     const added = await writeInBulk({ database: options.database, size, badgeIds, coverBytes, onProgress: (phase, n) => advance(phase, n) });
     inserted.restaurants += added.restaurants;
     inserted.groceries += added.groceries;

@@ -45,7 +45,11 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
   it("writes the rows, indexes them for search, and puts every index and trigger back", async () => {
     const before = await schemaObjects();
     const badgeIds = badges().map((b) => b.id);
+    // Alone with the file (as the seed command leaves it), SQLite loads without the WAL and puts
+    // it back; the second and third runs below load with this connection open, through the WAL.
+    if (settings.provider === "sqlite") await db.$disconnect();
     expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({ restaurants: 300, groceries: 400 });
+    if (settings.provider === "sqlite") expect(await db.$queryRawUnsafe(`PRAGMA journal_mode`)).toEqual([{ journal_mode: "wal" }]);
     expect(await schemaObjects()).toEqual(before);
     expect(await db.restaurant.count()).toBe(300);
     expect(await db.restaurantTag.count({ where: { kind: "DISH" } })).toBe(900);
@@ -127,5 +131,22 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
 
     expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({ restaurants: 0, groceries: 0 });
     expect(await db.restaurant.count()).toBe(301);
+
+    // A run after a partial one adds what is missing (PostgreSQL: COPY into a staging table, then
+    // the rows not there) and leaves the rest: the re-added restaurant has its children and the
+    // pattern its hours name, the one the others already share.
+    await db.restaurant.deleteMany({ where: { id: { in: ["seed-r-00299", "seed-r-00300"] } } });
+    expect(await db.restaurantTag.count({ where: { restaurantId: "seed-r-00300" } })).toBe(0);
+    expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({ restaurants: 2, groceries: 0 });
+    expect(await db.restaurant.count()).toBe(301);
+    expect(await db.restaurantTag.count({ where: { restaurantId: "seed-r-00300" } })).toBe(generatedRestaurant(300, SIZE).tags.length);
+    const readded = await db.$queryRawUnsafe<{ id: string; derived: string | null; named: string | null }[]>(
+      `SELECT r."id", d."timeZone" || ' ' || d."periods" AS "derived", o."timeZone" || ' ' || o."periods" AS "named"
+       FROM "Restaurant" r JOIN (${derived}) d ON d."restaurantId" = r."id" LEFT JOIN "OpeningPattern" o ON o."id" = r."openingPattern"
+       WHERE r."id" IN ('seed-r-00299', 'seed-r-00300') ORDER BY 1`,
+    );
+    expect(readded.length).toBe(2);
+    expect(readded.filter((r) => r.named !== r.derived)).toEqual([]);
+    expect(Number((await db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "OpeningPattern"`))[0]!.n)).toBe(Number(patternCount));
   }, 120_000);
 });
