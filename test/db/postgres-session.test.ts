@@ -2,10 +2,14 @@
 // withSessionSettings): synchronized scans off, so two statements of one request that read "the
 // first N matches" (LIMIT without ORDER BY: a relevance page and its counts) read the same rows
 // even while other scans of the table run; and searches planned for their own values, within their
-// time limit. An operator's own `options` in DATABASE_URL are kept.
+// time limit, but for a page of the whole catalogue near its start, whose plan is the same whatever
+// its values (searches.ts readPage). An operator's own `options` in DATABASE_URL are kept.
 // PostgreSQL only: SQLite has no such setting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, Prisma, readRowsAside, type Db } from "../../src/db/client.ts";
+import { createDb, Prisma, readRows, readRowsAside, type Db } from "../../src/db/client.ts";
+import { loadConfig } from "../../src/config.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { searchRestaurants } from "../../src/domain/restaurants.ts";
 import { createTestDatabase, testProvider, type TestDatabase } from "../helpers/database.ts";
 
 describe.skipIf(testProvider() !== "postgres")("PostgreSQL session settings", () => {
@@ -16,6 +20,8 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL session settings", ()
     database = await createTestDatabase();
     const url = new URL(database.url);
     url.searchParams.set("options", "-c application_name=operator-set");
+    await migrate(loadConfig({ DATABASE_URL: database.url }).database);
+    // Two connections: one of Prisma's pool, one of the searches'.
     db = createDb({ provider: "postgres", url: url.toString(), poolSize: 2, poolIdleTimeoutMs: 10_000, sqliteSynchronous: "FULL", searchStatementTimeoutMs: 7_000 });
   });
   afterAll(async () => {
@@ -39,5 +45,30 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL session settings", ()
     // Prisma's own sessions (writes, reads by id) keep PostgreSQL's default.
     const [own] = await db.$queryRawUnsafe<{ plans: string }[]>(`SELECT current_setting('plan_cache_mode') AS "plans"`);
     expect(own!.plans).toBe("auto");
+  });
+
+  it("plans a page of the whole catalogue once per connection, and a search for its values", async () => {
+    await db.user.create({ data: { id: "plan-owner", username: "plan-owner", firstName: "Ann", passwordHash: "x" } });
+    await db.restaurant.create({ data: { id: "plan-1", title: "Pizzeria Uno", titleSearch: "pizzeria uno", ownerId: "plan-owner" } });
+    for (let i = 0; i < 8; i++) {
+      await searchRestaurants(db, { first: 50 }); // newest first, nothing else: a cached plan serves it
+      await searchRestaurants(db, { first: 50, filter: { search: "pizzeria" } }); // words: planned for them
+    }
+    type Plans = { statement: string; generic: number; custom: number };
+    const plansOn = async (read: typeof readRows) => {
+      const { rows } = await read(
+        db,
+        Prisma.sql`SELECT "statement", CAST("generic_plans" AS INTEGER), CAST("custom_plans" AS INTEGER) FROM pg_prepared_statements
+                    WHERE "statement" LIKE '%FROM "Restaurant"%' AND "statement" NOT LIKE '%pg_prepared_statements%'`,
+      );
+      return rows.map(([statement, generic, custom]) => ({ statement, generic, custom }) as Plans);
+    };
+    const own = await plansOn(readRows);
+    const page = own.filter((p) => p.statement.includes(`ORDER BY "Restaurant"."createdAt" DESC`));
+    expect(page.length).toBe(1);
+    expect(page[0]!.generic).toBeGreaterThanOrEqual(3);
+    const searches = await plansOn(readRowsAside);
+    expect(searches.some((p) => p.custom >= 8)).toBe(true);
+    expect(searches.filter((p) => p.generic > 0)).toEqual([]);
   });
 });
