@@ -16,6 +16,13 @@ export const EXACT_COUNT_LIMIT = 1_000;
 /** Rows of the catalogue a sample holds (about). */
 const SAMPLE_ROWS = 10_000;
 /**
+ * PostgreSQL: rows of the catalogue a sample without words holds (about). Each is tested against
+ * every condition (a tag test is an index probe), so half the documents' sample: "any of 2
+ * cuisines, min rating 4, price $$" at 1,000,000 restaurants took 41 ms to estimate from 10,000
+ * rows, 13-20 ms from 5,000 (192 and 102 matches sampled: 19,200 and 20,400 estimated, about ±10%).
+ */
+const POSTGRES_ROW_SAMPLE = 5_000;
+/**
  * SQLite: keys a sample of word or title matches spans: the text index finds the matches among
  * them by itself (only those are read), so it can be wider than a sample of rows.
  */
@@ -219,7 +226,7 @@ async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Prom
   }
   const sampled = p.words ? `"${p.catalogue}Search"` : `"${p.catalogue}"`;
   const rows = (await query<{ n: number }>(db, { n: "float" }, Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`))[0]?.n ?? 1;
-  const percent = Math.min(100, (100 * SAMPLE_ROWS) / rows);
+  const percent = Math.min(100, (100 * (p.words ? SAMPLE_ROWS : POSTGRES_ROW_SAMPLE)) / rows);
   const sample = Prisma.raw(`TABLESAMPLE SYSTEM (${percent.toFixed(6)}) REPEATABLE (31)`);
   if (wordsAlone) return { m: Prisma.sql`SELECT 1 FROM ${Prisma.raw(sampled)} "m" ${sample} WHERE ${documentMatches(p, `"m"`)}`, share: percent / 100 };
   // The sampled documents lead, each row then read by its id (LATERAL): planned generically,
