@@ -9,7 +9,8 @@ import type { PatternRow } from "./opening-patterns.ts";
 
 /** How the worker encodes each table: flat statement values (SQLite) or COPY text (PostgreSQL). */
 export type RowFormat = "sqlite" | "copy";
-type Encoded = { sqlite: FlatRows; copy: CopyRows };
+/** A table's rows as each format encodes them. */
+export type Encoded = { sqlite: FlatRows; copy: CopyRows };
 export type RowWorkerData = { size: Size; badgeIds: string[]; coverBytes: CoverBytes; patterns: PatternRow[]; format: RowFormat };
 export type RowJob = { catalogue: "restaurants" | "groceries"; from: number; to: number };
 /** A batch's tables, and the opening patterns its restaurants named first. */

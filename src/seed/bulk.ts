@@ -24,7 +24,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Config } from "../config.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
-import { BulkRowWorker } from "./bulk-row-source.ts";
+import { BulkRowWorker, type Encoded, type RowFormat } from "./bulk-row-source.ts";
 import type { CopyRows, CoverBytes, FlatRows } from "./bulk-rows.ts";
 import type { Size } from "./dataset.ts";
 import { UNUSED_PATTERNS, type PatternRow } from "./opening-patterns.ts";
@@ -102,6 +102,33 @@ export type BulkTarget = { database: Config["database"]; size: Size; badgeIds: s
 
 export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: number; groceries: number }> {
   return target.database.provider === "sqlite" ? writeSqlite(target) : writePostgres(target);
+}
+
+/**
+ * Every batch of restaurants, then of groceries, from the row worker through `write` (which
+ * resolves to the rows it added), in order. Returns the restaurants and groceries added and the
+ * opening patterns the batches named. The worker is closed at the end.
+ */
+async function loadBatches<F extends RowFormat>(
+  rowWorker: BulkRowWorker<F>,
+  size: Size,
+  write: (rows: Encoded[F], catalogue: "restaurants" | "groceries") => Promise<number>,
+  onProgress?: BulkProgress,
+) {
+  const added = { restaurants: 0, groceries: 0 };
+  const named: PatternRow[] = [];
+  for (const [catalogue, total, parent] of [["restaurants", size.restaurants, "Restaurant"], ["groceries", size.groceries, "Grocery"]] as const) {
+    for await (const batch of rowWorker.batches(catalogue, total, BATCH)) {
+      for (const rows of batch.tables) {
+        const n = await write(rows, catalogue);
+        if (rows.table === parent) added[catalogue] += n;
+      }
+      named.push(...batch.patterns);
+      onProgress?.(catalogue, batch.items);
+    }
+  }
+  await rowWorker.close();
+  return { added, named };
 }
 
 // ---- SQLite ---------------------------------------------------------------------------------------
@@ -185,18 +212,8 @@ async function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), o
       const before = { restaurants: last("RestaurantSearchRow"), groceries: last("GrocerySearchRow") };
       const patterns = db.prepare(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`).all() as PatternRow[];
       rowWorker = new BulkRowWorker({ size, badgeIds, coverBytes, patterns, format: "sqlite" });
-      const named: PatternRow[] = [];
-      for (const [catalogue, total, parent] of [["restaurants", size.restaurants, "Restaurant"], ["groceries", size.groceries, "Grocery"]] as const) {
-        for await (const batch of rowWorker.batches(catalogue, total, BATCH)) {
-          for (const rows of batch.tables) {
-            const added = insert(rows);
-            if (rows.table === parent) counts[catalogue] += added;
-          }
-          named.push(...batch.patterns);
-          onProgress?.(catalogue, batch.items);
-        }
-      }
-      await rowWorker.close();
+      const { added, named } = await loadBatches(rowWorker, size, async (rows) => insert(rows), onProgress);
+      Object.assign(counts, added);
       if (named.length) insert({ table: "OpeningPattern", columns: ["id", "timeZone", "periods"], values: named.flatMap((p) => [p.id, p.timeZone, p.periods]) });
       db.exec(UNUSED_PATTERNS);
       lap("load");
@@ -302,20 +319,10 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
       await client.query("SET LOCAL maintenance_work_mem = '1GB'"); // each index sorted in memory once
       const existing = (await client.query<PatternRow>(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`)).rows;
       rowWorker = new BulkRowWorker({ size, badgeIds, coverBytes, patterns: existing, format: "copy" });
-      const named: PatternRow[] = [];
-      for (const [catalogue, total, parent] of [["restaurants", size.restaurants, "Restaurant"], ["groceries", size.groceries, "Grocery"]] as const) {
-        // A seed id of the catalogue's rows (or of its comments, orders, reports) means an earlier run.
-        const first = await noSeedRows(client, SEED_IDS[catalogue]);
-        for await (const batch of rowWorker.batches(catalogue, total, BATCH)) {
-          for (const rows of batch.tables) {
-            const added = await copyRows(client, rows, first);
-            if (rows.table === parent) counts[catalogue] += added;
-          }
-          named.push(...batch.patterns);
-          onProgress?.(catalogue, batch.items);
-        }
-      }
-      await rowWorker.close();
+      // A seed id of the catalogue's rows (or of its comments, orders, reports) means an earlier run.
+      const first = { restaurants: await noSeedRows(client, SEED_IDS.restaurants), groceries: await noSeedRows(client, SEED_IDS.groceries) };
+      const { added, named } = await loadBatches(rowWorker, size, (rows, catalogue) => copyRows(client, rows, first[catalogue]), onProgress);
+      Object.assign(counts, added);
       if (named.length) {
         await client.query(`INSERT INTO "OpeningPattern" ("id", "timeZone", "periods") SELECT * FROM unnest($1::int[], $2::text[], $3::text[])`,
           [named.map((p) => p.id), named.map((p) => p.timeZone), named.map((p) => p.periods)]);
