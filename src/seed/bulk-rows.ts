@@ -16,7 +16,7 @@ const SHARED = { restaurant: coverNames("restaurant"), grocery: coverNames("groc
 /** A cover file shared by every `SHARED_COVERS`-th item of a catalogue. */
 export const sharedCover = (catalogue: "restaurant" | "grocery", n: number) => SHARED[catalogue][(n - 1) % SHARED_COVERS]!;
 
-/** The rows of restaurants from..to, by table, in the order SQLite wants them (children first). */
+/** The rows of restaurants from..to, by table (the loads set foreign keys aside, so the order is free). */
 export function restaurantRows(from: number, to: number, size: Size, badgeIds: string[], patterns: SeedOpeningPatterns): Tables {
   const t: Tables = { RestaurantTag: [], OpeningHours: [], RestaurantBadge: [], Comment: [], Order: [], Report: [], Restaurant: [] };
   for (let n = from; n <= to; n++) {
