@@ -34,8 +34,21 @@ type Timed = { seconds: number; result: any; peakRssMb: number };
 export type DataMoveResult = {
   database: "sqlite" | "postgres";
   rows: number;
-  writes: { idle: PacedResult; duringBackup: PacedResult; backupsDuringLoad: number; backupSecondsUnderLoad: number[]; healthzDuringBackup: { p99: number; max: number } };
-  backup: { seconds: number; databaseBytes: number; coverFiles: number; coverBytes: number; folderBytes: number; peakRssMb: number };
+  writes: {
+    idle: PacedResult;
+    duringBackup: PacedResult;
+    backupsDuringLoad: number;
+    backupSecondsUnderLoad: number[];
+    healthzDuringBackup: { p99: number; max: number };
+  };
+  backup: {
+    seconds: number;
+    databaseBytes: number;
+    coverFiles: number;
+    coverBytes: number;
+    folderBytes: number;
+    peakRssMb: number;
+  };
   restore: { seconds: number; peakRssMb: number };
   copyThere: { to: string; seconds: number; rows: number; peakRssMb: number } | null;
   copyBack: { to: string; seconds: number; peakRssMb: number } | null;
@@ -71,13 +84,21 @@ function admin(settings: Record<string, string>, ...args: string[]): Promise<Tim
     child.on("close", (code) => {
       clearInterval(sample);
       if (code !== 0) return reject(new Error(`admin ${args[0]} failed (${code}): ${stderr.trim() || stdout.trim()}`));
-      resolve({ seconds: (performance.now() - started) / 1000, result: JSON.parse(stdout.trim().split("\n").at(-1)!), peakRssMb: Math.round(peakKb / 1024) });
+      resolve({
+        seconds: (performance.now() - started) / 1000,
+        result: JSON.parse(stdout.trim().split("\n").at(-1)!),
+        peakRssMb: Math.round(peakKb / 1024),
+      });
     }),
   );
 }
 
 async function login(url: string, username: string, password: string): Promise<string> {
-  const res = await fetch(`${url}/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, password }) });
+  const res = await fetch(`${url}/auth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username, password }),
+  });
   const body = (await res.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`login of ${username} failed: ${res.status}`);
   return body.access_token;
@@ -90,7 +111,10 @@ function watchHealth(url: string) {
   const running = (async () => {
     while (!stopped) {
       const started = performance.now();
-      await fetch(`${url}/healthz`).then((r) => r.arrayBuffer(), () => undefined);
+      await fetch(`${url}/healthz`).then(
+        (r) => r.arrayBuffer(),
+        () => undefined,
+      );
       times.push(performance.now() - started);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -101,30 +125,53 @@ function watchHealth(url: string) {
       await running;
       times.sort((a, b) => a - b);
       const round = (ms: number) => Math.round(ms * 10) / 10;
-      return { p99: round(times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)] ?? 0), max: round(times.at(-1) ?? 0) };
+      return {
+        p99: round(times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)] ?? 0),
+        max: round(times.at(-1) ?? 0),
+      };
     },
   };
 }
 
 const folderBytes = (dir: string): number =>
-  readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? folderBytes(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).size), 0);
+  readdirSync(dir, { withFileTypes: true }).reduce(
+    (sum, e) => sum + (e.isDirectory() ? folderBytes(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).size),
+    0,
+  );
 
-export async function benchDataMoves(settings: DataMoveSettings, log: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<DataMoveResult[]> {
+export async function benchDataMoves(
+  settings: DataMoveSettings,
+  log: (line: string) => void,
+  cleanups: (() => Promise<void>)[],
+): Promise<DataMoveResult[]> {
   const results: DataMoveResult[] = [];
-  for (const name of settings.existing ? [settings.existing.url.startsWith("file:") ? "sqlite" as const : "postgres" as const] : settings.databases) {
+  for (const name of settings.existing
+    ? [settings.existing.url.startsWith("file:") ? ("sqlite" as const) : ("postgres" as const)]
+    : settings.databases) {
     const { database } = settings.existing
       ? { database: { provider: name, ...settings.existing, drop: async () => {} } }
       : (log(`\n[${name}] fresh database, seeding ${settings.size}...`),
-        await seededDatabase(name, { size: settings.size, serverUrl: settings.serverUrl, password: settings.password }, cleanups));
+        await seededDatabase(
+          name,
+          { size: settings.size, serverUrl: settings.serverUrl, password: settings.password },
+          cleanups,
+        ));
     const scratch = mkdtempSync(path.join(tmpdir(), "gw-bench-moves-"));
     cleanups.push(async () => rmSync(scratch, { recursive: true, force: true }));
     const env = { DATABASE_URL: database.url, UPLOAD_DIR: database.uploadDir };
 
-    const service = await startService("src/main.ts", { ...env, NODE_ENV: "production", LOG_LEVEL: "warn", RATE_LIMIT_MAX: "0" });
+    const service = await startService("src/main.ts", {
+      ...env,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_MAX: "0",
+    });
     let writes: DataMoveResult["writes"];
     let lastBackup = "";
     try {
-      const usernames = users(SIZES[settings.size]).slice(2, 10).map((u) => u.username);
+      const usernames = users(SIZES[settings.size])
+        .slice(2, 10)
+        .map((u) => u.username);
       const tokens = await Promise.all(usernames.map((u) => login(service.url, u, settings.password)));
       const requests: Request[] = Array.from({ length: 256 }, (_, i) => ({
         method: "POST",
@@ -132,11 +179,21 @@ export async function benchDataMoves(settings: DataMoveSettings, log: (line: str
         headers: { "content-type": "application/json", authorization: `Bearer ${tokens[i % tokens.length]}` },
         body: JSON.stringify({
           query: ADD_COMMENT,
-          variables: { id: restaurantId(1 + ((i * 7919) % SIZES[settings.size].restaurants)), input: { title: "During a backup", body: `write ${i}`, rating: 1 + (i % 5) } },
+          variables: {
+            id: restaurantId(1 + ((i * 7919) % SIZES[settings.size].restaurants)),
+            input: { title: "During a backup", body: `write ${i}`, rating: 1 + (i % 5) },
+          },
         }),
       }));
       log(`[${name}] ${settings.writeRate} writes/s for ${settings.durationSec} s, nothing else running...`);
-      const idle = await pacedLatency(service.url, requests, CONNECTIONS, settings.durationSec, settings.writeRate, true);
+      const idle = await pacedLatency(
+        service.url,
+        requests,
+        CONNECTIONS,
+        settings.durationSec,
+        settings.writeRate,
+        true,
+      );
       log(`[${name}] the same while backups run back to back...`);
       let loadDone = false;
       const backupSeconds: number[] = [];
@@ -148,11 +205,24 @@ export async function benchDataMoves(settings: DataMoveSettings, log: (line: str
         }
       })();
       const health = watchHealth(service.url);
-      const duringBackup = await pacedLatency(service.url, requests, CONNECTIONS, settings.durationSec, settings.writeRate, true);
+      const duringBackup = await pacedLatency(
+        service.url,
+        requests,
+        CONNECTIONS,
+        settings.durationSec,
+        settings.writeRate,
+        true,
+      );
       loadDone = true;
       const healthzDuringBackup = await health.stop();
       await backups;
-      writes = { idle, duringBackup, backupsDuringLoad: backupSeconds.length, backupSecondsUnderLoad: backupSeconds, healthzDuringBackup };
+      writes = {
+        idle,
+        duringBackup,
+        backupsDuringLoad: backupSeconds.length,
+        backupSecondsUnderLoad: backupSeconds,
+        healthzDuringBackup,
+      };
     } finally {
       await service.stop();
     }
@@ -170,7 +240,11 @@ export async function benchDataMoves(settings: DataMoveSettings, log: (line: str
     };
     const restoredDb: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(settings.serverUrl!);
     cleanups.push(restoredDb.drop);
-    const restored = await admin({ DATABASE_URL: restoredDb.url, UPLOAD_DIR: restoredDb.uploadDir }, "restore", lastBackup);
+    const restored = await admin(
+      { DATABASE_URL: restoredDb.url, UPLOAD_DIR: restoredDb.uploadDir },
+      "restore",
+      lastBackup,
+    );
 
     let copyThere: DataMoveResult["copyThere"] = null;
     let copyBack: DataMoveResult["copyBack"] = null;
@@ -182,10 +256,25 @@ export async function benchDataMoves(settings: DataMoveSettings, log: (line: str
       copyThere = { to: other, seconds: copied.seconds, rows: copied.result.rows, peakRssMb: copied.peakRssMb };
       const back: BenchDatabase = name === "sqlite" ? freshSqlite() : await freshPostgres(settings.serverUrl!);
       cleanups.push(back.drop);
-      const returned = await admin({ DATABASE_URL: there.url, UPLOAD_DIR: there.uploadDir }, "copy-data", "--to", back.url, "--uploads-to", back.uploadDir);
+      const returned = await admin(
+        { DATABASE_URL: there.url, UPLOAD_DIR: there.uploadDir },
+        "copy-data",
+        "--to",
+        back.url,
+        "--uploads-to",
+        back.uploadDir,
+      );
       copyBack = { to: name, seconds: returned.seconds, peakRssMb: returned.peakRssMb };
     }
-    results.push({ database: name, rows: quiet.result.rows, writes, backup, restore: { seconds: restored.seconds, peakRssMb: restored.peakRssMb }, copyThere, copyBack });
+    results.push({
+      database: name,
+      rows: quiet.result.rows,
+      writes,
+      backup,
+      restore: { seconds: restored.seconds, peakRssMb: restored.peakRssMb },
+      copyThere,
+      copyBack,
+    });
   }
   return results;
 }
@@ -197,13 +286,25 @@ export function formatDataMoves(results: DataMoveResult[]): string {
   for (const r of results) {
     const w = r.writes;
     lines.push(`${r.database}: ${r.rows.toLocaleString("en")} seeded rows`);
-    lines.push(`  writes at ${w.idle.rate}/s     p50 ${w.idle.p50} ms  p99 ${w.idle.p99} ms  max ${w.idle.max} ms  failed ${w.idle.failed}`);
-    lines.push(`  during backups  p50 ${w.duringBackup.p50} ms  p99 ${w.duringBackup.p99} ms  max ${w.duringBackup.max} ms  failed ${w.duringBackup.failed}  (${w.backupsDuringLoad} backups, ${w.backupSecondsUnderLoad.map((s) => s.toFixed(1)).join(", ")} s)`);
+    lines.push(
+      `  writes at ${w.idle.rate}/s     p50 ${w.idle.p50} ms  p99 ${w.idle.p99} ms  max ${w.idle.max} ms  failed ${w.idle.failed}`,
+    );
+    lines.push(
+      `  during backups  p50 ${w.duringBackup.p50} ms  p99 ${w.duringBackup.p99} ms  max ${w.duringBackup.max} ms  failed ${w.duringBackup.failed}  (${w.backupsDuringLoad} backups, ${w.backupSecondsUnderLoad.map((s) => s.toFixed(1)).join(", ")} s)`,
+    );
     lines.push(`  /healthz during backups  p99 ${w.healthzDuringBackup.p99} ms  max ${w.healthzDuringBackup.max} ms`);
-    lines.push(`  backup (idle)   ${r.backup.seconds.toFixed(1)} s, peak RSS ${r.backup.peakRssMb} MB: database ${mb(r.backup.databaseBytes)}, ${r.backup.coverFiles.toLocaleString("en")} covers ${mb(r.backup.coverBytes)}, folder ${mb(r.backup.folderBytes)}`);
+    lines.push(
+      `  backup (idle)   ${r.backup.seconds.toFixed(1)} s, peak RSS ${r.backup.peakRssMb} MB: database ${mb(r.backup.databaseBytes)}, ${r.backup.coverFiles.toLocaleString("en")} covers ${mb(r.backup.coverBytes)}, folder ${mb(r.backup.folderBytes)}`,
+    );
     lines.push(`  restore         ${r.restore.seconds.toFixed(1)} s, peak RSS ${r.restore.peakRssMb} MB`);
-    if (r.copyThere) lines.push(`  copy-data -> ${r.copyThere.to.padEnd(8)} ${r.copyThere.seconds.toFixed(1)} s, peak RSS ${r.copyThere.peakRssMb} MB (${r.copyThere.rows.toLocaleString("en")} rows, with covers)`);
-    if (r.copyBack) lines.push(`  copy-data -> ${r.copyBack.to.padEnd(8)} ${r.copyBack.seconds.toFixed(1)} s, peak RSS ${r.copyBack.peakRssMb} MB (back)`);
+    if (r.copyThere)
+      lines.push(
+        `  copy-data -> ${r.copyThere.to.padEnd(8)} ${r.copyThere.seconds.toFixed(1)} s, peak RSS ${r.copyThere.peakRssMb} MB (${r.copyThere.rows.toLocaleString("en")} rows, with covers)`,
+      );
+    if (r.copyBack)
+      lines.push(
+        `  copy-data -> ${r.copyBack.to.padEnd(8)} ${r.copyBack.seconds.toFixed(1)} s, peak RSS ${r.copyBack.peakRssMb} MB (back)`,
+      );
   }
   return lines.join("\n");
 }

@@ -82,7 +82,13 @@ export async function seededDatabase(
   await migrate(settings);
   const db = createDb(settings);
   try {
-    const seeded = await seed(db, { size, uploadDir: database.uploadDir, password, onProgress: progressPrinter(process.stderr), database: settings });
+    const seeded = await seed(db, {
+      size,
+      uploadDir: database.uploadDir,
+      password,
+      onProgress: progressPrinter(process.stderr),
+      database: settings,
+    });
     seeded.inserted.comments += await addDeepComments(db, size);
     await settle(db, provider);
     return { database, settings, seeded };

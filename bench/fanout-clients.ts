@@ -21,7 +21,11 @@ export type ClientJob = {
 };
 
 /** Messages between the parent (fanout.ts) and this process. */
-export type ToClients = { type: "start"; job: ClientJob } | { type: "probes" } | { type: "count" } | { type: "finish"; acks: Record<string, number> };
+export type ToClients =
+  | { type: "start"; job: ClientJob }
+  | { type: "probes" }
+  | { type: "count" }
+  | { type: "finish"; acks: Record<string, number> };
 export type FromClients =
   | { type: "connected"; problems: string[] }
   | { type: "probes"; listening: number }
@@ -48,14 +52,22 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
     else (arrivals.get(title) ?? arrivals.set(title, []).get(title)!).push(at);
   };
 
-  const subscribe = JSON.stringify({ id: "1", type: "subscribe", payload: { query: SUBSCRIPTION, variables: { id: job.restaurantId } } });
+  const subscribe = JSON.stringify({
+    id: "1",
+    type: "subscribe",
+    payload: { query: SUBSCRIPTION, variables: { id: job.restaurantId } },
+  });
   const body = JSON.stringify({ query: SUBSCRIPTION, variables: { id: job.restaurantId } });
 
   function openWs(i: number, token: string): Promise<void> {
     return new Promise((ready) => {
-      const ws = new WebSocket(`${job.url.replace(/^http/, "ws")}/graphql`, "graphql-transport-ws", { perMessageDeflate: false });
+      const ws = new WebSocket(`${job.url.replace(/^http/, "ws")}/graphql`, "graphql-transport-ws", {
+        perMessageDeflate: false,
+      });
       closers.push(() => ws.terminate());
-      ws.on("open", () => ws.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${token}` } })));
+      ws.on("open", () =>
+        ws.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${token}` } })),
+      );
       ws.on("message", (data) => {
         const text = data.toString();
         if (text.includes('"type":"next"')) return arrived(i, titleOf(text));
@@ -78,7 +90,15 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
     return new Promise((ready) => {
       const req = http.request(
         `${job.url}/graphql/stream`,
-        { method: "POST", agent: false, headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${token}` } },
+        {
+          method: "POST",
+          agent: false,
+          headers: {
+            accept: "text/event-stream",
+            "content-type": "application/json",
+            authorization: `Bearer ${token}`,
+          },
+        },
         (res) => {
           if (res.statusCode !== 200) problem(`stream ${job.first + i} answered ${res.statusCode}`);
           res.setEncoding("utf8");
@@ -144,7 +164,8 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   let clients: ReturnType<typeof run> | undefined;
   let sent: Promise<void> = Promise.resolve();
-  const reply = (message: FromClients) => void (sent = new Promise((resolve) => process.send!(message, () => resolve())));
+  const reply = (message: FromClients) =>
+    void (sent = new Promise((resolve) => process.send!(message, () => resolve())));
   process.on("message", (message: ToClients) => {
     if (message.type === "start") {
       clients = run(message.job, reply);

@@ -91,7 +91,15 @@ function putComment(url: string, token: string, title: string): Promise<{ status
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: "PUT", agent: writeAgent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), authorization: `Bearer ${token}` } },
+      {
+        method: "PUT",
+        agent: writeAgent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+          authorization: `Bearer ${token}`,
+        },
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -146,7 +154,10 @@ export async function runFanout(
   const key = transport === "ws" ? FANOUT_KEY : FANOUT_SSE_KEY;
   const connections = transport === "ws" ? settings.subscribers : settings.streams;
   const floor = await fanoutFloor(connections, FLOOR_ROUNDS).catch(() => null);
-  if (floor) log(`  ${key}: floor: a raw frame to ${connections} loopback sockets costs ${floor.cpuUsPerSend.toFixed(1)} µs CPU per send, ${floor.wallMsPerRound.toFixed(0)} ms per round`);
+  if (floor)
+    log(
+      `  ${key}: floor: a raw frame to ${connections} loopback sockets costs ${floor.cpuUsPerSend.toFixed(1)} µs CPU per send, ${floor.wallMsPerRound.toFixed(0)} ms per round`,
+    );
   const serverEnv = fanoutServerEnv(settings);
   const problems: string[] = [];
   const before = await readCounters(url);
@@ -154,12 +165,22 @@ export async function runFanout(
   const setupStarted = Date.now();
   const processes: ReturnType<typeof clientProcess>[] = [];
   const sum = async <T extends "probes" | "count">(type: T, pick: (m: Extract<FromClients, { type: T }>) => number) =>
-    (await Promise.all(processes.map((p) => p.ask({ type } as ToClients, type)))).reduce((n, m) => n + pick(m as Extract<FromClients, { type: T }>), 0);
+    (await Promise.all(processes.map((p) => p.ask({ type } as ToClients, type)))).reduce(
+      (n, m) => n + pick(m as Extract<FromClients, { type: T }>),
+      0,
+    );
 
   try {
     const connecting: Promise<Extract<FromClients, { type: "connected" }>>[] = [];
     for (let first = 0; first < connections; first += CLIENTS_PER_PROCESS) {
-      const job: ClientJob = { transport, url, tokens, restaurantId, count: Math.min(CLIENTS_PER_PROCESS, connections - first), first };
+      const job: ClientJob = {
+        transport,
+        url,
+        tokens,
+        restaurantId,
+        count: Math.min(CLIENTS_PER_PROCESS, connections - first),
+        first,
+      };
       const p = clientProcess(job);
       processes.push(p);
       connecting.push(p.ask({ type: "start", job }, "connected"));
@@ -169,21 +190,27 @@ export async function runFanout(
 
     // A subscription is answered only by events: a probe comment shows which ones listen.
     // Probes repeat (a few at most) until every subscriber has seen one.
-    const write = (title: string, token: string) => putComment(`${url}/restaurants/${encodeURIComponent(restaurantId)}/comments`, token, title);
+    const write = (title: string, token: string) =>
+      putComment(`${url}/restaurants/${encodeURIComponent(restaurantId)}/comments`, token, title);
     const activeDeadline = Date.now() + 120_000;
-    while ((await activeSubscriptions(url)) - activeBefore < connections && Date.now() < activeDeadline) await sleep(200);
+    while ((await activeSubscriptions(url)) - activeBefore < connections && Date.now() < activeDeadline)
+      await sleep(200);
     let listening = 0;
     for (let probe = 1; listening < connections; probe++) {
-      if (probe > 10) throw new Error(`only ${listening} of ${connections} subscribers listening after ${probe - 1} probes`);
+      if (probe > 10)
+        throw new Error(`only ${listening} of ${connections} subscribers listening after ${probe - 1} probes`);
       const res = await write(`probe ${probe}`, tokens[0]!);
       if (res.status !== 201) throw new Error(`probe comment answered ${res.status}: ${res.body}`);
       const deadline = Date.now() + 10_000;
-      while ((listening = await sum("probes", (m) => m.listening)) < connections && Date.now() < deadline) await sleep(100);
+      while ((listening = await sum("probes", (m) => m.listening)) < connections && Date.now() < deadline)
+        await sleep(100);
     }
     const setupSec = (Date.now() - setupStarted) / 1000;
     await sleep(1000); // let the probes' garbage settle before reading memory
     const withSubscribers = await readCounters(url);
-    log(`  ${key}: ${connections} subscribers listening after ${setupSec.toFixed(1)} s; streaming ${settings.ratePerSec} comments/s for ${settings.durationSec} s`);
+    log(
+      `  ${key}: ${connections} subscribers listening after ${setupSec.toFixed(1)} s; streaming ${settings.ratePerSec} comments/s for ${settings.durationSec} s`,
+    );
 
     // The stream: one write every 1/rate seconds on a fixed schedule (a slow answer does not delay the next).
     const acknowledged: Record<string, number> = {};
@@ -226,7 +253,10 @@ export async function runFanout(
       for (const [ms, n] of sorted) if ((seen += n) >= rank) return ms;
       return max;
     };
-    if (got < expected) problems.push(`${expected - got} of ${expected} events had not arrived ${DRAIN_MS / 1000} s after the last write`);
+    if (got < expected)
+      problems.push(
+        `${expected - got} of ${expected} events had not arrived ${DRAIN_MS / 1000} s after the last write`,
+      );
     const mb = (bytes: number) => bytes / 2 ** 20;
     return {
       database,
@@ -242,7 +272,8 @@ export async function runFanout(
       rssWithSubscribersMb: mb(withSubscribers.rssBytes),
       rssAfterStreamMb: mb(after.rssBytes),
       kibPerSubscriber: (withSubscribers.rssBytes - before.rssBytes) / 1024 / connections,
-      serverCpuUsPerEvent: cpuBefore !== null && cpuAfter !== null && got > 0 ? ((cpuAfter - cpuBefore) * 1e6) / got : null,
+      serverCpuUsPerEvent:
+        cpuBefore !== null && cpuAfter !== null && got > 0 ? ((cpuAfter - cpuBefore) * 1e6) / got : null,
       setupSec,
       floor,
       problem: problems.length ? problems.slice(0, 3).join("; ") : null,
@@ -253,19 +284,41 @@ export async function runFanout(
 }
 
 /** The result of a fan-out that could not run to its end (no figures). */
-export function failedFanout(database: string, transport: FanoutTransport, settings: FanoutSettings, problem: string): FanoutResult {
+export function failedFanout(
+  database: string,
+  transport: FanoutTransport,
+  settings: FanoutSettings,
+  problem: string,
+): FanoutResult {
   return {
-    database, transport, settings, serverEnv: fanoutServerEnv(settings), comments: 0, expected: 0, received: 0, latency: null,
-    rssBeforeMb: 0, rssWithSubscribersMb: 0, rssAfterStreamMb: 0, kibPerSubscriber: 0, setupSec: 0, problem,
+    database,
+    transport,
+    settings,
+    serverEnv: fanoutServerEnv(settings),
+    comments: 0,
+    expected: 0,
+    received: 0,
+    latency: null,
+    rssBeforeMb: 0,
+    rssWithSubscribersMb: 0,
+    rssAfterStreamMb: 0,
+    kibPerSubscriber: 0,
+    setupSec: 0,
+    problem,
   };
 }
 
 export function formatFanout(results: FanoutResult[]): string[] {
   if (!results.length) return [];
-  const out = ["", "Fan-out (GraphQL subscriptions, one connection per subscriber, clients in processes of their own; target: every event, p99 < 250 ms):"];
+  const out = [
+    "",
+    "Fan-out (GraphQL subscriptions, one connection per subscriber, clients in processes of their own; target: every event, p99 < 250 ms):",
+  ];
   for (const r of results) {
     const s = r.settings;
-    const latency = r.latency ? `delivery latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms` : "no events measured";
+    const latency = r.latency
+      ? `delivery latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms`
+      : "no events measured";
     const met = r.latency && r.received === r.expected && r.expected > 0 && r.latency.p99 < 250 ? "met" : "NOT MET";
     const transport = r.transport === "sse" ? "Server-Sent Events streams" : "WebSocket subscribers";
     out.push(
@@ -273,14 +326,18 @@ export function formatFanout(results: FanoutResult[]): string[] {
         `${r.received} of ${r.expected} events received; ${latency} (from the write's 201 to receipt): ${met}`,
       `    server RSS ${r.rssBeforeMb.toFixed(0)} MB before the subscribers, ${r.rssWithSubscribersMb.toFixed(0)} MB with them ` +
         `(${r.kibPerSubscriber.toFixed(1)} KiB per subscriber), ${r.rssAfterStreamMb.toFixed(0)} MB after the stream; set up in ${r.setupSec.toFixed(1)} s` +
-        (r.serverCpuUsPerEvent != null ? `; server CPU ${r.serverCpuUsPerEvent.toFixed(1)} µs per event delivered` : ""),
+        (r.serverCpuUsPerEvent != null
+          ? `; server CPU ${r.serverCpuUsPerEvent.toFixed(1)} µs per event delivered`
+          : ""),
       ...(r.floor
         ? [
             `    floor (baselines/fanout-floor.ts, just before): a raw frame written to ${r.floor.connections} loopback sockets from one process costs ${r.floor.cpuUsPerSend.toFixed(1)} µs CPU per send, ` +
               `${r.floor.wallMsPerRound.toFixed(0)} ms per round of ${r.floor.connections} (at ${s.ratePerSec} events/s a round has ${(1000 / s.ratePerSec).toFixed(0)} ms)`,
           ]
         : []),
-      `    server settings: ${Object.entries(r.serverEnv).map(([k, v]) => `${k}=${v}`).join(" ")}`,
+      `    server settings: ${Object.entries(r.serverEnv)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ")}`,
     );
     if (r.problem) out.push(`    PROBLEM: ${r.problem}`);
   }

@@ -59,7 +59,11 @@ const FLOODS: Flood[] = [
   { name: "GET /openapi.json (control)", path: "/openapi.json", headers: {} },
   { name: "GET / (browser, br)", path: "/", headers: { accept: BROWSER, "accept-encoding": "gzip, deflate, br" } },
   { name: "GET / (JSON, identity)", path: "/", headers: {} },
-  { name: "GET /docs (browser, br)", path: "/docs", headers: { accept: BROWSER, "accept-encoding": "gzip, deflate, br" } },
+  {
+    name: "GET /docs (browser, br)",
+    path: "/docs",
+    headers: { accept: BROWSER, "accept-encoding": "gzip, deflate, br" },
+  },
   { name: "GET /docs (identity)", path: "/docs", headers: {} },
   { name: "GET /docs script (br)", path: bundlePath, headers: { "accept-encoding": "gzip, deflate, br" } },
   { name: "GET /docs script (identity)", path: bundlePath, headers: {} },
@@ -84,10 +88,22 @@ type Record_ = {
   secondMs: number;
 } & SampleSummary;
 
-async function runFlood(flood: Flood, limits: { name: string; env: Record<string, string> }, seconds: number, connections: number, cleanups: (() => Promise<void>)[]): Promise<Record_> {
+async function runFlood(
+  flood: Flood,
+  limits: { name: string; env: Record<string, string> },
+  seconds: number,
+  connections: number,
+  cleanups: (() => Promise<void>)[],
+): Promise<Record_> {
   const database = freshSqlite();
   cleanups.push(database.drop);
-  const service = await startService("src/main.ts", { NODE_ENV: "production", LOG_LEVEL: "warn", DATABASE_URL: database.url, UPLOAD_DIR: database.uploadDir, ...limits.env });
+  const service = await startService("src/main.ts", {
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    DATABASE_URL: database.url,
+    UPLOAD_DIR: database.uploadDir,
+    ...limits.env,
+  });
   cleanups.push(service.stop);
   try {
     const path = typeof flood.path === "string" ? flood.path : await flood.path(service.url);
@@ -105,7 +121,15 @@ async function runFlood(flood: Flood, limits: { name: string; env: Record<string
     const secondMs = await timed();
     const start = Date.now();
     const cpuBefore = cpuSecondsOf(service.pid);
-    const result = await autocannon({ url: service.url, connections, duration: seconds, pipelining: 1, timeout: 10, idReplacement: true, requests: [{ method, path, headers: flood.headers, body: flood.body }] });
+    const result = await autocannon({
+      url: service.url,
+      connections,
+      duration: seconds,
+      pipelining: 1,
+      timeout: 10,
+      idReplacement: true,
+      requests: [{ method, path, headers: flood.headers, body: flood.body }],
+    });
     const cpuAfter = cpuSecondsOf(service.pid);
     const end = Date.now();
     await sleep(AFTER_MS);
@@ -117,7 +141,10 @@ async function runFlood(flood: Flood, limits: { name: string; env: Record<string
       reqPerSec: Math.round(answered / result.duration),
       statuses: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
       sentMbPerSec: Math.round((result.throughput.total / result.duration / 2 ** 20) * 10) / 10,
-      cpuMsPerRequest: cpuBefore !== null && cpuAfter !== null && answered ? Math.round(((cpuAfter - cpuBefore) * 1000 * 1000) / answered) / 1000 : null,
+      cpuMsPerRequest:
+        cpuBefore !== null && cpuAfter !== null && answered
+          ? Math.round(((cpuAfter - cpuBefore) * 1000 * 1000) / answered) / 1000
+          : null,
       firstMs,
       secondMs,
       ...summary,
@@ -131,12 +158,25 @@ async function runFlood(flood: Flood, limits: { name: string; env: Record<string
 }
 
 function table(records: Record_[]): string[] {
-  const header = ["flood", "limits", "req/s", "statuses", "MB/s sent", "CPU ms/req", "1st/2nd ms", "RSS base -> peak -> end MB", "/healthz p50/p99/max ms", "/healthz failed"];
+  const header = [
+    "flood",
+    "limits",
+    "req/s",
+    "statuses",
+    "MB/s sent",
+    "CPU ms/req",
+    "1st/2nd ms",
+    "RSS base -> peak -> end MB",
+    "/healthz p50/p99/max ms",
+    "/healthz failed",
+  ];
   const rows = records.map((r) => [
     r.flood,
     r.limits,
     String(r.reqPerSec),
-    Object.entries(r.statuses).map(([code, count]) => `${code}: ${count}`).join(", "),
+    Object.entries(r.statuses)
+      .map(([code, count]) => `${code}: ${count}`)
+      .join(", "),
     String(r.sentMbPerSec),
     String(r.cpuMsPerRequest ?? "?"),
     `${r.firstMs}/${r.secondMs}`,
@@ -151,7 +191,13 @@ function table(records: Record_[]): string[] {
 
 async function main() {
   const { values } = parseArgs({
-    options: { seconds: { type: "string", default: "15" }, connections: { type: "string", default: "50" }, only: { type: "string" }, json: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      seconds: { type: "string", default: "15" },
+      connections: { type: "string", default: "50" },
+      only: { type: "string" },
+      json: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (values.help) return console.log(HELP);
   const seconds = Number(values.seconds);
@@ -171,8 +217,17 @@ async function main() {
   }
   const lines = table(records);
   console.log(`\n${lines.join("\n")}`);
-  console.log(`\nLoad average (1, 5, 15 min) at the start ${loadStart.map((l) => l.toFixed(2)).join(", ")}, at the end ${os.loadavg().map((l) => l.toFixed(2)).join(", ")}.`);
-  if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, seconds, connections, records, table: lines }, null, 2)}\n`);
+  console.log(
+    `\nLoad average (1, 5, 15 min) at the start ${loadStart.map((l) => l.toFixed(2)).join(", ")}, at the end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}.`,
+  );
+  if (values.json)
+    writeFileSync(
+      values.json,
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, seconds, connections, records, table: lines }, null, 2)}\n`,
+    );
 }
 
 await main();

@@ -52,7 +52,8 @@ const AFTER_MS = 3_000;
 const ATTACK_CAP_MS = 6 * 60_000;
 
 const startedAt = Date.now();
-const log = (text: string) => process.stderr.write(`${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s ${text.trimStart()}\n`);
+const log = (text: string) =>
+  process.stderr.write(`${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s ${text.trimStart()}\n`);
 
 function options() {
   const { values } = parseArgs({
@@ -70,11 +71,13 @@ function options() {
     process.exit(0);
   }
   const only = values.only ? values.only.split(",").filter(Boolean).map(Number) : ATTACKS.map((a) => a.n);
-  for (const n of only) if (!ATTACKS.some((a) => a.n === n)) throw new Error(`--only: no attack ${n} (1 to ${ATTACKS.length})`);
+  for (const n of only)
+    if (!ATTACKS.some((a) => a.n === n)) throw new Error(`--only: no attack ${n} (1 to ${ATTACKS.length})`);
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs must be a whole number of at least 1");
   const healthzTimeoutMs = Number(values["healthz-timeout"]);
-  if (!Number.isFinite(healthzTimeoutMs) || healthzTimeoutMs < 100) throw new Error("--healthz-timeout must be at least 100 (ms)");
+  if (!Number.isFinite(healthzTimeoutMs) || healthzTimeoutMs < 100)
+    throw new Error("--healthz-timeout must be at least 100 (ms)");
   const report = values.report?.split(",").filter(Boolean);
   return { attacks: ATTACKS.filter((a) => only.includes(a.n)), runs, json: values.json, healthzTimeoutMs, report };
 }
@@ -92,15 +95,28 @@ async function prepareTemplate(): Promise<string> {
   const { database, settings } = await seededDatabase("sqlite", { size: "small", password: PASSWORD }, cleanups);
   const db = createDb(settings);
   try {
-    const authors = users(SIZES.small).slice(2).map((u) => u.id);
+    const authors = users(SIZES.small)
+      .slice(2)
+      .map((u) => u.id);
     await db.comment.createMany({
       data: Array.from({ length: 100 }, (_, i) => ({
-        restaurantId: RESTAURANT, authorId: authors[i % authors.length]!, title: `Long review ${i + 1}`, body: LONG_BODY, rating: 1 + (i % 5),
+        restaurantId: RESTAURANT,
+        authorId: authors[i % authors.length]!,
+        title: `Long review ${i + 1}`,
+        body: LONG_BODY,
+        rating: 1 + (i % 5),
       })),
     });
-    const totals = await db.comment.aggregate({ where: { restaurantId: RESTAURANT }, _sum: { rating: true }, _count: true });
+    const totals = await db.comment.aggregate({
+      where: { restaurantId: RESTAURANT },
+      _sum: { rating: true },
+      _count: true,
+    });
     const sum = totals._sum.rating ?? 0;
-    await db.restaurant.update({ where: { id: RESTAURANT }, data: { ratingSum: sum, ratingCount: totals._count, ratingAvg: totals._count ? sum / totals._count : 0 } });
+    await db.restaurant.update({
+      where: { id: RESTAURANT },
+      data: { ratingSum: sum, ratingCount: totals._count, ratingAvg: totals._count ? sum / totals._count : 0 },
+    });
     await db.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     await db.$disconnect();
@@ -134,7 +150,16 @@ async function runAttack(attack: Attack, run: number, template: string, opts: Op
     UPLOAD_DIR: database.uploadDir,
     ...attack.env,
   };
-  const record: RunRecord = { attack: attack.n, title: attack.title, run, startedAt: new Date().toISOString(), serverEnv: attack.env, figures: {}, problem: null, serverOutput: "" };
+  const record: RunRecord = {
+    attack: attack.n,
+    title: attack.title,
+    run,
+    startedAt: new Date().toISOString(),
+    serverEnv: attack.env,
+    figures: {},
+    problem: null,
+    serverOutput: "",
+  };
   let service: Service | null = null;
   // The harness's own requests (sign-ins, comments, /metrics) share one keep-alive connection.
   const control = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -153,9 +178,13 @@ async function runAttack(attack: Attack, run: number, template: string, opts: Op
       async login(n) {
         const username = users(SIZES.small)[2 + n]!.username;
         const answer = await request(`${url}/auth/token`, {
-          method: "POST", agent: control, headers: { "content-type": "application/json" }, body: JSON.stringify({ username, password: PASSWORD }),
+          method: "POST",
+          agent: control,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ username, password: PASSWORD }),
         });
-        const token = (JSON.parse(answer.status === 200 ? answer.body : "{}") as { access_token?: string }).access_token;
+        const token = (JSON.parse(answer.status === 200 ? answer.body : "{}") as { access_token?: string })
+          .access_token;
         if (!token) throw new Error(`sign-in of ${username} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
         return token;
       },
@@ -165,7 +194,9 @@ async function runAttack(attack: Attack, run: number, template: string, opts: Op
       },
       async comment(token, title, body) {
         const answer = await request(`${url}/restaurants/${RESTAURANT}/comments`, {
-          method: "PUT", agent: control, timeoutMs: 60_000,
+          method: "PUT",
+          agent: control,
+          timeoutMs: 60_000,
           headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
           body: JSON.stringify({ title, body, rating: 4 }),
         });
@@ -193,14 +224,16 @@ async function runAttack(attack: Attack, run: number, template: string, opts: Op
       if (outcome) figures = outcome;
       else record.problem = `did not finish within ${ATTACK_CAP_MS / 60_000} min`;
     } catch (error) {
-      record.problem = error instanceof Error ? (error.stack ?? error.message).split("\n").slice(0, 4).join(" ") : String(error);
+      record.problem =
+        error instanceof Error ? (error.stack ?? error.message).split("\n").slice(0, 4).join(" ") : String(error);
     }
     const summary = await ctx.finish().catch((error: Error) => {
       record.problem ??= `sampling failed: ${error.message}`;
       return {} as SampleSummary;
     });
     record.figures = { ...summary, ...figures };
-    if (record.problem) log(`attack ${attack.n}: ${record.problem}\n  the server's last output: ${service.output().slice(-1500)}`);
+    if (record.problem)
+      log(`attack ${attack.n}: ${record.problem}\n  the server's last output: ${service.output().slice(-1500)}`);
   } catch (error) {
     record.problem = `could not run: ${error instanceof Error ? error.message : error}`;
   } finally {
@@ -221,7 +254,11 @@ const brief = (f: Figures) =>
 
 function gitCommit(): string | null {
   try {
-    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return null;
   }
@@ -231,8 +268,15 @@ function gitCommit(): string | null {
 function reportOf(files: string[], attacks: Attack[]) {
   const records: RunRecord[] = [];
   for (const file of files) {
-    const saved = JSON.parse(readFileSync(file, "utf8")) as { date: string; commit: string | null; node: string; records: RunRecord[] };
-    console.log(`${file}: ${saved.records.length} runs of ${saved.date}, commit ${saved.commit?.slice(0, 7) ?? "?"}, Node ${saved.node}`);
+    const saved = JSON.parse(readFileSync(file, "utf8")) as {
+      date: string;
+      commit: string | null;
+      node: string;
+      records: RunRecord[];
+    };
+    console.log(
+      `${file}: ${saved.records.length} runs of ${saved.date}, commit ${saved.commit?.slice(0, 7) ?? "?"}, Node ${saved.node}`,
+    );
     records.push(...saved.records);
   }
   console.log(`\n${formatTable(attacks, records).join("\n")}`);
@@ -257,15 +301,26 @@ async function main() {
   const loadEnd = os.loadavg();
   const table = formatTable(opts.attacks, records);
   console.log(`\n${table.join("\n")}`);
-  console.log(`\nLoad average (1, 5, 15 min) at the start ${loadStart.map((l) => l.toFixed(2)).join(", ")}, at the end ${loadEnd.map((l) => l.toFixed(2)).join(", ")}; ${((Date.now() - startedAt) / 1000).toFixed(0)} s in all.`);
+  console.log(
+    `\nLoad average (1, 5, 15 min) at the start ${loadStart.map((l) => l.toFixed(2)).join(", ")}, at the end ${loadEnd.map((l) => l.toFixed(2)).join(", ")}; ${((Date.now() - startedAt) / 1000).toFixed(0)} s in all.`,
+  );
   if (opts.json) {
     mkdirSync(path.dirname(path.resolve(opts.json)), { recursive: true });
     const report = {
       date: new Date().toISOString(),
       commit: gitCommit(),
       node: process.version,
-      machine: { cpus: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30), loadAverage: { start: loadStart, end: loadEnd } },
-      settings: { runs: opts.runs, healthzTimeoutMs: opts.healthzTimeoutMs, baselineMs: BASELINE_MS, afterMs: AFTER_MS },
+      machine: {
+        cpus: os.cpus().length,
+        memoryGb: Math.round(os.totalmem() / 2 ** 30),
+        loadAverage: { start: loadStart, end: loadEnd },
+      },
+      settings: {
+        runs: opts.runs,
+        healthzTimeoutMs: opts.healthzTimeoutMs,
+        baselineMs: BASELINE_MS,
+        afterMs: AFTER_MS,
+      },
       records,
       table,
     };

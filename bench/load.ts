@@ -38,9 +38,20 @@ const hasNoGraphqlErrors = (body: string) => !body.includes('"errors"');
 
 /** Requests whose body holds UNIQUE get it replaced on every send (autocannon's setupRequest). */
 const uniquePerSend = (requests: Request[]): Request[] =>
-  requests.map((r) => (typeof r.body === "string" && r.body.includes(UNIQUE) ? { ...r, setupRequest: (req: Request) => ({ ...req, body: withUnique(r.body as string) }) } : r));
+  requests.map((r) =>
+    typeof r.body === "string" && r.body.includes(UNIQUE)
+      ? { ...r, setupRequest: (req: Request) => ({ ...req, body: withUnique(r.body as string) }) }
+      : r,
+  );
 
-async function drive(url: string, requests: Request[], connections: number, durationSec: number, graphql: boolean, overallRate?: number) {
+async function drive(
+  url: string,
+  requests: Request[],
+  connections: number,
+  durationSec: number,
+  graphql: boolean,
+  overallRate?: number,
+) {
   requests = uniquePerSend(requests);
   return autocannon({
     url,
@@ -78,7 +89,12 @@ export async function measure(
   url: string,
   requests: Request[],
   settings: LoadSettings,
-  options: { graphql: boolean; metrics: boolean; cpuSeconds?: () => number | null; databaseCpu?: () => Map<number, number> | null },
+  options: {
+    graphql: boolean;
+    metrics: boolean;
+    cpuSeconds?: () => number | null;
+    databaseCpu?: () => Map<number, number> | null;
+  },
 ): Promise<Measurement> {
   if (settings.warmupSec > 0) await drive(url, requests, settings.connections, settings.warmupSec, options.graphql);
   let statementsOneAtATime: number | null = null;
@@ -94,12 +110,15 @@ export async function measure(
   const result = await drive(url, requests, settings.connections, settings.durationSec, options.graphql);
   const cpuAfter = options.cpuSeconds?.() ?? null;
   const databaseCpuAfter = options.databaseCpu?.() ?? null;
-  const perRequest = (seconds: number | null) => (seconds !== null && result.requests.total > 0 ? (seconds * 1000) / result.requests.total : null);
+  const perRequest = (seconds: number | null) =>
+    seconds !== null && result.requests.total > 0 ? (seconds * 1000) / result.requests.total : null;
   const after = options.metrics ? await settledCounters(url) : null;
   // Divided by the requests sent, not those answered: the server runs a request cut off at the
   // end of the run to completion (its statements count) but may not count it as answered.
   const sent = result.requests.sent;
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
+  );
   return {
     requests: result.requests.total,
     reqPerSec: result.requests.total / result.duration,
@@ -118,16 +137,23 @@ export async function measure(
     statementsPerRequest: before && after && sent > 0 ? (after.statements - before.statements) / sent : null,
     statementsOneAtATime,
     cpuMsPerRequest: perRequest(cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null),
-    databaseCpuMsPerRequest: perRequest(databaseCpuBefore && databaseCpuAfter ? cpuSecondsBetween(databaseCpuBefore, databaseCpuAfter) : null),
+    databaseCpuMsPerRequest: perRequest(
+      databaseCpuBefore && databaseCpuAfter ? cpuSecondsBetween(databaseCpuBefore, databaseCpuAfter) : null,
+    ),
   };
 }
 
 /** SQL statements the server ran for one request (nothing else may be running meanwhile). */
 export async function statementsOf(url: string, request: Request): Promise<number> {
   const before = await readCounters(url);
-  const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: withUnique(request.body as string | undefined) });
+  const res = await fetch(url + request.path, {
+    method: request.method,
+    headers: request.headers,
+    body: withUnique(request.body as string | undefined),
+  });
   const text = await res.text();
-  if (!res.ok || text.includes('"errors"')) throw new Error(`${request.method} ${request.path} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (!res.ok || text.includes('"errors"'))
+    throw new Error(`${request.method} ${request.path} answered ${res.status}: ${text.slice(0, 300)}`);
   const after = await readCounters(url);
   return after.statements - before.statements;
 }
@@ -157,13 +183,33 @@ export type RateLatency = Omit<PacedResult, "senderLateP99"> & {
  * request from when it was due, so a server that falls behind shows in the percentiles;
  * autocannon times from when it sent, so there it shows as `achieved` below `rate`.
  */
-export async function latencyAtRate(url: string, requests: Request[], settings: LoadSettings, rate: number, graphql: boolean, withBursts: boolean): Promise<RateLatency> {
+export async function latencyAtRate(
+  url: string,
+  requests: Request[],
+  settings: LoadSettings,
+  rate: number,
+  graphql: boolean,
+  withBursts: boolean,
+): Promise<RateLatency> {
   const perSecond = Math.max(1, Math.round(rate));
   const before = await readCounters(url).catch(() => null); // also starts a new event-loop delay window
-  const paced = await pacedLatencyApart({ url, requests, connections: settings.connections, durationSec: settings.durationSec, rate: perSecond, graphql });
+  const paced = await pacedLatencyApart({
+    url,
+    requests,
+    connections: settings.connections,
+    durationSec: settings.durationSec,
+    rate: perSecond,
+    graphql,
+  });
   const after = before && (await readCounters(url).catch(() => null));
   const steady: RateLatency = after
-    ? { ...paced, server: { stallMaxMs: round1(after.eventLoopLagMaxSeconds * 1000), gcMs: round1((after.gcSeconds - before.gcSeconds) * 1000) } }
+    ? {
+        ...paced,
+        server: {
+          stallMaxMs: round1(after.eventLoopLagMaxSeconds * 1000),
+          gcMs: round1((after.gcSeconds - before.gcSeconds) * 1000),
+        },
+      }
     : paced;
   if (!withBursts) return steady;
   const result = await drive(url, requests, settings.connections, settings.durationSec, graphql, perSecond);

@@ -8,10 +8,20 @@ import { fileURLToPath } from "node:url";
 import type { Request } from "autocannon";
 import { pacedLatency, type PacedResult } from "./paced.ts";
 
-type Job = { url: string; requests: Request[]; connections: number; durationSec: number; rate: number; graphql: boolean };
+type Job = {
+  url: string;
+  requests: Request[];
+  connections: number;
+  durationSec: number;
+  rate: number;
+  graphql: boolean;
+};
 
 export function pacedLatencyApart(job: Job): Promise<PacedResult> {
-  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   return new Promise((resolve, reject) => {
     child.once("message", (result) => resolve(result as PacedResult));
     child.once("error", reject);

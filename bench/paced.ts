@@ -30,15 +30,28 @@ let sent = 0;
 const prefix = `${process.pid.toString(36)}-${Date.now().toString(36)}`;
 
 export function withUnique<T extends string | Buffer | undefined>(body: T): T {
-  return (typeof body === "string" && body.includes(UNIQUE) ? body.replace(UNIQUE, `${prefix}-${(sent++).toString(36)}`) : body) as T;
+  return (
+    typeof body === "string" && body.includes(UNIQUE)
+      ? body.replace(UNIQUE, `${prefix}-${(sent++).toString(36)}`)
+      : body
+  ) as T;
 }
 
-export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0;
 
 function send(agent: http.Agent, target: URL, request: Request, graphql: boolean): Promise<boolean> {
   return new Promise((resolve) => {
     const req = http.request(
-      { agent, host: target.hostname, port: target.port, path: request.path, method: request.method, headers: request.headers, timeout: 10_000 },
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: request.path,
+        method: request.method,
+        headers: request.headers,
+        timeout: 10_000,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -59,7 +72,14 @@ function send(agent: http.Agent, target: URL, request: Request, graphql: boolean
  * Sends `rate` requests per second, evenly spaced, for `durationSec`, over at most `connections`
  * keep-alive connections, cycling through `requests`.
  */
-export async function pacedLatency(url: string, requests: Request[], connections: number, durationSec: number, rate: number, graphql: boolean): Promise<PacedResult> {
+export async function pacedLatency(
+  url: string,
+  requests: Request[],
+  connections: number,
+  durationSec: number,
+  rate: number,
+  graphql: boolean,
+): Promise<PacedResult> {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const total = Math.max(1, Math.round(rate * durationSec));

@@ -51,7 +51,8 @@ function healthy(url: string): Promise<boolean> {
 async function waitReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before it was ready:\n${output()}`);
+    if (child.exitCode !== null)
+      throw new Error(`process exited with ${child.exitCode} before it was ready:\n${output()}`);
     const ok = await healthy(url);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -130,12 +131,22 @@ export function cpuSecondsBetween(before: Map<number, number>, after: Map<number
 
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */
 /** `root`: another checkout to run it from (its own node_modules), e.g. the bench's --before. */
-export function startService(script: string, env: Record<string, string>, nodeArgs: string[] = [], root = ROOT): Promise<Service> {
+export function startService(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  root = ROOT,
+): Promise<Service> {
   return startProcess(process.execPath, [...nodeArgs, "--import", "tsx", script], env, root);
 }
 
 /** Runs `command args` from the repo's root with HOST and PORT set; resolves once it answers /healthz. */
-export async function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT): Promise<Service> {
+export async function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = ROOT,
+): Promise<Service> {
   const port = await freePort();
   const child = spawn(command, args, {
     cwd,

@@ -60,7 +60,10 @@ function summarise(profile: Profile, top: number): string {
   });
   const pct = (ms: number) => `${((ms / busy) * 100).toFixed(1).padStart(5)}%`;
   const list = (m: Map<string, number>, n: number) =>
-    [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, ms]) => `  ${pct(ms)} ${ms.toFixed(0).padStart(7)} ms  ${k}`);
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, ms]) => `  ${pct(ms)} ${ms.toFixed(0).padStart(7)} ms  ${k}`);
   return [
     `busy ${busy.toFixed(0)} ms, idle ${idle.toFixed(0)} ms over ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s`,
     "",
@@ -75,7 +78,10 @@ function summarise(profile: Profile, top: number): string {
   ].join("\n");
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string", default: "25" } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: "string", default: "25" } },
+});
 if (!positionals.length) {
   console.error("Usage: node --import tsx bench/profile-summary.ts FILE.cpuprofile [--top N]");
   process.exit(2);

@@ -17,7 +17,14 @@ export type ServerCounters = {
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/;
 
 export function parseCounters(text: string): ServerCounters {
-  const counters: ServerCounters = { statements: 0, requests: 0, rssBytes: 0, heapBytes: 0, eventLoopLagMaxSeconds: 0, gcSeconds: 0 };
+  const counters: ServerCounters = {
+    statements: 0,
+    requests: 0,
+    rssBytes: 0,
+    heapBytes: 0,
+    eventLoopLagMaxSeconds: 0,
+    gcSeconds: 0,
+  };
   for (const line of text.split("\n")) {
     const m = SAMPLE.exec(line);
     if (!m) continue;
@@ -35,7 +42,8 @@ export function parseCounters(text: string): ServerCounters {
 
 export async function readCounters(baseUrl: string): Promise<ServerCounters> {
   const res = await fetch(`${baseUrl}/metrics`);
-  if (!res.ok) throw new Error(`/metrics answered ${res.status}; the bench needs METRICS_ENABLED=true and no METRICS_TOKEN`);
+  if (!res.ok)
+    throw new Error(`/metrics answered ${res.status}; the bench needs METRICS_ENABLED=true and no METRICS_TOKEN`);
   return parseCounters(await res.text());
 }
 

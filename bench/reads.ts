@@ -26,28 +26,57 @@ const BUDGET_MS = 15_000;
 const MIN_CALLS = 100;
 
 /** Rows in a stable order, for comparing results whose order neither side promises. */
-const sorted = <T>(rows: T[], key: (row: T) => string) => [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+const sorted = <T>(rows: T[], key: (row: T) => string) =>
+  [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 const byId = <T extends { id: string }>(rows: T[]) => sorted(rows, (r) => r.id);
 
 /** The pairs, built on ids read from the seeded data: a page of restaurants, its owners, a page of groceries. */
 async function pairs(db: Db): Promise<ReadPair[]> {
-  const restaurants = await db.restaurant.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE, select: { id: true, ownerId: true } });
+  const restaurants = await db.restaurant.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: PAGE,
+    select: { id: true, ownerId: true },
+  });
   const ids = restaurants.map((r) => r.id);
   const one = [ids[0]!];
   const owners = [...new Set(restaurants.map((r) => r.ownerId))];
-  const groceryIds = (await db.grocery.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE, select: { id: true } })).map((g) => g.id);
+  const groceryIds = (
+    await db.grocery.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE, select: { id: true } })
+  ).map((g) => g.id);
   // The most common cuisine: a filter people use, whose page fills from the first rows read.
-  const [popular] = await db.restaurantTag.groupBy({ by: ["valueKey"], where: { kind: "CUISINE" }, _count: { _all: true }, orderBy: { _count: { valueKey: "desc" } }, take: 1 });
+  const [popular] = await db.restaurantTag.groupBy({
+    by: ["valueKey"],
+    where: { kind: "CUISINE" },
+    _count: { _all: true },
+    orderBy: { _count: { valueKey: "desc" } },
+    take: 1,
+  });
   const cuisine = popular?.valueKey ?? "none";
   const groceryTitle = "rice";
 
   const restaurantWhere = { tags: { some: { kind: "CUISINE" as const, valueKey: cuisine } } };
 
   return [
-    { name: "usersByIds (owners of a page)", raw: () => reads.usersByIds(db, owners).then(byId), prisma: () => db.user.findMany({ where: { id: { in: owners } }, omit: { passwordHash: true } }).then(byId) },
-    { name: "restaurantsByIds (1 id)", raw: () => reads.restaurantsByIds(db, one), prisma: () => db.restaurant.findMany({ where: { id: { in: one } } }) },
-    { name: `restaurantsByIds (${PAGE} ids)`, raw: () => reads.restaurantsByIds(db, ids).then(byId), prisma: () => db.restaurant.findMany({ where: { id: { in: ids } } }).then(byId) },
-    { name: `groceriesByIds (${PAGE} ids)`, raw: () => reads.groceriesByIds(db, groceryIds).then(byId), prisma: () => db.grocery.findMany({ where: { id: { in: groceryIds } } }).then(byId) },
+    {
+      name: "usersByIds (owners of a page)",
+      raw: () => reads.usersByIds(db, owners).then(byId),
+      prisma: () => db.user.findMany({ where: { id: { in: owners } }, omit: { passwordHash: true } }).then(byId),
+    },
+    {
+      name: "restaurantsByIds (1 id)",
+      raw: () => reads.restaurantsByIds(db, one),
+      prisma: () => db.restaurant.findMany({ where: { id: { in: one } } }),
+    },
+    {
+      name: `restaurantsByIds (${PAGE} ids)`,
+      raw: () => reads.restaurantsByIds(db, ids).then(byId),
+      prisma: () => db.restaurant.findMany({ where: { id: { in: ids } } }).then(byId),
+    },
+    {
+      name: `groceriesByIds (${PAGE} ids)`,
+      raw: () => reads.groceriesByIds(db, groceryIds).then(byId),
+      prisma: () => db.grocery.findMany({ where: { id: { in: groceryIds } } }).then(byId),
+    },
     {
       name: `restaurantTagsFor (${PAGE} restaurants)`,
       raw: () => reads.restaurantTagsFor(db, ids),
@@ -94,7 +123,13 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       prisma: async () => {
         const rows = await db.restaurant.findMany({
           where: { id: { in: ids } },
-          select: { comments: { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 1, include: { author: { omit: { passwordHash: true } } } } },
+          select: {
+            comments: {
+              orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+              take: 1,
+              include: { author: { omit: { passwordHash: true } } },
+            },
+          },
         });
         return byId(rows.flatMap((r) => r.comments));
       },
@@ -103,7 +138,11 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       name: `ownerRatingSums (owners of a page)`,
       raw: () => reads.ownerRatingSums(db, owners).then((rows) => sorted(rows, (r) => r.ownerId)),
       prisma: async () => {
-        const groups = await db.restaurant.groupBy({ by: ["ownerId"], where: { ownerId: { in: owners } }, _sum: { ratingSum: true, ratingCount: true } });
+        const groups = await db.restaurant.groupBy({
+          by: ["ownerId"],
+          where: { ownerId: { in: owners } },
+          _sum: { ratingSum: true, ratingCount: true },
+        });
         return sorted(
           groups.map((g) => ({ ownerId: g.ownerId, ratingSum: g._sum.ratingSum, ratingCount: g._sum.ratingCount })),
           (r) => r.ownerId,
@@ -122,26 +161,53 @@ async function pairs(db: Db): Promise<ReadPair[]> {
     },
     {
       name: `restaurantPage (newest, ${PAGE}+1 rows)`,
-      raw: async () => (await restaurantPage(db, { tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows.map((r) => r.restaurant),
-      prisma: () => db.restaurant.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE + 1, skip: 0 }),
+      raw: async () =>
+        (await restaurantPage(db, { tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows.map((r) => r.restaurant),
+      prisma: () =>
+        db.restaurant.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE + 1, skip: 0 }),
     },
     {
       name: `restaurantPage (cuisine, by rating, ${PAGE}+1 rows)`,
-      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" }, { skip: 0, take: PAGE })).rows.map((r) => r.restaurant),
+      raw: async () =>
+        (
+          await restaurantPage(
+            db,
+            { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" },
+            { skip: 0, take: PAGE },
+          )
+        ).rows.map((r) => r.restaurant),
       prisma: () =>
-        db.restaurant.findMany({ where: restaurantWhere, orderBy: [{ ratingAvg: { sort: "desc", nulls: "last" } }, { id: "asc" }], take: PAGE + 1, skip: 0 }),
+        db.restaurant.findMany({
+          where: restaurantWhere,
+          orderBy: [{ ratingAvg: { sort: "desc", nulls: "last" } }, { id: "asc" }],
+          take: PAGE + 1,
+          skip: 0,
+        }),
     },
     {
       name: "restaurantPage count (cuisine)",
       // The smallest page a window allows (1) before its count: page sizes start at 1.
-      raw: async () => (await restaurantPage(db, { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" }, { skip: 0, take: 1 })).count(),
+      raw: async () =>
+        (
+          await restaurantPage(
+            db,
+            { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" },
+            { skip: 0, take: 1 },
+          )
+        ).count(),
       prisma: () => db.restaurant.count({ where: restaurantWhere }),
     },
     {
       name: `groceryPage (title "${groceryTitle}", ${PAGE}+1 rows)`,
-      raw: async () => (await groceryPage(db, { titleKey: groceryTitle, tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows,
+      raw: async () =>
+        (await groceryPage(db, { titleKey: groceryTitle, tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows,
       prisma: () =>
-        db.grocery.findMany({ where: { titleSearch: { contains: groceryTitle } }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE + 1, skip: 0 }),
+        db.grocery.findMany({
+          where: { titleSearch: { contains: groceryTitle } },
+          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+          take: PAGE + 1,
+          skip: 0,
+        }),
     },
   ];
 }
@@ -159,7 +225,12 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** Checks each pair answers alike, then times `calls` alternating calls of each side. */
-export async function timePairs(database: string, list: ReadPair[], calls: number, log: (text: string) => void): Promise<ReadTiming[]> {
+export async function timePairs(
+  database: string,
+  list: ReadPair[],
+  calls: number,
+  log: (text: string) => void,
+): Promise<ReadTiming[]> {
   const results: ReadTiming[] = [];
   for (const pair of list) {
     const [raw, prisma] = [await pair.raw(), await pair.prisma()];
@@ -174,7 +245,13 @@ export async function timePairs(database: string, list: ReadPair[], calls: numbe
       rawTimes.push(await timed(pair.raw));
       prismaTimes.push(await timed(pair.prisma));
     }
-    const result = { database, name: pair.name, rawMedianUs: median(rawTimes), prismaMedianUs: median(prismaTimes), calls: rawTimes.length };
+    const result = {
+      database,
+      name: pair.name,
+      rawMedianUs: median(rawTimes),
+      prismaMedianUs: median(prismaTimes),
+      calls: rawTimes.length,
+    };
     log(`  ${pair.name}: raw ${result.rawMedianUs.toFixed(0)} µs, Prisma ${result.prismaMedianUs.toFixed(0)} µs`);
     results.push(result);
   }
@@ -183,9 +260,17 @@ export async function timePairs(database: string, list: ReadPair[], calls: numbe
 
 export function formatReadTimings(rows: ReadTiming[]): string {
   const head = ["database", "read", "calls", "raw µs", "Prisma µs", "Prisma / raw"];
-  const body = rows.map((r) => [r.database, r.name, String(r.calls), r.rawMedianUs.toFixed(0), r.prismaMedianUs.toFixed(0), `${(r.prismaMedianUs / r.rawMedianUs).toFixed(2)}x`]);
+  const body = rows.map((r) => [
+    r.database,
+    r.name,
+    String(r.calls),
+    r.rawMedianUs.toFixed(0),
+    r.prismaMedianUs.toFixed(0),
+    `${(r.prismaMedianUs / r.rawMedianUs).toFixed(2)}x`,
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
 }
 
@@ -198,7 +283,11 @@ export async function benchReads(
   const all: ReadTiming[] = [];
   for (const name of opts.databases) {
     log(`\n[${name}] fresh database, seeding ${opts.size}...`);
-    const { database, settings } = await seededDatabase(name, { size: opts.size, serverUrl: opts.serverUrl, password: DEFAULT_SEED_PASSWORD }, cleanups);
+    const { database, settings } = await seededDatabase(
+      name,
+      { size: opts.size, serverUrl: opts.serverUrl, password: DEFAULT_SEED_PASSWORD },
+      cleanups,
+    );
     const db = createDb(settings);
     try {
       log(`[${name}] seeded; ${opts.calls} calls of each side per read`);

@@ -73,7 +73,13 @@ export type BenchReport = {
   ratios: Ratio[];
   pageSizeChecks: PageSizeCheck[];
   /** Server memory (from its /metrics) before the first scenario and after each round of them. */
-  memory: { database: DatabaseName; rssBeforeMb: number; rssAfterMb: number; rssAfterRoundsMb: number[]; heapAfterMb: number }[];
+  memory: {
+    database: DatabaseName;
+    rssBeforeMb: number;
+    rssAfterMb: number;
+    rssAfterRoundsMb: number[];
+    heapAfterMb: number;
+  }[];
   /** The fan-out scenario (live.fanout), per database; absent in reports from before it existed. */
   fanout: FanoutResult[];
 };
@@ -89,14 +95,25 @@ function find(results: ScenarioResult[], database: DatabaseName | null, key: str
   return results.find((r) => r.key === key && (r.database === database || r.database === null))?.measurement ?? null;
 }
 
-export function computeRatios(results: ScenarioResult[], scenarios: Scenario[], peerScenarios: Scenario[], databases: DatabaseName[]): Ratio[] {
+export function computeRatios(
+  results: ScenarioResult[],
+  scenarios: Scenario[],
+  peerScenarios: Scenario[],
+  databases: DatabaseName[],
+): Ratio[] {
   const ratios: Ratio[] = [];
   const rate = (database: DatabaseName, key: string) => find(results, database, key)?.reqPerSec ?? null;
   const divide = (a: number | null, b: number | null) => (a !== null && b ? a / b : null);
   for (const database of databases) {
     for (const rest of scenarios.filter((s) => s.sameAs)) {
       const value = divide(rate(database, rest.key), rate(database, rest.sameAs!));
-      ratios.push({ database, label: `${rest.label} / same GraphQL document`, value, target: ">= 0.90", met: value === null ? null : value >= 0.9 });
+      ratios.push({
+        database,
+        label: `${rest.label} / same GraphQL document`,
+        value,
+        target: ">= 0.90",
+        met: value === null ? null : value >= 0.9,
+      });
     }
     const ceiling = divide(rate(database, "gql.restaurant"), rate(database, "baseline.constant-apollo"));
     ratios.push({
@@ -114,11 +131,20 @@ export function computeRatios(results: ScenarioResult[], scenarios: Scenario[], 
       met: null,
     });
     for (const peer of peerScenarios.filter((p) => p.peerOf)) {
-      const value = divide(rate(database, peer.peerOf!), results.find((r) => r.key === peer.key && r.database === database)?.measurement?.reqPerSec ?? null);
+      const value = divide(
+        rate(database, peer.peerOf!),
+        results.find((r) => r.key === peer.key && r.database === database)?.measurement?.reqPerSec ?? null,
+      );
       if (value === null) continue;
       const ours = scenarios.find((s) => s.key === peer.peerOf)?.label ?? peer.peerOf!;
       const target = PEER_TARGETS[peer.kind];
-      ratios.push({ database, label: `${ours} / ${peer.label}`, value, target: `>= ${target.toFixed(2)}`, met: value >= target });
+      ratios.push({
+        database,
+        label: `${ours} / ${peer.label}`,
+        value,
+        target: `>= ${target.toFixed(2)}`,
+        met: value >= target,
+      });
     }
     for (const s of scenarios.filter((x) => x.target === "server")) {
       const slo = results.find((r) => r.key === s.key && r.database === database)?.slo ?? null;
@@ -133,7 +159,13 @@ export function computeRatios(results: ScenarioResult[], scenarios: Scenario[], 
         met: slo.p99 < P99_TARGET_MS && slo.failed === 0,
       });
       if (slo.bursts) {
-        ratios.push({ database, label: `p99 ms at ${slo.rate} req/s in autocannon's bursts, ${s.label}`, value: slo.bursts.p99, target: null, met: null });
+        ratios.push({
+          database,
+          label: `p99 ms at ${slo.rate} req/s in autocannon's bursts, ${s.label}`,
+          value: slo.bursts.p99,
+          target: null,
+          met: null,
+        });
       }
     }
   }
@@ -147,7 +179,12 @@ const fixed = (n: number | null | undefined, digits = 0) => (n === null || n ===
 function table(rows: string[][], alignRight: boolean[]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows
-    .map((r) => r.map((cell, c) => (alignRight[c] ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join("  ").trimEnd())
+    .map((r) =>
+      r
+        .map((cell, c) => (alignRight[c] ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
+        .join("  ")
+        .trimEnd(),
+    )
     .join("\n");
 }
 
@@ -163,13 +200,29 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
     `Bench ${report.date}${report.commit ? ` at ${report.commit.slice(0, 10)}` : ""}: ${report.machine.cpus} cores (${report.machine.cpuModel}), ` +
       `${report.machine.memoryGb} GB, Node ${report.machine.node}; load average ${report.machine.loadAverage.start.map((n) => n.toFixed(2)).join(" ")} at the start, ` +
       `${report.machine.loadAverage.end.map((n) => n.toFixed(2)).join(" ")} at the end`,
-    `${s.quick ? "QUICK mode, " : ""}seed ${s.size} (${Object.entries(s.seed).map(([k, v]) => `${v} ${k}`).join(", ")}); ` +
+    `${s.quick ? "QUICK mode, " : ""}seed ${s.size} (${Object.entries(s.seed)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(", ")}); ` +
       `${s.connections} connections, keep-alive, ${s.warmupSec} s warm-up + ${s.durationSec} s measured per scenario` +
       (s.rounds > 1 ? `, ${s.rounds} rounds (figures from the last)` : ""),
   ];
   const previousRate = (r: ScenarioResult) =>
     previous?.results.find((p) => p.key === r.key && p.database === r.database)?.measurement?.reqPerSec;
-  const header = ["database", "scenario", "req/s", "p50 ms", "CPU ms/req", "DB CPU", "SQL/req", "(1 at a time)", "failed", "SLO rate", "p99 ms", "(bursts)", ...(previous ? ["vs prev"] : [])];
+  const header = [
+    "database",
+    "scenario",
+    "req/s",
+    "p50 ms",
+    "CPU ms/req",
+    "DB CPU",
+    "SQL/req",
+    "(1 at a time)",
+    "failed",
+    "SLO rate",
+    "p99 ms",
+    "(bursts)",
+    ...(previous ? ["vs prev"] : []),
+  ];
   const rows = report.results.map((r) => {
     const m = r.measurement;
     const failed = m ? m.errors + m.timeouts + m.non2xx + m.mismatches : 0;
@@ -185,7 +238,9 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
       r.problem ? "ERROR" : String(failed),
       r.slo ? `${r.slo.rate}${r.slo.achieved < r.slo.rate * 0.97 ? ` (got ${r.slo.achieved.toFixed(0)})` : ""}` : "-",
       r.slo ? `${r.slo.p99.toFixed(1)}${r.slo.failed ? ` (${r.slo.failed} failed)` : ""}` : "-",
-      r.slo?.bursts ? `${r.slo.bursts.p99.toFixed(1)}${r.slo.bursts.failed ? ` (${r.slo.bursts.failed} failed)` : ""}` : "-",
+      r.slo?.bursts
+        ? `${r.slo.bursts.p99.toFixed(1)}${r.slo.bursts.failed ? ` (${r.slo.bursts.failed} failed)` : ""}`
+        : "-",
       ...(previous ? [change(m?.reqPerSec, previousRate(r))] : []),
     ];
   });
@@ -201,41 +256,72 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
 
   const peered = report.results.filter((r) => r.api === "peer" && r.rounds);
   if (peered.length) {
-    out.push("", `Peer baseline: ${s.peer}, same database, alternating ${s.peerRounds} rounds each (req/s per round; best round compared):`);
+    out.push(
+      "",
+      `Peer baseline: ${s.peer}, same database, alternating ${s.peerRounds} rounds each (req/s per round; best round compared):`,
+    );
     const perRound = (r: ScenarioResult | undefined) => r?.rounds?.map((n) => n.toFixed(0)).join(", ") ?? "-";
     const rows = peered.map((peer) => {
       const ours = report.results.find((r) => r.database === peer.database && r.key === peer.peerOf);
-      const ratio = ours?.measurement && peer.measurement ? ours.measurement.reqPerSec / peer.measurement.reqPerSec : null;
+      const ratio =
+        ours?.measurement && peer.measurement ? ours.measurement.reqPerSec / peer.measurement.reqPerSec : null;
       const cpu = (r: ScenarioResult | undefined) => fixed(r?.measurement?.cpuMsPerRequest, 2);
       const databaseCpu = (r: ScenarioResult | undefined) => fixed(r?.measurement?.databaseCpuMsPerRequest, 2);
       return [
-        peer.database ?? "-", ours?.label ?? peer.peerOf ?? "-", perRound(ours), perRound(peer), fixed(ratio, 2),
-        ratio === null ? "" : `${ratio >= PEER_TARGETS[peer.kind] ? "met" : "NOT MET"} (>= ${PEER_TARGETS[peer.kind].toFixed(2)})`, cpu(ours), cpu(peer), databaseCpu(ours), databaseCpu(peer),
+        peer.database ?? "-",
+        ours?.label ?? peer.peerOf ?? "-",
+        perRound(ours),
+        perRound(peer),
+        fixed(ratio, 2),
+        ratio === null
+          ? ""
+          : `${ratio >= PEER_TARGETS[peer.kind] ? "met" : "NOT MET"} (>= ${PEER_TARGETS[peer.kind].toFixed(2)})`,
+        cpu(ours),
+        cpu(peer),
+        databaseCpu(ours),
+        databaseCpu(peer),
       ];
     });
     out.push(
       table(
-        [["database", "scenario", "this service", "peer", "ratio", "target", "CPU ms/req ours", "peer's", "DB CPU ours", "peer's"], ...rows],
+        [
+          [
+            "database",
+            "scenario",
+            "this service",
+            "peer",
+            "ratio",
+            "target",
+            "CPU ms/req ours",
+            "peer's",
+            "DB CPU ours",
+            "peer's",
+          ],
+          ...rows,
+        ],
         [false, false, true, true, true, false, true, true, true, true],
       ),
     );
   }
 
   const problems = report.results.filter((r) => r.problem);
-  if (problems.length) out.push("", "Problems:", ...problems.map((r) => `  ${r.database ?? "-"} ${r.key}: ${r.problem}`));
+  if (problems.length)
+    out.push("", "Problems:", ...problems.map((r) => `  ${r.database ?? "-"} ${r.key}: ${r.problem}`));
 
   out.push(
     "",
     table(
       [
         ["database", "ratio / target", "value", "target", ""],
-        ...report.ratios.filter((r) => r.value !== null).map((r) => [
-          r.database,
-          r.label,
-          fixed(r.value, r.label.startsWith("p99") ? 1 : 2),
-          r.target ?? "",
-          r.met === null ? "" : r.met ? "met" : "NOT MET",
-        ]),
+        ...report.ratios
+          .filter((r) => r.value !== null)
+          .map((r) => [
+            r.database,
+            r.label,
+            fixed(r.value, r.label.startsWith("p99") ? 1 : 2),
+            r.target ?? "",
+            r.met === null ? "" : r.met ? "met" : "NOT MET",
+          ]),
       ],
       [false, false, true, false, false],
     ),
@@ -244,7 +330,9 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
   if (report.pageSizeChecks.length) {
     out.push("", "SQL statements for one request by page size (constant = no N+1):");
     for (const c of report.pageSizeChecks) {
-      const values = Object.entries(c.statements).map(([page, n]) => `first ${page}: ${n}`).join(", ");
+      const values = Object.entries(c.statements)
+        .map(([page, n]) => `first ${page}: ${n}`)
+        .join(", ");
       const constant = new Set(Object.values(c.statements)).size === 1;
       out.push(`  ${c.database} ${c.label}: ${values}${constant ? "" : "  <- grows with the page"}`);
     }
@@ -252,7 +340,10 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
   if (report.memory.length) {
     out.push("", "Server memory:");
     for (const m of report.memory) {
-      const rounds = m.rssAfterRoundsMb.length > 1 ? ` (after each round: ${m.rssAfterRoundsMb.map((r) => r.toFixed(0)).join(", ")} MB)` : "";
+      const rounds =
+        m.rssAfterRoundsMb.length > 1
+          ? ` (after each round: ${m.rssAfterRoundsMb.map((r) => r.toFixed(0)).join(", ")} MB)`
+          : "";
       out.push(
         `  ${m.database}: RSS ${m.rssBeforeMb.toFixed(0)} MB before the scenarios, ${m.rssAfterMb.toFixed(0)} MB after${rounds}; heap used ${m.heapAfterMb.toFixed(0)} MB`,
       );
@@ -272,22 +363,28 @@ export function formatClosingTable(report: BenchReport): string[] {
   const ours = report.results.filter((r) => r.database && (r.api === "graphql" || r.api === "rest") && r.measurement);
   if (!ours.length) return [];
   const before = (r: ScenarioResult) => (report.before ?? []).find((b) => b.key === r.key && b.database === r.database);
-  const peerOf = (r: ScenarioResult) => report.results.find((p) => p.peerOf === r.key && p.database === r.database && p.measurement);
+  const peerOf = (r: ScenarioResult) =>
+    report.results.find((p) => p.peerOf === r.key && p.database === r.database && p.measurement);
   const pair = (now: number | null | undefined, then: number | null | undefined, digits: number) =>
     then === undefined ? fixed(now, digits) : `${fixed(then, digits)} -> ${fixed(now, digits)}`;
   const hasBefore = (report.before ?? []).length > 0;
   const rows = ours.map((r) => {
     const b = before(r);
     const peer = peerOf(r);
-    const ratio = (x: ScenarioResult | undefined) => (x?.measurement && peer?.measurement ? x.measurement.reqPerSec / peer.measurement.reqPerSec : null);
+    const ratio = (x: ScenarioResult | undefined) =>
+      x?.measurement && peer?.measurement ? x.measurement.reqPerSec / peer.measurement.reqPerSec : null;
     const target = peer ? PEER_TARGETS[r.kind] : null;
     const p99 = (x: ScenarioResult | undefined) => x?.slo?.p99 ?? null;
     return [
       r.database!,
       r.label,
       pair(r.measurement!.reqPerSec, b ? (b.measurement?.reqPerSec ?? null) : undefined, 0),
-      peer ? `${pair(ratio(r), b ? ratio(b) : undefined, 2)} (>= ${target!.toFixed(1)}: ${ratio(r)! >= target! ? "met" : "NOT MET"})` : "-",
-      r.slo ? `${pair(p99(r), b ? p99(b) : undefined, 1)} (< ${P99_TARGET_MS}: ${r.slo.p99 < P99_TARGET_MS && r.slo.failed === 0 ? "met" : "NOT MET"})` : "-",
+      peer
+        ? `${pair(ratio(r), b ? ratio(b) : undefined, 2)} (>= ${target!.toFixed(1)}: ${ratio(r)! >= target! ? "met" : "NOT MET"})`
+        : "-",
+      r.slo
+        ? `${pair(p99(r), b ? p99(b) : undefined, 1)} (< ${P99_TARGET_MS}: ${r.slo.p99 < P99_TARGET_MS && r.slo.failed === 0 ? "met" : "NOT MET"})`
+        : "-",
       pair(r.measurement!.cpuMsPerRequest, b ? (b.measurement?.cpuMsPerRequest ?? null) : undefined, 2),
       pair(r.measurement!.databaseCpuMsPerRequest, b ? (b.measurement?.databaseCpuMsPerRequest ?? null) : undefined, 2),
       pair(r.measurement!.statementsOneAtATime, b ? (b.measurement?.statementsOneAtATime ?? null) : undefined, 1),
@@ -298,7 +395,19 @@ export function formatClosingTable(report: BenchReport): string[] {
     "",
     `Closing table (issue 33)${hasBefore ? ": before is the --before checkout, run right after this one on the same database in this run" : ""}:`,
     table(
-      [["database", "scenario", `req/s${arrow}`, "ratio to PostGraphile", "p99 ms at half saturation (worst round)", "CPU ms/req server", "CPU ms/req database", "SQL/req"], ...rows],
+      [
+        [
+          "database",
+          "scenario",
+          `req/s${arrow}`,
+          "ratio to PostGraphile",
+          "p99 ms at half saturation (worst round)",
+          "CPU ms/req server",
+          "CPU ms/req database",
+          "SQL/req",
+        ],
+        ...rows,
+      ],
       [false, false, true, false, false, true, true, true],
     ),
   ];

@@ -14,7 +14,15 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { isSizeName, restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
 import { DEFAULT_SEED_PASSWORD } from "../src/seed/seed.ts";
-import { failedFanout, FANOUT_KEY, FANOUT_SSE_KEY, fanoutServerEnv, runFanout, type FanoutSettings, type FanoutTransport } from "./fanout.ts";
+import {
+  failedFanout,
+  FANOUT_KEY,
+  FANOUT_SSE_KEY,
+  fanoutServerEnv,
+  runFanout,
+  type FanoutSettings,
+  type FanoutTransport,
+} from "./fanout.ts";
 import { isPostgresUrl, postgresServerPid, seededDatabase } from "./databases.ts";
 import { benchDataMoves, formatDataMoves } from "./data-moves.ts";
 import { deepCommentRestaurants } from "./deep-comments.ts";
@@ -25,10 +33,24 @@ import { ensurePeerInstalled, nodeRuntime, PEER_DIR, PEER_SCRIPT } from "./peer/
 import { cleanupsOnExit } from "./cleanups.ts";
 import { cpuSecondsOf, cpuSecondsOfTree, startProcess, startService, ROOT, type Service } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
-import { computeRatios, formatReport, SLO_RATE_SHARE, type BenchReport, type DatabaseName, type PageSizeCheck, type ScenarioResult } from "./report.ts";
 import {
-  buildScenarios, constantApolloScenario, pageSizeRequests, peerScenarios, preflight, rawDriverScenario,
-  type Scenario, type ScenarioContext,
+  computeRatios,
+  formatReport,
+  SLO_RATE_SHARE,
+  type BenchReport,
+  type DatabaseName,
+  type PageSizeCheck,
+  type ScenarioResult,
+} from "./report.ts";
+import {
+  buildScenarios,
+  constantApolloScenario,
+  pageSizeRequests,
+  peerScenarios,
+  preflight,
+  rawDriverScenario,
+  type Scenario,
+  type ScenarioContext,
 } from "./scenarios.ts";
 
 const HELP = `Usage: npm run bench [-- options]
@@ -155,9 +177,13 @@ function options() {
   const size = values.size ?? (values.quick ? "medium" : "large");
   if (!isSizeName(size)) throw new Error(`--size must be one of ${Object.keys(SIZES).join(", ")}`);
   const serverUrl = process.env.DATABASE_URL;
-  const databases = (values.databases ?? (isPostgresUrl(serverUrl) ? "sqlite,postgres" : "sqlite")).split(",") as DatabaseName[];
-  for (const d of databases) if (d !== "sqlite" && d !== "postgres") throw new Error(`--databases: unknown database "${d}"`);
-  if (databases.includes("postgres") && !isPostgresUrl(serverUrl)) throw new Error("postgres needs DATABASE_URL=postgresql://... (a server to create a database on)");
+  const databases = (values.databases ?? (isPostgresUrl(serverUrl) ? "sqlite,postgres" : "sqlite")).split(
+    ",",
+  ) as DatabaseName[];
+  for (const d of databases)
+    if (d !== "sqlite" && d !== "postgres") throw new Error(`--databases: unknown database "${d}"`);
+  if (databases.includes("postgres") && !isPostgresUrl(serverUrl))
+    throw new Error("postgres needs DATABASE_URL=postgresql://... (a server to create a database on)");
   const load: LoadSettings = {
     connections: number(values.connections, 50, "connections"),
     durationSec: number(values.duration, values.quick ? 2 : 10, "duration"),
@@ -167,11 +193,14 @@ function options() {
   const rounds = number(values.rounds, 1, "rounds");
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number of at least 1");
   const peerRounds = number(values["peer-rounds"], 2, "peer-rounds");
-  if (!Number.isInteger(peerRounds) || peerRounds < 1) throw new Error("--peer-rounds must be a whole number of at least 1");
-  if (values.peer !== "postgraphile" && values.peer !== "none") throw new Error('--peer must be "postgraphile" or "none"');
+  if (!Number.isInteger(peerRounds) || peerRounds < 1)
+    throw new Error("--peer-rounds must be a whole number of at least 1");
+  if (values.peer !== "postgraphile" && values.peer !== "none")
+    throw new Error('--peer must be "postgraphile" or "none"');
   const sloDurationSec = number(values["slo-duration"], Math.max(1, load.durationSec / 2), "slo-duration");
   const sloRounds = number(values["slo-rounds"], 3, "slo-rounds");
-  if (!Number.isInteger(sloRounds) || sloRounds < 1) throw new Error("--slo-rounds must be a whole number of at least 1");
+  if (!Number.isInteger(sloRounds) || sloRounds < 1)
+    throw new Error("--slo-rounds must be a whole number of at least 1");
   const sloSettleSec = number(values["slo-settle"], 2, "slo-settle");
   const fanout: FanoutSettings = {
     subscribers: number(values["fanout-subscribers"], values.quick ? 1000 : 10_000, "fanout-subscribers"),
@@ -179,15 +208,38 @@ function options() {
     ratePerSec: number(values["fanout-rate"], 20, "fanout-rate"),
     durationSec: number(values["fanout-duration"], values.quick ? 5 : 10, "fanout-duration"),
   };
-  if (!Number.isInteger(fanout.subscribers) || fanout.subscribers < 1 || !Number.isInteger(fanout.streams) || fanout.streams < 1 || fanout.ratePerSec <= 0) {
-    throw new Error("--fanout-subscribers and --fanout-streams must be whole numbers of at least 1 and --fanout-rate above 0");
+  if (
+    !Number.isInteger(fanout.subscribers) ||
+    fanout.subscribers < 1 ||
+    !Number.isInteger(fanout.streams) ||
+    fanout.streams < 1 ||
+    fanout.ratePerSec <= 0
+  ) {
+    throw new Error(
+      "--fanout-subscribers and --fanout-streams must be whole numbers of at least 1 and --fanout-rate above 0",
+    );
   }
   return {
-    quick: values.quick, size: size as SizeName, databases, serverUrl, load, only, rounds,
-    peer: values.peer === "postgraphile", peerRounds, sloDurationSec, sloRounds, sloSettleSec,
-    cpuProf: values["cpu-prof"], out: values.out, fanout, before: values.before ? path.resolve(values.before) : null,
-    reads: values.reads, calls: number(values.calls, values.quick ? 300 : 2000, "calls"),
-    dataMoves: values["data-moves"], writeRate: number(values["write-rate"], 100, "write-rate"),
+    quick: values.quick,
+    size: size as SizeName,
+    databases,
+    serverUrl,
+    load,
+    only,
+    rounds,
+    peer: values.peer === "postgraphile",
+    peerRounds,
+    sloDurationSec,
+    sloRounds,
+    sloSettleSec,
+    cpuProf: values["cpu-prof"],
+    out: values.out,
+    fanout,
+    before: values.before ? path.resolve(values.before) : null,
+    reads: values.reads,
+    calls: number(values.calls, values.quick ? 300 : 2000, "calls"),
+    dataMoves: values["data-moves"],
+    writeRate: number(values["write-rate"], 100, "write-rate"),
     dataMovesOn: values["data-moves-on"],
   };
 }
@@ -211,7 +263,12 @@ async function withService<T>(start: () => Promise<Service>, use: (s: Service) =
   }
 }
 
-async function runScenario(service: Service, scenario: Scenario, database: DatabaseName | null, opts: Options): Promise<ScenarioResult> {
+async function runScenario(
+  service: Service,
+  scenario: Scenario,
+  database: DatabaseName | null,
+  opts: Options,
+): Promise<ScenarioResult> {
   const { url } = service;
   const base = { database, key: scenario.key, label: scenario.label, api: scenario.api, kind: scenario.kind };
   const wrong = await preflight(url, scenario).catch((error: Error) => `request failed: ${error.message}`);
@@ -232,7 +289,9 @@ async function runScenario(service: Service, scenario: Scenario, database: Datab
   const cpu =
     (m.cpuMsPerRequest === null ? "" : `, ${m.cpuMsPerRequest.toFixed(2)} CPU ms/req`) +
     (m.databaseCpuMsPerRequest === null ? "" : ` (database ${m.databaseCpuMsPerRequest.toFixed(2)})`);
-  log(`  ${scenario.key}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.latency.p50} ms${cpu}${problem ? ` (${problem})` : ""}`);
+  log(
+    `  ${scenario.key}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.latency.p50} ms${cpu}${problem ? ` (${problem})` : ""}`,
+  );
   return { ...base, problem, measurement: m };
 }
 
@@ -240,7 +299,12 @@ async function runScenario(service: Service, scenario: Scenario, database: Datab
  * The SLO's measure: p99 of a scenario (reads and writes) at a fixed rate of half its saturation
  * rate, in `sloRounds` runs; the worst run's p99 stands (issue 33: not the median).
  */
-async function addSlo(service: Service, scenario: Scenario, result: ScenarioResult, opts: Options): Promise<ScenarioResult> {
+async function addSlo(
+  service: Service,
+  scenario: Scenario,
+  result: ScenarioResult,
+  opts: Options,
+): Promise<ScenarioResult> {
   if (opts.sloDurationSec <= 0 || !result.measurement || result.problem) return result;
   const rate = result.measurement.reqPerSec * SLO_RATE_SHARE;
   const failed = (n: number) => (n ? `, ${n} failed` : "");
@@ -249,20 +313,48 @@ async function addSlo(service: Service, scenario: Scenario, result: ScenarioResu
   // most scenarios, for this service and the peer alike (by id, 510 ms against 183 and 36 in the
   // next rounds; the server's own stall 107 ms then, 13-28 after), which is the saturation run's
   // backlog (a full heap, the database's dirty pages), not the steady state the rounds measure.
-  if (opts.sloSettleSec > 0) await pacedLatencyApart({ url: service.url, requests: scenario.requests, connections: opts.load.connections, durationSec: opts.sloSettleSec, rate: Math.max(1, Math.round(rate)), graphql: scenario.api !== "rest" });
+  if (opts.sloSettleSec > 0)
+    await pacedLatencyApart({
+      url: service.url,
+      requests: scenario.requests,
+      connections: opts.load.connections,
+      durationSec: opts.sloSettleSec,
+      rate: Math.max(1, Math.round(rate)),
+      graphql: scenario.api !== "rest",
+    });
   for (let round = 0; round < opts.sloRounds; round++) {
-    const slo = await latencyAtRate(service.url, scenario.requests, { ...opts.load, durationSec: opts.sloDurationSec }, rate, scenario.api !== "rest", round === 0);
+    const slo = await latencyAtRate(
+      service.url,
+      scenario.requests,
+      { ...opts.load, durationSec: opts.sloDurationSec },
+      rate,
+      scenario.api !== "rest",
+      round === 0,
+    );
     log(
       `  ${scenario.key} at ${slo.rate} req/s, steady: got ${slo.achieved.toFixed(0)} req/s, p50 ${slo.p50} ms, p99 ${slo.p99} ms, max ${slo.max} ms${failed(slo.failed)}` +
         ` (bench sent late by p99 ${slo.senderLateP99} ms)` +
-        (slo.server ? `; server: event loop stalled up to ${slo.server.stallMaxMs} ms, GC ${slo.server.gcMs} ms in all` : "") +
-        (slo.bursts ? `; autocannon overallRate: p50 ${slo.bursts.p50} ms, p99 ${slo.bursts.p99} ms${failed(slo.bursts.failed)}` : ""),
+        (slo.server
+          ? `; server: event loop stalled up to ${slo.server.stallMaxMs} ms, GC ${slo.server.gcMs} ms in all`
+          : "") +
+        (slo.bursts
+          ? `; autocannon overallRate: p50 ${slo.bursts.p50} ms, p99 ${slo.bursts.p99} ms${failed(slo.bursts.failed)}`
+          : ""),
     );
     runs.push(slo);
   }
   const worst = runs.reduce((a, r) => (r.p99 > a.p99 || (r.p99 === a.p99 && r.failed > a.failed) ? r : a));
   const stallRounds = runs.every((r) => r.server) ? runs.map((r) => r.server!.stallMaxMs) : undefined;
-  return { ...result, slo: { ...worst, failed: runs.reduce((n, r) => n + r.failed, 0), bursts: runs[0]!.bursts, p99Rounds: runs.map((r) => r.p99), stallRounds } };
+  return {
+    ...result,
+    slo: {
+      ...worst,
+      failed: runs.reduce((n, r) => n + r.failed, 0),
+      bursts: runs[0]!.bursts,
+      p99Rounds: runs.map((r) => r.p99),
+      stallRounds,
+    },
+  };
 }
 
 /**
@@ -271,7 +363,15 @@ async function addSlo(service: Service, scenario: Scenario, result: ScenarioResu
  * Each side's best round stands for it (other load only ever slows a run down); then each gets
  * its SLO run at half that rate.
  */
-async function alternate(server: Service, peer: Service | null, compared: Scenario[], peers: Scenario[], database: DatabaseName, opts: Options, before: Service | null = null) {
+async function alternate(
+  server: Service,
+  peer: Service | null,
+  compared: Scenario[],
+  peers: Scenario[],
+  database: DatabaseName,
+  opts: Options,
+  before: Service | null = null,
+) {
   const runs = new Map<string, { service: Service; scenario: Scenario; results: ScenarioResult[]; before: boolean }>();
   const runOne = async (service: Service, scenario: Scenario, isBefore = false) => {
     const key = `${isBefore ? "before:" : ""}${scenario.key}`;
@@ -282,7 +382,9 @@ async function alternate(server: Service, peer: Service | null, compared: Scenar
   };
   if (compared.length === 0) return { results: [], before: [] };
   for (let round = 1; round <= opts.peerRounds; round++) {
-    log(`[${database}] compared scenarios, round ${round} of ${opts.peerRounds}${peer ? " (alternating with the peer)" : ""}${before ? " (and the --before server)" : ""}`);
+    log(
+      `[${database}] compared scenarios, round ${round} of ${opts.peerRounds}${peer ? " (alternating with the peer)" : ""}${before ? " (and the --before server)" : ""}`,
+    );
     for (const ours of compared) {
       await runOne(server, ours);
       if (before) await runOne(before, ours, true);
@@ -294,7 +396,11 @@ async function alternate(server: Service, peer: Service | null, compared: Scenar
   const beforeResults: ScenarioResult[] = [];
   for (const { service, scenario, results, before: isBefore } of runs.values()) {
     const measured = results.filter((r) => r.measurement);
-    const best = measured.reduce<ScenarioResult | null>((a, r) => (!a || r.measurement!.reqPerSec > a.measurement!.reqPerSec ? r : a), null) ?? results[0]!;
+    const best =
+      measured.reduce<ScenarioResult | null>(
+        (a, r) => (!a || r.measurement!.reqPerSec > a.measurement!.reqPerSec ? r : a),
+        null,
+      ) ?? results[0]!;
     const result: ScenarioResult = {
       ...best,
       problem: results.find((r) => r.problem)?.problem ?? null,
@@ -308,7 +414,11 @@ async function alternate(server: Service, peer: Service | null, compared: Scenar
 
 /** The peer's description for the report, e.g. "PostGraphile 5.1.5 on Node v24.21.0". */
 function describePeer(runtime: string): string {
-  const version = (JSON.parse(readFileSync(path.join(PEER_DIR, "node_modules/postgraphile/package.json"), "utf8")) as { version: string }).version;
+  const version = (
+    JSON.parse(readFileSync(path.join(PEER_DIR, "node_modules/postgraphile/package.json"), "utf8")) as {
+      version: string;
+    }
+  ).version;
   const node = execFileSync(path.join(runtime, "bin/node"), ["--version"], { encoding: "utf8" }).trim();
   return `PostGraphile ${version} (Amber preset, no authentication) on Node ${node}`;
 }
@@ -320,7 +430,8 @@ async function login(url: string, username: string): Promise<string> {
     body: JSON.stringify({ username, password: PASSWORD }),
   });
   const body = (await res.json()) as { access_token?: string };
-  if (!res.ok || !body.access_token) throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(body)}`);
+  if (!res.ok || !body.access_token)
+    throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
 
@@ -329,13 +440,28 @@ const selectedKey = (opts: Options, key: string) =>
   !opts.only || opts.only.some((k) => (k.endsWith("$") ? key === k.slice(0, -1) : key.startsWith(k)));
 const selected = (opts: Options, scenario: Scenario) => selectedKey(opts, scenario.key);
 
-async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<ScenarioContext, "tokens">, report: BenchReport, peerRuntime: string | null) {
+async function benchDatabase(
+  name: DatabaseName,
+  opts: Options,
+  ctxBase: Omit<ScenarioContext, "tokens">,
+  report: BenchReport,
+  peerRuntime: string | null,
+) {
   log(`\n[${name}] fresh database, seeding ${opts.size}...`);
-  const { database, seeded } = await seededDatabase(name, { size: opts.size, serverUrl: opts.serverUrl, password: PASSWORD }, cleanups);
+  const { database, seeded } = await seededDatabase(
+    name,
+    { size: opts.size, serverUrl: opts.serverUrl, password: PASSWORD },
+    cleanups,
+  );
   try {
     log(`[${name}] seeded`);
     postgresPid = name === "postgres" ? await postgresServerPid(database.url) : null;
-    report.settings.seed = { restaurants: seeded.inserted.restaurants, comments: seeded.inserted.comments, groceries: seeded.inserted.groceries, users: seeded.inserted.users };
+    report.settings.seed = {
+      restaurants: seeded.inserted.restaurants,
+      comments: seeded.inserted.comments,
+      groceries: seeded.inserted.groceries,
+      users: seeded.inserted.users,
+    };
 
     const env = {
       NODE_ENV: "production",
@@ -350,109 +476,157 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
     };
     // One folder per server; node names each thread's profile itself (the tsx loader runs in a
     // worker thread, and a fixed --cpu-prof-name would let its profile overwrite the main one).
-    const nodeArgs = opts.cpuProf ? ["--cpu-prof", "--cpu-prof-dir", path.join(PROFILE_DIR, `${name}-${Date.now()}`)] : [];
+    const nodeArgs = opts.cpuProf
+      ? ["--cpu-prof", "--cpu-prof-dir", path.join(PROFILE_DIR, `${name}-${Date.now()}`)]
+      : [];
     const startBefore = () => (opts.before ? startService("src/main.ts", env, [], opts.before) : Promise.resolve(null));
-    await withService(() => startService("src/main.ts", env, nodeArgs), async (server) => {
-      const before = await startBefore();
-      if (before) cleanups.push(before.stop);
-      try {
-        log(`[${name}] server at ${server.url} (pid ${server.pid}); signing in ${TOKENS} seeded users` + (before ? `; --before server (${opts.before}) at ${before.url} (pid ${before.pid})` : ""));
-        // The same accounts as ctxBase.userIds, in the same order.
-        const usernames = users(SIZES[opts.size]).slice(2, 2 + TOKENS).map((u) => u.username);
-        const tokens = await Promise.all(usernames.map((u) => login(server.url, u)));
-        const ctx = { ...ctxBase, tokens };
-        const start = await readCounters(server.url);
-
-        for (const [label] of Object.entries(pageSizeRequests(tokens[0]!, 1))) {
-          // One request first, so the token's look-up (then remembered by the session cache) is not
-          // counted against the smallest page.
-          await statementsOf(server.url, pageSizeRequests(tokens[0]!, PAGE_SIZES[0]!)[label]!);
-          const statements: Record<string, number> = {};
-          for (const first of PAGE_SIZES) statements[first] = await statementsOf(server.url, pageSizeRequests(tokens[0]!, first)[label]!);
-          report.pageSizeChecks.push({ database: name, label, statements } satisfies PageSizeCheck);
-        }
-
-        const scenarios = buildScenarios(ctx).filter((s) => selected(opts, s));
-        // The scenarios the peer is compared on go first, in alternating rounds (on SQLite, or with
-        // --peer none, the same rounds with this service alone).
-        const peers = peerScenarios(ctx);
-        const compared = scenarios.filter((s) => peers.some((p) => p.peerOf === s.key));
-        if (compared.length) {
-          const peerStart = peerRuntime && name === "postgres"
-            ? () => startProcess(path.join(peerRuntime, "bin/node"), [PEER_SCRIPT], { NODE_ENV: "production", DATABASE_URL: database.url })
-            : null;
-          // Reads first, then the writes (they add comments, which the reads would then read).
-        const inTurn = async (peer: Service | null) => {
-            const reads = await alternate(server, peer, compared.filter((s) => s.kind === "read"), peers, name, opts, before);
-            const writes = await alternate(server, peer, compared.filter((s) => s.kind === "write"), peers, name, opts, before);
-            report.before.push(...reads.before, ...writes.before);
-            return [...reads.results, ...writes.results];
-          };
-          const results = peerStart
-            ? await withService(peerStart, async (peer) => {
-                log(`[${name}] peer at ${peer.url} (pid ${peer.pid}): ${report.settings.peer}`);
-                return inTurn(peer);
-              })
-            : await inTurn(null);
-          report.results.push(...results);
-        }
-        const others = scenarios.filter((s) => !compared.includes(s));
-        // Reads first: the writes add comments, which would change what the reads read.
-        const ordered = [...others.filter((s) => s.kind === "read"), ...others.filter((s) => s.kind === "write")];
-        const rssAfterRounds: number[] = [];
-        let end = start;
-        for (let round = 1; round <= opts.rounds; round++) {
-          if (opts.rounds > 1) log(`[${name}] round ${round} of ${opts.rounds}`);
-          const results: ScenarioResult[] = [];
-          for (const scenario of ordered) {
-            const result = await runScenario(server, scenario, name, opts);
-            // The SLO runs once, in the last round.
-            results.push(round === opts.rounds ? await addSlo(server, scenario, result, opts) : result);
-            if (before && round === opts.rounds) {
-              log(`  (before) ${scenario.key}:`);
-              report.before.push(await addSlo(before, scenario, await runScenario(before, scenario, name, opts), opts));
-            }
-          }
-          end = await readCounters(server.url);
-          rssAfterRounds.push(end.rssBytes / 2 ** 20);
-          if (round === opts.rounds) report.results.push(...results);
-        }
-        report.memory.push({
-          database: name,
-          rssBeforeMb: start.rssBytes / 2 ** 20,
-          rssAfterMb: end.rssBytes / 2 ** 20,
-          rssAfterRoundsMb: rssAfterRounds,
-          heapAfterMb: end.heapBytes / 2 ** 20,
-        });
-
-        const fanouts: [string, FanoutTransport, number][] = [
-          [FANOUT_KEY, "ws", opts.fanout.subscribers],
-          [FANOUT_SSE_KEY, "sse", opts.fanout.streams],
-        ];
-        for (const [key, transport, connections] of fanouts) {
-          if (!selectedKey(opts, key)) continue;
-          log(`[${name}] fan-out: ${connections} ${transport === "ws" ? "WebSocket subscribers" : "Server-Sent Events streams"}, ${opts.fanout.ratePerSec} comments/s for ${opts.fanout.durationSec} s`);
-          const result = await runFanout(server.url, server.pid, name, transport, tokens, ctx.restaurantIds[0]!, opts.fanout, log).catch((error: Error) =>
-            failedFanout(name, transport, opts.fanout, `fan-out failed: ${error.message}`),
+    await withService(
+      () => startService("src/main.ts", env, nodeArgs),
+      async (server) => {
+        const before = await startBefore();
+        if (before) cleanups.push(before.stop);
+        try {
+          log(
+            `[${name}] server at ${server.url} (pid ${server.pid}); signing in ${TOKENS} seeded users` +
+              (before ? `; --before server (${opts.before}) at ${before.url} (pid ${before.pid})` : ""),
           );
-          const l = result.latency;
-          log(`  ${key}: ${result.received} of ${result.expected} events, p50 ${l?.p50} ms, p99 ${l?.p99} ms, ${result.kibPerSubscriber.toFixed(1)} KiB/subscriber${result.problem ? ` (${result.problem})` : ""}`);
-          if (result.problem) log(`  ${key}: the server's last output:\n${server.output().slice(-3000)}`);
-          report.fanout.push(result);
+          // The same accounts as ctxBase.userIds, in the same order.
+          const usernames = users(SIZES[opts.size])
+            .slice(2, 2 + TOKENS)
+            .map((u) => u.username);
+          const tokens = await Promise.all(usernames.map((u) => login(server.url, u)));
+          const ctx = { ...ctxBase, tokens };
+          const start = await readCounters(server.url);
+
+          for (const [label] of Object.entries(pageSizeRequests(tokens[0]!, 1))) {
+            // One request first, so the token's look-up (then remembered by the session cache) is not
+            // counted against the smallest page.
+            await statementsOf(server.url, pageSizeRequests(tokens[0]!, PAGE_SIZES[0]!)[label]!);
+            const statements: Record<string, number> = {};
+            for (const first of PAGE_SIZES)
+              statements[first] = await statementsOf(server.url, pageSizeRequests(tokens[0]!, first)[label]!);
+            report.pageSizeChecks.push({ database: name, label, statements } satisfies PageSizeCheck);
+          }
+
+          const scenarios = buildScenarios(ctx).filter((s) => selected(opts, s));
+          // The scenarios the peer is compared on go first, in alternating rounds (on SQLite, or with
+          // --peer none, the same rounds with this service alone).
+          const peers = peerScenarios(ctx);
+          const compared = scenarios.filter((s) => peers.some((p) => p.peerOf === s.key));
+          if (compared.length) {
+            const peerStart =
+              peerRuntime && name === "postgres"
+                ? () =>
+                    startProcess(path.join(peerRuntime, "bin/node"), [PEER_SCRIPT], {
+                      NODE_ENV: "production",
+                      DATABASE_URL: database.url,
+                    })
+                : null;
+            // Reads first, then the writes (they add comments, which the reads would then read).
+            const inTurn = async (peer: Service | null) => {
+              const reads = await alternate(
+                server,
+                peer,
+                compared.filter((s) => s.kind === "read"),
+                peers,
+                name,
+                opts,
+                before,
+              );
+              const writes = await alternate(
+                server,
+                peer,
+                compared.filter((s) => s.kind === "write"),
+                peers,
+                name,
+                opts,
+                before,
+              );
+              report.before.push(...reads.before, ...writes.before);
+              return [...reads.results, ...writes.results];
+            };
+            const results = peerStart
+              ? await withService(peerStart, async (peer) => {
+                  log(`[${name}] peer at ${peer.url} (pid ${peer.pid}): ${report.settings.peer}`);
+                  return inTurn(peer);
+                })
+              : await inTurn(null);
+            report.results.push(...results);
+          }
+          const others = scenarios.filter((s) => !compared.includes(s));
+          // Reads first: the writes add comments, which would change what the reads read.
+          const ordered = [...others.filter((s) => s.kind === "read"), ...others.filter((s) => s.kind === "write")];
+          const rssAfterRounds: number[] = [];
+          let end = start;
+          for (let round = 1; round <= opts.rounds; round++) {
+            if (opts.rounds > 1) log(`[${name}] round ${round} of ${opts.rounds}`);
+            const results: ScenarioResult[] = [];
+            for (const scenario of ordered) {
+              const result = await runScenario(server, scenario, name, opts);
+              // The SLO runs once, in the last round.
+              results.push(round === opts.rounds ? await addSlo(server, scenario, result, opts) : result);
+              if (before && round === opts.rounds) {
+                log(`  (before) ${scenario.key}:`);
+                report.before.push(
+                  await addSlo(before, scenario, await runScenario(before, scenario, name, opts), opts),
+                );
+              }
+            }
+            end = await readCounters(server.url);
+            rssAfterRounds.push(end.rssBytes / 2 ** 20);
+            if (round === opts.rounds) report.results.push(...results);
+          }
+          report.memory.push({
+            database: name,
+            rssBeforeMb: start.rssBytes / 2 ** 20,
+            rssAfterMb: end.rssBytes / 2 ** 20,
+            rssAfterRoundsMb: rssAfterRounds,
+            heapAfterMb: end.heapBytes / 2 ** 20,
+          });
+
+          const fanouts: [string, FanoutTransport, number][] = [
+            [FANOUT_KEY, "ws", opts.fanout.subscribers],
+            [FANOUT_SSE_KEY, "sse", opts.fanout.streams],
+          ];
+          for (const [key, transport, connections] of fanouts) {
+            if (!selectedKey(opts, key)) continue;
+            log(
+              `[${name}] fan-out: ${connections} ${transport === "ws" ? "WebSocket subscribers" : "Server-Sent Events streams"}, ${opts.fanout.ratePerSec} comments/s for ${opts.fanout.durationSec} s`,
+            );
+            const result = await runFanout(
+              server.url,
+              server.pid,
+              name,
+              transport,
+              tokens,
+              ctx.restaurantIds[0]!,
+              opts.fanout,
+              log,
+            ).catch((error: Error) => failedFanout(name, transport, opts.fanout, `fan-out failed: ${error.message}`));
+            const l = result.latency;
+            log(
+              `  ${key}: ${result.received} of ${result.expected} events, p50 ${l?.p50} ms, p99 ${l?.p99} ms, ${result.kibPerSubscriber.toFixed(1)} KiB/subscriber${result.problem ? ` (${result.problem})` : ""}`,
+            );
+            if (result.problem) log(`  ${key}: the server's last output:\n${server.output().slice(-3000)}`);
+            report.fanout.push(result);
+          }
+        } finally {
+          if (before) {
+            cleanups.splice(cleanups.indexOf(before.stop), 1);
+            await before.stop();
+          }
         }
-      } finally {
-        if (before) {
-          cleanups.splice(cleanups.indexOf(before.stop), 1);
-          await before.stop();
-        }
-      }
-    });
+      },
+    );
 
     const raw = rawDriverScenario({ ...ctxBase, tokens: [] });
     if (selected(opts, raw)) {
-      await withService(() => startService("bench/baselines/raw-driver.ts", { NODE_ENV: "production", DATABASE_URL: database.url }), async (baseline) => {
-        report.results.push(await runScenario(baseline, raw, name, opts));
-      });
+      await withService(
+        () => startService("bench/baselines/raw-driver.ts", { NODE_ENV: "production", DATABASE_URL: database.url }),
+        async (baseline) => {
+          report.results.push(await runScenario(baseline, raw, name, opts));
+        },
+      );
     }
   } finally {
     cleanups.splice(cleanups.indexOf(database.drop), 1);
@@ -462,7 +636,11 @@ async function benchDatabase(name: DatabaseName, opts: Options, ctxBase: Omit<Sc
 
 function gitCommit(): string | null {
   try {
-    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return null;
   }
@@ -472,18 +650,36 @@ async function readsOnly(opts: Options) {
   const timings = await benchReads(opts, log, cleanups);
   const out = path.join(ROOT, "bench/results/reads.json");
   mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, commit: gitCommit(), size: opts.size, calls: opts.calls, timings }, null, 2)}\n`);
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, commit: gitCommit(), size: opts.size, calls: opts.calls, timings }, null, 2)}\n`,
+  );
   console.log(`\n${formatReadTimings(timings)}`);
-  console.log(`\nPer-call medians. Written to ${path.relative(ROOT, out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
+  console.log(
+    `\nPer-call medians. Written to ${path.relative(ROOT, out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`,
+  );
 }
 
 async function dataMovesOnly(opts: Options) {
-  const existing = opts.dataMovesOn ? { url: opts.dataMovesOn, uploadDir: process.env.UPLOAD_DIR ?? "./data/uploads" } : undefined;
-  const settings = { size: opts.size, serverUrl: opts.serverUrl, databases: opts.databases, durationSec: opts.load.durationSec, writeRate: opts.writeRate, password: PASSWORD, existing };
+  const existing = opts.dataMovesOn
+    ? { url: opts.dataMovesOn, uploadDir: process.env.UPLOAD_DIR ?? "./data/uploads" }
+    : undefined;
+  const settings = {
+    size: opts.size,
+    serverUrl: opts.serverUrl,
+    databases: opts.databases,
+    durationSec: opts.load.durationSec,
+    writeRate: opts.writeRate,
+    password: PASSWORD,
+    existing,
+  };
   const results = await benchDataMoves(settings, log, cleanups);
   const out = path.join(ROOT, "bench/results/data-moves.json");
   mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, commit: gitCommit(), loadAverage: os.loadavg(), settings, results }, null, 2)}\n`);
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, commit: gitCommit(), loadAverage: os.loadavg(), settings, results }, null, 2)}\n`,
+  );
   console.log(`\n${formatDataMoves(results)}`);
   console.log(`\nWritten to ${path.relative(ROOT, out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
 }
@@ -505,8 +701,16 @@ async function main() {
     },
     commit: gitCommit(),
     settings: {
-      quick: opts.quick, size: opts.size, ...opts.load, rounds: opts.rounds,
-      peerRounds: opts.peerRounds, peer: null, sloDurationSec: opts.sloDurationSec, sloRounds: opts.sloRounds, sloSettleSec: opts.sloSettleSec, seed: {},
+      quick: opts.quick,
+      size: opts.size,
+      ...opts.load,
+      rounds: opts.rounds,
+      peerRounds: opts.peerRounds,
+      peer: null,
+      sloDurationSec: opts.sloDurationSec,
+      sloRounds: opts.sloRounds,
+      sloSettleSec: opts.sloSettleSec,
+      seed: {},
     },
     results: [],
     before: [],
@@ -518,7 +722,9 @@ async function main() {
   const count = SIZES[opts.size].restaurants;
   const ctxBase = {
     restaurantIds: Array.from({ length: count }, (_, i) => restaurantId(i + 1)),
-    userIds: users(SIZES[opts.size]).slice(2, 2 + TOKENS).map((u) => u.id),
+    userIds: users(SIZES[opts.size])
+      .slice(2, 2 + TOKENS)
+      .map((u) => u.id),
     groceryTitles: GROCERY_TITLES,
     deepCommentRestaurants: deepCommentRestaurants(opts.size),
   };
@@ -527,14 +733,20 @@ async function main() {
   const constant = constantApolloScenario({ ...ctxBase, tokens: [] });
   if (selected(opts, constant)) {
     log("[baseline] Apollo + Fastify with constant resolvers");
-    await withService(() => startService("bench/baselines/constant-apollo.ts", { NODE_ENV: "production" }), async (service) => {
-      report.results.push(await runScenario(service, constant, null, opts));
-    });
+    await withService(
+      () => startService("bench/baselines/constant-apollo.ts", { NODE_ENV: "production" }),
+      async (service) => {
+        report.results.push(await runScenario(service, constant, null, opts));
+      },
+    );
   }
   // The peer runs on PostgreSQL only, when one of the scenarios it is compared on is selected.
   const scenarioList = buildScenarios({ ...ctxBase, tokens: ["-"] });
   const peerList = peerScenarios({ ...ctxBase, tokens: [] });
-  const peerWanted = opts.peer && opts.databases.includes("postgres") && peerList.some((p) => scenarioList.some((s) => s.key === p.peerOf && selected(opts, s)));
+  const peerWanted =
+    opts.peer &&
+    opts.databases.includes("postgres") &&
+    peerList.some((p) => scenarioList.some((s) => s.key === p.peerOf && selected(opts, s)));
   let peerRuntime: string | null = null;
   if (peerWanted) {
     peerRuntime = nodeRuntime();
@@ -552,7 +764,10 @@ async function main() {
   writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
 
   console.log(`\n${formatReport(report, previous)}`);
-  console.log(`\nWritten to ${path.relative(ROOT, opts.out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.` + (previous ? ` "vs prev" compares with ${path.relative(ROOT, previousFile)} (${previous.date}).` : ""));
+  console.log(
+    `\nWritten to ${path.relative(ROOT, opts.out)} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.` +
+      (previous ? ` "vs prev" compares with ${path.relative(ROOT, previousFile)} (${previous.date}).` : ""),
+  );
   if (opts.cpuProf) console.log(`CPU profiles of the server: ${PROFILE_DIR}`);
   if (report.results.some((r) => r.problem) || report.fanout.some((r) => r.problem)) process.exitCode = 1;
 }

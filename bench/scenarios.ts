@@ -180,7 +180,12 @@ const json = { "content-type": "application/json" };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 export function graphqlRequest(document: string, variables: Record<string, unknown>, token: string): Request {
-  return { method: "POST", path: "/graphql", headers: { ...json, ...bearer(token) }, body: JSON.stringify({ query: document, variables }) };
+  return {
+    method: "POST",
+    path: "/graphql",
+    headers: { ...json, ...bearer(token) },
+    body: JSON.stringify({ query: document, variables }),
+  };
 }
 
 /** A fixed sequence of picks, the same on every run. */
@@ -255,7 +260,11 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       target: "server",
       kind: "read",
       sameAs: "gql.restaurant.rest-doc",
-      requests: ids.map((id, i) => ({ method: "GET", path: `/restaurants/${encodeURIComponent(id)}`, headers: bearer(token(i)) })),
+      requests: ids.map((id, i) => ({
+        method: "GET",
+        path: `/restaurants/${encodeURIComponent(id)}`,
+        headers: bearer(token(i)),
+      })),
       check: checkRest(200),
     },
     {
@@ -320,7 +329,11 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       target: "server",
       kind: "read",
       sameAs: "gql.groceries",
-      requests: titles.map((title, i) => ({ method: "GET", path: `/groceries?title=${encodeURIComponent(title)}`, headers: bearer(token(i)) })),
+      requests: titles.map((title, i) => ({
+        method: "GET",
+        path: `/groceries?title=${encodeURIComponent(title)}`,
+        headers: bearer(token(i)),
+      })),
       check: checkRest(200, true),
     },
     {
@@ -329,7 +342,9 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       api: "graphql",
       target: "server",
       kind: "write",
-      requests: ids.map((restaurantId, i) => graphqlRequest(commentRestaurant, { restaurantId, input: comments[i] }, token(i))),
+      requests: ids.map((restaurantId, i) =>
+        graphqlRequest(commentRestaurant, { restaurantId, input: comments[i] }, token(i)),
+      ),
       check: checkGraphql("addComment"),
     },
     {
@@ -374,7 +389,8 @@ export function rawDriverScenario(ctx: ScenarioContext): Scenario {
     target: "raw-driver",
     kind: "read",
     requests: ids.map((id) => ({ method: "GET", path: `/restaurants/${encodeURIComponent(id)}` })),
-    check: (status, body: any) => (status === 200 && body?.id ? null : `status ${status}: ${JSON.stringify(body).slice(0, 200)}`),
+    check: (status, body: any) =>
+      status === 200 && body?.id ? null : `status ${status}: ${JSON.stringify(body).slice(0, 200)}`,
   };
 }
 
@@ -459,7 +475,14 @@ export function peerScenarios(ctx: ScenarioContext): Scenario[] {
       kind: "write",
       peerOf: "gql.comment",
       requests: ids.map((restaurantId, i) =>
-        request(PEER_CREATE_COMMENT, { comment: { rowId: `bench-${UNIQUE}`, restaurantId, authorId: ctx.userIds[i % ctx.userIds.length], ...comments[i] } }),
+        request(PEER_CREATE_COMMENT, {
+          comment: {
+            rowId: `bench-${UNIQUE}`,
+            restaurantId,
+            authorId: ctx.userIds[i % ctx.userIds.length],
+            ...comments[i],
+          },
+        }),
       ),
       check: (status, body: any) => checkGraphql("createComment")(status, body),
     },

@@ -16,7 +16,15 @@ import { pacedLatencyApart } from "./paced-apart.ts";
 import { rssMbOf, startService } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
 
-const { values } = parseArgs({ options: { database: { type: "string" }, runs: { type: "string" }, flood: { type: "string" }, paced: { type: "boolean" }, only: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    database: { type: "string" },
+    runs: { type: "string" },
+    flood: { type: "string" },
+    paced: { type: "boolean" },
+    only: { type: "string" },
+  },
+});
 if (!values.database) throw new Error("--database URL is needed (file:... or postgresql://...)");
 const RUNS = Number(values.runs ?? 15);
 const FLOOD_SECONDS = Number(values.flood ?? 10);
@@ -25,24 +33,88 @@ const LISBON = { latitude: 38.7223, longitude: -9.1393 };
 /** Restaurant searches of the issue's table, then the new reads. */
 const READS: [string, string, Record<string, unknown>][] = [
   ["page of 50, newest, with totalCount", `{ restaurants(first: 50) { totalCount nodes { id title rating } } }`, {}],
-  ["text \"pizz\", 20, with totalCount", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { text: "pizz" } }],
-  ["text that matches nothing", `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id title } } }`, { f: { text: "zzqx" } }],
-  ["cuisine \"Italian\", with totalCount", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { cuisine: "italian" } }],
-  ["cuisine + city, by rating", `query($f: RestaurantFilter) { restaurants(filter: $f, sort: RATING) { nodes { id title rating } } }`, { f: { cuisine: "italian", city: "lisbon" } }],
-  ["words \"pizza margherita\", relevance, totalCount", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { search: "pizza margherita" } }],
-  ["words with a typo \"pizzaria\"", `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id title } } }`, { f: { search: "pizzaria" } }],
-  ["words that match nothing", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { search: "zzqxw" } }],
-  ["near 2 km, by distance, totalCount", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title distanceKm } } }`, { f: { near: { ...LISBON, radiusKm: 2 } } }],
-  ["open now + city", `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id title } } }`, { f: { openNow: true, city: "lisbon" } }],
+  [
+    'text "pizz", 20, with totalCount',
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`,
+    { f: { text: "pizz" } },
+  ],
+  [
+    "text that matches nothing",
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id title } } }`,
+    { f: { text: "zzqx" } },
+  ],
+  [
+    'cuisine "Italian", with totalCount',
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`,
+    { f: { cuisine: "italian" } },
+  ],
+  [
+    "cuisine + city, by rating",
+    `query($f: RestaurantFilter) { restaurants(filter: $f, sort: RATING) { nodes { id title rating } } }`,
+    { f: { cuisine: "italian", city: "lisbon" } },
+  ],
+  [
+    'words "pizza margherita", relevance, totalCount',
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`,
+    { f: { search: "pizza margherita" } },
+  ],
+  [
+    'words with a typo "pizzaria"',
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id title } } }`,
+    { f: { search: "pizzaria" } },
+  ],
+  [
+    "words that match nothing",
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`,
+    { f: { search: "zzqxw" } },
+  ],
+  [
+    "near 2 km, by distance, totalCount",
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title distanceKm } } }`,
+    { f: { near: { ...LISBON, radiusKm: 2 } } },
+  ],
+  [
+    "open now + city",
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id title } } }`,
+    { f: { openNow: true, city: "lisbon" } },
+  ],
   // The same at fixed instants, so that runs at different hours compare: 05:00 UTC, when no Lisbon
   // restaurant of the seed is open (the whole city was read), and 20:00 UTC, when most are.
-  ["open at 05:00 UTC + city", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { openAt: "2026-11-26T05:00:00Z", city: "lisbon" } }],
-  ["open at 20:00 UTC + city", `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`, { f: { openAt: "2026-11-26T20:00:00Z", city: "lisbon" } }],
-  ["any of 2 cuisines, min rating 4, price $$", `query($f: RestaurantFilter) { restaurants(filter: $f, sort: RATING) { totalCount nodes { id title } } }`, { f: { cuisines: { anyOf: ["italian", "japanese"] }, minRating: 4, priceRange: ["$$"] } }],
-  ["facets of everything", `{ restaurants(first: 1) { totalCount facets { exact cuisines { value count } categories { value count } priceRanges { value count } cities { value count } } } }`, {}],
-  ["facets of \"pizza\" near, open now", `query($f: RestaurantFilter) { restaurants(filter: $f, first: 10) { totalCount facets { exact cuisines { value count } categories { value count } } nodes { id title } } }`, { f: { search: "pizza", near: { ...LISBON, radiusKm: 5 }, openNow: true } }],
-  ["facets of \"pizza\" near, open at 20:00 UTC", `query($f: RestaurantFilter) { restaurants(filter: $f, first: 10) { totalCount facets { exact cuisines { value count } categories { value count } } nodes { id title } } }`, { f: { search: "pizza", near: { ...LISBON, radiusKm: 5 }, openAt: "2026-11-26T20:00:00Z" } }],
-  ["groceries: words \"olive oil\", totalCount", `query($f: GroceryFilter) { groceries(filter: $f) { totalCount nodes { id title } } }`, { f: { search: "olive oil" } }],
+  [
+    "open at 05:00 UTC + city",
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`,
+    { f: { openAt: "2026-11-26T05:00:00Z", city: "lisbon" } },
+  ],
+  [
+    "open at 20:00 UTC + city",
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { id title } } }`,
+    { f: { openAt: "2026-11-26T20:00:00Z", city: "lisbon" } },
+  ],
+  [
+    "any of 2 cuisines, min rating 4, price $$",
+    `query($f: RestaurantFilter) { restaurants(filter: $f, sort: RATING) { totalCount nodes { id title } } }`,
+    { f: { cuisines: { anyOf: ["italian", "japanese"] }, minRating: 4, priceRange: ["$$"] } },
+  ],
+  [
+    "facets of everything",
+    `{ restaurants(first: 1) { totalCount facets { exact cuisines { value count } categories { value count } priceRanges { value count } cities { value count } } } }`,
+    {},
+  ],
+  [
+    'facets of "pizza" near, open now',
+    `query($f: RestaurantFilter) { restaurants(filter: $f, first: 10) { totalCount facets { exact cuisines { value count } categories { value count } } nodes { id title } } }`,
+    { f: { search: "pizza", near: { ...LISBON, radiusKm: 5 }, openNow: true } },
+  ],
+  [
+    'facets of "pizza" near, open at 20:00 UTC',
+    `query($f: RestaurantFilter) { restaurants(filter: $f, first: 10) { totalCount facets { exact cuisines { value count } categories { value count } } nodes { id title } } }`,
+    { f: { search: "pizza", near: { ...LISBON, radiusKm: 5 }, openAt: "2026-11-26T20:00:00Z" } },
+  ],
+  [
+    'groceries: words "olive oil", totalCount',
+    `query($f: GroceryFilter) { groceries(filter: $f) { totalCount nodes { id title } } }`,
+    { f: { search: "olive oil" } },
+  ],
 ];
 /**
  * The most expensive search a user can send within the limits: "bu" is the seeded vocabulary's
@@ -59,19 +131,33 @@ const quantile = (values: number[], q: number) => {
 };
 
 const server = await startService("src/main.ts", {
-  NODE_ENV: "production", DATABASE_URL: values.database, METRICS_ENABLED: "true", RATE_LIMIT_MAX: "0", ANONYMOUS_READS: "true", LOG_LEVEL: "warn", UPLOAD_DIR: "/tmp/gw-search-table",
+  NODE_ENV: "production",
+  DATABASE_URL: values.database,
+  METRICS_ENABLED: "true",
+  RATE_LIMIT_MAX: "0",
+  ANONYMOUS_READS: "true",
+  LOG_LEVEL: "warn",
+  UPLOAD_DIR: "/tmp/gw-search-table",
 });
 try {
   table: {
     const post = async (query: string, variables: Record<string, unknown>, token?: string) => {
       const started = performance.now();
-      const headers: Record<string, string> = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) };
-      const res = await fetch(`${server.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      };
+      const res = await fetch(`${server.url}/graphql`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ query, variables }),
+      });
       const body = (await res.json()) as { errors?: unknown; data?: unknown };
       if (body.errors) throw new Error(`${query}: ${JSON.stringify(body.errors).slice(0, 300)}`);
       return { ms: performance.now() - started, data: body.data };
     };
-    const time = async (query: string, variables: Record<string, unknown>, token?: string) => (await post(query, variables, token)).ms;
+    const time = async (query: string, variables: Record<string, unknown>, token?: string) =>
+      (await post(query, variables, token)).ms;
     // The first read of a cold cache (the database's files out of the OS's cache after another
     // database's run) may pass SEARCH_STATEMENT_TIMEOUT and answer SERVER_BUSY: not what is measured.
     const warmUp = async (query: string, variables: Record<string, unknown>) => {
@@ -86,21 +172,45 @@ try {
     };
     const account = async (name: string) => {
       const username = `${name}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-      const { data } = await post(`mutation($input: RegisterInput!) { register(input: $input) { accessToken } }`, { input: { username, password: "correct-horse", firstName: name } });
+      const { data } = await post(`mutation($input: RegisterInput!) { register(input: $input) { accessToken } }`, {
+        input: { username, password: "correct-horse", firstName: name },
+      });
       return (data as { register: { accessToken: string } }).register.accessToken;
     };
-    console.log(`| read | median ms | p99 ms |${values.paced ? " saturation req/s | p99 ms at half | server's longest stall / GC ms then |" : ""}\n|---|---|---|${values.paced ? "---|---|---|" : ""}`);
+    console.log(
+      `| read | median ms | p99 ms |${values.paced ? " saturation req/s | p99 ms at half | server's longest stall / GC ms then |" : ""}\n|---|---|---|${values.paced ? "---|---|---|" : ""}`,
+    );
     const only = values.only?.split(",");
-    for (const [label, query, variables] of READS.filter(([label]) => !only || only.some((part) => label.includes(part)))) {
+    for (const [label, query, variables] of READS.filter(
+      ([label]) => !only || only.some((part) => label.includes(part)),
+    )) {
       await warmUp(query, variables);
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) times.push(await time(query, variables));
       let paced = "";
       if (values.paced) {
-        const request = { method: "POST" as const, path: "/graphql", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) };
-        const saturated = await autocannon({ url: server.url, connections: 8, duration: 3, pipelining: 1, timeout: 10, requests: [request] });
+        const request = {
+          method: "POST" as const,
+          path: "/graphql",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query, variables }),
+        };
+        const saturated = await autocannon({
+          url: server.url,
+          connections: 8,
+          duration: 3,
+          pipelining: 1,
+          timeout: 10,
+          requests: [request],
+        });
         const saturation = saturated.requests.total / saturated.duration;
-        const pace = { url: server.url, requests: [request], connections: 8, rate: Math.max(1, Math.round(saturation / 2)), graphql: true };
+        const pace = {
+          url: server.url,
+          requests: [request],
+          connections: 8,
+          rate: Math.max(1, Math.round(saturation / 2)),
+          graphql: true,
+        };
         // 2 s at that rate first, unmeasured, as `npm run bench --slo-settle` does: what is measured
         // is the steady state, not the saturation run's backlog.
         await pacedLatencyApart({ ...pace, durationSec: 2 });
@@ -143,23 +253,32 @@ try {
     const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, rssMbOf(server.pid) ?? 0)), 250);
     let sent = 0;
     const stopAt = Date.now() + FLOOD_SECONDS * 1000;
-    const flood = Promise.all(Array.from({ length: 8 }, async () => {
-      while (Date.now() < stopAt) {
-        await time(WORST.query, WORST.variables, flooder);
-        sent++;
-      }
-    }));
+    const flood = Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (Date.now() < stopAt) {
+          await time(WORST.query, WORST.variables, flooder);
+          sent++;
+        }
+      }),
+    );
     const [busy, otherBusy] = await Promise.all([
       sample(FLOOD_SECONDS, 20, healthz),
       sample(FLOOD_SECONDS, 100, () => time(ORDINARY[1], ORDINARY[2], other)),
     ]);
     await flood;
     clearInterval(rssTimer);
-    const spread = (t: number[]) => `${quantile(t, 0.5).toFixed(1)}/${quantile(t, 0.99).toFixed(1)}/${Math.max(...t).toFixed(1)}`;
-    console.log(`\nmost expensive search: ${worst.toFixed(0)} ms alone; ${sent} sent by one client over 8 connections in ${FLOOD_SECONDS} s`);
-    console.log(`server RSS: ${rssBefore?.toFixed(0)} MB before the flood, at most ${rssPeak.toFixed(0)} MB during it (reader threads included)`);
+    const spread = (t: number[]) =>
+      `${quantile(t, 0.5).toFixed(1)}/${quantile(t, 0.99).toFixed(1)}/${Math.max(...t).toFixed(1)}`;
+    console.log(
+      `\nmost expensive search: ${worst.toFixed(0)} ms alone; ${sent} sent by one client over 8 connections in ${FLOOD_SECONDS} s`,
+    );
+    console.log(
+      `server RSS: ${rssBefore?.toFixed(0)} MB before the flood, at most ${rssPeak.toFixed(0)} MB during it (reader threads included)`,
+    );
     console.log(`/healthz p50/p99/max: quiet ${spread(quiet)} ms; during the flood ${spread(busy)} ms`);
-    console.log(`another client's "${ORDINARY[0]}" p50/p99/max: quiet ${spread(otherQuiet)} ms; during the flood ${spread(otherBusy)} ms (${otherBusy.length} sent)`);
+    console.log(
+      `another client's "${ORDINARY[0]}" p50/p99/max: quiet ${spread(otherQuiet)} ms; during the flood ${spread(otherBusy)} ms (${otherBusy.length} sent)`,
+    );
   }
 } catch (error) {
   // The server's own words when a request failed: it may have exited (how, and its last output).

@@ -59,7 +59,8 @@ async function cycle(): Promise<Outcome> {
   let phase = "start";
   const outcome = (end: { code: number | null; signal: string | null }): Outcome => {
     const aborted = end.signal === "SIGABRT" || end.code === 134 || /Assertion failed|Segmentation fault/.test(output);
-    const detail = output.split("\n").find((line) => /Assertion failed|Segmentation fault|FATAL|Error/.test(line)) ?? "";
+    const detail =
+      output.split("\n").find((line) => /Assertion failed|Segmentation fault|FATAL|Error/.test(line)) ?? "";
     return { phase, ...end, aborted, detail: detail.slice(0, 200) };
   };
   // Any step ends early if the server dies under it: that is the finding, not an error.
@@ -74,7 +75,13 @@ async function cycle(): Promise<Outcome> {
   try {
     await step("start", async () => {
       for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
-        if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return;
+        if (
+          await fetch(`${url}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        )
+          return;
       }
       throw new Error(`not ready after 60 s:\n${output}`);
     });
@@ -130,7 +137,9 @@ async function cycle(): Promise<Outcome> {
   }
 }
 
-const driver = (JSON.parse(readFileSync(path.join(root, "node_modules/better-sqlite3/package.json"), "utf8")) as { version: string }).version;
+const driver = (
+  JSON.parse(readFileSync(path.join(root, "node_modules/better-sqlite3/package.json"), "utf8")) as { version: string }
+).version;
 const label = `Node ${process.version}, better-sqlite3 ${driver}`;
 let aborted = 0;
 let failed = 0;
@@ -142,7 +151,9 @@ for (let i = 1; i <= cycles; i++) {
   else if (!clean) failed++;
   const end = result.signal ? `signal ${result.signal}` : `exit ${result.code}`;
   const verdict = clean ? "clean" : result.aborted ? `ABORTED during ${result.phase}` : `FAILED during ${result.phase}`;
-  console.log(`${label}: cycle ${i}/${cycles} ${verdict} (${end}, ${((Date.now() - started) / 1000).toFixed(1)} s)${result.detail && !clean ? `: ${result.detail}` : ""}`);
+  console.log(
+    `${label}: cycle ${i}/${cycles} ${verdict} (${end}, ${((Date.now() - started) / 1000).toFixed(1)} s)${result.detail && !clean ? `: ${result.detail}` : ""}`,
+  );
 }
 console.log(`${label}: ${cycles} cycles, ${aborted} aborted, ${failed} failed otherwise`);
 process.exit(aborted || failed ? 1 : 0);

@@ -37,8 +37,11 @@ export function prismaCli(p, args, opts = {}) {
   return execFileSync(
     process.execPath,
     [here("../node_modules/prisma/build/index.js"), ...args, "--config", here(`./${p.dir}.config.ts`)],
-    { stdio: opts.capture ? ["ignore", "pipe", "inherit"] : "inherit", encoding: "utf8",
-      env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: "1" } },
+    {
+      stdio: opts.capture ? ["ignore", "pipe", "inherit"] : "inherit",
+      encoding: "utf8",
+      env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+    },
   );
 }
 

@@ -21,7 +21,9 @@ writeSchemas();
 for (const p of PROVIDERS) {
   const snapshot = here(`./${p.dir}/migrations/snapshot.prisma`);
   const from = existsSync(snapshot) ? ["--from-schema", snapshot] : ["--from-empty"];
-  let sql = prismaCli(p, ["migrate", "diff", ...from, "--to-schema", here(`./${p.dir}/schema.prisma`), "--script"], { capture: true });
+  let sql = prismaCli(p, ["migrate", "diff", ...from, "--to-schema", here(`./${p.dir}/schema.prisma`), "--script"], {
+    capture: true,
+  });
   // SQLite DDL may carry an unquoted JSON default (DEFAULT []); quote it so SQLite accepts it.
   if (p.dir === "sqlite") sql = sql.replace(/DEFAULT \[\]/g, "DEFAULT '[]'");
   if (!/\b(CREATE|ALTER|DROP)\b/i.test(sql)) {

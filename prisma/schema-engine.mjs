@@ -11,14 +11,30 @@ import path from "node:path";
 
 const ENGINE_HASH = "d1b3f377ca835d73fd50954a5e22128b9ebdd6b8";
 const argv = process.argv.slice(2);
-if (argv.includes("--version")) { process.stdout.write(`schema-engine-cli ${ENGINE_HASH} (wasm shim)\n`); process.exit(0); }
+if (argv.includes("--version")) {
+  process.stdout.write(`schema-engine-cli ${ENGINE_HASH} (wasm shim)\n`);
+  process.exit(0);
+}
 
-const opt = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const opt = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
 const datamodelPaths = argv.flatMap((a, i) => (a === "--datamodels" ? [argv[i + 1]] : []));
 const datasource = opt("--datasource") ? JSON.parse(opt("--datasource")) : {};
-const log = (level, message) => process.stderr.write(JSON.stringify({ timestamp: new Date().toISOString(), level, fields: { message }, target: "schema_engine::logger" }) + "\n");
+const log = (level, message) =>
+  process.stderr.write(
+    JSON.stringify({
+      timestamp: new Date().toISOString(),
+      level,
+      fields: { message },
+      target: "schema_engine::logger",
+    }) + "\n",
+  );
 
-const req = process.env.SHIM_NODE_MODULES_FROM ? createRequire(path.join(process.env.SHIM_NODE_MODULES_FROM, "/")) : createRequire(import.meta.url);
+const req = process.env.SHIM_NODE_MODULES_FROM
+  ? createRequire(path.join(process.env.SHIM_NODE_MODULES_FROM, "/"))
+  : createRequire(import.meta.url);
 const { bindMigrationAwareSqlAdapterFactory } = req("@prisma/driver-adapter-utils");
 
 function makeAdapter(url, shadowUrl) {
@@ -42,7 +58,13 @@ function makeAdapter(url, shadowUrl) {
     // adapter-pg's executeScript splits the script on every ";" (even inside comments and strings);
     // send the whole migration script in one simple-protocol query instead, as the native engine does.
     const wholeScript = (conn) => {
-      conn.executeScript = async (script) => { try { await conn.underlyingDriver().query(script); } catch (e) { conn.onError(e); } };
+      conn.executeScript = async (script) => {
+        try {
+          await conn.underlyingDriver().query(script);
+        } catch (e) {
+          conn.onError(e);
+        }
+      };
       return conn;
     };
     // prisma/orm#27403: introspection reads pg_catalog columns typed name (19), "char" (18), name[] (1003)
@@ -52,13 +74,27 @@ function makeAdapter(url, shadowUrl) {
     const proto = pg.Result.prototype;
     if (!proto.__shimRelabel) {
       const orig = proto.addFields;
-      proto.addFields = function (fields) { for (const f of fields) if (RELABEL[f.dataTypeID]) f.dataTypeID = RELABEL[f.dataTypeID]; return orig.call(this, fields); };
+      proto.addFields = function (fields) {
+        for (const f of fields) if (RELABEL[f.dataTypeID]) f.dataTypeID = RELABEL[f.dataTypeID];
+        return orig.call(this, fields);
+      };
       proto.__shimRelabel = true;
     }
-    const cfg = (u) => { const x = new URL(u); return { host: x.hostname, port: Number(x.port || 5432), user: decodeURIComponent(x.username),
-      password: decodeURIComponent(x.password), database: decodeURIComponent(x.pathname.slice(1)), allowExitOnIdle: true }; };
+    const cfg = (u) => {
+      const x = new URL(u);
+      return {
+        host: x.hostname,
+        port: Number(x.port || 5432),
+        user: decodeURIComponent(x.username),
+        password: decodeURIComponent(x.password),
+        database: decodeURIComponent(x.pathname.slice(1)),
+        allowExitOnIdle: true,
+      };
+    };
     class ShimPg extends PrismaPg {
-      async connect() { return wholeScript(await super.connect()); }
+      async connect() {
+        return wholeScript(await super.connect());
+      }
       // adapter-pg's own version spreads { connectionString, database } into a Pool: the connection string
       // wins, so the "shadow" pool is the main database. Create and drop a real throw-away database instead.
       async connectToShadowDb() {
@@ -68,7 +104,11 @@ function makeAdapter(url, shadowUrl) {
         await admin.executeScript(`CREATE DATABASE "${name}"`);
         const shadow = wholeScript(await new PrismaPg({ ...cfg(url), database: name }).connect());
         const dispose = shadow.dispose.bind(shadow);
-        shadow.dispose = async () => { await dispose(); await admin.executeScript(`DROP DATABASE IF EXISTS "${name}"`); await admin.dispose(); };
+        shadow.dispose = async () => {
+          await dispose();
+          await admin.executeScript(`DROP DATABASE IF EXISTS "${name}"`);
+          await admin.dispose();
+        };
         return shadow;
       }
     }
@@ -82,41 +122,76 @@ if (argv.includes("cli")) {
   const cmd = argv[argv.indexOf("cli") + 1];
   try {
     const f = bindMigrationAwareSqlAdapterFactory(makeAdapter(datasource.url));
-    const r = await f.connect(); if (!r.ok) throw new Error(JSON.stringify(r.error));
+    const r = await f.connect();
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
     await r.value.dispose?.();
     process.exit(0);
-  } catch (e) { log("ERROR", `${cmd}: ${e.message}`); process.exit(1); }
+  } catch (e) {
+    log("ERROR", `${cmd}: ${e.message}`);
+    process.exit(1);
+  }
 }
 
-globalThis.PRISMA_WASM_PANIC_REGISTRY ??= { message: "", set_message(m) { this.message = `RuntimeError: ${m}`; }, get() { return this.message; } };
-const wasmDir = process.env.SCHEMA_ENGINE_WASM_DIR ?? path.dirname(req.resolve("@prisma/schema-engine-wasm/schema_engine_bg"));
+globalThis.PRISMA_WASM_PANIC_REGISTRY ??= {
+  message: "",
+  set_message(m) {
+    this.message = `RuntimeError: ${m}`;
+  },
+  get() {
+    return this.message;
+  },
+};
+const wasmDir =
+  process.env.SCHEMA_ENGINE_WASM_DIR ?? path.dirname(req.resolve("@prisma/schema-engine-wasm/schema_engine_bg"));
 const bg = await import(path.join(wasmDir, "schema_engine_bg.js"));
-const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(path.join(wasmDir, "schema_engine_bg.wasm"))), { "./schema_engine_bg.js": bg });
+const instance = new WebAssembly.Instance(
+  new WebAssembly.Module(readFileSync(path.join(wasmDir, "schema_engine_bg.wasm"))),
+  { "./schema_engine_bg.js": bg },
+);
 bg.__wbg_set_wasm(instance.exports);
 instance.exports.__wbindgen_start();
 
 const datamodels = datamodelPaths.length ? datamodelPaths.map((p) => [p, readFileSync(p, "utf8")]) : undefined;
 const debugCb = (m) => process.env.SHIM_DEBUG && log("DEBUG", m);
-const newEngine = (adapterFactory) => bg.SchemaEngine.new({ datamodels }, debugCb, bindMigrationAwareSqlAdapterFactory(adapterFactory));
+const newEngine = (adapterFactory) =>
+  bg.SchemaEngine.new({ datamodels }, debugCb, bindMigrationAwareSqlAdapterFactory(adapterFactory));
 
 // The wasm engine probes PostgreSQL's version when it starts, so even a schema-to-schema diff would need a
 // server. When none is reachable, serve pure datamodel diffs from an engine whose adapter only answers
 // that probe (the native engine needs no database for them either).
 const { ColumnTypeEnum } = req("@prisma/driver-adapter-utils");
-const noDb = () => { throw new Error("wasm shim: no database connection (offline datamodel diff only)"); };
+const noDb = () => {
+  throw new Error("wasm shim: no database connection (offline datamodel diff only)");
+};
 function offlinePgFactory() {
-  const adapter = { provider: "postgres", adapterName: "@prisma/adapter-pg",
+  const adapter = {
+    provider: "postgres",
+    adapterName: "@prisma/adapter-pg",
     async queryRaw(q) {
-      if (/server_version_num/.test(q.sql)) return { columnNames: ["exists", "version", "numeric_version"],
-        columnTypes: [ColumnTypeEnum.Boolean, ColumnTypeEnum.Text, ColumnTypeEnum.Int32], rows: [[true, "PostgreSQL 15.0 (offline stand-in)", 150000]] };
+      if (/server_version_num/.test(q.sql))
+        return {
+          columnNames: ["exists", "version", "numeric_version"],
+          columnTypes: [ColumnTypeEnum.Boolean, ColumnTypeEnum.Text, ColumnTypeEnum.Int32],
+          rows: [[true, "PostgreSQL 15.0 (offline stand-in)", 150000]],
+        };
       noDb();
     },
-    executeRaw: noDb, executeScript: noDb, startTransaction: noDb,
-    getConnectionInfo: () => ({ supportsRelationJoins: true }), dispose: async () => {} };
-  return { provider: "postgres", adapterName: "@prisma/adapter-pg", connect: async () => adapter, connectToShadowDb: noDb };
+    executeRaw: noDb,
+    executeScript: noDb,
+    startTransaction: noDb,
+    getConnectionInfo: () => ({ supportsRelationJoins: true }),
+    dispose: async () => {},
+  };
+  return {
+    provider: "postgres",
+    adapterName: "@prisma/adapter-pg",
+    connect: async () => adapter,
+    connectToShadowDb: noDb,
+  };
 }
 const isPg = /^postgres(ql)?:/.test(datasource.url ?? "");
-const pureDatamodelDiff = (method, params) => method === "diff" && [params?.from?.tag, params?.to?.tag].every((t) => t === "empty" || t === "schemaDatamodel");
+const pureDatamodelDiff = (method, params) =>
+  method === "diff" && [params?.from?.tag, params?.to?.tag].every((t) => t === "empty" || t === "schemaDatamodel");
 // Engines are made on first use. If the real one cannot start (e.g. the database does not exist), every
 // request gets that error back: exiting instead leaves the CLI with a dead child, and it exits 0 having done nothing.
 let realEngine, diffEngine;
@@ -136,7 +211,12 @@ const send = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 const pending = new Set();
 rl.on("line", (line) => {
-  let msg; try { msg = JSON.parse(line); } catch { return; }
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    return;
+  }
   if (!msg.method) return; // replies to our `print` requests
   const p = (async () => {
     const { id, method, params } = msg;
@@ -144,11 +224,14 @@ rl.on("line", (line) => {
       const engine = await engineFor(method, params);
       let result;
       if (method === "getDatabaseVersion" || method === "version") result = await engine.version(params ?? null);
-      else if (typeof engine[method] !== "function") throw Object.assign(new Error(`wasm shim: method ${method} not supported`), { code: undefined });
+      else if (typeof engine[method] !== "function")
+        throw Object.assign(new Error(`wasm shim: method ${method} not supported`), { code: undefined });
       else result = await engine[method](params);
-      if (method === "diff" && result) { // the native engine prints the diff through a `print` request
+      if (method === "diff" && result) {
+        // the native engine prints the diff through a `print` request
         const text = result.stdout ?? result.content;
-        if (text) send({ jsonrpc: "2.0", id: printId++, method: "print", params: { content: text.replace(/\n$/, "") } });
+        if (text)
+          send({ jsonrpc: "2.0", id: printId++, method: "print", params: { content: text.replace(/\n$/, "") } });
         result = { exitCode: result.exitCode };
       }
       send({ jsonrpc: "2.0", id, result: result === undefined ? null : result });
@@ -156,10 +239,21 @@ rl.on("line", (line) => {
       const panic = e?.name === "RuntimeError";
       const message = panic ? globalThis.PRISMA_WASM_PANIC_REGISTRY.get() || String(e) : (e?.message ?? String(e));
       log("ERROR", message);
-      send({ jsonrpc: "2.0", id, error: { code: 4466, message: "An error happened. Check the data field for details.",
-        data: { is_panic: panic, message, error_code: e?.code, meta: e?.meta ?? {} } } });
+      send({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: 4466,
+          message: "An error happened. Check the data field for details.",
+          data: { is_panic: panic, message, error_code: e?.code, meta: e?.meta ?? {} },
+        },
+      });
     }
   })();
-  pending.add(p); p.finally(() => pending.delete(p));
+  pending.add(p);
+  p.finally(() => pending.delete(p));
 });
-rl.on("close", async () => { await Promise.allSettled([...pending]); process.exit(0); });
+rl.on("close", async () => {
+  await Promise.allSettled([...pending]);
+  process.exit(0);
+});

@@ -19,7 +19,16 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { CodegenPlugin } from "@graphql-codegen/plugin-helpers";
-import { buildSchema, Kind, parse, print, validate, type DefinitionNode, type DocumentNode, type GraphQLSchema } from "graphql";
+import {
+  buildSchema,
+  Kind,
+  parse,
+  print,
+  validate,
+  type DefinitionNode,
+  type DocumentNode,
+  type GraphQLSchema,
+} from "graphql";
 
 /** Where the generated files go, relative to the checkout. */
 export const OUT = "src/graphql/__generated__";
@@ -28,7 +37,11 @@ const HEADER = "// GENERATED from schema.graphql by scripts/codegen.ts (`npm run
 
 /** What every generated file shares: custom scalars as resolvers see them and as JSON carries them. */
 const scalars = {
-  resolvers: { DateTime: { input: "Date", output: "Date" }, Time: "string", Upload: { input: "unknown", output: "never" } },
+  resolvers: {
+    DateTime: { input: "Date", output: "Date" },
+    Time: "string",
+    Upload: { input: "unknown", output: "never" },
+  },
   results: { DateTime: "string", Time: "string", Upload: "unknown" },
 };
 
@@ -40,32 +53,42 @@ const scalars = {
 function parentMappers(root: string, schema: GraphQLSchema): Record<string, string> {
   const text = readFileSync(join(root, "src/graphql/data/parents.ts"), "utf8");
   const names = [...text.matchAll(/^export type (\w+)Parent\b/gm)].map((m) => m[1]);
-  for (const name of names) if (!schema.getType(name)) throw new Error(`src/graphql/data/parents.ts: ${name}Parent names no type of schema.graphql`);
+  for (const name of names)
+    if (!schema.getType(name))
+      throw new Error(`src/graphql/data/parents.ts: ${name}Parent names no type of schema.graphql`);
   return Object.fromEntries(names.map((name) => [name, `../data/parents.ts#${name}Parent`]));
 }
 
 type RouteRow = { operation: string; method: string; path: string; document: string };
 
 /** Each fragment and operation once (rows share fragments and aliases share documents); a name used twice for different text is refused. */
-function uniqueDefinitions(schema: GraphQLSchema, routes: RouteRow[]): { document: DocumentNode; operationOf: Map<string, string> } {
+function uniqueDefinitions(
+  schema: GraphQLSchema,
+  routes: RouteRow[],
+): { document: DocumentNode; operationOf: Map<string, string> } {
   const byName = new Map<string, { text: string; node: DefinitionNode }>();
   const operationOf = new Map<string, string>();
   for (const route of routes) {
     const parsed = parse(route.document);
     // Named here, a document the schema no longer accepts says which route it is.
     const errors = validate(schema, parsed);
-    if (errors.length) throw new Error(`REST route "${route.operation}" (${route.method} ${route.path}): ${errors.map((e) => e.message).join("; ")}`);
+    if (errors.length)
+      throw new Error(
+        `REST route "${route.operation}" (${route.method} ${route.path}): ${errors.map((e) => e.message).join("; ")}`,
+      );
     for (const node of parsed.definitions) {
       if (node.kind !== Kind.OPERATION_DEFINITION && node.kind !== Kind.FRAGMENT_DEFINITION) continue;
       const name = node.name?.value;
-      if (!name) throw new Error(`REST route "${route.operation}": its operation needs a name (its types are named after it)`);
+      if (!name)
+        throw new Error(`REST route "${route.operation}": its operation needs a name (its types are named after it)`);
       const key = `${node.kind === Kind.FRAGMENT_DEFINITION ? "fragment" : "operation"} ${name}`;
       const text = print(node);
       const seen = byName.get(key);
       if (seen && seen.text !== text) throw new Error(`REST documents: two different definitions of ${key}`);
       byName.set(key, { text, node });
       if (node.kind === Kind.OPERATION_DEFINITION) {
-        const suffix = node.operation === "query" ? "Query" : node.operation === "mutation" ? "Mutation" : "Subscription";
+        const suffix =
+          node.operation === "query" ? "Query" : node.operation === "mutation" ? "Mutation" : "Subscription";
         operationOf.set(route.operation, `${name}${suffix}`);
       }
     }
@@ -82,14 +105,26 @@ async function loadCodegen() {
     import("@graphql-codegen/typescript-operations"),
     import("@graphql-codegen/typed-document-node"),
   ]);
-  const pluginMap: Record<string, CodegenPlugin> = { typescript, typescriptResolvers, typescriptOperations, typedDocumentNode };
+  const pluginMap: Record<string, CodegenPlugin> = {
+    typescript,
+    typescriptResolvers,
+    typescriptOperations,
+    typedDocumentNode,
+  };
   return { codegen: core.codegen, pluginMap };
 }
 
 type Codegen = Awaited<ReturnType<typeof loadCodegen>>;
 type Input = { schema: GraphQLSchema; schemaDocument: DocumentNode };
 
-async function generateFile(tools: Codegen, input: Input, filename: string, plugins: Record<string, object>[], config: object, documents: DocumentNode[] = []) {
+async function generateFile(
+  tools: Codegen,
+  input: Input,
+  filename: string,
+  plugins: Record<string, object>[],
+  config: object,
+  documents: DocumentNode[] = [],
+) {
   return (
     HEADER +
     (await tools.codegen({
@@ -108,17 +143,25 @@ async function generateFile(tools: Codegen, input: Input, filename: string, plug
 export async function generate(root: string): Promise<Record<string, string>> {
   const schemaText = readFileSync(join(root, "schema.graphql"), "utf8");
   const input = { schema: buildSchema(schemaText), schemaDocument: parse(schemaText) };
-  const { routes } = (await import(pathToFileURL(join(root, "src/rest/routes/index.ts")).href)) as { routes: RouteRow[] };
+  const { routes } = (await import(pathToFileURL(join(root, "src/rest/routes/index.ts")).href)) as {
+    routes: RouteRow[];
+  };
   const { document, operationOf } = uniqueDefinitions(input.schema, routes);
   const tools = await loadCodegen();
 
-  const resolvers = await generateFile(tools, input, "resolvers.ts", [{ typescript: {} }, { typescriptResolvers: {} }], {
-    scalars: scalars.resolvers,
-    contextType: "../data/context.ts#Context",
-    mappers: parentMappers(root, input.schema),
-    // Resolvers of the fields graphql-js would read straight off the parent are optional.
-    avoidOptionals: false,
-  });
+  const resolvers = await generateFile(
+    tools,
+    input,
+    "resolvers.ts",
+    [{ typescript: {} }, { typescriptResolvers: {} }],
+    {
+      scalars: scalars.resolvers,
+      contextType: "../data/context.ts#Context",
+      mappers: parentMappers(root, input.schema),
+      // Resolvers of the fields graphql-js would read straight off the parent are optional.
+      avoidOptionals: false,
+    },
+  );
   const operations = await generateFile(
     tools,
     input,
@@ -166,7 +209,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     await writeGenerated(root);
   } catch (error) {
     // `npm install --omit=dev` (postinstall passes --if-installed): the types only serve tsc.
-    const missing = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && /@graphql-codegen\//.test(String(error));
+    const missing =
+      (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && /@graphql-codegen\//.test(String(error));
     if (!(missing && process.argv.includes("--if-installed"))) throw error;
     console.warn("GraphQL Code Generator is not installed (dev dependency): no generated types.");
   }

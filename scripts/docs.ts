@@ -19,15 +19,21 @@ const contract = buildSchema(readFileSync(fileURLToPath(new URL("../schema.graph
 
 /** The token column: reads declared anonymousReads need none with ANONYMOUS_READS=true. */
 const tokenCell = (r: RestRoute) =>
-  ({ public: "no", anonymousReads: "yes (no with `ANONYMOUS_READS=true`)", signedIn: "yes" })[documentAccess(contract, parse(r.document))];
+  ({ public: "no", anonymousReads: "yes (no with `ANONYMOUS_READS=true`)", signedIn: "yes" })[
+    documentAccess(contract, parse(r.document))
+  ];
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim();
 
 /** The root fields a row's GraphQL document runs, e.g. "`createRestaurant` (mutation)". */
 export function graphqlFields(route: RestRoute): string {
-  const operation = parse(route.document).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = parse(route.document).definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   if (!operation) throw new Error(`${route.operation}: its document has no operation`);
-  const fields = operation.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [`\`${s.name.value}\``] : []));
+  const fields = operation.selectionSet.selections.flatMap((s) =>
+    s.kind === Kind.FIELD ? [`\`${s.name.value}\``] : [],
+  );
   return `${fields.join(", ")} (${operation.operation})`;
 }
 

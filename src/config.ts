@@ -94,7 +94,11 @@ const schema = z.object({
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
   METRICS_TOKEN: z.string().min(16, { message: "must have at least 16 characters" }).optional(),
   TRACING: z.enum(["off", "otlp", "console"]).default("off"),
-  TRACING_SAMPLE_RATIO: z.coerce.number({ message: "must be a number from 0 to 1" }).min(0, { message: "must be from 0 to 1" }).max(1, { message: "must be from 0 to 1" }).default(1),
+  TRACING_SAMPLE_RATIO: z.coerce
+    .number({ message: "must be a number from 0 to 1" })
+    .min(0, { message: "must be from 0 to 1" })
+    .max(1, { message: "must be from 0 to 1" })
+    .default(1),
   OTEL_SERVICE_NAME: z.string().min(1).default("restaurants-groceries-gateway"),
   // Slow clients (issue 13 item 4): how long a request may take to arrive, how fast its body must
   // come, and how many connections the server holds.
@@ -130,7 +134,10 @@ const schema = z.object({
       // Path segments of unreserved characters, none starting with a dot (no "." or ".."): no spaces, no trailing slash.
       const bad = prefixes.find((p) => !/^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/.test(p));
       if (bad !== undefined) {
-        ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} is not a path prefix; write e.g. /v1,/api (each starts with /, no trailing slash, no spaces), or none` });
+        ctx.addIssue({
+          code: "custom",
+          message: `${JSON.stringify(bad)} is not a path prefix; write e.g. /v1,/api (each starts with /, no trailing slash, no spaces), or none`,
+        });
         return z.NEVER;
       }
       if (new Set(prefixes).size < prefixes.length) {
@@ -142,7 +149,9 @@ const schema = z.object({
   // Several instances as one (issue 17): Redis shares rate-limit counts (and can carry live events).
   REDIS_URL: z
     .string()
-    .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v) && URL.canParse(v), { message: "must be a URL like redis://host:6379 (rediss:// for TLS)" })
+    .refine((v) => /^rediss?:\/\/[^\s]+$/.test(v) && URL.canParse(v), {
+      message: "must be a URL like redis://host:6379 (rediss:// for TLS)",
+    })
     .optional(),
 });
 
@@ -183,14 +192,25 @@ export type Config = {
    * Abuse of accounts: sign-ups per client address an hour (0 = off); failed logins per username
    * before back-off, and its longest lock (0 = off); scrypt calls at once and how many may wait.
    */
-  accounts: { signUpsPerHour: number; loginFreeAttempts: number; loginBackoffMaxMs: number; hashConcurrency: number; hashQueue: number };
+  accounts: {
+    signUpsPerHour: number;
+    loginFreeAttempts: number;
+    loginBackoffMaxMs: number;
+    hashConcurrency: number;
+    hashQueue: number;
+  };
   /** Origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
   trustProxy: boolean | number | string[];
   /** `explorer`: the IDE at /explorer, and GET /graphql from a browser sending it there. */
   graphql: {
-    maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; introspection: boolean; explorer: boolean;
+    maxDepth: number;
+    maxAliases: number;
+    maxCost: number;
+    maxTokens: number;
+    introspection: boolean;
+    explorer: boolean;
     /** Most list items (objects) one response may hold; execution stops when it is crossed. */
     maxResponseObjects: number;
     /** Executions of the same document after which it runs compiled (0: never; compiled-execution.ts). */
@@ -210,7 +230,13 @@ export type Config = {
    * must bring `bodyMinRate` bytes/s (0 = off) in every `bodyMinRateWindowMs`; open connections
    * are capped in total and per client address (0 = no cap per address), with a reserve for health checks.
    */
-  slowClients: { requestTimeoutMs: number; bodyMinRate: number; bodyMinRateWindowMs: number; maxConnections: number; maxConnectionsPerAddress: number };
+  slowClients: {
+    requestTimeoutMs: number;
+    bodyMinRate: number;
+    bodyMinRateWindowMs: number;
+    maxConnections: number;
+    maxConnectionsPerAddress: number;
+  };
   /**
    * Legacy clients of the original service: `anonymousReads` lets requests without a token call
    * the reads declared @requireAuth(anonymousReads: true), as an anonymous viewer. Every legacy
@@ -246,7 +272,10 @@ function trustProxyOf(value: string): boolean | number | string[] {
   if (value === "" || value === "false") return false;
   if (value === "true") return true;
   if (/^\d+$/.test(value)) return Number(value);
-  return value.split(",").map((a) => a.trim()).filter(Boolean);
+  return value
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
 }
 
 export class ConfigError extends Error {
@@ -263,7 +292,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join(".")}=${JSON.stringify(present[String(i.path[0])] ?? "")}: ${i.message}`),
+      parsed.error.issues.map(
+        (i) => `${i.path.join(".")}=${JSON.stringify(present[String(i.path[0])] ?? "")}: ${i.message}`,
+      ),
     );
   }
   const s = parsed.data;
@@ -299,7 +330,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hashConcurrency: s.PASSWORD_HASH_CONCURRENCY,
       hashQueue: s.PASSWORD_HASH_QUEUE,
     },
-    corsOrigins: s.CORS_ORIGINS.split(",").map((o) => o.trim()).filter(Boolean),
+    corsOrigins: s.CORS_ORIGINS.split(",")
+      .map((o) => o.trim())
+      .filter(Boolean),
     trustProxy: trustProxyOf(s.TRUST_PROXY),
     graphql: {
       maxDepth: s.GRAPHQL_MAX_DEPTH,

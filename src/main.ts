@@ -87,8 +87,15 @@ process.on("SIGINT", () => void shutdown("SIGINT"));
 
 const address = await app.listen({ port: config.port, host: config.host }); // Fastify logs "Server listening at …"
 // In the background, on zlib's threads: no visitor of /docs waits for the script's compression.
-void precompressRestReference().catch((error) => app.log.warn({ err: error }, "REST reference not compressed ahead: it will be on first use"));
-const facts = { address, emptyDatabase: (await db.user.count().catch(() => 1)) === 0, explorer: config.graphql.explorer, runtime: describeRuntime() };
+void precompressRestReference().catch((error) =>
+  app.log.warn({ err: error }, "REST reference not compressed ahead: it will be on first use"),
+);
+const facts = {
+  address,
+  emptyDatabase: (await db.user.count().catch(() => 1)) === 0,
+  explorer: config.graphql.explorer,
+  runtime: describeRuntime(),
+};
 // A block for a person at a terminal (as with pretty logs); log lines for everything else.
 if (process.stdout.isTTY && config.env !== "production") console.log(bannerText(facts));
 else logBanner(app.log, facts);

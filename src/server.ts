@@ -31,7 +31,14 @@ import { formBodyPlugin } from "./http/form-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
 import { requestIdPlugin } from "./http/request-id.ts";
 import { serverOptions } from "./http/server-options.ts";
-import { createMetrics, graphqlErrorMetricsPlugin, metricsPlugin, observePasswordHashing, observeSharedRedis, type Metrics } from "./http/metrics.ts";
+import {
+  createMetrics,
+  graphqlErrorMetricsPlugin,
+  metricsPlugin,
+  observePasswordHashing,
+  observeSharedRedis,
+  type Metrics,
+} from "./http/metrics.ts";
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
 import { serveUploadsPlugin } from "./http/serve-uploads.ts";
@@ -55,7 +62,14 @@ export type ServerOptions = {
   events?: EventBus;
 };
 
-export async function buildServer({ config, db, logStream, metrics = createMetrics(), tracing, events = new InProcessBus() }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({
+  config,
+  db,
+  logStream,
+  metrics = createMetrics(),
+  tracing,
+  events = new InProcessBus(),
+}: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config, logStream));
   const schema = tracing ? tracing.instrumentSchema(buildSchema()) : buildSchema();
   const { accounts } = config;
@@ -86,7 +100,10 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
     maxConnections: slowClients.maxConnections,
     maxConnectionsPerAddress: behindProxy ? 0 : slowClients.maxConnectionsPerAddress,
   });
-  await app.register(bodyRatePlugin, { minBytesPerSecond: slowClients.bodyMinRate, windowMs: slowClients.bodyMinRateWindowMs });
+  await app.register(bodyRatePlugin, {
+    minBytesPerSecond: slowClients.bodyMinRate,
+    windowMs: slowClients.bodyMinRateWindowMs,
+  });
   await app.register(gracefulClosePlugin);
   await app.register(securityPlugin, { corsOrigins: config.corsOrigins });
   const shared = redis && { redis, countedLocally: observeSharedRedis(metrics, redis) };
@@ -100,11 +117,18 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   const executor = compilingExecutor(schema, {
     after: config.graphql.compileAfter,
     perMinute: config.graphql.compilesPerMinute,
-    observe: { executed: (mode) => metrics.executions.inc({ mode }), compiled: (count) => metrics.compiledOperations.set(count) },
+    observe: {
+      executed: (mode) => metrics.executions.inc({ mode }),
+      compiled: (count) => metrics.compiledOperations.set(count),
+    },
   });
   const runner = operationRunner(schema, operationLimits(config), executor);
   // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
-  const watchToken = tokenWatcher({ authenticate: createContext.authenticate, sessionTtlMs: config.sessionCacheTtlMs, events });
+  const watchToken = tokenWatcher({
+    authenticate: createContext.authenticate,
+    sessionTtlMs: config.sessionCacheTtlMs,
+    events,
+  });
   app.addHook("onClose", async () => watchToken.close());
   const live = {
     runner,
@@ -139,7 +163,15 @@ export async function buildServer({ config, db, logStream, metrics = createMetri
   await app.register(graphqlSsePlugin, live);
   await app.register(serveUploadsPlugin, { dir: config.uploadDir });
   const prefixes = config.legacy.restPrefixes;
-  await app.register(restPlugin, { runner, routes, createContext, maxFileBytes: config.uploadMaxBytes, spoolDir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes, prefixes });
+  await app.register(restPlugin, {
+    runner,
+    routes,
+    createContext,
+    maxFileBytes: config.uploadMaxBytes,
+    spoolDir: config.uploadDir,
+    diskReserveBytes: config.uploadDiskReserveBytes,
+    prefixes,
+  });
   await app.register(openApiRoutePlugin, { schema, routes, prefixes, anonymousReads: config.legacy.anonymousReads });
   await app.register(restReferencePlugin);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

@@ -36,7 +36,10 @@ describe("POST /users (register)", () => {
   });
 
   it("refuses bad fields with 400 naming each one", async () => {
-    const res = await s.fetch("/users", { method: "POST", json: { username: "x", password: "short", first_name: "X" } });
+    const res = await s.fetch("/users", {
+      method: "POST",
+      json: { username: "x", password: "short", first_name: "X" },
+    });
     const body = (await res.json()) as any;
     expect(res.status).toBe(400);
     expect(body.error.code).toBe("BAD_USER_INPUT");
@@ -77,7 +80,10 @@ describe("POST /auth/token (login) and DELETE /auth/token (logout)", () => {
   it("refuses a wrong password with 401, the same as an unknown user", async () => {
     await register("erin", "password-erin");
     const wrong = await s.fetch("/auth/token", { method: "POST", json: { username: "erin", password: "nope-nope" } });
-    const unknown = await s.fetch("/auth/token", { method: "POST", json: { username: "nobody", password: "nope-nope" } });
+    const unknown = await s.fetch("/auth/token", {
+      method: "POST",
+      json: { username: "nobody", password: "nope-nope" },
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(((await wrong.json()) as any).error.message).toBe(((await unknown.json()) as any).error.message);
@@ -95,7 +101,10 @@ describe("where the token is read from", () => {
     const token = body.access_token as string;
     expect((await s.graphql(ME, {}, token)).data.me.username).toBe("frank");
 
-    const viaQuery = await s.fetch(`/graphql?access_token=${encodeURIComponent(token)}`, { method: "POST", json: { query: ME } });
+    const viaQuery = await s.fetch(`/graphql?access_token=${encodeURIComponent(token)}`, {
+      method: "POST",
+      json: { query: ME },
+    });
     expect(((await viaQuery.json()) as any).data.me.username).toBe("frank");
 
     // DELETE /auth/token with the token only in the body: revokes it.
@@ -109,7 +118,10 @@ describe("where the token is read from", () => {
     expect((await s.fetch("/auth/token", { method: "DELETE", token: "made-up-token" })).status).toBe(401);
 
     const { body } = await register("gina");
-    await s.db.accessToken.updateMany({ where: { userId: body.user._id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await s.db.accessToken.updateMany({
+      where: { userId: body.user._id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const expired = await s.graphql(ME, {}, body.access_token);
     expect(expired.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
     expect(expired.errors?.[0].message).toMatch(/expired/);
@@ -126,7 +138,12 @@ describe("where the token is read from", () => {
 describe("health", () => {
   it("answers /healthz and /readyz", async () => {
     expect(await (await s.fetch("/healthz")).json()).toEqual({ status: "ok" });
-    expect(await (await s.fetch("/readyz")).json()).toEqual({ status: "ok", database: "ok", writes: "ok", uploads: "ok" });
+    expect(await (await s.fetch("/readyz")).json()).toEqual({
+      status: "ok",
+      database: "ok",
+      writes: "ok",
+      uploads: "ok",
+    });
   });
 });
 
@@ -137,7 +154,14 @@ describe("Query.user (public profile)", () => {
     const q = `query($id: ID!) { user(id: $id) { id username firstName avatar role rating } }`;
     const seen = await s.graphql(q, { id: ann.user._id }, viewer.access_token);
     // role is the account's own business (and admins'): another user reads null.
-    expect(seen.data.user).toEqual({ id: ann.user._id, username: "profiled", firstName: "Ann", avatar: null, role: null, rating: null });
+    expect(seen.data.user).toEqual({
+      id: ann.user._id,
+      username: "profiled",
+      firstName: "Ann",
+      avatar: null,
+      role: null,
+      rating: null,
+    });
     expect((await s.graphql(q, { id: "no-such-user" }, viewer.access_token)).data.user).toBeNull();
     expect((await s.graphql(q, { id: ann.user._id })).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
   });

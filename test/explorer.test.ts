@@ -53,7 +53,9 @@ describe("GET /explorer", () => {
     expect(br.headers.etag).not.toBe(plain.headers.etag);
     // A gzip ETag does not validate the brotli copy.
     const gz = await rawGet("/explorer", { "accept-encoding": "gzip" });
-    expect((await rawGet("/explorer", { "accept-encoding": "br", "if-none-match": gz.headers.etag! })).status).toBe(200);
+    expect((await rawGet("/explorer", { "accept-encoding": "br", "if-none-match": gz.headers.etag! })).status).toBe(
+      200,
+    );
   });
 
   it("loads nothing from elsewhere: inline scripts and styles only, and a policy that allows only this server", async () => {
@@ -76,7 +78,9 @@ describe("GET /explorer", () => {
 
 describe("GET /graphql from a browser", () => {
   it("answers HTML that references nothing outside this server and sends the browser to /explorer", async () => {
-    const res = await rawGet("/graphql?query=%7B__typename%7D", { accept: "text/html,application/xhtml+xml,*/*;q=0.8" });
+    const res = await rawGet("/graphql?query=%7B__typename%7D", {
+      accept: "text/html,application/xhtml+xml,*/*;q=0.8",
+    });
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/html/);
     const html = res.body.toString();
@@ -142,7 +146,11 @@ describe("in headless Chromium with no internet access", () => {
     for (let attempt = 1; ; attempt++) {
       await replaceText(QUERY_EDITOR, value);
       try {
-        await page.waitForFunction((expected) => new URLSearchParams(location.search).get("query") === expected, value, { timeout: 10_000 });
+        await page.waitForFunction(
+          (expected) => new URLSearchParams(location.search).get("query") === expected,
+          value,
+          { timeout: 10_000 },
+        );
         return;
       } catch (error) {
         if (attempt === 3) throw error;
@@ -155,7 +163,9 @@ describe("in headless Chromium with no internet access", () => {
    *  it is repeated (a few times at most) until the request goes out. */
   async function execute(mustContain: string): Promise<string> {
     for (let attempt = 1; ; attempt++) {
-      const sent = page.waitForRequest((r) => r.method() === "POST" && (r.postData() ?? "").includes(mustContain), { timeout: 10_000 });
+      const sent = page.waitForRequest((r) => r.method() === "POST" && (r.postData() ?? "").includes(mustContain), {
+        timeout: 10_000,
+      });
       await page.locator("button.graphiql-execute-button").click();
       try {
         await sent;
@@ -165,7 +175,11 @@ describe("in headless Chromium with no internet access", () => {
       }
     }
     await page.waitForFunction(
-      ([selector, expected]) => document.querySelector(selector)?.textContent?.replace(/\u00a0/g, " ").includes(expected),
+      ([selector, expected]) =>
+        document
+          .querySelector(selector)
+          ?.textContent?.replace(/\u00a0/g, " ")
+          .includes(expected),
       [RESPONSE, `"${mustContain}"`] as const,
     );
     return text(RESPONSE);
@@ -206,7 +220,9 @@ describe("in headless Chromium with no internet access", () => {
   it("runs a subscription over WebSocket with the headers pane's token and shows a comment posted through REST", async () => {
     const reader = await s.signUp("watcher");
     const writer = await s.signUp("writer");
-    const restaurant = await s.db.restaurant.create({ data: { title: "Watched", titleSearch: "watched", ownerId: writer.id } });
+    const restaurant = await s.db.restaurant.create({
+      data: { title: "Watched", titleSearch: "watched", ownerId: writer.id },
+    });
     const subscribes: string[] = [];
     page.on("websocket", (socket) => socket.on("framesent", ({ payload }) => void subscribes.push(String(payload))));
     if (!page.url().includes("/explorer")) {
@@ -216,7 +232,9 @@ describe("in headless Chromium with no internet access", () => {
 
     await page.getByRole("button", { name: "Headers" }).click();
     await replaceText(HEADERS_EDITOR, JSON.stringify({ Authorization: `Bearer ${reader.token}` }));
-    await replaceQuery(`subscription { commentAdded(restaurantId: "${restaurant.id}") { title rating author { username } } }`);
+    await replaceQuery(
+      `subscription { commentAdded(restaurantId: "${restaurant.id}") { title rating author { username } } }`,
+    );
     const listening = bus.listening;
     // As in execute(): a click can come before GraphiQL read its editors; repeat it until the subscription listens.
     for (let attempt = 1; bus.listening <= listening; attempt++) {
@@ -236,7 +254,11 @@ describe("in headless Chromium with no internet access", () => {
     });
     expect(posted.status).toBe(201);
     await page.waitForFunction(
-      ([selector, expected]) => document.querySelector(selector)?.textContent?.replace(/\u00a0/g, " ").includes(expected),
+      ([selector, expected]) =>
+        document
+          .querySelector(selector)
+          ?.textContent?.replace(/\u00a0/g, " ")
+          .includes(expected),
       [RESPONSE, '"Seen live in the explorer"'] as const,
       { timeout: 15_000 },
     );

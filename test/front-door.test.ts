@@ -43,23 +43,36 @@ describe("in headless Chromium with no internet access", () => {
   it("shows every operation of /openapi.json at /docs, and the prefixes as servers", async () => {
     const doc = (await (await s.fetch("/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
     const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`),
+      Object.keys(item)
+        .filter((key) => METHODS.includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
     );
     await page.goto(s.url + "/docs/");
     await page.locator(".opblock").first().waitFor();
-    const shown = await page.locator(".opblock").evaluateAll((blocks) =>
-      blocks.map((b) => `${b.querySelector(".opblock-summary-method")?.textContent} ${b.querySelector(".opblock-summary-path")?.getAttribute("data-path")}`),
-    );
+    const shown = await page
+      .locator(".opblock")
+      .evaluateAll((blocks) =>
+        blocks.map(
+          (b) =>
+            `${b.querySelector(".opblock-summary-method")?.textContent} ${b.querySelector(".opblock-summary-path")?.getAttribute("data-path")}`,
+        ),
+      );
     expect(documented.length).toBeGreaterThanOrEqual(19);
     expect(shown.sort()).toEqual(documented.sort());
-    expect(await page.locator(".servers select option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(["/", "/v1", "/api"]);
+    expect(
+      await page
+        .locator(".servers select option")
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+    ).toEqual(["/", "/v1", "/api"]);
     expect(browser.leftLoopback).toEqual([]);
     expect(browser.problems).toEqual([]);
   }, 60_000);
 
   it("runs GET /restaurants under /api with the token given to Authorize, and shows the answer", async () => {
     const { token, id } = await s.signUp("docs");
-    await s.db.restaurant.create({ data: { title: "Found through the docs", titleSearch: "found through the docs", ownerId: id } });
+    await s.db.restaurant.create({
+      data: { title: "Found through the docs", titleSearch: "found through the docs", ownerId: id },
+    });
     await page.goto(s.url + "/docs");
     await page.locator(".opblock").first().waitFor();
 

@@ -20,7 +20,15 @@ const run = promisify(execFile);
 async function migrateDiff(args: string[], env: Record<string, string>): Promise<string> {
   const { stdout } = await run(
     process.execPath,
-    [path.join(ROOT, "node_modules/prisma/build/index.js"), "migrate", "diff", ...args, "--script", "--config", path.join(ROOT, `prisma/${provider}.config.ts`)],
+    [
+      path.join(ROOT, "node_modules/prisma/build/index.js"),
+      "migrate",
+      "diff",
+      ...args,
+      "--script",
+      "--config",
+      path.join(ROOT, `prisma/${provider}.config.ts`),
+    ],
     { cwd: ROOT, env: { ...process.env, ...env, PRISMA_HIDE_UPDATE_MESSAGE: "1" }, timeout: 60_000 },
   );
   return stdout.trim();
@@ -32,10 +40,12 @@ async function migrateDiff(args: string[], env: Record<string, string>): Promise
  * search migrations add by hand, derived from the model's rows and kept out of the model (Prisma's
  * schema cannot describe them). Any other step stays.
  */
-const SEARCH_INDEX = /^(Restaurant|Grocery)(Search|TitleTrigrams|FacetCount|Place)\w*$|^SearchTerm$|_titleSearch_trgm_idx$|^Restaurant_point_idx$/;
+const SEARCH_INDEX =
+  /^(Restaurant|Grocery)(Search|TitleTrigrams|FacetCount|Place)\w*$|^SearchTerm$|_titleSearch_trgm_idx$|^Restaurant_point_idx$/;
 function withoutSearchIndexes(sql: string): string {
   const steps = sql.split(/\n\s*\n/).filter((step) => {
-    const dropped = /DROP (?:TABLE|INDEX) "(\w+)"/.exec(step)?.[1] ?? /^ALTER TABLE "(\w+)" DROP CONSTRAINT "\w+";$/m.exec(step)?.[1];
+    const dropped =
+      /DROP (?:TABLE|INDEX) "(\w+)"/.exec(step)?.[1] ?? /^ALTER TABLE "(\w+)" DROP CONSTRAINT "\w+";$/m.exec(step)?.[1];
     return !(dropped && SEARCH_INDEX.test(dropped) && !/\bCREATE\b|\bADD\b/.test(step));
   });
   return steps.length === 0 ? "-- This is an empty migration." : steps.join("\n\n");
@@ -56,21 +66,31 @@ describe(`migration authoring (${provider === "postgres" ? "PostgreSQL" : "SQLit
   it("the committed migrations build exactly the current model", async () => {
     // Replays every migration into a shadow database (SQLite: in memory; PostgreSQL: a throw-away
     // database on the test server) and compares the result with the schema.
-    const env: Record<string, string> = provider === "postgres" ? { PG_URL: database.url } : { SQLITE_URL: database.url };
-    const sql = await migrateDiff(["--from-migrations", path.join(prismaDir, "migrations"), "--to-schema", path.join(prismaDir, "schema.prisma")], env);
+    const env: Record<string, string> =
+      provider === "postgres" ? { PG_URL: database.url } : { SQLITE_URL: database.url };
+    const sql = await migrateDiff(
+      ["--from-migrations", path.join(prismaDir, "migrations"), "--to-schema", path.join(prismaDir, "schema.prisma")],
+      env,
+    );
     expect(withoutSearchIndexes(sql)).toBe("-- This is an empty migration.");
   }, 90_000);
 
   it("writes the SQL of a model change with no database at all, and the snapshot is the current model", async () => {
     // Nothing listens on port 1; the SQLite file must not be created.
-    const noDatabase = { PG_URL: "postgresql://postgres@127.0.0.1:1/none", SQLITE_URL: `file:${path.join(scratch, "never.db")}` };
+    const noDatabase = {
+      PG_URL: "postgresql://postgres@127.0.0.1:1/none",
+      SQLITE_URL: `file:${path.join(scratch, "never.db")}`,
+    };
     const snapshot = path.join(prismaDir, "migrations/snapshot.prisma");
-    expect(await migrateDiff(["--from-schema", snapshot, "--to-schema", path.join(prismaDir, "schema.prisma")], noDatabase)).toBe(
-      "-- This is an empty migration.",
-    );
+    expect(
+      await migrateDiff(["--from-schema", snapshot, "--to-schema", path.join(prismaDir, "schema.prisma")], noDatabase),
+    ).toBe("-- This is an empty migration.");
 
     const changed = path.join(scratch, "schema.prisma");
-    writeFileSync(changed, readFileSync(snapshot, "utf8").replace(/^model User \{$/m, "model User {\n  nickname String?"));
+    writeFileSync(
+      changed,
+      readFileSync(snapshot, "utf8").replace(/^model User \{$/m, "model User {\n  nickname String?"),
+    );
     const sql = await migrateDiff(["--from-schema", snapshot, "--to-schema", changed], noDatabase);
     expect(sql).toMatch(/ALTER TABLE "User" ADD COLUMN\s+"nickname" TEXT;/);
     expect(existsSync(path.join(scratch, "never.db"))).toBe(false);

@@ -13,7 +13,13 @@ afterAll(async () => database?.drop());
 
 describe(`migrations (${process.env.DATABASE_URL?.startsWith("postgres") ? "PostgreSQL" : "SQLite"})`, () => {
   it("apply on an empty database, are recorded, and are not applied twice", async () => {
-    const options = { provider: database.provider, url: database.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" as const };
+    const options = {
+      provider: database.provider,
+      url: database.url,
+      poolSize: 2,
+      poolIdleTimeoutMs: 0,
+      sqliteSynchronous: "FULL" as const,
+    };
     const all = readMigrations(database.provider).map((m) => m.name);
     expect(all.length).toBeGreaterThan(0);
     expect(await migrate(options)).toEqual(all);

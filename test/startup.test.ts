@@ -15,8 +15,21 @@ describe("settings", () => {
   });
 
   it("reads each documented variable", () => {
-    const c = loadConfig({ PORT: "8080", HOST: "0.0.0.0", DATABASE_URL: "postgres://u:p@db:5432/x", UPLOAD_DIR: "/tmp/u", LOG_LEVEL: "debug", TOKEN_TTL: "12h" });
-    expect(c).toMatchObject({ port: 8080, host: "0.0.0.0", uploadDir: "/tmp/u", logLevel: "debug", tokenTtlMs: 12 * 3_600_000 });
+    const c = loadConfig({
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      DATABASE_URL: "postgres://u:p@db:5432/x",
+      UPLOAD_DIR: "/tmp/u",
+      LOG_LEVEL: "debug",
+      TOKEN_TTL: "12h",
+    });
+    expect(c).toMatchObject({
+      port: 8080,
+      host: "0.0.0.0",
+      uploadDir: "/tmp/u",
+      logLevel: "debug",
+      tokenTtlMs: 12 * 3_600_000,
+    });
     expect(c.database.provider).toBe("postgres");
   });
 

@@ -46,7 +46,11 @@ const resolvers = {
 
 const app = Fastify({ logger: false });
 // The same Apollo plugins the service's GraphQL layer always has (src/graphql/transport/http.ts).
-const apollo = new ApolloServer({ typeDefs, resolvers, plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginCacheControlDisabled()] });
+const apollo = new ApolloServer({
+  typeDefs,
+  resolvers,
+  plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginCacheControlDisabled()],
+});
 await apollo.start();
 await app.register(fastifyApollo(apollo), { path: "/graphql" });
 app.get("/healthz", async () => ({ status: "ok" }));

@@ -24,7 +24,10 @@ export async function fanoutFloor(connections: number, rounds: number): Promise<
   const expected = FRAME.length * rounds;
   const readers = Array.from({ length: Math.ceil(connections / PER_PROCESS) }, (_, i) => {
     const count = Math.min(PER_PROCESS, connections - i * PER_PROCESS);
-    const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork(fileURLToPath(import.meta.url), [], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     child.send({ port, count, bytes: expected });
     return new Promise<void>((resolve) => child.once("message", () => resolve())).then(() => child);
   });
@@ -41,7 +44,12 @@ export async function fanoutFloor(connections: number, rounds: number): Promise<
   for (const child of await done) child.kill();
   for (const socket of sockets) socket.destroy();
   server.close();
-  return { connections, rounds, cpuUsPerSend: (used.user + used.system) / (connections * rounds), wallMsPerRound: wall / rounds };
+  return {
+    connections,
+    rounds,
+    cpuUsPerSend: (used.user + used.system) / (connections * rounds),
+    wallMsPerRound: wall / rounds,
+  };
 }
 
 // A reader process: `count` connections, each read until it got `bytes`; then it says so.

@@ -29,7 +29,10 @@ async function openReader(): Promise<{ read(id: string): Promise<unknown>; close
 const reader = await openReader();
 const send = (res: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+  });
   res.end(text);
 };
 
@@ -45,7 +48,9 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 65_000;
 
 const port = Number(process.env.PORT ?? 4101);
-server.listen(port, process.env.HOST ?? "127.0.0.1", () => console.log(`raw driver baseline listening at http://127.0.0.1:${port}`));
+server.listen(port, process.env.HOST ?? "127.0.0.1", () =>
+  console.log(`raw driver baseline listening at http://127.0.0.1:${port}`),
+);
 const stop = () => {
   server.close(() => void reader.close().then(() => process.exit(0)));
   server.closeAllConnections();

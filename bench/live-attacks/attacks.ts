@@ -6,7 +6,15 @@ import type { Service } from "../processes.ts";
 import type { SampleSummary } from "./summary.ts";
 import { metricSum } from "../prometheus.ts";
 import {
-  describeClose, errorCode, GraphqlSocket, request, sleep, UnreadStream, waitFor, withTimeout, type Message,
+  describeClose,
+  errorCode,
+  GraphqlSocket,
+  request,
+  sleep,
+  UnreadStream,
+  waitFor,
+  withTimeout,
+  type Message,
 } from "./clients.ts";
 
 export type Figures = Record<string, number | string | null>;
@@ -46,7 +54,8 @@ export type Attack = {
 
 export const LONG_BODY = "An honest, very long review. ".repeat(345).slice(0, 10_000);
 /** ~1 MB per event: the restaurant's 100 latest comments of 10,000 characters each (cost ~104). */
-const HEAVY = "subscription($r: ID!) { commentAdded(restaurantId: $r) { restaurant { comments(first: 100) { nodes { body } } } } }";
+const HEAVY =
+  "subscription($r: ID!) { commentAdded(restaurantId: $r) { restaurant { comments(first: 100) { nodes { body } } } } }";
 const LIGHT = "subscription($r: ID!) { commentAdded(restaurantId: $r) { id } }";
 const PER_CONNECTION = 50; // WS_MAX_SUBSCRIPTIONS_PER_CONNECTION's default
 const DEFAULT_QUOTA = 200; // WS_MAX_SUBSCRIPTIONS_PER_TOKEN's default
@@ -83,7 +92,12 @@ async function gauge(ctx: AttackContext, name: string): Promise<number | null> {
 function tally(values: Iterable<string>): string {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([v, n]) => `${n}× ${v}`).join("; ") || "none";
+  return (
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([v, n]) => `${n}× ${v}`)
+      .join("; ") || "none"
+  );
 }
 
 const firstErrorMessage = (message: Message) => {
@@ -116,9 +130,16 @@ async function subscribedSockets(ctx: AttackContext, token: string, count: numbe
       if (message.type === "next") arrivals.push(Date.now());
       else if (message.type === "error") refusals.push(firstErrorMessage(message));
     });
-    for (let i = first; i < Math.min(count, first + PER_CONNECTION); i++) socket.subscribe(`${prefix}${i}`, query, { r: ctx.restaurantId });
+    for (let i = first; i < Math.min(count, first + PER_CONNECTION); i++)
+      socket.subscribe(`${prefix}${i}`, query, { r: ctx.restaurantId });
   }
-  return { sockets, inits, refusals, arrivals, closes: () => sockets.map((s) => (s.closedWith ? `closed ${describeClose(s.closedWith)}` : "open")) };
+  return {
+    sockets,
+    inits,
+    refusals,
+    arrivals,
+    closes: () => sockets.map((s) => (s.closedWith ? `closed ${describeClose(s.closedWith)}` : "open")),
+  };
 }
 
 /** Waits (bounded) until the server counts `expected` more active subscriptions than `before`, or refusals make up the rest. */
@@ -147,7 +168,11 @@ const PINGS_PER_WRITE = 1024;
 function pingFrames(count: number): Buffer {
   const payload = Buffer.from(JSON.stringify({ type: "ping" }));
   const mask = Buffer.from([0x5a, 0x13, 0xc7, 0x2e]);
-  const frame = Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, payload.map((byte, i) => byte ^ mask[i % 4]!)]);
+  const frame = Buffer.concat([
+    Buffer.from([0x81, 0x80 | payload.length]),
+    mask,
+    payload.map((byte, i) => byte ^ mask[i % 4]!),
+  ]);
   return Buffer.concat(Array<Buffer>(count).fill(frame));
 }
 
@@ -166,7 +191,8 @@ const pingFlood: Attack = {
   async run(ctx): Promise<Figures> {
     await ctx.begin();
     const socket = new GraphqlSocket(ctx.wsUrl);
-    if (!(await withTimeout(socket.opened, 10_000, false))) return { close: socket.outcome("did not open"), pingsSent: 0 };
+    if (!(await withTimeout(socket.opened, 10_000, false)))
+      return { close: socket.outcome("did not open"), pingsSent: 0 };
     const tcp = socket.tcp;
     tcp.pause(); // never read: the server's pongs stay in its buffers
     const frames = pingFrames(PINGS_PER_WRITE);
@@ -181,7 +207,8 @@ const pingFlood: Attack = {
       } else await drained(tcp, 50);
     }
     // Not reading, this side only learns of a close when its writes fail.
-    const brokeDuringFlood = tcp.destroyed || socket.closedWith ? `yes${socket.failure ? `: ${socket.failure}` : ""}` : "no";
+    const brokeDuringFlood =
+      tcp.destroyed || socket.closedWith ? `yes${socket.failure ? `: ${socket.failure}` : ""}` : "no";
     let pongs = 0;
     let others = 0;
     socket.ws.on("message", (data: Buffer) => (data.length < 40 && data.includes('"pong"') ? pongs++ : others++));
@@ -191,7 +218,14 @@ const pingFlood: Attack = {
     const close = socket.outcome("still open after reading");
     await ctx.finish();
     await socket.close();
-    return { pingsSent: sent, pingMb: Math.round((sent * frames.length) / PINGS_PER_WRITE / 1e5) / 10, pongsReceived: pongs, otherMessages: others, brokeDuringFlood, close };
+    return {
+      pingsSent: sent,
+      pingMb: Math.round((sent * frames.length) / PINGS_PER_WRITE / 1e5) / 10,
+      pongsReceived: pongs,
+      otherMessages: others,
+      brokeDuringFlood,
+      close,
+    };
   },
 };
 
@@ -238,10 +272,19 @@ const unreadSse: Attack = {
     const poster = await ctx.login(1);
     await ctx.begin();
     const url = `${ctx.service.url}/graphql/stream`;
-    const streams = Array.from({ length: STREAMS }, () => new UnreadStream(url, subscriber, HEAVY, { r: ctx.restaurantId }));
+    const streams = Array.from(
+      { length: STREAMS },
+      () => new UnreadStream(url, subscriber, HEAVY, { r: ctx.restaurantId }),
+    );
     await withTimeout(Promise.all(streams.map((s) => s.answered)), 10_000, null);
     const describe = (s: UnreadStream) =>
-      s.isStream ? "200 event-stream" : s.status ? `${s.status} ${errorCode(s.refusal) ?? s.refusal.slice(0, 80)}` : s.refusal ? `failed: ${s.refusal}` : "no answer within 10 s";
+      s.isStream
+        ? "200 event-stream"
+        : s.status
+          ? `${s.status} ${errorCode(s.refusal) ?? s.refusal.slice(0, 80)}`
+          : s.refusal
+            ? `failed: ${s.refusal}`
+            : "no answer within 10 s";
     const accepted = streams.filter((s) => s.isStream).length;
     await untilActive(ctx, 0, accepted, () => 0, 5_000);
     const executions = await executionCounter(ctx);
@@ -251,7 +294,12 @@ const unreadSse: Attack = {
     for (let i = 0; i < STREAM_COMMENTS; i++) statuses.push(await ctx.comment(poster, `Unread stream ${i}`, LONG_BODY));
     const commentsSec = (Date.now() - started) / 1000;
     const { count } = executions;
-    await waitFor(async () => (await count()) >= accepted * STREAM_COMMENTS, { ms: 60_000, everyMs: 500, progress: count, stallMs: 5_000 });
+    await waitFor(async () => (await count()) >= accepted * STREAM_COMMENTS, {
+      ms: 60_000,
+      everyMs: 500,
+      progress: count,
+      stallMs: 5_000,
+    });
     const executed = await count();
     const { peakRssMb } = await ctx.finish();
     const activeBeforeSigterm = await gauge(ctx, "graphql_subscriptions_active");
@@ -438,8 +486,14 @@ const anonymousValidation: Attack = {
     const started = Date.now();
     let lastAnswer = started;
     socket.onMessage(() => (lastAnswer = Date.now()));
-    if (init === "ack") for (let i = 0; i < SUBSCRIBES; i++) socket.send({ id: `w${i}`, type: "subscribe", payload: { query: WIDE_DOCUMENT } });
-    await waitFor(() => answers.size >= SUBSCRIBES || socket.closedWith !== null || init !== "ack", { ms: 120_000, progress: () => answers.size, stallMs: 30_000 });
+    if (init === "ack")
+      for (let i = 0; i < SUBSCRIBES; i++)
+        socket.send({ id: `w${i}`, type: "subscribe", payload: { query: WIDE_DOCUMENT } });
+    await waitFor(() => answers.size >= SUBSCRIBES || socket.closedWith !== null || init !== "ack", {
+      ms: 120_000,
+      progress: () => answers.size,
+      stallMs: 30_000,
+    });
     const answeredSec = (lastAnswer - started) / 1000;
     const remainingAfter = await rateLimitRemaining(ctx, ANONYMOUS_ADDRESS);
     const close = socket.outcome("open");
@@ -448,11 +502,16 @@ const anonymousValidation: Attack = {
     const unanswered = SUBSCRIBES - answers.size;
     return {
       init,
-      documentBytes: Buffer.byteLength(JSON.stringify({ id: "w0", type: "subscribe", payload: { query: WIDE_DOCUMENT } })),
+      documentBytes: Buffer.byteLength(
+        JSON.stringify({ id: "w0", type: "subscribe", payload: { query: WIDE_DOCUMENT } }),
+      ),
       answers: tally([...answers.values(), ...Array<string>(unanswered).fill("no answer")]),
       answeredSec: Math.round(answeredSec * 10) / 10,
       // The second probe counts itself: the subscribes were charged the rest.
-      rateLimitCharged: remainingBefore === null || remainingAfter === null ? "no x-ratelimit-remaining header" : remainingBefore - remainingAfter - 1,
+      rateLimitCharged:
+        remainingBefore === null || remainingAfter === null
+          ? "no x-ratelimit-remaining header"
+          : remainingBefore - remainingAfter - 1,
       close,
     };
   },
@@ -484,11 +543,17 @@ const heavyFanout: Attack = {
     const active = await untilActive(ctx, 0, SUBSCRIPTIONS, () => subs.refusals.length, 10_000);
     await sleep(300);
     // Without the gauge: every subscribe sent on an acknowledged socket and not refused.
-    const admitted = active ?? Math.min(SUBSCRIPTIONS, subs.inits.filter((i) => i === "ack").length * PER_CONNECTION) - subs.refusals.length;
+    const admitted =
+      active ??
+      Math.min(SUBSCRIPTIONS, subs.inits.filter((i) => i === "ack").length * PER_CONNECTION) - subs.refusals.length;
     const executions = await executionCounter(ctx);
     const sentAt = Date.now();
     const commentStatus = await ctx.comment(poster, "Heavy fan-out", LONG_BODY);
-    await waitFor(() => subs.arrivals.length >= admitted, { ms: 60_000, progress: () => subs.arrivals.length, stallMs: 5_000 });
+    await waitFor(() => subs.arrivals.length >= admitted, {
+      ms: 60_000,
+      progress: () => subs.arrivals.length,
+      stallMs: 5_000,
+    });
     const lastDelivery = subs.arrivals.length ? Math.max(...subs.arrivals) : null;
     const executed = await executions.count();
     const closes = tally(subs.closes());
@@ -539,7 +604,9 @@ const idleSockets: Attack = {
       if (round) await sleep(3_000);
       for (let missing = IDLE_TARGET - acked.length; missing > 0; missing = IDLE_TARGET - acked.length) {
         const batch = Array.from({ length: Math.min(10, missing) }, () => {
-          const socket = new GraphqlSocket(ctx.wsUrl, { localAddress: IDLE_ADDRESSES[sockets.length % IDLE_ADDRESSES.length] });
+          const socket = new GraphqlSocket(ctx.wsUrl, {
+            localAddress: IDLE_ADDRESSES[sockets.length % IDLE_ADDRESSES.length],
+          });
           sockets.push(socket);
           return socket.init({}).then((outcome) => {
             outcomes.push(outcome);
@@ -577,4 +644,11 @@ const idleSockets: Attack = {
   },
 };
 
-export const ATTACKS: Attack[] = [pingFlood, unreadSse, resubscribeBurst, anonymousValidation, heavyFanout, idleSockets];
+export const ATTACKS: Attack[] = [
+  pingFlood,
+  unreadSse,
+  resubscribeBurst,
+  anonymousValidation,
+  heavyFanout,
+  idleSockets,
+];

@@ -44,7 +44,9 @@ export function request(url: string, options: RequestOptions = {}): Promise<Answ
         if (kept < BODY_KEPT) chunks.push(chunk);
         kept += chunk.length;
       });
-      res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("end", () =>
+        done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+      );
       res.on("error", (error) => done({ status: 0, headers: {}, body: `response failed: ${error.message}` }));
     });
     req.on("error", (error) => done({ status: 0, headers: {}, body: `request failed: ${error.message}` }));
@@ -55,7 +57,11 @@ export function request(url: string, options: RequestOptions = {}): Promise<Answ
 /** The `extensions.code` of the first GraphQL or REST error in an answer's body, if any. */
 export function errorCode(body: string): string | undefined {
   try {
-    const parsed = JSON.parse(body) as { errors?: { extensions?: { code?: string } }[]; code?: string; error?: { code?: string } };
+    const parsed = JSON.parse(body) as {
+      errors?: { extensions?: { code?: string } }[];
+      code?: string;
+      error?: { code?: string };
+    };
     return parsed.errors?.[0]?.extensions?.code ?? parsed.error?.code ?? parsed.code;
   } catch {
     return undefined;
@@ -83,7 +89,10 @@ export class GraphqlSocket {
   private readonly listeners = new Set<(message: Message) => void>();
 
   constructor(url: string, options: { localAddress?: string } = {}) {
-    this.ws = new WebSocket(url, "graphql-transport-ws", { localAddress: options.localAddress, handshakeTimeout: 10_000 });
+    this.ws = new WebSocket(url, "graphql-transport-ws", {
+      localAddress: options.localAddress,
+      handshakeTimeout: 10_000,
+    });
     this.ws.on("unexpected-response", (req, res) => {
       this.failure = `HTTP ${res.statusCode}`;
       res.resume();
@@ -189,7 +198,10 @@ export const describeClose = (closed: Closed) => `${closed.code}${closed.reason 
 /** `promise`, or `fallback` once `ms` have passed. */
 export function withTimeout<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -198,7 +210,12 @@ export function withTimeout<T, F>(promise: Promise<T>, ms: number, fallback: F):
  */
 export async function waitFor(
   done: () => boolean | Promise<boolean>,
-  { ms, everyMs = 100, progress, stallMs = Infinity }: { ms: number; everyMs?: number; progress?: () => number | Promise<number>; stallMs?: number },
+  {
+    ms,
+    everyMs = 100,
+    progress,
+    stallMs = Infinity,
+  }: { ms: number; everyMs?: number; progress?: () => number | Promise<number>; stallMs?: number },
 ): Promise<boolean> {
   const deadline = Date.now() + ms;
   let last = progress ? await progress() : 0;
@@ -314,7 +331,8 @@ export class UnreadStream {
     res.socket.resume();
     res.resume();
     const deadline = Date.now() + ms;
-    while (!this.ended && Date.now() < deadline && Date.now() - lastData < idleMs) await withTimeout(finished, 100, null);
+    while (!this.ended && Date.now() < deadline && Date.now() - lastData < idleMs)
+      await withTimeout(finished, 100, null);
     return { bytes, events, ended: this.ended };
   }
 

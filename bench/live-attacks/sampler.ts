@@ -28,7 +28,10 @@ export type Sampler = {
 };
 
 export function startSampler(url: string, pid: number, timeoutMs: number): Sampler {
-  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const job: Job = { url, pid, healthEveryMs: 50, rssEveryMs: 100, timeoutMs };
   const result = new Promise<Samples>((resolve, reject) => {
     child.once("message", (samples) => resolve(samples as Samples));
@@ -65,7 +68,12 @@ async function sample(job: Job): Promise<void> {
     const started = performance.now();
     const done = request(`${job.url}/healthz`, { agent, timeoutMs: job.timeoutMs }).then((answer) => {
       const ms = Math.min(job.timeoutMs, performance.now() - started);
-      health.push({ at, ms: Math.round(ms * 10) / 10, status: answer.status, timedOut: answer.status === 0 && ms >= job.timeoutMs - 1 });
+      health.push({
+        at,
+        ms: Math.round(ms * 10) / 10,
+        status: answer.status,
+        timedOut: answer.status === 0 && ms >= job.timeoutMs - 1,
+      });
       inFlight.delete(done);
     });
     inFlight.add(done);

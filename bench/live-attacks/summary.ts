@@ -39,7 +39,13 @@ const round = (n: number) => Math.round(n);
  * `end` (the attack and the seconds after it). A /healthz request counts in the window it was due in.
  */
 export function summarize(samples: Samples, baselineFrom: number, start: number, end: number): SampleSummary {
-  const median = (values: number[]) => (values.length ? percentile([...values].sort((a, b) => a - b), 50) : null);
+  const median = (values: number[]) =>
+    values.length
+      ? percentile(
+          [...values].sort((a, b) => a - b),
+          50,
+        )
+      : null;
   const baseline = samples.rss.filter((s) => s.at >= baselineFrom && s.at < start).map((s) => s.mb);
   const window = samples.rss.filter((s) => s.at >= start && s.at <= end);
   const health = samples.health.filter((s) => s.at >= start && s.at <= end);
@@ -84,7 +90,10 @@ export function combined(values: (number | string | null | undefined)[]): string
   if (!present.length) return "n/a";
   if (present.every((v) => typeof v === "number")) {
     const sorted = [...(present as number[])].sort((a, b) => a - b);
-    const mid = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+    const mid =
+      sorted.length % 2
+        ? sorted[(sorted.length - 1) / 2]!
+        : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
     if (sorted.length === 1 || sorted[0] === sorted.at(-1)) return formatNumber(mid);
     return `${formatNumber(mid)} (${formatNumber(sorted[0]!)}–${formatNumber(sorted.at(-1)!)})`;
   }
@@ -101,15 +110,32 @@ export function formatTable(attacks: Attack[], records: RunRecord[]): string[] {
     const runs = records.filter((r) => r.attack === attack.n);
     if (!runs.length) continue;
     const cell = (key: string) => combined(runs.map((r) => r.figures[key]));
-    rows.push([`${attack.n}`, `${runs.length}`, cell("baselineRssMb"), cell("peakRssMb"), cell("healthzP50Ms"), cell("healthzP99Ms"), cell("healthzMaxMs"), cell("healthzTimeouts")]);
+    rows.push([
+      `${attack.n}`,
+      `${runs.length}`,
+      cell("baselineRssMb"),
+      cell("peakRssMb"),
+      cell("healthzP50Ms"),
+      cell("healthzP99Ms"),
+      cell("healthzMaxMs"),
+      cell("healthzTimeouts"),
+    ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)) + 2);
-  for (const row of rows) out.push(row.map((c, i) => pad(c, widths[i]!)).join("").trimEnd());
+  for (const row of rows)
+    out.push(
+      row
+        .map((c, i) => pad(c, widths[i]!))
+        .join("")
+        .trimEnd(),
+    );
   for (const attack of attacks) {
     const runs = records.filter((r) => r.attack === attack.n);
     if (!runs.length) continue;
     out.push("", `${attack.n}. ${attack.title} (${runs.length} run${runs.length > 1 ? "s" : ""})`);
-    const env = Object.entries(attack.env).map(([k, v]) => `${k}=${v}`).join(" ");
+    const env = Object.entries(attack.env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ");
     if (env) out.push(`   server settings: ${env}`);
     for (const [key, label] of [...SAMPLE_LABELS, ...attack.labels]) {
       out.push(`   ${pad(`${label}:`, 52)} ${combined(runs.map((r) => r.figures[key]))}`);

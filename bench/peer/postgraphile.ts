@@ -20,7 +20,9 @@ export function nodeRuntime(): string {
 
 /** Whether every dependency of the peer's package.json is installed at its exact version. */
 function peerInstalled(): boolean {
-  const manifest = JSON.parse(readFileSync(path.join(PEER_DIR, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(PEER_DIR, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
   return Object.entries(manifest.dependencies).every(([name, version]) => {
     const file = path.join(PEER_DIR, "node_modules", name, "package.json");
     return existsSync(file) && (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version === version;

@@ -8,7 +8,17 @@
 // runs. Plain JavaScript for any Node: it runs before anything else is ready.
 // node_modules/.runtime/installed-for.json tells the start banner why that Node runs (src/http/runtime.ts).
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,7 +28,8 @@ const root = path.resolve(here, "../..");
 const engines = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).engines.node;
 const ranges = engines.split("||").map((range) => {
   const match = /^\s*\^(\d+)\.(\d+)\.(\d+)\s*$/.exec(range);
-  if (!match) throw new Error(`node-runtime: engines.node must be caret ranges joined by ||, not ${JSON.stringify(range)}`);
+  if (!match)
+    throw new Error(`node-runtime: engines.node must be caret ranges joined by ||, not ${JSON.stringify(range)}`);
   return match.slice(1).map(Number);
 });
 const SUPPORTED = ranges.map(([major]) => major).join(", "); // for messages: "22, 24, 26"
@@ -33,7 +44,10 @@ const record = path.join(prefix, "installed-for.json");
 /** The Node that runs npm (npm_node_execpath), not the first `node` on PATH: that may be ours. */
 function systemNode() {
   const execPath = process.env.npm_node_execpath || process.execPath;
-  const version = execPath === process.execPath ? process.version : execFileSync(execPath, ["--version"], { encoding: "utf8" }).trim();
+  const version =
+    execPath === process.execPath
+      ? process.version
+      : execFileSync(execPath, ["--version"], { encoding: "utf8" }).trim();
   return { execPath, version };
 }
 
@@ -53,12 +67,27 @@ function removeInstalled() {
 function installRuntime(system) {
   removeInstalled();
   mkdirSync(prefix, { recursive: true });
-  for (const file of ["package.json", "package-lock.json"]) copyFileSync(path.join(here, file), path.join(prefix, file));
+  for (const file of ["package.json", "package-lock.json"])
+    copyFileSync(path.join(here, file), path.join(prefix, file));
   const npm = process.env.npm_execpath;
   const [command, first] = npm ? [system.execPath, [npm]] : ["npm", []];
-  execFileSync(command, [...first, "ci", "--prefix", prefix, "--include=optional", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], {
-    stdio: "inherit",
-  });
+  execFileSync(
+    command,
+    [
+      ...first,
+      "ci",
+      "--prefix",
+      prefix,
+      "--include=optional",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+    ],
+    {
+      stdio: "inherit",
+    },
+  );
   // The one package npm installed for this platform (the others' os/cpu did not match).
   const modules = path.join(prefix, "node_modules");
   for (const name of existsSync(modules) ? readdirSync(modules) : []) {
@@ -76,7 +105,10 @@ function installRuntime(system) {
     rmSync(path.join(modules, name, "include"), { recursive: true, force: true });
     mkdirSync(path.dirname(link), { recursive: true });
     symlinkSync(path.relative(path.dirname(link), binary), link);
-    writeFileSync(record, JSON.stringify({ package: `${name}@${version}`, systemNode: system.version }, null, 2) + "\n");
+    writeFileSync(
+      record,
+      JSON.stringify({ package: `${name}@${version}`, systemNode: system.version }, null, 2) + "\n",
+    );
     return { name, version };
   }
   return null;
@@ -90,10 +122,14 @@ function main() {
     return;
   }
   if (process.platform === "win32") {
-    console.error(`node-runtime: Node ${system.version} is not a supported line (${SUPPORTED}); install one of them and run npm install again.`);
+    console.error(
+      `node-runtime: Node ${system.version} is not a supported line (${SUPPORTED}); install one of them and run npm install again.`,
+    );
     process.exit(1);
   }
-  console.log(`node-runtime: Node ${system.version} is not a supported line (${SUPPORTED}): installing one into node_modules/.runtime`);
+  console.log(
+    `node-runtime: Node ${system.version} is not a supported line (${SUPPORTED}): installing one into node_modules/.runtime`,
+  );
   const runtime = installRuntime(system);
   if (!runtime) {
     console.error(

@@ -14,7 +14,15 @@ import { failedWith } from "./failures.ts";
 import { openConnection, providerOf, redactUrl, type Connection } from "./connection.ts";
 import { checksumLines, settleCovers, stageCovers, totalBytes } from "./covers.ts";
 import { sha256OfFile, syncFilesystem, writeFileDurably } from "./files.ts";
-import { ABSENT_LISTED, DATABASE_FILES, MANIFEST_FILE, newManifest, UPLOADS_CHECKSUMS, UPLOADS_FOLDER, type Manifest } from "./manifest.ts";
+import {
+  ABSENT_LISTED,
+  DATABASE_FILES,
+  MANIFEST_FILE,
+  newManifest,
+  UPLOADS_CHECKSUMS,
+  UPLOADS_FOLDER,
+  type Manifest,
+} from "./manifest.ts";
 import { claimEmptyFolder } from "./output-folder.ts";
 import { findPgTool, libpqConnection, serverMajor, startPgTool } from "./postgres-tools.ts";
 import type { Progress } from "./progress.ts";
@@ -42,7 +50,12 @@ export async function backup({ url, uploadDir, dir, progress }: BackupOptions): 
 }
 
 /** Fills the new folder; on any failure removes what it wrote. */
-async function writeBackup(source: Connection, { url, uploadDir, dir, progress }: BackupOptions, tool: string, started: number): Promise<BackupResult> {
+async function writeBackup(
+  source: Connection,
+  { url, uploadDir, dir, progress }: BackupOptions,
+  tool: string,
+  started: number,
+): Promise<BackupResult> {
   const provider = source.provider;
   const output = claimEmptyFolder(dir);
   try {
@@ -67,7 +80,13 @@ async function writeBackup(source: Connection, { url, uploadDir, dir, progress }
       finishedAt: new Date().toISOString(),
       source: redactUrl(url),
       migrations: taken.migrations,
-      database: { file: DATABASE_FILES[provider], format: taken.format, bytes: database.bytes, sha256: database.sha256, tool: taken.tool },
+      database: {
+        file: DATABASE_FILES[provider],
+        format: taken.format,
+        bytes: database.bytes,
+        sha256: database.sha256,
+        tool: taken.tool,
+      },
       tables: taken.tables,
       uploads: {
         files: covers.files.size,
@@ -86,7 +105,12 @@ async function writeBackup(source: Connection, { url, uploadDir, dir, progress }
   }
 }
 
-type Snapshot = Pick<Manifest, "migrations" | "tables"> & { snapshotAt: Date; covers: Set<string>; format: string; tool: string };
+type Snapshot = Pick<Manifest, "migrations" | "tables"> & {
+  snapshotAt: Date;
+  covers: Set<string>;
+  format: string;
+  tool: string;
+};
 
 /** Copies the file in one read snapshot, then reads the copy (what was written is what is checked). */
 async function snapshotSqlite(source: Connection, databaseFile: string, progress: Progress): Promise<Snapshot> {
@@ -111,14 +135,31 @@ async function snapshotSqlite(source: Connection, databaseFile: string, progress
  * pg_dump reads the snapshot this connection exports, while the connection reads the same
  * snapshot for the checksums and the covers: the archive and the manifest describe the same data.
  */
-async function snapshotPostgres(source: Connection, url: string, tool: string, databaseFile: string, progress: Progress): Promise<Snapshot> {
+async function snapshotPostgres(
+  source: Connection,
+  url: string,
+  tool: string,
+  databaseFile: string,
+  progress: Progress,
+): Promise<Snapshot> {
   progress.phase("database (pg_dump)", 0, "");
   const snapshotAt = new Date();
   await source.beginSnapshot();
   try {
     const [[snapshotId]] = (await source.rows("SELECT pg_export_snapshot()")) as [[string]];
     const { uri, env } = libpqConnection(url);
-    const dump = startPgTool(tool, ["--format=custom", `--snapshot=${snapshotId}`, "--no-owner", "--no-acl", `--file=${databaseFile}`, `--dbname=${uri}`], env);
+    const dump = startPgTool(
+      tool,
+      [
+        "--format=custom",
+        `--snapshot=${snapshotId}`,
+        "--no-owner",
+        "--no-acl",
+        `--file=${databaseFile}`,
+        `--dbname=${uri}`,
+      ],
+      env,
+    );
     const [, taken] = await Promise.all([
       dump.done,
       (async () => {
@@ -140,4 +181,6 @@ async function snapshotPostgres(source: Connection, url: string, tool: string, d
 }
 
 const toolVersion = (tool: string): Promise<string> =>
-  new Promise((resolve) => execFile(tool, ["--version"], (error, stdout) => resolve(error ? path.basename(tool) : stdout.trim())));
+  new Promise((resolve) =>
+    execFile(tool, ["--version"], (error, stdout) => resolve(error ? path.basename(tool) : stdout.trim())),
+  );

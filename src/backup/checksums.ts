@@ -38,12 +38,15 @@ export class RowSum {
   }
 }
 
-
 /**
  * Reads the whole table and returns its digest; `onRows` hears of each batch (progress, and
  * anything else a caller collects from the rows, such as the covers they name).
  */
-export async function digestTable(conn: Connection, spec: TableSpec, onRows?: (rows: Canonical[][]) => void): Promise<TableDigest> {
+export async function digestTable(
+  conn: Connection,
+  spec: TableSpec,
+  onRows?: (rows: Canonical[][]) => void,
+): Promise<TableDigest> {
   const sum = new RowSum();
   for await (const rows of scanTable(conn, spec)) {
     for (const row of rows) sum.add(row);
@@ -58,14 +61,24 @@ export type TableFingerprint = TableSpec & TableDigest;
  * Digests every table (in one snapshot, when the caller holds one) and collects the upload
  * files their rows name (src/storage/upload-references.ts).
  */
-export async function fingerprint(conn: Connection, specs: TableSpec[], progress: Progress): Promise<{ tables: TableFingerprint[]; covers: Set<string> }> {
+export async function fingerprint(
+  conn: Connection,
+  specs: TableSpec[],
+  progress: Progress,
+): Promise<{ tables: TableFingerprint[]; covers: Set<string> }> {
   const totals: number[] = [];
   for (const spec of specs) totals.push(await countRows(conn, spec.name)); // one query at a time on a connection
-  progress.phase("checksums", totals.reduce((a, b) => a + b, 0), "rows");
+  progress.phase(
+    "checksums",
+    totals.reduce((a, b) => a + b, 0),
+    "rows",
+  );
   const covers = new Set<string>();
   const tables: TableFingerprint[] = [];
   for (const spec of specs) {
-    const coverColumns = uploadColumnsOf(spec.name).map((name) => spec.columns.findIndex((c) => c.name === name)).filter((i) => i >= 0);
+    const coverColumns = uploadColumnsOf(spec.name)
+      .map((name) => spec.columns.findIndex((c) => c.name === name))
+      .filter((i) => i >= 0);
     const digest = await digestTable(conn, spec, (rows) => {
       for (const row of rows) for (const i of coverColumns) if (namesUpload(row[i])) covers.add(row[i]);
       progress.advance(rows.length);

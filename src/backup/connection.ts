@@ -59,11 +59,16 @@ export const quoteName = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * `mustExist`: a missing SQLite file is refused instead of created (a source, a backup).
  * `readonly`: opened read-only (a backup's own file, which must not change).
  */
-export async function openConnection(url: string, options: { mustExist?: boolean; readonly?: boolean } = {}): Promise<Connection> {
+export async function openConnection(
+  url: string,
+  options: { mustExist?: boolean; readonly?: boolean } = {},
+): Promise<Connection> {
   const provider = providerOf(url);
   if (provider === "sqlite") return openSqlite(sqliteFilePath(url), options);
   if (provider === "postgres") return openPostgres(url);
-  throw new DatabaseUnusable(`"${redactUrl(url)}" is not a database URL: it must start with file: (SQLite) or postgresql:// (PostgreSQL)`);
+  throw new DatabaseUnusable(
+    `"${redactUrl(url)}" is not a database URL: it must start with file: (SQLite) or postgresql:// (PostgreSQL)`,
+  );
 }
 
 function openSqlite(file: string, { mustExist = false, readonly = false }): Connection {
@@ -86,7 +91,11 @@ function openSqlite(file: string, { mustExist = false, readonly = false }): Conn
     provider: "sqlite",
     label: `file:${file}`,
     file,
-    rows: async (sql, params = []) => prepared(sql).raw(true).safeIntegers(true).all(...params) as unknown[][],
+    rows: async (sql, params = []) =>
+      prepared(sql)
+        .raw(true)
+        .safeIntegers(true)
+        .all(...params) as unknown[][],
     run: async (sql, params = []) => {
       const statement = prepared(sql);
       if (statement.reader) statement.all(...params);
@@ -135,7 +144,9 @@ const RAW_TEXT_TYPES = new Set([
 ]);
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    RAW_TEXT_TYPES.has(oid) ? (text: string) => text : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+    RAW_TEXT_TYPES.has(oid)
+      ? (text: string) => text
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
 async function openPostgres(url: string): Promise<Connection> {
@@ -148,7 +159,8 @@ async function openPostgres(url: string): Promise<Connection> {
     await client.end().catch(() => {});
     throw new DatabaseUnusable(`cannot connect to ${label}: ${describePgError(error)}`);
   }
-  const query = (sql: string, params: readonly unknown[] = []) => client.query({ text: sql, values: params as unknown[], rowMode: "array" });
+  const query = (sql: string, params: readonly unknown[] = []) =>
+    client.query({ text: sql, values: params as unknown[], rowMode: "array" });
   let inSnapshot = false;
   return {
     provider: "postgres",

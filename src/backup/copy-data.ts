@@ -42,7 +42,13 @@ export type CopyOptions = {
   progress: Progress;
 };
 
-export type CopyResult = { verification: Verification; rows: number; resumed: boolean; coversCopied: number; seconds: number };
+export type CopyResult = {
+  verification: Verification;
+  rows: number;
+  resumed: boolean;
+  coversCopied: number;
+  seconds: number;
+};
 
 const PROGRESS_TABLE = quoteName("_gateway_copy_progress");
 /** The progress table's row that names the source (the others are per table). */
@@ -54,7 +60,8 @@ export class SameDatabase extends Error {}
 export async function copyData(options: CopyOptions): Promise<CopyResult> {
   const started = performance.now();
   const { sourceUrl, targetUrl, progress } = options;
-  if (sameDatabase(sourceUrl, targetUrl)) throw new SameDatabase("--to names the database DATABASE_URL names: copy-data needs another database");
+  if (sameDatabase(sourceUrl, targetUrl))
+    throw new SameDatabase("--to names the database DATABASE_URL names: copy-data needs another database");
   const source = await openConnection(sourceUrl, { mustExist: true });
   let target: Connection | undefined;
   try {
@@ -77,9 +84,19 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
 }
 
 /** Migrates the target, copies what is left, verifies, and removes the progress once verified. */
-async function fill(source: Connection, target: Connection, options: CopyOptions): Promise<Omit<CopyResult, "resumed" | "seconds">> {
+async function fill(
+  source: Connection,
+  target: Connection,
+  options: CopyOptions,
+): Promise<Omit<CopyResult, "resumed" | "seconds">> {
   const { progress } = options;
-  await migrate({ provider: target.provider, url: options.targetUrl, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "NORMAL" });
+  await migrate({
+    provider: target.provider,
+    url: options.targetUrl,
+    poolSize: 1,
+    poolIdleTimeoutMs: 0,
+    sqliteSynchronous: "NORMAL",
+  });
   await startProgress(target, source.label);
   const specs = await describeTables(source);
   refuseDifferentTables(specs, await describeTables(target));
@@ -130,14 +147,17 @@ async function refuseUnmigratedSource(source: Connection) {
 async function claimTarget(source: Connection, target: Connection, restart: boolean): Promise<boolean> {
   const state = await readProgress(target);
   if (restart) {
-    if (!state) throw new TargetNotEmpty("--restart empties a target that holds an unfinished copy; this target holds none");
+    if (!state)
+      throw new TargetNotEmpty("--restart empties a target that holds an unfinished copy; this target holds none");
     await emptyTarget(target);
     return false;
   }
   if (!state) {
     const filled = await tablesWithRows(target);
     if (filled.length) {
-      throw new TargetNotEmpty(`the target database is not empty (${filled.join(", ")} hold rows): copy-data fills an empty database`);
+      throw new TargetNotEmpty(
+        `the target database is not empty (${filled.join(", ")} hold rows): copy-data fills an empty database`,
+      );
     }
     const applied = await appliedMigrations(target).catch(() => []);
     refuseNewerSchema(target, applied);
@@ -145,7 +165,9 @@ async function claimTarget(source: Connection, target: Connection, restart: bool
   }
   const from = state.get(SOURCE_ROW)?.lastKey;
   if (from !== source.label) {
-    throw new TargetNotEmpty(`the target holds an unfinished copy from ${from}: finish it from there, or start again with --restart`);
+    throw new TargetNotEmpty(
+      `the target holds an unfinished copy from ${from}: finish it from there, or start again with --restart`,
+    );
   }
   return true;
 }
@@ -162,7 +184,11 @@ async function readProgress(target: Connection): Promise<Map<string, TableProgre
   return new Map(
     rows.map(([table, lastKey, copied, done]) => [
       String(table),
-      { lastKey: lastKey == null ? null : String(lastKey), rows: Number(copied), done: done === true || Number(done) === 1 },
+      {
+        lastKey: lastKey == null ? null : String(lastKey),
+        rows: Number(copied),
+        done: done === true || Number(done) === 1,
+      },
     ]),
   );
 }
@@ -172,7 +198,10 @@ async function startProgress(target: Connection, sourceLabel: string) {
     `CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (table_name TEXT PRIMARY KEY, last_key TEXT, rows_copied BIGINT NOT NULL DEFAULT 0, done BOOLEAN NOT NULL DEFAULT FALSE)`,
   );
   const p = (i: number) => placeholder(target.provider, i);
-  await target.run(`INSERT INTO ${PROGRESS_TABLE} (table_name, last_key) VALUES (${p(0)}, ${p(1)}) ON CONFLICT (table_name) DO NOTHING`, [SOURCE_ROW, sourceLabel]);
+  await target.run(
+    `INSERT INTO ${PROGRESS_TABLE} (table_name, last_key) VALUES (${p(0)}, ${p(1)}) ON CONFLICT (table_name) DO NOTHING`,
+    [SOURCE_ROW, sourceLabel],
+  );
 }
 
 /** Deletes every row of the model's tables, children first, and the progress. */
@@ -185,11 +214,14 @@ async function emptyTarget(target: Connection) {
 }
 
 function refuseDifferentTables(source: TableSpec[], target: TableSpec[]) {
-  const shape = (t: TableSpec) => `${t.name}(${t.columns.map((c) => `${c.name} ${c.type}`).join(", ")}) key(${t.primaryKey.join(", ")})`;
+  const shape = (t: TableSpec) =>
+    `${t.name}(${t.columns.map((c) => `${c.name} ${c.type}`).join(", ")}) key(${t.primaryKey.join(", ")})`;
   for (const s of source) {
     const t = target.find((x) => x.name === s.name);
     if (!t || shape(s) !== shape(t)) {
-      throw new SchemaMismatch(`table ${s.name} differs between source and target (${shape(s)} against ${t ? shape(t) : "none"})`);
+      throw new SchemaMismatch(
+        `table ${s.name} differs between source and target (${shape(s)} against ${t ? shape(t) : "none"})`,
+      );
     }
   }
 }
@@ -201,11 +233,21 @@ function refuseDifferentTables(source: TableSpec[], target: TableSpec[]) {
  * insert trigger then finds all its children in place and builds derived rows once (the search
  * index indexes each restaurant once, not again for each of its tags).
  */
-async function copyTables(source: Connection, target: Connection, specs: TableSpec[], { batchRows, pauseMs }: Pick<CopyOptions, "batchRows" | "pauseMs">, progress: Progress): Promise<number> {
+async function copyTables(
+  source: Connection,
+  target: Connection,
+  specs: TableSpec[],
+  { batchRows, pauseMs }: Pick<CopyOptions, "batchRows" | "pauseMs">,
+  progress: Progress,
+): Promise<number> {
   const state = (await readProgress(target))!;
   const totals: number[] = [];
   for (const spec of specs) totals.push(await countRows(source, spec.name));
-  progress.phase("copying rows", totals.reduce((a, b) => a + b, 0), "rows");
+  progress.phase(
+    "copying rows",
+    totals.reduce((a, b) => a + b, 0),
+    "rows",
+  );
   let copied = 0;
   if (target.provider === "sqlite") {
     await target.run("PRAGMA foreign_keys = OFF");
@@ -250,19 +292,28 @@ async function inserter(target: Connection, spec: TableSpec): Promise<(rows: Can
   if (target.provider === "sqlite") {
     const sql = `INSERT INTO ${quoteName(spec.name)} (${columns}) VALUES (${spec.columns.map(() => "?").join(", ")})`;
     return async (rows) => {
-      for (const row of rows) await target.run(sql, row.map((value, i) => storable("sqlite", spec.columns[i]!.type, value)));
+      for (const row of rows)
+        await target.run(
+          sql,
+          row.map((value, i) => storable("sqlite", spec.columns[i]!.type, value)),
+        );
     };
   }
   const declared = new Map(
-    (await target.rows(
-      `SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
-      [quoteName(spec.name)],
-    )).map(([name, type]) => [String(name), String(type)]),
+    (
+      await target.rows(
+        `SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
+        [quoteName(spec.name)],
+      )
+    ).map(([name, type]) => [String(name), String(type)]),
   );
   const arrays = spec.columns.map((c, i) => `$${i + 1}::${declared.get(c.name)}[]`).join(", ");
   const sql = `INSERT INTO ${quoteName(spec.name)} (${columns}) SELECT * FROM unnest(${arrays})`;
   return async (rows) => {
-    await target.run(sql, spec.columns.map((c, i) => rows.map((row) => storable("postgres", c.type, row[i]!))));
+    await target.run(
+      sql,
+      spec.columns.map((c, i) => rows.map((row) => storable("postgres", c.type, row[i]!))),
+    );
   };
 }
 
@@ -273,7 +324,11 @@ async function inserter(target: Connection, spec: TableSpec): Promise<(rows: Can
  * Either way, a name no file in UPLOAD_DIR answers is the source's own dangling reference:
  * counted as absent, not as a difference.
  */
-async function copyCovers(referenced: string[], options: CopyOptions, progress: Progress): Promise<{ check: CoverCheck; copied: number }> {
+async function copyCovers(
+  referenced: string[],
+  options: CopyOptions,
+  progress: Progress,
+): Promise<{ check: CoverCheck; copied: number }> {
   progress.phase("covers", referenced.length, "files");
   const originals = new Map<string, string>();
   let absent = 0;
@@ -302,4 +357,8 @@ async function copyCovers(referenced: string[], options: CopyOptions, progress: 
   return { check: { expected: originals.size, ...(await checkCovers(options.uploadsTo, originals)), absent }, copied };
 }
 
-const isFile = (file: string) => stat(file).then((s) => s.isFile(), () => false);
+const isFile = (file: string) =>
+  stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );

@@ -92,7 +92,12 @@ export function parseChecksumLines(text: string): Map<string, string> {
  * with that content is kept. On any failure (a damaged file, a full disk) the files this call
  * added are removed again. Returns the names it added.
  */
-export async function placeCovers(from: string, uploadDir: string, expected: Map<string, string>, progress: Progress): Promise<string[]> {
+export async function placeCovers(
+  from: string,
+  uploadDir: string,
+  expected: Map<string, string>,
+  progress: Progress,
+): Promise<string[]> {
   await mkdir(uploadDir, { recursive: true });
   progress.phase("covers", expected.size, "files");
   const added: string[] = [];
@@ -114,7 +119,10 @@ export async function placeCovers(from: string, uploadDir: string, expected: Map
 }
 
 /** Which of the `expected` covers `uploadDir` holds with their content, and which not. */
-export async function checkCovers(uploadDir: string, expected: Map<string, string>): Promise<{ present: number; missing: string[]; differing: string[] }> {
+export async function checkCovers(
+  uploadDir: string,
+  expected: Map<string, string>,
+): Promise<{ present: number; missing: string[]; differing: string[] }> {
   const missing: string[] = [];
   const differing: string[] = [];
   for (const [name, sha256] of expected) {

@@ -5,7 +5,9 @@ const DISK_FULL_CODES = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"]);
 
 export function isDiskFull(error: unknown): boolean {
   const e = error as { code?: string; message?: string } | undefined;
-  return DISK_FULL_CODES.has(e?.code ?? "") || /no space left|disk is full|could not extend file/i.test(String(e?.message));
+  return (
+    DISK_FULL_CODES.has(e?.code ?? "") || /no space left|disk is full|could not extend file/i.test(String(e?.message))
+  );
 }
 
 /** The error to throw: "<cause>; <aftermath>". */

@@ -25,8 +25,10 @@ export class ChecksumMismatch extends Error {}
 export async function copyFile(from: string, dir: string, name: string, expectedSha256?: string): Promise<CopiedFile> {
   const temp = path.join(dir, tempName(name));
   try {
-    const copied = (await stat(from)).size <= WHOLE_FILE_BYTES ? await copyWhole(from, temp) : await copyStreamed(from, temp);
-    if (expectedSha256 && copied.sha256 !== expectedSha256) throw new ChecksumMismatch(`${from} does not match its checksum`);
+    const copied =
+      (await stat(from)).size <= WHOLE_FILE_BYTES ? await copyWhole(from, temp) : await copyStreamed(from, temp);
+    if (expectedSha256 && copied.sha256 !== expectedSha256)
+      throw new ChecksumMismatch(`${from} does not match its checksum`);
     await rename(temp, path.join(dir, name));
     return copied;
   } catch (error) {

@@ -21,7 +21,12 @@ export const ABSENT_LISTED = 100;
 
 const tableSchema = z.object({
   name: z.string(),
-  columns: z.array(z.object({ name: z.string(), type: z.enum(["text", "int", "bigint", "float", "bool", "datetime", "bytes", "json"]) })),
+  columns: z.array(
+    z.object({
+      name: z.string(),
+      type: z.enum(["text", "int", "bigint", "float", "bool", "datetime", "bytes", "json"]),
+    }),
+  ),
   primaryKey: z.array(z.string()).min(1),
   rows: z.number().int().min(0),
   checksum: z.string(),
@@ -52,7 +57,11 @@ const manifestSchema = z.object({
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestTable = z.infer<typeof tableSchema>;
 
-export const newManifest = (fields: Omit<Manifest, "format" | "formatVersion">): Manifest => ({ format: FORMAT, formatVersion: FORMAT_VERSION, ...fields });
+export const newManifest = (fields: Omit<Manifest, "format" | "formatVersion">): Manifest => ({
+  format: FORMAT,
+  formatVersion: FORMAT_VERSION,
+  ...fields,
+});
 
 /** Refused: the folder is not a backup this version can restore (exit code 1, nothing changed). */
 export class NotRestorable extends Error {}
@@ -65,7 +74,8 @@ export function readManifest(dir: string): Manifest {
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new NotRestorable(`${dir} is not a backup: it has no ${MANIFEST_FILE} (an unfinished backup has none)`);
+    if (code === "ENOENT")
+      throw new NotRestorable(`${dir} is not a backup: it has no ${MANIFEST_FILE} (an unfinished backup has none)`);
     throw new NotRestorable(`cannot read ${file}: ${code ?? (error as Error).message}`);
   }
   let parsed: unknown;
@@ -75,9 +85,12 @@ export function readManifest(dir: string): Manifest {
     throw new NotRestorable(`${dir} is not a backup: ${MANIFEST_FILE} is not JSON`);
   }
   const format = (parsed as { format?: unknown; formatVersion?: unknown } | null) ?? {};
-  if (format.format !== FORMAT) throw new NotRestorable(`${dir} is not a backup: ${MANIFEST_FILE} is not a gateway backup manifest`);
+  if (format.format !== FORMAT)
+    throw new NotRestorable(`${dir} is not a backup: ${MANIFEST_FILE} is not a gateway backup manifest`);
   if (typeof format.formatVersion === "number" && format.formatVersion > FORMAT_VERSION) {
-    throw new NotRestorable(`${dir} was written in backup format ${format.formatVersion} by a newer gateway; this one reads format ${FORMAT_VERSION}: restore it with that version`);
+    throw new NotRestorable(
+      `${dir} was written in backup format ${format.formatVersion} by a newer gateway; this one reads format ${FORMAT_VERSION}: restore it with that version`,
+    );
   }
   const result = manifestSchema.safeParse(parsed);
   if (!result.success) {
@@ -86,7 +99,9 @@ export function readManifest(dir: string): Manifest {
   }
   const manifest = result.data;
   if (manifest.database.file !== DATABASE_FILES[manifest.provider]) {
-    throw new NotRestorable(`${dir} is not a valid backup: its database file must be ${DATABASE_FILES[manifest.provider]}`);
+    throw new NotRestorable(
+      `${dir} is not a valid backup: its database file must be ${DATABASE_FILES[manifest.provider]}`,
+    );
   }
   const known = new Set(readMigrations(manifest.provider).map((m) => m.name));
   const unknown = manifest.migrations.filter((name) => !known.has(name));

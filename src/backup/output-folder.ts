@@ -15,12 +15,15 @@ export function claimEmptyFolder(given: string): OutputFolder {
   let existed = false;
   try {
     const stat = statSync(dir);
-    if (!stat.isDirectory()) throw new FolderUnusable(`${given} exists and is not a folder: give a new or empty folder`);
-    if (readdirSync(dir).length) throw new FolderUnusable(`${given} is not empty: a backup goes into a new or empty folder`);
+    if (!stat.isDirectory())
+      throw new FolderUnusable(`${given} exists and is not a folder: give a new or empty folder`);
+    if (readdirSync(dir).length)
+      throw new FolderUnusable(`${given} is not empty: a backup goes into a new or empty folder`);
     existed = true;
   } catch (error) {
     if (error instanceof FolderUnusable) throw error;
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new FolderUnusable(`cannot use ${given}: ${(error as NodeJS.ErrnoException).code}`);
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new FolderUnusable(`cannot use ${given}: ${(error as NodeJS.ErrnoException).code}`);
   }
   if (!existed) {
     try {

@@ -32,7 +32,15 @@ export function findPgTool(tool: PgTool, major: number): string {
 }
 
 /** Query parameters of Prisma or pg that libpq refuses in a connection URI. */
-const NOT_LIBPQ = ["schema", "connection_limit", "pool_timeout", "pgbouncer", "statement_cache_size", "socket_timeout", "sslaccept"];
+const NOT_LIBPQ = [
+  "schema",
+  "connection_limit",
+  "pool_timeout",
+  "pgbouncer",
+  "statement_cache_size",
+  "socket_timeout",
+  "sslaccept",
+];
 
 /** The URL for libpq (password left out) and the environment that carries the password. */
 export function libpqConnection(url: string): { uri: string; env: NodeJS.ProcessEnv } {
@@ -52,7 +60,12 @@ export type Running = { child: ChildProcess; done: Promise<void> };
  * Starts a tool; `done` rejects with the tool's last error line when it exits with a failure.
  * `stdin`/`stdout`: "pipe" to connect it to another process.
  */
-export function startPgTool(file: string, args: string[], env: NodeJS.ProcessEnv, stdio: { stdin?: "pipe"; stdout?: "pipe" } = {}): Running {
+export function startPgTool(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdio: { stdin?: "pipe"; stdout?: "pipe" } = {},
+): Running {
   const child = spawn(file, args, { env, stdio: [stdio.stdin ?? "ignore", stdio.stdout ?? "ignore", "pipe"] });
   let errors = "";
   child.stderr!.on("data", (chunk: Buffer) => {
@@ -62,7 +75,10 @@ export function startPgTool(file: string, args: string[], env: NodeJS.ProcessEnv
     child.on("error", (error) => reject(new Error(`${path.basename(file)} could not start: ${error.message}`)));
     child.on("close", (code, signal) => {
       if (code === 0) return resolve();
-      const lines = errors.split("\n").map((l) => l.trim()).filter(Boolean);
+      const lines = errors
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean);
       const reason = lines.find((l) => /error|fatal/i.test(l)) ?? lines.at(-1) ?? `exit code ${code ?? signal}`;
       reject(new Error(`${path.basename(file)} failed: ${reason.replace(/^(pg_dump|pg_restore|psql):\s*/, "")}`));
     });

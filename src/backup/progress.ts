@@ -30,8 +30,15 @@ export function terminalProgress(output: Output): Progress {
     const width = Math.max(10, Math.min(30, (output.columns ?? 80) - 50));
     const fraction = total > 0 ? Math.min(1, done / total) : 0;
     const filled = Math.round(fraction * width);
-    const bar = total > 0 ? `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%` : "";
-    const counts = !unit ? "" : total > 0 ? `${done.toLocaleString("en")}/${total.toLocaleString("en")} ${unit}` : `${done.toLocaleString("en")} ${unit}`;
+    const bar =
+      total > 0
+        ? `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`
+        : "";
+    const counts = !unit
+      ? ""
+      : total > 0
+        ? `${done.toLocaleString("en")}/${total.toLocaleString("en")} ${unit}`
+        : `${done.toLocaleString("en")} ${unit}`;
     output.write(`\r\x1b[K${name.padEnd(22)} ${bar} ${counts}`);
     drawn = true;
   };

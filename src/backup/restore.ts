@@ -24,7 +24,13 @@ import { tablesWithRows, TargetNotEmpty } from "./tables.ts";
 import { compare, differences, VerificationFailed, type Verification } from "./verification.ts";
 
 export type RestoreOptions = { dir: string; url: string; uploadDir: string; overwrite: boolean; progress: Progress };
-export type RestoreResult = { manifest: Manifest; verification: Verification; coversAdded: number; migrated: string[]; seconds: number };
+export type RestoreResult = {
+  manifest: Manifest;
+  verification: Verification;
+  coversAdded: number;
+  migrated: string[];
+  seconds: number;
+};
 
 export async function restore({ dir, url, uploadDir, overwrite, progress }: RestoreOptions): Promise<RestoreResult> {
   const started = performance.now();
@@ -44,7 +50,9 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
   try {
     const filled = target ? await tablesWithRows(target) : [];
     if (filled.length && !overwrite) {
-      throw new TargetNotEmpty(`the target database is not empty (${filled.join(", ")} hold rows): restore into an empty database, or add --overwrite to replace its data`);
+      throw new TargetNotEmpty(
+        `the target database is not empty (${filled.join(", ")} hold rows): restore into an empty database, or add --overwrite to replace its data`,
+      );
     }
     if (provider === "postgres") {
       const major = await serverMajor(target!);
@@ -77,7 +85,8 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
   } catch (error) {
     const undone = !written || !targetExisted;
     if (undone) for (const name of coversAdded) rmSync(path.join(uploadDir, name), { force: true });
-    if (!targetExisted) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(targetFile + suffix, { force: true });
+    if (!targetExisted)
+      for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(targetFile + suffix, { force: true });
     throw failedWith(
       error,
       undone
@@ -86,17 +95,33 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
     );
   }
   progress.end();
-  if (!verification.ok) throw new VerificationFailed(`the restored data differs from the backup: ${differences(verification)}`, verification);
+  if (!verification.ok)
+    throw new VerificationFailed(
+      `the restored data differs from the backup: ${differences(verification)}`,
+      verification,
+    );
   const migrated = await migrate({ provider, url, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
-  return { manifest, verification, coversAdded: coversAdded.length, migrated, seconds: (performance.now() - started) / 1000 };
+  return {
+    manifest,
+    verification,
+    coversAdded: coversAdded.length,
+    migrated,
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 /** The database file and the covers' list match their checksums; returns the covers expected. */
-async function checkBackupFiles(dir: string, manifest: Manifest, databaseFile: string, progress: Progress): Promise<Map<string, string>> {
+async function checkBackupFiles(
+  dir: string,
+  manifest: Manifest,
+  databaseFile: string,
+  progress: Progress,
+): Promise<Map<string, string>> {
   progress.phase("checking the backup", 0, "");
   const database = await sha256OfFile(databaseFile).catch(() => null);
   if (!database) throw new NotRestorable(`${dir} is damaged: ${manifest.database.file} is missing`);
-  if (database.sha256 !== manifest.database.sha256) throw new NotRestorable(`${dir} is damaged: ${manifest.database.file} does not match its checksum`);
+  if (database.sha256 !== manifest.database.sha256)
+    throw new NotRestorable(`${dir} is damaged: ${manifest.database.file} does not match its checksum`);
   let list: string;
   try {
     list = readFileSync(path.join(dir, UPLOADS_CHECKSUMS), "utf8");
@@ -108,7 +133,10 @@ async function checkBackupFiles(dir: string, manifest: Manifest, databaseFile: s
   }
   const covers = parseChecksumLines(list);
   const missing = [...covers.keys()].filter((name) => !existsSync(path.join(dir, UPLOADS_FOLDER, name)));
-  if (missing.length) throw new NotRestorable(`${dir} is damaged: ${missing.length} covers are missing from ${UPLOADS_FOLDER}/ (e.g. ${missing[0]})`);
+  if (missing.length)
+    throw new NotRestorable(
+      `${dir} is damaged: ${missing.length} covers are missing from ${UPLOADS_FOLDER}/ (e.g. ${missing[0]})`,
+    );
   return covers;
 }
 
@@ -136,7 +164,15 @@ async function restorePostgres(archive: string, url: string, tools: { restore: s
   const script = startPgTool(tools.restore, ["--no-owner", "--no-acl", "--file=-", archive], env, { stdout: "pipe" });
   const apply = startPgTool(
     tools.psql,
-    ["--no-psqlrc", "--quiet", "--single-transaction", "--set=ON_ERROR_STOP=1", ...(drop ? [`--command=${drop}`] : []), "--file=-", `--dbname=${uri}`],
+    [
+      "--no-psqlrc",
+      "--quiet",
+      "--single-transaction",
+      "--set=ON_ERROR_STOP=1",
+      ...(drop ? [`--command=${drop}`] : []),
+      "--file=-",
+      `--dbname=${uri}`,
+    ],
     env,
     { stdin: "pipe" },
   );
@@ -165,7 +201,13 @@ async function dropEverything(conn: Connection): Promise<string> {
 }
 
 /** Reads the restored tables as the manifest describes them and compares. */
-async function verifyRestored(url: string, manifest: Manifest, uploadDir: string, covers: Map<string, string>, progress: Progress): Promise<Verification> {
+async function verifyRestored(
+  url: string,
+  manifest: Manifest,
+  uploadDir: string,
+  covers: Map<string, string>,
+  progress: Progress,
+): Promise<Verification> {
   const target = await openConnection(url, { mustExist: true });
   try {
     const { tables } = await fingerprint(target, manifest.tables, progress);

@@ -12,9 +12,15 @@ import { canonical, storable, type Canonical } from "./values.ts";
 export type Batch = { rows: Canonical[][]; lastKey: Canonical[] };
 
 /** Positions of the primary key's columns among the spec's columns. */
-export const keyPositions = (spec: TableSpec) => spec.primaryKey.map((name) => spec.columns.findIndex((c) => c.name === name));
+export const keyPositions = (spec: TableSpec) =>
+  spec.primaryKey.map((name) => spec.columns.findIndex((c) => c.name === name));
 
-export async function* readBatches(conn: Connection, spec: TableSpec, batchRows: number, after: Canonical[] | null = null): AsyncGenerator<Batch> {
+export async function* readBatches(
+  conn: Connection,
+  spec: TableSpec,
+  batchRows: number,
+  after: Canonical[] | null = null,
+): AsyncGenerator<Batch> {
   const keys = keyPositions(spec);
   const keyTypes = keys.map((i) => spec.columns[i]!.type);
   const list = (names: string[]) => names.map(quoteName).join(", ");
@@ -24,7 +30,10 @@ export async function* readBatches(conn: Connection, spec: TableSpec, batchRows:
   let last = after;
   for (;;) {
     const raw = last
-      ? await conn.rows(from, last.map((v, i) => storable(conn.provider, keyTypes[i]!, v)))
+      ? await conn.rows(
+          from,
+          last.map((v, i) => storable(conn.provider, keyTypes[i]!, v)),
+        )
       : await conn.rows(`${select} ${order}`);
     if (!raw.length) return;
     const rows = raw.map((row) => row.map((value, i) => canonical(spec.columns[i]!.type, value)));
@@ -41,7 +50,8 @@ export async function countRows(conn: Connection, table: string): Promise<number
 
 export async function* scanTable(conn: Connection, spec: TableSpec): AsyncGenerator<Canonical[][]> {
   const sql = `SELECT ${spec.columns.map((c) => quoteName(c.name)).join(", ")} FROM ${quoteName(spec.name)}`;
-  for await (const raw of conn.scan(sql, SCAN_ROWS)) yield raw.map((row) => row.map((value, i) => canonical(spec.columns[i]!.type, value)));
+  for await (const raw of conn.scan(sql, SCAN_ROWS))
+    yield raw.map((row) => row.map((value, i) => canonical(spec.columns[i]!.type, value)));
 }
 
 const SCAN_ROWS = 2000;

@@ -21,6 +21,8 @@ export function refuseNewerSchema(conn: Connection, applied: string[]): void {
   const known = new Set(readMigrations(conn.provider).map((m) => m.name));
   const unknown = applied.filter((name) => !known.has(name));
   if (unknown.length) {
-    throw new SchemaMismatch(`${conn.label} is at a newer schema (migration ${unknown.at(-1)}) than this version knows: use the gateway version that runs it`);
+    throw new SchemaMismatch(
+      `${conn.label} is at a newer schema (migration ${unknown.at(-1)}) than this version knows: use the gateway version that runs it`,
+    );
   }
 }

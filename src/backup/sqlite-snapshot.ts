@@ -17,7 +17,11 @@ const ALL_PAGES = 0x7fffffff;
  * the snapshot was taken: every transaction committed before it is in the copy, none after it.
  * The copy is a plain rollback-journal database file, complete in itself.
  */
-export async function copySqliteSnapshot(sourceFile: string, destFile: string, onPages: (done: number, total: number) => void): Promise<Date> {
+export async function copySqliteSnapshot(
+  sourceFile: string,
+  destFile: string,
+  onPages: (done: number, total: number) => void,
+): Promise<Date> {
   const source = new Database(sourceFile, { fileMustExist: true });
   try {
     source.pragma("busy_timeout = 10000");
@@ -53,7 +57,11 @@ export async function copySqliteSnapshot(sourceFile: string, destFile: string, o
  * it fails halfway (a full disk), the target is as it was. The target ends in WAL mode, as the
  * service opens it.
  */
-export async function restoreSqliteFile(backupFile: string, targetFile: string, onPages: (done: number, total: number) => void): Promise<void> {
+export async function restoreSqliteFile(
+  backupFile: string,
+  targetFile: string,
+  onPages: (done: number, total: number) => void,
+): Promise<void> {
   const backup = new Database(backupFile, { readonly: true, fileMustExist: true });
   try {
     const { totalPages } = await backup.backup(targetFile, {

@@ -31,7 +31,10 @@ export class SchemaMismatch extends Error {}
  * rows, with ids of its own (copied, the source's ids met the ones the target's triggers had
  * given already).
  */
-const DERIVED: Record<string, "table" | readonly string[]> = { OpeningPattern: "table", Restaurant: ["openingPattern"] };
+const DERIVED: Record<string, "table" | readonly string[]> = {
+  OpeningPattern: "table",
+  Restaurant: ["openingPattern"],
+};
 
 /** The model's tables and their scalar fields, from the generated client, derived data left out. */
 export function modelTables(): { name: string; fields: string[] }[] {
@@ -52,18 +55,28 @@ type CatalogueTable = { columns: CatalogueColumn[]; primaryKey: string[]; refere
 export async function describeTables(conn: Connection): Promise<TableSpec[]> {
   const tables = new Map<string, { spec: TableSpec; references: string[] }>();
   for (const model of modelTables()) {
-    const found = conn.provider === "sqlite" ? await sqliteTable(conn, model.name) : await postgresTable(conn, model.name);
-    if (!found) throw new SchemaMismatch(`${conn.label} has no table "${model.name}": it is not a gateway database, or not migrated`);
+    const found =
+      conn.provider === "sqlite" ? await sqliteTable(conn, model.name) : await postgresTable(conn, model.name);
+    if (!found)
+      throw new SchemaMismatch(
+        `${conn.label} has no table "${model.name}": it is not a gateway database, or not migrated`,
+      );
     const columns: Column[] = [];
     for (const field of model.fields) {
       const column = found.columns.find((c) => c.name === field);
-      if (!column) throw new SchemaMismatch(`${conn.label}: table "${model.name}" has no column "${field}" (not migrated to this version?)`);
+      if (!column)
+        throw new SchemaMismatch(
+          `${conn.label}: table "${model.name}" has no column "${field}" (not migrated to this version?)`,
+        );
       if (column.generated) continue; // computed by the database from other columns
       columns.push({ name: field, type: columnType(conn, model.name, column) });
     }
     columns.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (!found.primaryKey.length) throw new SchemaMismatch(`${conn.label}: table "${model.name}" has no primary key`);
-    tables.set(model.name, { spec: { name: model.name, columns, primaryKey: found.primaryKey }, references: found.references });
+    tables.set(model.name, {
+      spec: { name: model.name, columns, primaryKey: found.primaryKey },
+      references: found.references,
+    });
   }
   return parentsFirst(tables);
 }
@@ -74,9 +87,13 @@ function parentsFirst(tables: Map<string, { spec: TableSpec; references: string[
   const state = new Map<string, "visiting" | "done">();
   const visit = (name: string, path: string[]) => {
     if (state.get(name) === "done") return;
-    if (state.get(name) === "visiting") throw new SchemaMismatch(`tables refer to each other in a cycle (${[...path, name].join(" -> ")}); they cannot be copied in order`);
+    if (state.get(name) === "visiting")
+      throw new SchemaMismatch(
+        `tables refer to each other in a cycle (${[...path, name].join(" -> ")}); they cannot be copied in order`,
+      );
     state.set(name, "visiting");
-    for (const parent of tables.get(name)!.references) if (parent !== name && tables.has(parent)) visit(parent, [...path, name]);
+    for (const parent of tables.get(name)!.references)
+      if (parent !== name && tables.has(parent)) visit(parent, [...path, name]);
     state.set(name, "done");
     ordered.push(tables.get(name)!.spec);
   };
@@ -159,7 +176,10 @@ function columnType(conn: Connection, table: string, column: CatalogueColumn): C
                   : t === "JSON" || t === "JSONB"
                     ? "json"
                     : undefined;
-  if (!type) throw new SchemaMismatch(`${conn.label}: column "${table}"."${column.name}" has type ${t}, which backup and copy-data do not know yet`);
+  if (!type)
+    throw new SchemaMismatch(
+      `${conn.label}: column "${table}"."${column.name}" has type ${t}, which backup and copy-data do not know yet`,
+    );
   return type;
 }
 

@@ -69,7 +69,9 @@ function isoDate(value: unknown): string {
   if (typeof value === "number" || typeof value === "bigint") return new Date(Number(value)).toISOString();
   const text = String(value).trim();
   // A zone-less text is UTC (PostgreSQL's timestamp, SQLite's CURRENT_TIMESTAMP).
-  const ms = Date.parse(ZONELESS.test(text) ? `${text.replace(" ", "T")}Z` : /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
+  const ms = Date.parse(
+    ZONELESS.test(text) ? `${text.replace(" ", "T")}Z` : /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text,
+  );
   if (Number.isNaN(ms)) throw new Error(`"${text}" is not a date`);
   return new Date(ms).toISOString();
 }

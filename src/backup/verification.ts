@@ -25,14 +25,29 @@ export class VerificationFailed extends Error {
   }
 }
 
-export function compare(expected: TableFingerprint[], actual: TableFingerprint[], covers?: CoverCheck, foreignKeyViolations?: number): Verification {
+export function compare(
+  expected: TableFingerprint[],
+  actual: TableFingerprint[],
+  covers?: CoverCheck,
+  foreignKeyViolations?: number,
+): Verification {
   const tables = expected.map((e) => {
     const a = actual.find((t) => t.name === e.name) ?? { rows: 0, checksum: "(no such table)" };
     const digest = (t: TableDigest) => ({ rows: t.rows, checksum: t.checksum });
-    return { name: e.name, expected: digest(e), actual: digest(a), match: e.rows === a.rows && e.checksum === a.checksum };
+    return {
+      name: e.name,
+      expected: digest(e),
+      actual: digest(a),
+      match: e.rows === a.rows && e.checksum === a.checksum,
+    };
   });
   const coversOk = !covers || (covers.missing.length === 0 && covers.differing.length === 0);
-  return { tables, covers, foreignKeyViolations, ok: tables.every((t) => t.match) && coversOk && !foreignKeyViolations };
+  return {
+    tables,
+    covers,
+    foreignKeyViolations,
+    ok: tables.every((t) => t.match) && coversOk && !foreignKeyViolations,
+  };
 }
 
 const short = (checksum: string) => checksum.slice(0, 12);
@@ -42,16 +57,26 @@ export function reportLines(v: Verification, labels: { expected: string; actual:
   const width = Math.max(6, ...v.tables.map((t) => t.name.length));
   const lines = [`${"table".padEnd(width)}  ${labels.expected.padStart(12)}  ${labels.actual.padStart(12)}  checksum`];
   for (const t of v.tables) {
-    const sum = t.match ? `${short(t.actual.checksum)} ok` : `${short(t.expected.checksum)} != ${short(t.actual.checksum)} DIFFERENT`;
-    lines.push(`${t.name.padEnd(width)}  ${t.expected.rows.toLocaleString("en").padStart(12)}  ${t.actual.rows.toLocaleString("en").padStart(12)}  ${sum}`);
+    const sum = t.match
+      ? `${short(t.actual.checksum)} ok`
+      : `${short(t.expected.checksum)} != ${short(t.actual.checksum)} DIFFERENT`;
+    lines.push(
+      `${t.name.padEnd(width)}  ${t.expected.rows.toLocaleString("en").padStart(12)}  ${t.actual.rows.toLocaleString("en").padStart(12)}  ${sum}`,
+    );
   }
   if (v.covers) {
     const c = v.covers;
-    const state = (c.missing.length || c.differing.length ? `${c.missing.length} missing, ${c.differing.length} different` : "ok") +
+    const state =
+      (c.missing.length || c.differing.length ? `${c.missing.length} missing, ${c.differing.length} different` : "ok") +
       (c.absent ? ` (${c.absent} named by rows but not in the source folder)` : "");
-    lines.push(`${"covers".padEnd(width)}  ${c.expected.toLocaleString("en").padStart(12)}  ${c.present.toLocaleString("en").padStart(12)}  ${state}`);
+    lines.push(
+      `${"covers".padEnd(width)}  ${c.expected.toLocaleString("en").padStart(12)}  ${c.present.toLocaleString("en").padStart(12)}  ${state}`,
+    );
   }
-  if (v.foreignKeyViolations !== undefined) lines.push(`foreign keys: ${v.foreignKeyViolations ? `${v.foreignKeyViolations} rows refer to missing rows` : "ok"}`);
+  if (v.foreignKeyViolations !== undefined)
+    lines.push(
+      `foreign keys: ${v.foreignKeyViolations ? `${v.foreignKeyViolations} rows refer to missing rows` : "ok"}`,
+    );
   return lines;
 }
 
@@ -59,7 +84,9 @@ export function reportLines(v: Verification, labels: { expected: string; actual:
 export function reportJson(v: Verification) {
   return {
     ok: v.ok,
-    tables: Object.fromEntries(v.tables.map((t) => [t.name, { expected: t.expected, actual: t.actual, match: t.match }])),
+    tables: Object.fromEntries(
+      v.tables.map((t) => [t.name, { expected: t.expected, actual: t.actual, match: t.match }]),
+    ),
     ...(v.covers ? { covers: v.covers } : {}),
     ...(v.foreignKeyViolations !== undefined ? { foreignKeyViolations: v.foreignKeyViolations } : {}),
   };
@@ -67,7 +94,12 @@ export function reportJson(v: Verification) {
 
 /** One line naming what differs. */
 export function differences(v: Verification): string {
-  const parts = v.tables.filter((t) => !t.match).map((t) => `${t.name} (${t.expected.rows} rows expected, ${t.actual.rows} found${t.expected.rows === t.actual.rows ? ", contents differ" : ""})`);
+  const parts = v.tables
+    .filter((t) => !t.match)
+    .map(
+      (t) =>
+        `${t.name} (${t.expected.rows} rows expected, ${t.actual.rows} found${t.expected.rows === t.actual.rows ? ", contents differ" : ""})`,
+    );
   if (v.covers?.missing.length) parts.push(`${v.covers.missing.length} covers missing`);
   if (v.covers?.differing.length) parts.push(`${v.covers.differing.length} covers differ`);
   if (v.foreignKeyViolations) parts.push(`${v.foreignKeyViolations} rows break foreign keys`);

@@ -84,7 +84,10 @@ async function main(argv: string[]): Promise<number> {
 /** The last meaningful line of an unexpected error (Prisma puts the reason at the end). */
 function reason(error: unknown): string {
   const e = error as { message?: unknown; code?: unknown; errors?: unknown[] };
-  const lines = String(e?.message ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = String(e?.message ?? "")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (lines.length) return lines.at(-1)!;
   if (Array.isArray(e?.errors) && e.errors.length) return reason(e.errors[0]); // e.g. ECONNREFUSED on every address
   return String(e?.code ?? error);
@@ -94,7 +97,9 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   if (error instanceof UsageError) {
-    console.error(`error: ${error.message}${error.command ? ` (usage: npm run admin -- ${usage(error.command)})` : " (npm run admin -- help)"}`);
+    console.error(
+      `error: ${error.message}${error.command ? ` (usage: npm run admin -- ${usage(error.command)})` : " (npm run admin -- help)"}`,
+    );
     process.exitCode = 2;
   } else if (error instanceof ConfigError) {
     console.error(`error: invalid setting: ${error.problems.join("; ")}`);

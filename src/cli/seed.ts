@@ -16,7 +16,10 @@ user and an admin. Safe to run again: what is already there is left as it is.
 
 Sizes:
 ${Object.entries(SIZES)
-  .map(([name, s]) => `  ${name.padEnd(7)} ${s.restaurants} restaurants, ${s.groceries} groceries, ${s.users} users${name === "small" ? " (default)" : ""}`)
+  .map(
+    ([name, s]) =>
+      `  ${name.padEnd(7)} ${s.restaurants} restaurants, ${s.groceries} groceries, ${s.users} users${name === "small" ? " (default)" : ""}`,
+  )
   .join("\n")}
 
 Settings (environment):
@@ -78,7 +81,13 @@ async function main(argv: string[]): Promise<number> {
   try {
     // A bar for the bigger sizes; the small one is done before a bar would show anything.
     const onProgress = args.size === "small" ? undefined : progressPrinter(process.stderr);
-    const report = await seed(db, { size: args.size, uploadDir: config.uploadDir, password, onProgress, database: config.database });
+    const report = await seed(db, {
+      size: args.size,
+      uploadDir: config.uploadDir,
+      password,
+      onProgress,
+      database: config.database,
+    });
     console.log(summary(report, password, fromEnvironment));
     return 0;
   } finally {

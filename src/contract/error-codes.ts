@@ -11,12 +11,18 @@ type CodeFacts = { status: number; meaning: string };
 
 export const ERROR_CODES = {
   BAD_USER_INPUT: { status: 400, meaning: "Bad input: the message names the field to fix." },
-  BAD_REQUEST: { status: 400, meaning: "A malformed request: a body that is not JSON, no operation, a path that does not decode." },
+  BAD_REQUEST: {
+    status: 400,
+    meaning: "A malformed request: a body that is not JSON, no operation, a path that does not decode.",
+  },
   UNAUTHENTICATED: { status: 401, meaning: "No access token, or an invalid, expired or revoked one." },
   FORBIDDEN: { status: 403, meaning: "The caller may not do this, e.g. change someone else's resource." },
   NOT_FOUND: { status: 404, meaning: "No such resource, or no route for the path." },
   METHOD_NOT_ALLOWED: { status: 405, meaning: "The path does not take this method (see Allow)." },
-  REQUEST_TIMEOUT: { status: 408, meaning: "The request did not arrive within REQUEST_TIMEOUT, or its body came too slowly." },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    meaning: "The request did not arrive within REQUEST_TIMEOUT, or its body came too slowly.",
+  },
   CONFLICT: { status: 409, meaning: "Conflicts with existing data, e.g. a taken username." },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: "The body or the file is too large." },
   UPLOAD_QUOTA_EXCEEDED: { status: 413, meaning: "The file would take its owner past their upload quota." },
@@ -31,7 +37,8 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.hasOwn(ERROR_CODES, code);
+export const isErrorCode = (code: unknown): code is ErrorCode =>
+  typeof code === "string" && Object.hasOwn(ERROR_CODES, code);
 
 /** The HTTP status of a code (500 for anything that is not one of ours). */
 export const statusForCode = (code: string): number => (isErrorCode(code) ? ERROR_CODES[code].status : 500);
@@ -41,9 +48,12 @@ export const statusForCode = (code: string): number => (isErrorCode(code) ? ERRO
  * (a body that is not JSON: 400, an unknown route: 404): the first code of the table with that status.
  */
 export function codeForStatus(status: number): ErrorCode {
-  const found = (Object.keys(ERROR_CODES) as ErrorCode[]).find((code) => ERROR_CODES[code].status === status && code !== "BAD_USER_INPUT");
+  const found = (Object.keys(ERROR_CODES) as ErrorCode[]).find(
+    (code) => ERROR_CODES[code].status === status && code !== "BAD_USER_INPUT",
+  );
   return found ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST");
 }
 
 /** The codes of one status, for a document that lists what a status may carry (OpenAPI). */
-export const codesWithStatus = (status: number): ErrorCode[] => (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].status === status);
+export const codesWithStatus = (status: number): ErrorCode[] =>
+  (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].status === status);

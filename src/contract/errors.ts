@@ -10,7 +10,10 @@ export type { ErrorCode };
 export type ClientError = { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
 
 /** What a client is told of a fault of ours (the fault itself is logged, never sent: no stack traces, no SQL). */
-export const INTERNAL: ClientError = { code: "INTERNAL_SERVER_ERROR", message: "Internal server error; it has been logged." };
+export const INTERNAL: ClientError = {
+  code: "INTERNAL_SERVER_ERROR",
+  message: "Internal server error; it has been logged.",
+};
 
 /** The REST interface's (and the HTTP layer's) error body: {"error": {"code", "message", "details"?}}. */
 export function errorBody(error: ClientError) {
@@ -40,9 +43,12 @@ export const signInRequired = (tokenSent: boolean) =>
       : "An access token is required: send Authorization: Bearer <token> (get one from the login mutation or POST /auth/token).",
   );
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
-export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND", `${what} ${JSON.stringify(id)} does not exist.`, { id });
-export const badInput = (message: string, details?: Record<string, unknown>) => new DomainError("BAD_USER_INPUT", message, details);
-export const conflict = (message: string, details?: Record<string, unknown>) => new DomainError("CONFLICT", message, details);
+export const notFound = (what: string, id: string) =>
+  new DomainError("NOT_FOUND", `${what} ${JSON.stringify(id)} does not exist.`, { id });
+export const badInput = (message: string, details?: Record<string, unknown>) =>
+  new DomainError("BAD_USER_INPUT", message, details);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new DomainError("CONFLICT", message, details);
 
 /**
  * "Not now, try again in n seconds": RATE_LIMITED for a caller over a limit, SERVER_BUSY when the

@@ -141,7 +141,9 @@ export function createDb(options: DatabaseOptions): Db {
     if (!onQuery) return read(text, sql.values);
     const startedAt = new Date();
     const started = performance.now();
-    return read(text, sql.values)?.finally(() => onQuery({ query: text, durationMs: performance.now() - started, startedAt }));
+    return read(text, sql.values)?.finally(() =>
+      onQuery({ query: text, durationMs: performance.now() - started, startedAt }),
+    );
   };
   if (postgres) {
     // Searches read from their own pool (half of DB_POOL_SIZE, a statement timeout), one client
@@ -153,20 +155,25 @@ export function createDb(options: DatabaseOptions): Db {
     asideReaders.set(client, (sql) => searches.run(currentRequester(), () => readSearch(sql) ?? readRows(client, sql)));
     directWriters.set(client, timed(postgres.writeRows));
     const disconnect = client.$disconnect.bind(client);
-    Object.defineProperty(client, "$disconnect", { value: async () => Promise.all([postgres.close(), disconnect()]).then(() => undefined) });
+    Object.defineProperty(client, "$disconnect", {
+      value: async () => Promise.all([postgres.close(), disconnect()]).then(() => undefined),
+    });
   }
   if (readers) {
     const read = timed((text, values) => readers.read(text, values));
     asideReaders.set(client, (sql) => read(sql)!);
     const disconnect = client.$disconnect.bind(client);
-    Object.defineProperty(client, "$disconnect", { value: async () => Promise.all([readers.close(), disconnect()]).then(() => undefined) });
+    Object.defineProperty(client, "$disconnect", {
+      value: async () => Promise.all([readers.close(), disconnect()]).then(() => undefined),
+    });
   }
   directReaders.set(client, timed(driver.readRows));
   if (onQuery) {
-    (client as unknown as { $on(e: "query", cb: (e: { query: string; duration: number; timestamp: Date }) => void): void }).$on(
-      "query",
-      (e) => onQuery({ query: e.query, durationMs: e.duration, startedAt: e.timestamp }),
-    );
+    (
+      client as unknown as {
+        $on(e: "query", cb: (e: { query: string; duration: number; timestamp: Date }) => void): void;
+      }
+    ).$on("query", (e) => onQuery({ query: e.query, durationMs: e.duration, startedAt: e.timestamp }));
   }
   return client;
 }

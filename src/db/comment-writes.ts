@@ -65,6 +65,9 @@ export async function insertRatedComment(db: Db, c: NewComment): Promise<Comment
       SELECT ${id}, "id", ${c.authorId}, ${c.title}, ${c.body}, ${c.rating}, ${at.replace("Z", "+00:00")} FROM "Restaurant" WHERE "id" = ${c.restaurantId}`,
   ]);
   if (updated === 0) return null;
-  const raw = await readRows(db, Prisma.sql`SELECT ${COMMENT_WITH_AUTHOR_COLUMNS} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId" WHERE c."id" = ${id}`);
+  const raw = await readRows(
+    db,
+    Prisma.sql`SELECT ${COMMENT_WITH_AUTHOR_COLUMNS} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId" WHERE c."id" = ${id}`,
+  );
   return commentsWithAuthorsOf(raw)[0] ?? null;
 }

@@ -13,16 +13,44 @@ const UNAVAILABLE_CODES = new Set([
   // Prisma: can't reach, timed out reaching, database missing, timeout, connection closed,
   // pool timeout, too many connections, and a transaction that could not start or ran out of
   // time (P2028: under load, writes waiting for a connection; the write was not kept).
-  "P1001", "P1002", "P1003", "P1008", "P1017", "P2024", "P2037", "P2028",
+  "P1001",
+  "P1002",
+  "P1003",
+  "P1008",
+  "P1017",
+  "P2024",
+  "P2037",
+  "P2028",
   // PostgreSQL: shut down by an administrator or a crash, starting up, too many connections,
   // out of memory, database missing, read-only (a standby).
-  "57P01", "57P02", "57P03", "53300", "53200", "3D000", "25006",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "53200",
+  "3D000",
+  "25006",
   // Node sockets.
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EROFS", "EACCES", "EPERM",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EROFS",
+  "EACCES",
+  "EPERM",
 ]);
 
 /** Prisma's driver-adapter kinds for a connection that is not there. */
-const UNAVAILABLE_KINDS = new Set(["DatabaseNotReachable", "DatabaseDoesNotExist", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const UNAVAILABLE_KINDS = new Set([
+  "DatabaseNotReachable",
+  "DatabaseDoesNotExist",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TooManyConnections",
+]);
 
 // SQLite: the file cannot be written (read-only, immutable, moved), I/O failed, the file cannot be
 // opened, or the lock could not be had in time.
@@ -43,11 +71,13 @@ function classifyOne(node: Record<string, unknown>, recent: DatabaseFailure | un
     const code = node[key];
     if (typeof code !== "string") continue;
     if (FULL_CODES.has(code)) return "STORAGE_FULL";
-    if (UNAVAILABLE_CODES.has(code) || SQLITE_UNAVAILABLE.test(code) || (code.length === 5 && code.startsWith("08"))) return "UNAVAILABLE";
+    if (UNAVAILABLE_CODES.has(code) || SQLITE_UNAVAILABLE.test(code) || (code.length === 5 && code.startsWith("08")))
+      return "UNAVAILABLE";
   }
   if (typeof node.kind === "string" && UNAVAILABLE_KINDS.has(node.kind)) return "UNAVAILABLE";
   const message = node.message;
-  if (typeof message === "string" && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return "UNAVAILABLE";
+  if (typeof message === "string" && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message)))
+    return "UNAVAILABLE";
   if (typeof message === "string" && FAILED_COMMIT.test(message)) return recent ?? "UNAVAILABLE";
   return null;
 }

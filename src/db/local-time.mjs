@@ -12,7 +12,12 @@ function formatOf(zone) {
   let format = formats.get(zone);
   if (format === undefined) {
     try {
-      format = new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+      format = new Intl.DateTimeFormat("en-GB", {
+        timeZone: zone,
+        hour: "2-digit",
+        minute: "2-digit",
+        hourCycle: "h23",
+      });
     } catch {
       format = null; // not a zone this runtime knows: never open
     }

@@ -56,7 +56,9 @@ function migrateSqlite(url: string, migrations: Migration[]): string[] {
     db.pragma("busy_timeout = 5000");
     db.exec(SQLITE_TABLE);
     const rows = db
-      .prepare(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`)
+      .prepare(
+        `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+      )
       .all() as { migration_name: string; checksum: string }[];
     const todo = pending(migrations, new Map(rows.map((r) => [r.migration_name, r.checksum])));
     for (const m of todo) {
@@ -107,5 +109,7 @@ async function migratePostgres(url: string, migrations: Migration[]): Promise<st
 /** Brings the database up to date; returns the names of the migrations it applied. */
 export async function migrate(database: Config["database"]): Promise<string[]> {
   const migrations = readMigrations(database.provider);
-  return database.provider === "sqlite" ? migrateSqlite(database.url, migrations) : migratePostgres(database.url, migrations);
+  return database.provider === "sqlite"
+    ? migrateSqlite(database.url, migrations)
+    : migratePostgres(database.url, migrations);
 }

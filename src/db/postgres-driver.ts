@@ -12,7 +12,9 @@ const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, writ
 /** pg's own parsers, except that a zone-less timestamp stays text (pg would read it in the process's zone). */
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === TIMESTAMP ? (text: string) => text : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+    oid === TIMESTAMP
+      ? (text: string) => text
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
 /** Statements named once are parsed and planned once per pooled connection (pg keeps them). */
@@ -30,19 +32,17 @@ function statementNames() {
 const WRITES = /^\s*(INSERT|UPDATE|DELETE|COMMIT)\b/i;
 
 /** Runs a statement, telling `health` whether a write succeeded or why it failed. */
-const tracked =
-  (health: WriteHealth, run: (query: SqlQuery) => Promise<any>) =>
-  async (query: SqlQuery) => {
-    const ticket = health.begin();
-    try {
-      const result = await run(query);
-      if (WRITES.test(query.sql)) health.succeeded(ticket);
-      return result;
-    } catch (error) {
-      health.failed(error, ticket);
-      throw error;
-    }
-  };
+const tracked = (health: WriteHealth, run: (query: SqlQuery) => Promise<any>) => async (query: SqlQuery) => {
+  const ticket = health.begin();
+  try {
+    const result = await run(query);
+    if (WRITES.test(query.sql)) health.succeeded(ticket);
+    return result;
+  } catch (error) {
+    health.failed(error, ticket);
+    throw error;
+  }
+};
 
 /**
  * Prisma sends COMMIT and ROLLBACK as statements and only then calls commit() or rollback(),
@@ -52,7 +52,7 @@ const tracked =
  * connection back itself, destroyed, since its state is unknown.
  */
 function releasedOnFailure(tx: Transaction, health: WriteHealth): Transaction {
-  const connection = (tx as unknown as { client: pg.PoolClient; cleanup?: () => void });
+  const connection = tx as unknown as { client: pg.PoolClient; cleanup?: () => void };
   let released = false;
   const release = (error?: Error) => {
     if (released) return;
@@ -67,7 +67,8 @@ function releasedOnFailure(tx: Transaction, health: WriteHealth): Transaction {
       try {
         return await executeRaw(query);
       } catch (error) {
-        if (query.sql === "COMMIT" || query.sql === "ROLLBACK") release(error instanceof Error ? error : new Error(String(error)));
+        if (query.sql === "COMMIT" || query.sql === "ROLLBACK")
+          release(error instanceof Error ? error : new Error(String(error)));
         throw error;
       }
     },
@@ -137,7 +138,13 @@ function tooLong(error: unknown): unknown {
 export function postgresDriver(
   options: PoolOptions,
   health: WriteHealth,
-): { factory: SqlDriverAdapterFactory; readRows: DriverReader; writeRows: DriverReader; readSearchRows: DriverReader; close(): Promise<void> } {
+): {
+  factory: SqlDriverAdapterFactory;
+  readRows: DriverReader;
+  writeRows: DriverReader;
+  readSearchRows: DriverReader;
+  close(): Promise<void>;
+} {
   // pg-pool closes a connection idle for 10 s by default: after a lull, the next burst opened new
   // backends with cold caches and no prepared statements, and its p99 was 10x a warm pool's.
   // 0 keeps them open for good.
@@ -147,7 +154,9 @@ export function postgresDriver(
     max: Math.max(1, options.poolSize - searchConnections),
     idleTimeoutMillis: options.poolIdleTimeoutMs,
   });
-  const timeout = options.searchStatementTimeoutMs ? [`-c statement_timeout=${Math.ceil(options.searchStatementTimeoutMs)}`] : [];
+  const timeout = options.searchStatementTimeoutMs
+    ? [`-c statement_timeout=${Math.ceil(options.searchStatementTimeoutMs)}`]
+    : [];
   // Searches are named prepared statements: after five runs on a connection PostgreSQL may switch
   // to a generic plan, blind to the values that decide a search's plan (how common its words are,
   // how wide its circle). The facets of "pizza" near Lisbon, open now, at 1,000,000 restaurants
@@ -173,10 +182,12 @@ export function postgresDriver(
     connectToShadowDb: inner.connectToShadowDb.bind(inner),
   } as SqlDriverAdapterFactory;
   const nameOf = statementNames();
-  const reader = (from: () => pg.Pool | undefined): DriverReader => (sql, args) =>
-    from()
-      ?.query<unknown[]>({ name: nameOf(sql), text: sql, values: [...args], types, rowMode: "array" })
-      .then((result) => ({ names: result.fields.map((field) => field.name), rows: result.rows }));
+  const reader =
+    (from: () => pg.Pool | undefined): DriverReader =>
+    (sql, args) =>
+      from()
+        ?.query<unknown[]>({ name: nameOf(sql), text: sql, values: [...args], types, rowMode: "array" })
+        .then((result) => ({ names: result.fields.map((field) => field.name), rows: result.rows }));
   const searches = reader(() => searchPool);
   const read = reader(() => pool);
   return {

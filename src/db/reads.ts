@@ -11,7 +11,18 @@
 // (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
 // normaliser of its column's kind.
 import { Prisma, providerOf, readRows, type Db, type DatabaseOptions, type RawRows } from "./client.ts";
-import type { BadgeRow, CommentRow, CommentWithAuthor, GroceryRow, GroceryTagKind, RestaurantBadgeWithBadge, RestaurantPartial, RestaurantRow, RestaurantTagKind, UserRow } from "./rows.ts";
+import type {
+  BadgeRow,
+  CommentRow,
+  CommentWithAuthor,
+  GroceryRow,
+  GroceryTagKind,
+  RestaurantBadgeWithBadge,
+  RestaurantPartial,
+  RestaurantRow,
+  RestaurantTagKind,
+  UserRow,
+} from "./rows.ts";
 
 // ---- Values: one normaliser per column kind ----------------------------------------------------
 
@@ -122,7 +133,9 @@ const COMMENT = {
   createdAt: "date",
 } satisfies ColumnsOf<CommentRow>;
 
-const RESTAURANT_BADGE = { restaurantId: "text", badgeId: "text", receivedAt: "date" } satisfies ColumnsOf<Omit<RestaurantBadgeWithBadge, "badge">>;
+const RESTAURANT_BADGE = { restaurantId: "text", badgeId: "text", receivedAt: "date" } satisfies ColumnsOf<
+  Omit<RestaurantBadgeWithBadge, "badge">
+>;
 const BADGE = { id: "text", name: "text", cover: "text", createdAt: "date" } satisfies ColumnsOf<BadgeRow>;
 
 /** `alias."column" AS "prefixcolumn", ...` for the columns of a model. */
@@ -180,7 +193,15 @@ export type UserColumn = keyof typeof USER;
 export type RestaurantColumn = keyof typeof RESTAURANT | "addressGiven";
 
 /** The text parts of a restaurant's address; with the coordinates, all its columns. */
-export const ADDRESS_PARTS = ["addressLine1", "addressLine2", "landmark", "state", "city", "district", "country"] as const;
+export const ADDRESS_PARTS = [
+  "addressLine1",
+  "addressLine2",
+  "landmark",
+  "state",
+  "city",
+  "district",
+  "country",
+] as const;
 
 // Whether a restaurant has an address at all: a text part that is neither null nor "", or both
 // coordinates. The rule is written once, below, and read twice: by JavaScript for a whole row
@@ -244,13 +265,21 @@ export async function usersByIds(db: Db, ids: readonly string[]): Promise<UserRo
 /** Restaurants with these ids (any order; unknown ids are absent), as `db.restaurant.findMany`. */
 export async function restaurantsByIds(db: Db, ids: readonly string[]): Promise<RestaurantRow[]> {
   if (ids.length === 0) return [];
-  return query(db, RESTAURANT, Prisma.sql`SELECT ${RESTAURANT_COLUMNS} FROM "Restaurant" WHERE "Restaurant"."id" IN (${inList(ids)})`);
+  return query(
+    db,
+    RESTAURANT,
+    Prisma.sql`SELECT ${RESTAURANT_COLUMNS} FROM "Restaurant" WHERE "Restaurant"."id" IN (${inList(ids)})`,
+  );
 }
 
 /** Groceries with these ids (any order; unknown ids are absent), as `db.grocery.findMany`. */
 export async function groceriesByIds(db: Db, ids: readonly string[]): Promise<GroceryRow[]> {
   if (ids.length === 0) return [];
-  return query(db, GROCERY, Prisma.sql`SELECT ${GROCERY_COLUMNS} FROM "Grocery" WHERE "Grocery"."id" IN (${inList(ids)})`);
+  return query(
+    db,
+    GROCERY,
+    Prisma.sql`SELECT ${GROCERY_COLUMNS} FROM "Grocery" WHERE "Grocery"."id" IN (${inList(ids)})`,
+  );
 }
 
 // ---- Lists that follow a restaurant ------------------------------------------------------------
@@ -270,7 +299,10 @@ export async function restaurantTagsFor(
 }
 
 /** Photo URLs of these restaurants, in position order. */
-export async function restaurantPhotosFor(db: Db, restaurantIds: readonly string[]): Promise<{ restaurantId: string; url: string }[]> {
+export async function restaurantPhotosFor(
+  db: Db,
+  restaurantIds: readonly string[],
+): Promise<{ restaurantId: string; url: string }[]> {
   if (restaurantIds.length === 0) return [];
   return query(
     db,
@@ -295,7 +327,10 @@ export async function openingHoursFor(
 }
 
 /** Badges these restaurants hold, oldest grant first, each with its badge: one statement. */
-export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string[]): Promise<RestaurantBadgeWithBadge[]> {
+export async function restaurantBadgesFor(
+  db: Db,
+  restaurantIds: readonly string[],
+): Promise<RestaurantBadgeWithBadge[]> {
   if (restaurantIds.length === 0) return [];
   const raw = await readRows(
     db,
@@ -305,7 +340,10 @@ export async function restaurantBadgesFor(db: Db, restaurantIds: readonly string
       ORDER BY rb."receivedAt" ASC, rb."badgeId" ASC`,
   );
   const badges = rowsOf<RestaurantBadgeWithBadge["badge"]>(BADGE, raw, "badge_");
-  return rowsOf<Omit<RestaurantBadgeWithBadge, "badge">>(RESTAURANT_BADGE, raw).map((grant, i) => ({ ...grant, badge: badges[i] }));
+  return rowsOf<Omit<RestaurantBadgeWithBadge, "badge">>(RESTAURANT_BADGE, raw).map((grant, i) => ({
+    ...grant,
+    badge: badges[i],
+  }));
 }
 
 /** A comment's columns (alias c) and its author's (alias u, prefixed author_): read by commentsWithAuthorsOf. */
@@ -320,7 +358,9 @@ export function commentsWithAuthorsOf(raw: RawRows): CommentWithAuthor[] {
 
 /** The id of a restaurant's newest comment (the highest id wins a tie, as in listComments). */
 const latestCommentIdOf = (restaurant: string) =>
-  Prisma.raw(`(SELECT n."id" FROM "Comment" n WHERE n."restaurantId" = ${restaurant}."id" ORDER BY n."createdAt" DESC, n."id" DESC LIMIT 1)`);
+  Prisma.raw(
+    `(SELECT n."id" FROM "Comment" n WHERE n."restaurantId" = ${restaurant}."id" ORDER BY n."createdAt" DESC, n."id" DESC LIMIT 1)`,
+  );
 
 /**
  * The newest comment of each of these restaurants (the highest id wins a tie, as in
@@ -350,10 +390,13 @@ export async function commentPageFor(
   { skip, take }: { skip: number; take: number },
   count: boolean,
 ): Promise<{ comments: CommentWithAuthor[]; total: number | null }> {
-  if (!Number.isSafeInteger(take) || take < 1 || !Number.isSafeInteger(skip) || skip < 0) throw new Error(`page window ${skip}+${take} is not whole`);
+  if (!Number.isSafeInteger(take) || take < 1 || !Number.isSafeInteger(skip) || skip < 0)
+    throw new Error(`page window ${skip}+${take} is not whole`);
   // LIMIT as a literal (a few page sizes), OFFSET as a parameter (many): see windowSql in searches.ts.
   const window = Prisma.raw(`LIMIT ${take + 1}`);
-  const total = count ? Prisma.sql`, (SELECT COUNT(*) FROM "Comment" n WHERE n."restaurantId" = ${restaurantId}) AS "totalCount"` : Prisma.empty;
+  const total = count
+    ? Prisma.sql`, (SELECT COUNT(*) FROM "Comment" n WHERE n."restaurantId" = ${restaurantId}) AS "totalCount"`
+    : Prisma.empty;
   // The page is cut in a subquery and only its rows meet their authors: joined first, a deep page
   // (OFFSET 5,000) looked up the author of every comment it skipped.
   const raw = await readRows(
@@ -369,7 +412,11 @@ export async function commentPageFor(
 
 /** How many comments a restaurant has. */
 export async function commentCountOf(db: Db, restaurantId: string): Promise<number> {
-  const rows = await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM "Comment" WHERE "restaurantId" = ${restaurantId}`);
+  const rows = await query<{ n: number }>(
+    db,
+    { n: "int" },
+    Prisma.sql`SELECT COUNT(*) AS "n" FROM "Comment" WHERE "restaurantId" = ${restaurantId}`,
+  );
   return rows[0]?.n ?? 0;
 }
 
@@ -427,12 +474,21 @@ export type RestaurantWithRelated = {
 };
 
 export const asksRelated = (want: RestaurantRelations) =>
-  Boolean(want.owner || want.ownerRating || want.latestComment || want.tags || want.photos || want.openingHours || want.badges);
+  Boolean(
+    want.owner ||
+    want.ownerRating ||
+    want.latestComment ||
+    want.tags ||
+    want.photos ||
+    want.openingHours ||
+    want.badges,
+  );
 
 const OWNER_RATING = { ratingSum: "int", ratingCount: "int" } satisfies Columns;
 
 /** The owner's columns a relation asks: its id (which tells a missing owner) and those named. */
-const ownerColumnsOf = (want: RestaurantRelations) => columnsOf(USER, want.ownerColumns && ["id", ...want.ownerColumns]);
+const ownerColumnsOf = (want: RestaurantRelations) =>
+  columnsOf(USER, want.ownerColumns && ["id", ...want.ownerColumns]);
 
 type Provider = DatabaseOptions["provider"];
 
@@ -491,7 +547,9 @@ export function relatedSql(want: RestaurantRelations, provider: Provider): { col
   if (want.latestComment) {
     columns.push(Prisma.sql`${selectList(COMMENT, "c", "comment_")}, ${selectList(USER, "a", "author_")}`);
     if (want.authorRating) columns.push(Prisma.raw(ratingSumsSql(`c."authorId"`, "authorRating")));
-    joins.push(Prisma.sql`LEFT JOIN "Comment" c ON c."id" = ${latestCommentIdOf(`"Restaurant"`)} LEFT JOIN "User" a ON a."id" = c."authorId"`);
+    joins.push(
+      Prisma.sql`LEFT JOIN "Comment" c ON c."id" = ${latestCommentIdOf(`"Restaurant"`)} LEFT JOIN "User" a ON a."id" = c."authorId"`,
+    );
   }
   for (const name of LIST_NAMES) {
     if (!want[name]) continue;
@@ -505,18 +563,38 @@ export function relatedSql(want: RestaurantRelations, provider: Provider): { col
 }
 
 /** The folded lists of one row, each as the rows its own read (restaurantTagsFor, ...) returns. */
-function listsOf(raw: RawRows, want: RestaurantRelations, restaurantId: string, values: unknown[]): Partial<RestaurantWithRelated> {
+function listsOf(
+  raw: RawRows,
+  want: RestaurantRelations,
+  restaurantId: string,
+  values: unknown[],
+): Partial<RestaurantWithRelated> {
   const items = (name: ListName) => (fromJson(values[raw.names.indexOf(`list_${name}`)]) ?? []) as unknown[][];
   const lists: Partial<RestaurantWithRelated> = {};
-  if (want.tags) lists.tags = items("tags").map(([kind, value]) => ({ restaurantId, kind: kind as RestaurantTagKind, value: String(value) }));
+  if (want.tags)
+    lists.tags = items("tags").map(([kind, value]) => ({
+      restaurantId,
+      kind: kind as RestaurantTagKind,
+      value: String(value),
+    }));
   if (want.photos) lists.photos = items("photos").map(([url]) => String(url));
-  if (want.openingHours) lists.openingHours = items("openingHours").map(([open, close]) => ({ restaurantId, open: String(open), close: String(close) }));
+  if (want.openingHours)
+    lists.openingHours = items("openingHours").map(([open, close]) => ({
+      restaurantId,
+      open: String(open),
+      close: String(close),
+    }));
   if (want.badges) {
     lists.badges = items("badges").map(([badgeId, receivedAt, name, cover, createdAt]) => ({
       restaurantId,
       badgeId: String(badgeId),
       receivedAt: toDate(receivedAt),
-      badge: { id: String(badgeId), name: String(name), cover: cover === null ? null : String(cover), createdAt: toDate(createdAt) },
+      badge: {
+        id: String(badgeId),
+        name: String(name),
+        cover: cover === null ? null : String(cover),
+        createdAt: toDate(createdAt),
+      },
     }));
   }
   return lists;
@@ -527,13 +605,22 @@ function listsOf(raw: RawRows, want: RestaurantRelations, restaurantId: string, 
  * `columns`: the restaurant columns the statement selected (restaurantSelectList), when not all:
  * the rows then hold only those (see RestaurantPageAsks).
  */
-export function relatedRowsOf(raw: RawRows, want: RestaurantRelations, columns?: readonly RestaurantColumn[]): RestaurantWithRelated[] {
+export function relatedRowsOf(
+  raw: RawRows,
+  want: RestaurantRelations,
+  columns?: readonly RestaurantColumn[],
+): RestaurantWithRelated[] {
   const restaurants = rowsOf<RestaurantRow>(restaurantColumnsOf(columns), raw);
   const owners = want.owner ? rowsOf<UserRow>(ownerColumnsOf(want), raw, "owner_") : [];
-  const ratings = want.ownerRating ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "ownerRating_") : [];
+  const ratings = want.ownerRating
+    ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "ownerRating_")
+    : [];
   const comments = want.latestComment ? rowsOf<CommentRow>(COMMENT, raw, "comment_") : [];
   const authors = want.latestComment ? rowsOf<UserRow>(USER, raw, "author_") : [];
-  const authorRatings = want.latestComment && want.authorRating ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "authorRating_") : [];
+  const authorRatings =
+    want.latestComment && want.authorRating
+      ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "authorRating_")
+      : [];
   const anyList = LIST_NAMES.some((name) => want[name]);
   return restaurants.map((restaurant, i) => {
     const row: RestaurantWithRelated = { restaurant };
@@ -542,7 +629,8 @@ export function relatedRowsOf(raw: RawRows, want: RestaurantRelations, columns?:
     if (want.latestComment) {
       const comment = comments[i];
       row.latestComment = comment.id === null ? null : { ...comment, author: authors[i] };
-      if (want.authorRating && comment.id !== null) row.authorRating = { ownerId: comment.authorId, ...authorRatings[i] };
+      if (want.authorRating && comment.id !== null)
+        row.authorRating = { ownerId: comment.authorId, ...authorRatings[i] };
     }
     if (anyList) Object.assign(row, listsOf(raw, want, restaurant.id, raw.rows[i]));
     return row;

@@ -47,7 +47,8 @@ export function coveringCells(box: Box): string[] | undefined {
     if (count > MAX_CELLS) continue;
     const cells: string[] = [];
     for (let row = rowOf(box.south, size); row <= rowOf(box.north, size); row++) {
-      for (const [w, e] of columns) for (let column = w; column <= e; column++) cells.push(cellToken(level, row, column));
+      for (const [w, e] of columns)
+        for (let column = w; column <= e; column++) cells.push(cellToken(level, row, column));
     }
     return cells;
   }

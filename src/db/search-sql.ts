@@ -62,7 +62,8 @@ export const OWNER_KEY: Record<Catalogue, string> = { Restaurant: `"restaurantId
 export const searchRows = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}SearchRow"`);
 
 /** Every statement of a search runs aside: on SQLite, in a reader thread (client.ts). */
-export const query = <T>(db: Db, columns: Parameters<typeof queryOnLoop>[1], sql: Prisma.Sql) => queryOnLoop<T>(db, columns, sql, readRowsAside);
+export const query = <T>(db: Db, columns: Parameters<typeof queryOnLoop>[1], sql: Prisma.Sql) =>
+  queryOnLoop<T>(db, columns, sql, readRowsAside);
 
 export const whereAll = (conditions: Prisma.Sql[]) =>
   conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`;
@@ -71,7 +72,13 @@ export const number = (value: number) => Prisma.sql`CAST(${value} AS DOUBLE PREC
 
 /** Whether the plan has no condition at all. */
 export const unfiltered = (p: SearchPlan) =>
-  !p.words && !p.titleKey && p.tags.length === 0 && !p.cityKey && p.minRating == null && !p.near && rowTestCount(p) === 0;
+  !p.words &&
+  !p.titleKey &&
+  p.tags.length === 0 &&
+  !p.cityKey &&
+  p.minRating == null &&
+  !p.near &&
+  rowTestCount(p) === 0;
 
 /** The conditions tested on each row only: the flags, and open at an instant. */
 export const rowTestCount = (p: SearchPlan) => p.rowTests.length + (p.openPatterns ? 1 : 0);
@@ -82,7 +89,8 @@ export const rowTestCount = (p: SearchPlan) => p.rowTests.length + (p.openPatter
 const VOCABULARY_PROBE = 2000;
 const MAX_ALTERNATIVES = 8;
 
-const nextPrefix = (prefix: string) => prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+const nextPrefix = (prefix: string) =>
+  prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
 
 /** Stored words that start like `word` (its first two letters, or those two swapped). */
 async function wordsLike(db: Db, provider: Provider, catalogue: Catalogue, word: string): Promise<string[]> {
@@ -101,10 +109,26 @@ async function wordsLike(db: Db, provider: Provider, catalogue: Catalogue, word:
  * order, before any probe for typos (SQLite's fts5vocab reads each word's matches to count them:
  * probing the 2,000 words that start with "ma" took 12 ms at 1,000,000 restaurants).
  */
-async function isStored(db: Db, provider: Provider, catalogue: Catalogue, word: string, asPrefix: boolean): Promise<boolean> {
+async function isStored(
+  db: Db,
+  provider: Provider,
+  catalogue: Catalogue,
+  word: string,
+  asPrefix: boolean,
+): Promise<boolean> {
   const terms = Prisma.raw(provider === "sqlite" ? `"${catalogue}SearchTerms"` : `"SearchTerm"`);
-  const range = asPrefix ? Prisma.sql`"term" >= ${word} AND "term" < ${nextPrefix(word)}` : Prisma.sql`"term" = ${word}`;
-  return (await query<{ term: string }>(db, { term: "text" }, Prisma.sql`SELECT "term" FROM ${terms} WHERE ${range} LIMIT 1`)).length > 0;
+  const range = asPrefix
+    ? Prisma.sql`"term" >= ${word} AND "term" < ${nextPrefix(word)}`
+    : Prisma.sql`"term" = ${word}`;
+  return (
+    (
+      await query<{ term: string }>(
+        db,
+        { term: "text" },
+        Prisma.sql`SELECT "term" FROM ${terms} WHERE ${range} LIMIT 1`,
+      )
+    ).length > 0
+  );
 }
 
 /**
@@ -130,8 +154,11 @@ async function withTypos(db: Db, provider: Provider, catalogue: Catalogue, words
  * 1,000,000 restaurants, in every statement of the search.
  */
 async function endsNoOtherWord(db: Db, word: string): Promise<boolean> {
-  const rows = await query<{ term: string }>(db, { term: "text" },
-    Prisma.sql`SELECT "term" FROM "SearchTerm" WHERE "term" >= ${word} AND "term" < ${nextPrefix(word)} LIMIT 2`);
+  const rows = await query<{ term: string }>(
+    db,
+    { term: "text" },
+    Prisma.sql`SELECT "term" FROM "SearchTerm" WHERE "term" >= ${word} AND "term" < ${nextPrefix(word)} LIMIT 2`,
+  );
   return rows.every((r) => r.term === word);
 }
 
@@ -146,14 +173,17 @@ export async function wordsQuery(db: Db, catalogue: Catalogue, words: string[]):
   const alternatives = await withTypos(db, provider, catalogue, words);
   const lastWord = words.at(-1)!;
   const lastIsWhole =
-    [...lastWord].length < PREFIX_MIN_LENGTH || (provider === "postgres" && alternatives.at(-1)!.length === 1 && (await endsNoOtherWord(db, lastWord)));
+    [...lastWord].length < PREFIX_MIN_LENGTH ||
+    (provider === "postgres" && alternatives.at(-1)!.length === 1 && (await endsNoOtherWord(db, lastWord)));
   // Words hold only letters and digits (searchWords), so they need no escaping in either syntax.
   const text = alternatives
     .map((options, i) => {
       const last = i === alternatives.length - 1;
       // The word as typed is the prefix; its typo alternatives are whole words.
       const prefixed = (j: number) => last && j === 0 && !lastIsWhole;
-      const terms = options.map((w, j) => (provider === "sqlite" ? `"${w}"${prefixed(j) ? " *" : ""}` : `${w}${prefixed(j) ? ":*" : ""}`));
+      const terms = options.map((w, j) =>
+        provider === "sqlite" ? `"${w}"${prefixed(j) ? " *" : ""}` : `${w}${prefixed(j) ? ":*" : ""}`,
+      );
       return terms.length === 1 ? terms[0] : `(${terms.join(provider === "sqlite" ? " OR " : " | ")})`;
     })
     .join(provider === "sqlite" ? " AND " : " & ");
@@ -161,7 +191,11 @@ export async function wordsQuery(db: Db, catalogue: Catalogue, words: string[]):
   // search-cells.ts), which the users' words must never reach: a word or prefix typed ("g1y10")
   // would otherwise match every restaurant in the cells it spells.
   if (provider === "sqlite") return catalogue === "Restaurant" ? `${WORD_COLUMNS} : (${text})` : text;
-  const [row] = await query<{ q: string }>(db, { q: "text" }, Prisma.sql`SELECT CAST(to_tsquery('simple', unaccent(${text})) AS TEXT) AS "q"`);
+  const [row] = await query<{ q: string }>(
+    db,
+    { q: "text" },
+    Prisma.sql`SELECT CAST(to_tsquery('simple', unaccent(${text})) AS TEXT) AS "q"`,
+  );
   // No lexeme left (words the parser drops): the text as it is, which no document holds either.
   return row?.q || text;
 }
@@ -200,7 +234,10 @@ export const wordsTable = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}Sea
  * better) when `ranked`, FTS5 ordering them itself (it ranks every match it reads, without a sort
  * of joined rows); `range` bounds the keys.
  */
-export function wordKeys(p: SearchPlan, { ranked = false, range = Prisma.empty }: { ranked?: boolean; range?: Prisma.Sql } = {}): Prisma.Sql {
+export function wordKeys(
+  p: SearchPlan,
+  { ranked = false, range = Prisma.empty }: { ranked?: boolean; range?: Prisma.Sql } = {},
+): Prisma.Sql {
   const fts = wordsTable(p.catalogue);
   // With near, only the matches in the cells covering the circle: FTS5 intersects the two itself.
   const match = p.cells ? `${p.words} AND (${p.cells})` : p.words;
@@ -211,7 +248,8 @@ export function wordKeys(p: SearchPlan, { ranked = false, range = Prisma.empty }
 
 /** PostgreSQL: the words as a tsquery (wordsQuery gave its text), and the test of a search document against it. */
 export const tsQuery = (p: SearchPlan) => Prisma.sql`CAST(${p.words} AS tsquery)`;
-export const documentMatches = (p: SearchPlan, alias: string) => Prisma.sql`${Prisma.raw(alias)}."document" @@ ${tsQuery(p)}`;
+export const documentMatches = (p: SearchPlan, alias: string) =>
+  Prisma.sql`${Prisma.raw(alias)}."document" @@ ${tsQuery(p)}`;
 /**
  * PostgreSQL: the tests of a search document that leads a search with words: the words, and a near
  * search's circle on the document's copy of the restaurant's coordinates (migration
@@ -234,7 +272,8 @@ const documentInCells = (p: SearchPlan, alias: string) =>
 /** PostgreSQL: the conditions left to test on the rows the search documents lead (documentTests took near). */
 export const afterDocuments = (p: SearchPlan): SearchPlan => ({ ...p, near: undefined });
 /** PostgreSQL: the rank of a matching document, smaller is better (as bm25). */
-export const documentRank = (p: SearchPlan, alias: string) => Prisma.sql`-ts_rank(${Prisma.raw(alias)}."document", ${tsQuery(p)})`;
+export const documentRank = (p: SearchPlan, alias: string) =>
+  Prisma.sql`-ts_rank(${Prisma.raw(alias)}."document", ${tsQuery(p)})`;
 
 // ---- Title substring ---------------------------------------------------------------------------
 
@@ -246,7 +285,8 @@ export const titleLike = (p: SearchPlan, key: string) =>
   Prisma.sql`${table(p.catalogue)}."titleSearch" LIKE ${likeLiteral(key)} ESCAPE '!'`;
 
 /** SQLite: the title's trigram index holds the key as a phrase (its trigrams in a row), which needs 3 characters or more. */
-export const trigramUsable = (p: SearchPlan) => p.provider === "sqlite" && p.titleKey != null && [...p.titleKey].length >= 3;
+export const trigramUsable = (p: SearchPlan) =>
+  p.provider === "sqlite" && p.titleKey != null && [...p.titleKey].length >= 3;
 
 /**
  * SQLite: whether the trigram phrase alone says what LIKE says, so a count can skip the rows: an
@@ -268,8 +308,11 @@ export function trigramKeys(p: SearchPlan): Prisma.Sql {
 export function titleContains(p: SearchPlan, perRow: boolean): Prisma.Sql[] {
   const like = titleLike(p, p.titleKey!);
   if (perRow || !trigramUsable(p)) return [like];
-  return [Prisma.sql`${table(p.catalogue)}."id" IN (SELECT s.${Prisma.raw(OWNER_KEY[p.catalogue])} FROM (${trigramKeys(p)}) k
-      JOIN ${searchRows(p.catalogue)} s ON s."rowid" = k."key")`, like];
+  return [
+    Prisma.sql`${table(p.catalogue)}."id" IN (SELECT s.${Prisma.raw(OWNER_KEY[p.catalogue])} FROM (${trigramKeys(p)}) k
+      JOIN ${searchRows(p.catalogue)} s ON s."rowid" = k."key")`,
+    like,
+  ];
 }
 
 // ---- Lists -------------------------------------------------------------------------------------
@@ -323,7 +366,19 @@ export function boxOf(near: Near): Box {
   const west = near.longitude - dLng;
   const east = near.longitude + dLng;
   const spans: [number, number][] =
-    dLng >= 180 || (west < -180 && east > 180) ? [[-180, 180]] : west < -180 ? [[west + 360, 180], [-180, east]] : east > 180 ? [[west, 180], [-180, east - 360]] : [[west, east]];
+    dLng >= 180 || (west < -180 && east > 180)
+      ? [[-180, 180]]
+      : west < -180
+        ? [
+            [west + 360, 180],
+            [-180, east],
+          ]
+        : east > 180
+          ? [
+              [west, 180],
+              [-180, east - 360],
+            ]
+          : [[west, east]];
   return { south, north, spans };
 }
 
@@ -337,9 +392,18 @@ export function within(p: SearchPlan, near: Near, at = `"Restaurant"`): Prisma.S
   const [lat, lng] = [Prisma.raw(`${at}."latitude"`), Prisma.raw(`${at}."longitude"`)];
   const box =
     p.provider === "postgres"
-      ? spans.map(([w, e]) => Prisma.sql`point(${lng}, ${lat}) <@ box(point(${number(w)}, ${number(south)}), point(${number(e)}, ${number(north)}))`)
-      : spans.map(([w, e]) => Prisma.sql`(${lat} BETWEEN ${number(south)} AND ${number(north)} AND ${lng} BETWEEN ${number(w)} AND ${number(e)})`);
-  return [box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`, Prisma.sql`${distanceKm(near, at)} <= ${number(near.radiusKm)}`];
+      ? spans.map(
+          ([w, e]) =>
+            Prisma.sql`point(${lng}, ${lat}) <@ box(point(${number(w)}, ${number(south)}), point(${number(e)}, ${number(north)}))`,
+        )
+      : spans.map(
+          ([w, e]) =>
+            Prisma.sql`(${lat} BETWEEN ${number(south)} AND ${number(north)} AND ${lng} BETWEEN ${number(w)} AND ${number(e)})`,
+        );
+  return [
+    box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`,
+    Prisma.sql`${distanceKm(near, at)} <= ${number(near.radiusKm)}`,
+  ];
 }
 
 /**
@@ -361,7 +425,12 @@ export function placeKeys(near: Near): Prisma.Sql {
  * Lisbon, 5 km, at 1,000,000 restaurants read all 19,414 matches' restaurants; now only the 2,208
  * within the circle (its words and box: 66 -> 16 ms).
  */
-export function rowsOfKeys(p: SearchPlan, keys: Prisma.Sql, rest: SearchPlan = p, joins: Prisma.Sql = Prisma.empty): Prisma.Sql {
+export function rowsOfKeys(
+  p: SearchPlan,
+  keys: Prisma.Sql,
+  rest: SearchPlan = p,
+  joins: Prisma.Sql = Prisma.empty,
+): Prisma.Sql {
   const t = table(p.catalogue);
   const near = rest.near ? within(rest, rest.near, `"s"`) : [];
   return Prisma.sql`FROM (${keys}) "w" JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key"
@@ -414,7 +483,8 @@ export function conditionsOf(p: SearchPlan, perRow: boolean, sortedBy?: string):
   if (p.titleKey) conditions.push(...titleContains(p, perRow));
   for (const tag of p.tags) conditions.push(hasTag(p.catalogue, tag, perRow));
   if (p.cityKey) conditions.push(Prisma.sql`${unindexed("city")}${t}."citySearch" = ${p.cityKey}`);
-  if (p.minRating != null) conditions.push(Prisma.sql`${unindexed("rating")}${t}."ratingAvg" >= ${number(p.minRating)}`);
+  if (p.minRating != null)
+    conditions.push(Prisma.sql`${unindexed("rating")}${t}."ratingAvg" >= ${number(p.minRating)}`);
   if (p.near) conditions.push(...within(p, p.near));
   if (p.openPatterns) conditions.push(patternIn(p.provider, p.openPatterns, perRow && p.provider === "sqlite"));
   conditions.push(...p.rowTests);

@@ -7,8 +7,27 @@
 //   a fixed sample and said to be (`totalCountIsEstimate`, `facets.exact`).
 import { Prisma, type Db } from "./client.ts";
 import {
-  afterDocuments, conditionsOf, documentMatches, documentTests, keyValue, OWNER_KEY, placeKeys, query, rowsLedBy, rowsOfKeys, rowTestCount, searchRows, table, trigramExact, trigramKeys, unfiltered,
-  whereAll, wordKeys, type Catalogue, type SearchPlan, type TagCondition,
+  afterDocuments,
+  conditionsOf,
+  documentMatches,
+  documentTests,
+  keyValue,
+  OWNER_KEY,
+  placeKeys,
+  query,
+  rowsLedBy,
+  rowsOfKeys,
+  rowTestCount,
+  searchRows,
+  table,
+  trigramExact,
+  trigramKeys,
+  unfiltered,
+  whereAll,
+  wordKeys,
+  type Catalogue,
+  type SearchPlan,
+  type TagCondition,
 } from "./search-sql.ts";
 
 /** Matches counted one by one at most; past this, the total and the facets are estimated. */
@@ -36,7 +55,12 @@ export type Facets = { exact: boolean; lists: Record<string, FacetValue[]> };
 
 /** The lists a facet counts: a tag kind, or the city column. */
 type FacetSpec = Record<string, string>;
-export const RESTAURANT_FACETS: FacetSpec = { cuisines: "CUISINE", categories: "CATEGORY", priceRanges: "PRICE_RANGE", cities: "CITY" };
+export const RESTAURANT_FACETS: FacetSpec = {
+  cuisines: "CUISINE",
+  categories: "CATEGORY",
+  priceRanges: "PRICE_RANGE",
+  cities: "CITY",
+};
 export const GROCERY_FACETS: FacetSpec = { categories: "CATEGORY" };
 
 // ---- The kept counts -----------------------------------------------------------------------------
@@ -46,13 +70,20 @@ const COUNT_ROW = { kind: "text", valueKey: "text", value: "text", n: "int" } as
 const counts = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}FacetCount"`);
 
 /** The kept counts of these (kind, key) pairs ('ALL', '' for the catalogue). */
-export async function keptCounts(db: Db, catalogue: Catalogue, pairs: [string, string][]): Promise<Map<string, number>> {
+export async function keptCounts(
+  db: Db,
+  catalogue: Catalogue,
+  pairs: [string, string][],
+): Promise<Map<string, number>> {
   if (pairs.length === 0) return new Map();
   const rows = await query<CountRow>(
     db,
     COUNT_ROW,
     Prisma.sql`SELECT "kind", "valueKey", "value", "n" FROM ${counts(catalogue)}
-      WHERE ${Prisma.join(pairs.map(([kind, key]) => Prisma.sql`("kind" = ${kind} AND "valueKey" = ${key})`), " OR ")}`,
+      WHERE ${Prisma.join(
+        pairs.map(([kind, key]) => Prisma.sql`("kind" = ${kind} AND "valueKey" = ${key})`),
+        " OR ",
+      )}`,
   );
   return new Map(rows.map((r) => [`${r.kind}\u0000${r.valueKey}`, r.n]));
 }
@@ -92,15 +123,27 @@ export function matchingRows(p: SearchPlan, range: Prisma.Sql = Prisma.empty): P
 
 /** SQLite: the keys matching every condition from the text indexes alone, when they are the only conditions. */
 function textKeysAlone(p: SearchPlan): Prisma.Sql | undefined {
-  if (p.provider !== "sqlite" || p.tags.length || p.cityKey || p.minRating != null || p.near || rowTestCount(p)) return undefined;
+  if (p.provider !== "sqlite" || p.tags.length || p.cityKey || p.minRating != null || p.near || rowTestCount(p))
+    return undefined;
   if (p.titleKey && !trigramExact(p)) return undefined;
-  if (p.words && p.titleKey) return Prisma.sql`SELECT "w"."key" FROM (${wordKeys(p)}) "w" WHERE "w"."key" IN (${trigramKeys(p)})`;
+  if (p.words && p.titleKey)
+    return Prisma.sql`SELECT "w"."key" FROM (${wordKeys(p)}) "w" WHERE "w"."key" IN (${trigramKeys(p)})`;
   return p.words ? wordKeys(p) : p.titleKey ? trigramKeys(p) : undefined;
 }
 
 /** SQLite: the keys within a near search's circle from the R*Tree alone, when it is the only condition. */
 function placeKeysAlone(p: SearchPlan): Prisma.Sql | undefined {
-  if (p.provider !== "sqlite" || !p.near || p.words || p.titleKey || p.tags.length || p.cityKey || p.minRating != null || rowTestCount(p)) return undefined;
+  if (
+    p.provider !== "sqlite" ||
+    !p.near ||
+    p.words ||
+    p.titleKey ||
+    p.tags.length ||
+    p.cityKey ||
+    p.minRating != null ||
+    rowTestCount(p)
+  )
+    return undefined;
   return placeKeys(p.near);
 }
 
@@ -120,7 +163,8 @@ export const listPairsOf = (p: Pick<SearchPlan, "tags" | "cityKey">): [string, s
  */
 function rarestCondition(p: SearchPlan): TagCondition | "city" | undefined {
   if (!p.keptCounts || p.words || p.titleKey || p.near) return undefined;
-  const rowsOf = (kind: string, keys: string[]) => keys.reduce((sum, k) => sum + (p.keptCounts!.get(countKey(kind, k)) ?? 0), 0);
+  const rowsOf = (kind: string, keys: string[]) =>
+    keys.reduce((sum, k) => sum + (p.keptCounts!.get(countKey(kind, k)) ?? 0), 0);
   let rarest: { condition: TagCondition | "city"; rows: number } | undefined;
   let listed = 0;
   for (const tag of p.tags) {
@@ -200,7 +244,10 @@ function boundedCountSql(p: SearchPlan): Prisma.Sql {
  */
 async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Promise<{ m: Prisma.Sql; share: number }> {
   const t = table(p.catalogue);
-  const city = p.catalogue === "Restaurant" ? Prisma.raw(`"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"`) : Prisma.raw(`NULL AS "cityKey", NULL AS "city"`);
+  const city =
+    p.catalogue === "Restaurant"
+      ? Prisma.raw(`"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"`)
+      : Prisma.raw(`NULL AS "cityKey", NULL AS "city"`);
   const select = (from: Prisma.Sql) => Prisma.sql`SELECT ${t}."id" AS "id", ${city} ${from}`;
   // Counting matches of the words alone needs their index, not the rows ("olive oil" among
   // 2,000,000 groceries: 13 ms with every match's row read).
@@ -208,7 +255,10 @@ async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Prom
   if (p.provider === "sqlite") {
     const keyed = Boolean(p.words);
     const keys = keyed ? searchRows(p.catalogue) : t;
-    const last = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COALESCE(MAX("rowid"), 0) AS "n" FROM ${keys}`))[0]?.n ?? 0;
+    const last =
+      (
+        await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COALESCE(MAX("rowid"), 0) AS "n" FROM ${keys}`)
+      )[0]?.n ?? 0;
     const wanted = Math.max(1, Math.ceil((keyed ? SAMPLE_KEYS : SAMPLE_ROWS) / 4));
     // Four windows that never overlap; a catalogue smaller than the sample is one window, whole.
     const whole = 4 * wanted >= last;
@@ -220,15 +270,28 @@ async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Prom
       if (wordsAlone) return wordKeys(p, { range });
       return keyed
         ? select(matchingRows(p, range))
-        : select(Prisma.sql`FROM ${t} ${whereAll([Prisma.sql`${t}."rowid" BETWEEN ${start} AND ${start + span - 1}`, ...conditionsOf(p, true)])}`);
+        : select(
+            Prisma.sql`FROM ${t} ${whereAll([Prisma.sql`${t}."rowid" BETWEEN ${start} AND ${start + span - 1}`, ...conditionsOf(p, true)])}`,
+          );
     });
     return { m: Prisma.join(windows, " UNION ALL "), share };
   }
   const sampled = p.words ? `"${p.catalogue}Search"` : `"${p.catalogue}"`;
-  const rows = (await query<{ n: number }>(db, { n: "float" }, Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`))[0]?.n ?? 1;
+  const rows =
+    (
+      await query<{ n: number }>(
+        db,
+        { n: "float" },
+        Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`,
+      )
+    )[0]?.n ?? 1;
   const percent = Math.min(100, (100 * (p.words ? SAMPLE_ROWS : POSTGRES_ROW_SAMPLE)) / rows);
   const sample = Prisma.raw(`TABLESAMPLE SYSTEM (${percent.toFixed(6)}) REPEATABLE (31)`);
-  if (wordsAlone) return { m: Prisma.sql`SELECT 1 FROM ${Prisma.raw(sampled)} "m" ${sample} WHERE ${documentMatches(p, `"m"`)}`, share: percent / 100 };
+  if (wordsAlone)
+    return {
+      m: Prisma.sql`SELECT 1 FROM ${Prisma.raw(sampled)} "m" ${sample} WHERE ${documentMatches(p, `"m"`)}`,
+      share: percent / 100,
+    };
   // The sampled documents lead, each row then read by its id (LATERAL): planned generically,
   // PostgreSQL put the sample scan inside a nested loop under the rows of a near search, scanning
   // it again for each (the most expensive search at 200,000: minutes, still running after its
@@ -249,7 +312,9 @@ async function sampleOf(db: Db, p: SearchPlan, { countOnly = false } = {}): Prom
  */
 export function totalSql(p: SearchPlan): Prisma.Sql {
   const kept = keptTotalOf(p);
-  const sql = kept ? Prisma.sql`SELECT "n" FROM ${counts(p.catalogue)} WHERE "kind" = ${kept[0]} AND "valueKey" = ${kept[1]}` : boundedCountSql(p);
+  const sql = kept
+    ? Prisma.sql`SELECT "n" FROM ${counts(p.catalogue)} WHERE "kind" = ${kept[0]} AND "valueKey" = ${kept[1]}`
+    : boundedCountSql(p);
   return Prisma.sql`COALESCE((${sql}), 0)`;
 }
 
@@ -275,7 +340,11 @@ export function countedInPass(p: SearchPlan): boolean {
  */
 async function totalOf(db: Db, p: SearchPlan, carried?: number, sampled = () => sampledTotal(db, p)): Promise<Total> {
   const kept = keptTotalOf(p);
-  if (kept) return { count: carried ?? (await keptCounts(db, p.catalogue, [kept])).get(countKey(...kept)) ?? 0, estimate: false };
+  if (kept)
+    return {
+      count: carried ?? (await keptCounts(db, p.catalogue, [kept])).get(countKey(...kept)) ?? 0,
+      estimate: false,
+    };
   // Expected far past the limit: the sample first, trusted unless it says the total is near it.
   const early = carried === undefined && farPastLimit(p) ? await sampled() : undefined;
   if (early !== undefined && early >= TRUSTED_ESTIMATE) return { count: Math.round(early), estimate: true };
@@ -287,7 +356,8 @@ async function totalOf(db: Db, p: SearchPlan, carried?: number, sampled = () => 
 /** The matches in the sample, scaled to the catalogue. */
 async function sampledTotal(db: Db, p: SearchPlan): Promise<number> {
   const { m, share } = await sampleOf(db, p, { countOnly: true });
-  const sampled = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0;
+  const sampled =
+    (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0;
   return sampled / share;
 }
 
@@ -300,7 +370,8 @@ export function keptShare(p: SearchPlan): number {
   if (!kept) return 1;
   const all = Math.max(1, kept.get(countKey("ALL", "")) ?? 0);
   let share = p.cityKey ? (kept.get(countKey("CITY", p.cityKey)) ?? 0) / all : 1;
-  for (const c of p.tags) share *= Math.min(1, c.keys.reduce((sum, k) => sum + (kept.get(countKey(c.kind, k)) ?? 0), 0) / all);
+  for (const c of p.tags)
+    share *= Math.min(1, c.keys.reduce((sum, k) => sum + (kept.get(countKey(c.kind, k)) ?? 0), 0) / all);
   return share * 0.5 ** (rowTestCount(p) + (p.minRating != null ? 1 : 0));
 }
 
@@ -341,7 +412,9 @@ function facetCounts(p: SearchPlan, spec: FacetSpec, only: Prisma.Sql = Prisma.r
       FROM ${lists} WHERE ${only} GROUP BY t."kind", t."valueKey"`,
   ];
   if (Object.values(spec).includes("CITY")) {
-    parts.push(Prisma.sql`SELECT 'CITY' AS "kind", "cityKey" AS "valueKey", MIN("city") AS "value", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL AND ${only} GROUP BY "cityKey"`);
+    parts.push(
+      Prisma.sql`SELECT 'CITY' AS "kind", "cityKey" AS "valueKey", MIN("city") AS "value", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL AND ${only} GROUP BY "cityKey"`,
+    );
   }
   return Prisma.join(parts, " UNION ALL ");
 }
@@ -366,7 +439,10 @@ type MatchedFacets = { count: number; lists: Record<string, FacetValue[]> };
 const MATCHES = "MATCHES";
 
 async function matchedFacets(db: Db, p: SearchPlan, spec: FacetSpec): Promise<MatchedFacets> {
-  const city = p.catalogue === "Restaurant" ? `"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"` : `NULL AS "cityKey", NULL AS "city"`;
+  const city =
+    p.catalogue === "Restaurant"
+      ? `"Restaurant"."citySearch" AS "cityKey", "Restaurant"."city" AS "city"`
+      : `NULL AS "cityKey", NULL AS "city"`;
   const m = Prisma.sql`SELECT ${table(p.catalogue)}."id" AS "id", ${Prisma.raw(city)} ${matchingRows(p)} LIMIT ${Prisma.raw(String(EXACT_COUNT_LIMIT + 1))}`;
   const rows = await query<CountRow>(
     db,
@@ -385,10 +461,21 @@ async function matchedFacets(db: Db, p: SearchPlan, spec: FacetSpec): Promise<Ma
  * the total is exact and within the limit; otherwise counted over the matches in the sample and
  * scaled to the catalogue, and said so (`exact: false`).
  */
-async function facetsOf(db: Db, p: SearchPlan, spec: FacetSpec, total: () => Promise<Total>, matched: () => Promise<MatchedFacets>, sampled: () => Promise<SampledFacets>): Promise<Facets> {
+async function facetsOf(
+  db: Db,
+  p: SearchPlan,
+  spec: FacetSpec,
+  total: () => Promise<Total>,
+  matched: () => Promise<MatchedFacets>,
+  sampled: () => Promise<SampledFacets>,
+): Promise<Facets> {
   if (unfiltered(p)) {
-    const rows = await query<CountRow>(db, COUNT_ROW, Prisma.sql`SELECT "kind", "valueKey", "value", "n" FROM ${counts(p.catalogue)}
-      WHERE "kind" IN (${Prisma.join(Object.values(spec))})`);
+    const rows = await query<CountRow>(
+      db,
+      COUNT_ROW,
+      Prisma.sql`SELECT "kind", "valueKey", "value", "n" FROM ${counts(p.catalogue)}
+      WHERE "kind" IN (${Prisma.join(Object.values(spec))})`,
+    );
     return { exact: true, lists: facetLists(spec, rows, 1) };
   }
   const { count, estimate } = await total();
@@ -406,8 +493,11 @@ type SampledFacets = { total: number; lists: Record<string, FacetValue[]> };
  */
 async function sampledFacets(db: Db, p: SearchPlan, spec: FacetSpec): Promise<SampledFacets> {
   const { m, share } = await sampleOf(db, p);
-  const rows = await query<CountRow>(db, COUNT_ROW,
-    Prisma.sql`WITH "m" AS (${m}) ${facetCounts(p, spec)} UNION ALL SELECT ${MATCHES} AS "kind", '' AS "valueKey", '' AS "value", COUNT(*) AS "n" FROM "m"`);
+  const rows = await query<CountRow>(
+    db,
+    COUNT_ROW,
+    Prisma.sql`WITH "m" AS (${m}) ${facetCounts(p, spec)} UNION ALL SELECT ${MATCHES} AS "kind", '' AS "valueKey", '' AS "value", COUNT(*) AS "n" FROM "m"`,
+  );
   return { total: (rows.find((r) => r.kind === MATCHES)?.n ?? 0) / share, lists: facetLists(spec, rows, 1 / share) };
 }
 
@@ -419,15 +509,27 @@ async function sampledFacets(db: Db, p: SearchPlan, spec: FacetSpec): Promise<Sa
  * at 1,000,000 restaurants: 85 + 88 ms on SQLite). Past the limit, one statement over the sample
  * estimates both.
  */
-export function searchSummary(db: Db, p: SearchPlan, spec: FacetSpec, { carried, facetsAsked = false }: { carried?: () => number | undefined; facetsAsked?: boolean } = {}) {
+export function searchSummary(
+  db: Db,
+  p: SearchPlan,
+  spec: FacetSpec,
+  { carried, facetsAsked = false }: { carried?: () => number | undefined; facetsAsked?: boolean } = {},
+) {
   const together = facetsAsked && !keptTotalOf(p) && !countShortcut(p);
   const matched = once(() => matchedFacets(db, p, spec));
   const sampled = once(() => sampledFacets(db, p, spec));
   // With facets asked, an estimated total comes from the same statement as the sampled facets.
   const fromSample = facetsAsked ? async () => (await sampled()).total : undefined;
-  const count = once(async () => totalOf(db, p, carried?.() ?? (together ? (await matched()).count : undefined), fromSample));
+  const count = once(async () =>
+    totalOf(db, p, carried?.() ?? (together ? (await matched()).count : undefined), fromSample),
+  );
   // The exact number of matches, when the one statement for the total and facets counts them all.
-  const exactMatches = together ? async () => { const { count: n } = await matched(); return n <= EXACT_COUNT_LIMIT ? n : undefined; } : undefined;
+  const exactMatches = together
+    ? async () => {
+        const { count: n } = await matched();
+        return n <= EXACT_COUNT_LIMIT ? n : undefined;
+      }
+    : undefined;
   return { count, facets: once(() => facetsOf(db, p, spec, count, matched, sampled)), exactMatches };
 }
 

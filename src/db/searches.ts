@@ -7,15 +7,62 @@
 // - in an order with an index (newest, rating, title), the page is read in that index testing
 //   each row, unless the kept counts say the matches are too few for that to end soon.
 import { Prisma, providerOf, readRows, readRowsAside, type Db, type RawRows } from "./client.ts";
-import { GROCERY, GROCERY_COLUMNS, relatedRowsOf, relatedSql, restaurantSelectList, rowsOf, type RestaurantColumn, type RestaurantRelations, type RestaurantWithRelated } from "./reads.ts";
+import {
+  GROCERY,
+  GROCERY_COLUMNS,
+  relatedRowsOf,
+  relatedSql,
+  restaurantSelectList,
+  rowsOf,
+  type RestaurantColumn,
+  type RestaurantRelations,
+  type RestaurantWithRelated,
+} from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
 import { openPatterns } from "./opening-patterns.ts";
 import { planningCounts } from "./planning-counts.ts";
 import {
-  afterDocuments, cellsQuery, conditionsOf, distanceKm, documentMatches, documentRank, documentTests, keyValue, OWNER_KEY, patternIn, placeKeys, query, rowsLedBy, rowsOfKeys, table, trigramKeys, trigramUsable, unfiltered, whereAll, within, wordKeys,
-  wordsQuery, wordsTable, type Catalogue, type Near, type SearchPlan, type TagCondition,
+  afterDocuments,
+  cellsQuery,
+  conditionsOf,
+  distanceKm,
+  documentMatches,
+  documentRank,
+  documentTests,
+  keyValue,
+  OWNER_KEY,
+  patternIn,
+  placeKeys,
+  query,
+  rowsLedBy,
+  rowsOfKeys,
+  table,
+  trigramKeys,
+  trigramUsable,
+  unfiltered,
+  whereAll,
+  within,
+  wordKeys,
+  wordsQuery,
+  wordsTable,
+  type Catalogue,
+  type Near,
+  type SearchPlan,
+  type TagCondition,
 } from "./search-sql.ts";
-import { countedInPass, countKey, farPastLimit, GROCERY_FACETS, keptCounts, keptShare, listPairsOf, matchingRows, RESTAURANT_FACETS, searchSummary, totalSql } from "./search-totals.ts";
+import {
+  countedInPass,
+  countKey,
+  farPastLimit,
+  GROCERY_FACETS,
+  keptCounts,
+  keptShare,
+  listPairsOf,
+  matchingRows,
+  RESTAURANT_FACETS,
+  searchSummary,
+  totalSql,
+} from "./search-totals.ts";
 
 export type { Facets, FacetValue, Total } from "./search-totals.ts";
 export { EXACT_COUNT_LIMIT, FACET_VALUES } from "./search-totals.ts";
@@ -38,7 +85,12 @@ export type RestaurantQuery = {
   sort: RestaurantSort;
 };
 
-export type GroceryQuery = { words?: string[]; titleKey?: string; tags: TagCondition<"CATEGORY">[]; sort: "RELEVANCE" | "NEWEST" };
+export type GroceryQuery = {
+  words?: string[];
+  titleKey?: string;
+  tags: TagCondition<"CATEGORY">[];
+  sort: "RELEVANCE" | "NEWEST";
+};
 
 export type Window = { skip: number; take: number };
 
@@ -77,7 +129,11 @@ function windowSql({ skip, take }: Window): Prisma.Sql {
  * `columns`: read only these columns of each restaurant (every column when absent), as a selection
  * that shows only a few fields allows: the page's rows then hold those columns and no others.
  */
-export type RestaurantPageAsks = RestaurantRelations & { count?: boolean; facets?: boolean; columns?: readonly RestaurantColumn[] };
+export type RestaurantPageAsks = RestaurantRelations & {
+  count?: boolean;
+  facets?: boolean;
+  columns?: readonly RestaurantColumn[];
+};
 
 /** A restaurant of a page, with its distance from the `near` point when there is one. */
 export type RestaurantHit = RestaurantWithRelated & { distanceKm?: number };
@@ -94,7 +150,6 @@ const GROCERY_NEWEST = Prisma.raw(`"Grocery"."createdAt" DESC, "Grocery"."id" DE
 /** What every page statement of a catalogue shares: the columns of each row, and what follows them. */
 type Shape = { select: Prisma.Sql; joins: Prisma.Sql };
 
-
 /** A page statement: the rows `from` gives (FROM ... WHERE ...), in `order`, windowed. */
 const pageSql = (shape: Shape, from: Prisma.Sql, order: Prisma.Sql, window: Window, extra: Prisma.Sql = Prisma.empty) =>
   Prisma.sql`SELECT ${shape.select}${extra} ${from} ORDER BY ${order} ${windowSql(window)}`;
@@ -102,9 +157,11 @@ const pageSql = (shape: Shape, from: Prisma.Sql, order: Prisma.Sql, window: Wind
 const NO_SHAPE: Shape = { select: Prisma.raw("1"), joins: Prisma.empty };
 
 /** SQLite: the rows of these keys with the page's joins (search-sql.ts rowsOfKeys). */
-const byKeys = (p: SearchPlan, shape: Shape, keys: Prisma.Sql, rest: SearchPlan = p) => rowsOfKeys(p, keys, rest, shape.joins);
+const byKeys = (p: SearchPlan, shape: Shape, keys: Prisma.Sql, rest: SearchPlan = p) =>
+  rowsOfKeys(p, keys, rest, shape.joins);
 
-const countOf = async (db: Db, rows: Prisma.Sql) => (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${rows}) "r"`))[0]?.n ?? 0;
+const countOf = async (db: Db, rows: Prisma.Sql) =>
+  (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${rows}) "r"`))[0]?.n ?? 0;
 
 /** The window of what follows once `before` rows came first (those of the page among them were read already). */
 function restWindow({ skip, take }: Window, before: number): Window {
@@ -112,14 +169,23 @@ function restWindow({ skip, take }: Window, before: number): Window {
   return { skip: Math.max(0, skip - before), take: Math.max(0, take - already) };
 }
 
-const joined = (first: RawRows, second: RawRows): RawRows => ({ names: first.names.length ? first.names : second.names, rows: [...first.rows, ...second.rows] });
+const joined = (first: RawRows, second: RawRows): RawRows => ({
+  names: first.names.length ? first.names : second.names,
+  rows: [...first.rows, ...second.rows],
+});
 
 /**
  * A page by relevance: the matches the words' index ranks (at most RANK_WINDOW: the first it
  * holds), best first, then the other matches in the index's order. The ranked ones are filtered
  * by the other conditions before the page is cut, so every page is exact in that order.
  */
-async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window, exactMatches?: () => Promise<number | undefined>): Promise<RawRows> {
+async function relevancePage(
+  db: Db,
+  p: SearchPlan,
+  shape: Shape,
+  window: Window,
+  exactMatches?: () => Promise<number | undefined>,
+): Promise<RawRows> {
   // The matches past the ranked ones are read only when there are any: when the search's total and
   // facets read every match in one statement anyway (search-totals.ts searchSummary) and it finds
   // no more than were ranked, that second pass over the same rows is skipped ("pizza" near Lisbon,
@@ -133,10 +199,23 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
   if (p.provider === "sqlite") {
     const fts = wordsTable(p.catalogue);
     // The key of the RANK_WINDOW-th match (FTS5 reads keys in order): the ranking stops there.
-    const ceiling = (await query<{ key: number }>(db, { key: "int" },
-      Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${p.words} ORDER BY "rowid" LIMIT 1 OFFSET ${RANK_WINDOW - 1}`))[0]?.key;
+    const ceiling = (
+      await query<{ key: number }>(
+        db,
+        { key: "int" },
+        Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${p.words} ORDER BY "rowid" LIMIT 1 OFFSET ${RANK_WINDOW - 1}`,
+      )
+    )[0]?.key;
     const upTo = ceiling === undefined ? Prisma.empty : Prisma.sql`AND "rowid" <= ${keyValue(ceiling)}`;
-    const ranked = await readRowsAside(db, pageSql(shape, byKeys(p, shape, wordKeys(p, { ranked: true, range: upTo })), Prisma.sql`"w"."rank", "w"."key"`, window));
+    const ranked = await readRowsAside(
+      db,
+      pageSql(
+        shape,
+        byKeys(p, shape, wordKeys(p, { ranked: true, range: upTo })),
+        Prisma.sql`"w"."rank", "w"."key"`,
+        window,
+      ),
+    );
     if (ceiling === undefined || ranked.rows.length > window.take) return ranked;
     // The ranked matches: a short page that reached its offset holds the last of them, so they
     // are counted only when it came back empty past an offset (the count read them all again:
@@ -148,7 +227,18 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
         : await countOf(db, Prisma.sql`SELECT 1 ${byKeys(p, NO_SHAPE, wordKeys(p, { range: upTo }))}`);
     if (await noneAfter(before)) return ranked;
     const after = Prisma.sql`AND "rowid" > ${keyValue(ceiling)}`;
-    return joined(ranked, await readRowsAside(db, pageSql(shape, byKeys(p, shape, wordKeys(p, { range: after })), Prisma.sql`"w"."key"`, restWindow(window, before))));
+    return joined(
+      ranked,
+      await readRowsAside(
+        db,
+        pageSql(
+          shape,
+          byKeys(p, shape, wordKeys(p, { range: after })),
+          Prisma.sql`"w"."key"`,
+          restWindow(window, before),
+        ),
+      ),
+    );
   }
   const documents = Prisma.raw(`"${p.catalogue}Search"`);
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
@@ -161,12 +251,22 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
   const place = p.near ? Prisma.raw(`, "m"."latitude", "m"."longitude"`) : Prisma.empty;
   const ranked = Prisma.sql`WITH "ranked" AS MATERIALIZED (SELECT "m".${owner} AS "id", ${documentRank(p, `"m"`)} AS "rank"${place} FROM ${documents} "m"
     WHERE ${documentMatches(p, `"m"`)} LIMIT ${Prisma.raw(String(RANK_WINDOW))})`;
-  const inCircle = p.near ? Prisma.sql`(SELECT * FROM "ranked" ${whereAll(within(p, p.near, `"ranked"`))}) "ranked"` : Prisma.raw(`"ranked"`);
+  const inCircle = p.near
+    ? Prisma.sql`(SELECT * FROM "ranked" ${whereAll(within(p, p.near, `"ranked"`))}) "ranked"`
+    : Prisma.raw(`"ranked"`);
   const rankedRows = (s: Shape) => Prisma.sql`${rowsLedBy(afterDocuments(p), inCircle, `"ranked"`)} ${s.joins}`;
-  const page = await readRowsAside(db, Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape), Prisma.sql`"ranked"."rank", ${id}`, window)}`);
+  const page = await readRowsAside(
+    db,
+    Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape), Prisma.sql`"ranked"."rank", ${id}`, window)}`,
+  );
   if (page.rows.length > window.take) return page;
-  const counted = (await query<{ all: number; kept: number }>(db, { all: "int", kept: "int" },
-    Prisma.sql`${ranked} SELECT (SELECT COUNT(*) FROM "ranked") AS "all", (SELECT COUNT(*) ${rankedRows(NO_SHAPE)}) AS "kept"`))[0];
+  const counted = (
+    await query<{ all: number; kept: number }>(
+      db,
+      { all: "int", kept: "int" },
+      Prisma.sql`${ranked} SELECT (SELECT COUNT(*) FROM "ranked") AS "all", (SELECT COUNT(*) ${rankedRows(NO_SHAPE)}) AS "kept"`,
+    )
+  )[0];
   if (!counted || counted.all < RANK_WINDOW || (await noneAfter(counted.kept))) return page;
   // With near: led by the documents within the circle, read from the words' and cells' index (as
   // wordsFrom). Joined freely, the planner probed every restaurant of the GiST box: "pizza" near
@@ -177,7 +277,10 @@ async function relevancePage(db: Db, p: SearchPlan, shape: Shape, window: Window
     ? Prisma.sql`${rowsLedBy(afterDocuments(p), Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${documents} "m" ${whereAll([...documentTests(p, `"m"`), unranked])}) "words"`, `"words"`)} ${shape.joins}`
     : Prisma.sql`FROM ${t} JOIN ${documents} "m" ON "m".${owner} = ${id} AND ${documentMatches(p, `"m"`)} ${shape.joins}
     ${whereAll([unranked, ...conditionsOf(p, false)])}`;
-  return joined(page, await readRowsAside(db, Prisma.sql`${ranked} ${pageSql(shape, rest, id, restWindow(window, counted.kept))}`));
+  return joined(
+    page,
+    await readRowsAside(db, Prisma.sql`${ranked} ${pageSql(shape, rest, id, restWindow(window, counted.kept))}`),
+  );
 }
 
 /**
@@ -204,7 +307,14 @@ async function distancePage(db: Db, p: SearchPlan, near: Near, shape: Shape, win
  * for that to end soon (led by a filter's index instead, the databases sorted every match first:
  * cuisine "italian" at 200,000, 180 ms against 0.3 ms); else from the filter's own index, sorted.
  */
-async function orderedPage(db: Db, p: SearchPlan, shape: Shape, window: Window, order: { sql: Prisma.Sql; column?: string }, extra = Prisma.empty): Promise<RawRows> {
+async function orderedPage(
+  db: Db,
+  p: SearchPlan,
+  shape: Shape,
+  window: Window,
+  order: { sql: Prisma.Sql; column?: string },
+  extra = Prisma.empty,
+): Promise<RawRows> {
   const t = table(p.catalogue);
   const inOrder = await manyMatches(db, p, window);
   const from =
@@ -237,7 +347,9 @@ const BOUNDED_WALK = 200;
  * walks at most BOUNDED_WALK rows of an index, nothing one client could hold the pool with.
  */
 function readPage(db: Db, p: SearchPlan, { skip, take }: Window, sql: Prisma.Sql): Promise<RawRows> {
-  return p.provider === "postgres" && unfiltered(p) && skip + take <= BOUNDED_WALK ? readRows(db, sql) : readRowsAside(db, sql);
+  return p.provider === "postgres" && unfiltered(p) && skip + take <= BOUNDED_WALK
+    ? readRows(db, sql)
+    : readRowsAside(db, sql);
 }
 
 /**
@@ -258,7 +370,14 @@ async function manyMatches(db: Db, p: SearchPlan, { skip, take }: Window): Promi
   const needed = (skip + take + 1) / WALK_BUDGET;
   if (p.titleKey && trigramUsable(p) && share >= needed) {
     const enough = Math.ceil((needed / share) * all) + 1;
-    const found = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${trigramKeys(p)} LIMIT ${Prisma.raw(String(enough))}) "t"`))[0]?.n ?? 0;
+    const found =
+      (
+        await query<{ n: number }>(
+          db,
+          { n: "int" },
+          Prisma.sql`SELECT COUNT(*) AS "n" FROM (${trigramKeys(p)} LIMIT ${Prisma.raw(String(enough))}) "t"`,
+        )
+      )[0]?.n ?? 0;
     share *= found / all;
   }
   if (p.openPatterns?.length && share >= needed) {
@@ -268,7 +387,8 @@ async function manyMatches(db: Db, p: SearchPlan, { skip, take }: Window): Promi
     const enough = Math.ceil(needed * all) + 1;
     const city = p.cityKey ? [Prisma.sql`"Restaurant"."citySearch" = ${p.cityKey}`] : [];
     const open = Prisma.sql`SELECT 1 FROM "Restaurant" ${whereAll([...city, patternIn(p.provider, p.openPatterns)])} LIMIT ${Prisma.raw(String(enough))}`;
-    const found = (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${open}) "o"`))[0]?.n ?? 0;
+    const found =
+      (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${open}) "o"`))[0]?.n ?? 0;
     if (found < enough) return false;
   }
   return share >= needed;
@@ -280,8 +400,10 @@ async function manyMatches(db: Db, p: SearchPlan, { skip, take }: Window): Promi
 async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
   const provider = providerOf(db);
   const rowTests: Prisma.Sql[] = [];
-  if (q.canHomeDeliver != null) rowTests.push(Prisma.raw(`"Restaurant"."canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
-  if (q.acceptsReservations != null) rowTests.push(Prisma.raw(`"Restaurant"."acceptsReservations" = ${q.acceptsReservations ? "TRUE" : "FALSE"}`));
+  if (q.canHomeDeliver != null)
+    rowTests.push(Prisma.raw(`"Restaurant"."canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
+  if (q.acceptsReservations != null)
+    rowTests.push(Prisma.raw(`"Restaurant"."acceptsReservations" = ${q.acceptsReservations ? "TRUE" : "FALSE"}`));
   const words = q.words?.length ? await wordsQuery(db, "Restaurant", q.words) : undefined;
   return {
     provider,
@@ -300,7 +422,11 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
 }
 
 /** The kept counts of the lists' values and the city a search names, and of the catalogue, when it names any (or, on SQLite, a title substring; or an hour to be open at). */
-async function listCounts(db: Db, catalogue: Catalogue, q: { tags: TagCondition[]; cityKey?: string; titleKey?: string; openAt?: Date }) {
+async function listCounts(
+  db: Db,
+  catalogue: Catalogue,
+  q: { tags: TagCondition[]; cityKey?: string; titleKey?: string; openAt?: Date },
+) {
   const pairs = listPairsOf({ tags: q.tags, cityKey: q.cityKey });
   const substring = q.titleKey && providerOf(db) === "sqlite"; // see manyMatches
   if (!pairs.length && !substring && !q.openAt) return undefined;
@@ -324,7 +450,10 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   if (asks.count && !total.carried) void summary.count().catch(() => undefined); // awaited (and its error thrown) by the field
   const related = relatedSql(asks, p.provider);
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
-  const shape: Shape = { select: Prisma.sql`${restaurantSelectList(asks.columns)}${related.columns}${distance}`, joins: related.joins };
+  const shape: Shape = {
+    select: Prisma.sql`${restaurantSelectList(asks.columns)}${related.columns}${distance}`,
+    joins: related.joins,
+  };
   const raw =
     q.sort === "RELEVANCE" && p.words
       ? await relevancePage(db, p, shape, window, summary.exactMatches)
@@ -350,7 +479,11 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
 function carriedTotal(p: SearchPlan, carried: boolean) {
   return {
     carried,
-    column: !carried ? Prisma.empty : countedInPass(p) ? Prisma.sql`, COUNT(*) OVER () AS "totalCount"` : Prisma.sql`, ${totalSql(p)} AS "totalCount"`,
+    column: !carried
+      ? Prisma.empty
+      : countedInPass(p)
+        ? Prisma.sql`, COUNT(*) OVER () AS "totalCount"`
+        : Prisma.sql`, ${totalSql(p)} AS "totalCount"`,
     of: (raw: RawRows | undefined) => {
       const at = raw?.names.indexOf("totalCount") ?? -1;
       return carried && raw && at >= 0 && raw.rows.length > 0 ? Number(raw.rows[0][at]) : undefined;
@@ -359,7 +492,8 @@ function carriedTotal(p: SearchPlan, carried: boolean) {
 }
 
 /** An order with an index: RELEVANCE without words and DISTANCE without a point read newest first. */
-const sortOf = (q: RestaurantQuery): "RATING" | "TITLE" | "NEWEST" => (q.sort === "RELEVANCE" || q.sort === "DISTANCE" ? "NEWEST" : q.sort);
+const sortOf = (q: RestaurantQuery): "RATING" | "TITLE" | "NEWEST" =>
+  q.sort === "RELEVANCE" || q.sort === "DISTANCE" ? "NEWEST" : q.sort;
 
 /** The rows matching words and every other condition, for an order other than relevance. */
 function wordsFrom(p: SearchPlan, shape: Shape): Prisma.Sql {
@@ -392,8 +526,12 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
       ? await relevancePage(db, p, shape, window)
       : p.words
         ? await readRowsAside(db, pageSql(shape, wordsFrom(p, shape), GROCERY_NEWEST, window))
-        : await readPage(db, p, window, pageSql(shape, Prisma.sql`FROM "Grocery" ${whereAll(conditionsOf(p, false))}`, GROCERY_NEWEST, window));
+        : await readPage(
+            db,
+            p,
+            window,
+            pageSql(shape, Prisma.sql`FROM "Grocery" ${whereAll(conditionsOf(p, false))}`, GROCERY_NEWEST, window),
+          );
   const { count, facets } = searchSummary(db, p, GROCERY_FACETS);
   return { rows: rowsOf<GroceryRow>(GROCERY, raw), count, facets };
 }
-

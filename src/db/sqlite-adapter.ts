@@ -13,7 +13,13 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import type { DriverReader } from "./client.ts";
 import type { WriteHealth } from "./write-health.ts";
 import { registerLocalTime } from "./local-time.mjs";
-import { DriverAdapterError, type SqlDriverAdapter, type SqlDriverAdapterFactory, type SqlQuery, type Transaction } from "@prisma/driver-adapter-utils";
+import {
+  DriverAdapterError,
+  type SqlDriverAdapter,
+  type SqlDriverAdapterFactory,
+  type SqlQuery,
+  type Transaction,
+} from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 
 export function sqliteFilePath(url: string): string {
@@ -136,7 +142,12 @@ function rollbackLeftover(client: BetterSqlite3.Database) {
  * rolled back and the queue released. The adapter's own startTransaction is not used: it takes a
  * lock of its own that a failed BEGIN never gives back.
  */
-function transaction(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, release: () => void, health: WriteHealth): Transaction {
+function transaction(
+  adapter: SqlDriverAdapter,
+  client: BetterSqlite3.Database,
+  release: () => void,
+  health: WriteHealth,
+): Transaction {
   let open = true;
   let abandoned = false; // SQLite rolled the whole transaction back after an error
   const end = () => {
@@ -146,7 +157,10 @@ function transaction(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, 
     release();
   };
   const closed = (what: string) =>
-    new DriverAdapterError({ kind: "TransactionAlreadyClosed", cause: `The transaction was ${what}; start a new one.` });
+    new DriverAdapterError({
+      kind: "TransactionAlreadyClosed",
+      cause: `The transaction was ${what}; start a new one.`,
+    });
   const statement =
     <R>(run: (query: SqlQuery) => Promise<R>) =>
     async (query: SqlQuery): Promise<R> => {
@@ -195,7 +209,13 @@ function transaction(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, 
   };
 }
 
-function serialised(adapter: SqlDriverAdapter, client: BetterSqlite3.Database, { acquire }: Queue, health: WriteHealth, writes: (sql: string) => boolean): SqlDriverAdapter {
+function serialised(
+  adapter: SqlDriverAdapter,
+  client: BetterSqlite3.Database,
+  { acquire }: Queue,
+  health: WriteHealth,
+  writes: (sql: string) => boolean,
+): SqlDriverAdapter {
   const queued =
     <A extends [SqlQuery], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {

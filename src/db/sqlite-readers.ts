@@ -45,12 +45,15 @@ export function createSqliteReaders(file: string, count: number): SqliteReaders 
     const worker = new Worker(new URL("./sqlite-read-worker.mjs", import.meta.url), { workerData: { file } });
     worker.unref(); // never what keeps the process alive
     const reader: Reader = { worker, pending: new Map() };
-    worker.on("message", (message: { id: number; names?: string[]; rows?: unknown[][]; error?: { message: string; code?: string } }) => {
-      const read = finish(reader, message.id);
-      if (!read) return;
-      if (message.error) read.reject(new SqliteReadError(message.error.message, message.error.code));
-      else read.resolve({ names: message.names!, rows: message.rows! });
-    });
+    worker.on(
+      "message",
+      (message: { id: number; names?: string[]; rows?: unknown[][]; error?: { message: string; code?: string } }) => {
+        const read = finish(reader, message.id);
+        if (!read) return;
+        if (message.error) read.reject(new SqliteReadError(message.error.message, message.error.code));
+        else read.resolve({ names: message.names!, rows: message.rows! });
+      },
+    );
     const fail = (error: Error) => {
       if (readers.includes(reader)) readers.splice(readers.indexOf(reader), 1); // the next read starts a new one
       for (const id of [...reader.pending.keys()]) finish(reader, id)?.reject(error);
@@ -74,7 +77,10 @@ export function createSqliteReaders(file: string, count: number): SqliteReaders 
   /** Runs a read on the reader with the fewest in flight (a new one while there are fewer than `count`). */
   function readOnReader(sql: string, args: readonly unknown[]): Promise<RawRows> {
     if (closed) return Promise.reject(closedError());
-    const least = readers.reduce<Reader | undefined>((best, r) => (!best || r.pending.size < best.pending.size ? r : best), undefined);
+    const least = readers.reduce<Reader | undefined>(
+      (best, r) => (!best || r.pending.size < best.pending.size ? r : best),
+      undefined,
+    );
     const reader = least && (least.pending.size === 0 || readers.length >= count) ? least : start();
     const id = nextId++;
     return new Promise<RawRows>((resolve, reject) => {

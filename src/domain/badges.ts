@@ -12,12 +12,17 @@ import { parseInput } from "./validation.ts";
 /** The badges restaurants hold, for the loaders: no rule applies to reading them (see restaurants.ts). */
 
 const grantInput = z.object({
-  name: storable(z.string().trim().min(1, "name must not be empty").max(100, "name must have at most 100 characters"), "name"),
-  cover: imageReference(storable(z.string().trim(), "cover").max(2000, "cover must have at most 2000 characters"), "cover")
+  name: storable(
+    z.string().trim().min(1, "name must not be empty").max(100, "name must have at most 100 characters"),
+    "name",
+  ),
+  cover: imageReference(
+    storable(z.string().trim(), "cover").max(2000, "cover must have at most 2000 characters"),
+    "cover",
+  )
     .nullish()
     .transform((v) => v || null),
 });
-
 
 export const listBadges = (db: Db) => db.badge.findMany({ orderBy: [{ name: "asc" }, { id: "asc" }] });
 
@@ -35,7 +40,12 @@ async function badgeNamed(db: Db, name: string, cover: string | null) {
 }
 
 /** A badge granted changes the restaurant: announced as UPDATED (not for one it already held). */
-export async function grantBadge(db: Db, events: EventBus, restaurantId: string, input: { name: unknown; cover?: unknown }) {
+export async function grantBadge(
+  db: Db,
+  events: EventBus,
+  restaurantId: string,
+  input: { name: unknown; cover?: unknown },
+) {
   const { name, cover } = parseInput(grantInput, input);
   checkId(restaurantId, "restaurantId");
   const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { id: true } });
@@ -45,7 +55,10 @@ export async function grantBadge(db: Db, events: EventBus, restaurantId: string,
   const held = await db.restaurantBadge.findUnique({ where: key, include: { badge: true } });
   if (held) return held;
   try {
-    const granted = await db.restaurantBadge.create({ data: { restaurantId, badgeId: badge.id }, include: { badge: true } });
+    const granted = await db.restaurantBadge.create({
+      data: { restaurantId, badgeId: badge.id },
+      include: { badge: true },
+    });
     events.publish({ topic: "restaurantChanged", restaurantId, change: "UPDATED" });
     return granted;
   } catch (error) {

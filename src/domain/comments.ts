@@ -26,7 +26,13 @@ export const commentInput = z.object({
 });
 
 /** Adds the comment and its rating (db/comment-writes.ts); announces it once committed. */
-export async function addComment(db: Db, events: EventBus, viewer: Viewer, restaurantId: string, input: unknown): Promise<CommentWithAuthor> {
+export async function addComment(
+  db: Db,
+  events: EventBus,
+  viewer: Viewer,
+  restaurantId: string,
+  input: unknown,
+): Promise<CommentWithAuthor> {
   const data = parseInput(commentInput, input);
   checkId(restaurantId, "restaurantId");
   let comment: CommentWithAuthor | null;
@@ -48,7 +54,12 @@ export async function addComment(db: Db, events: EventBus, viewer: Viewer, resta
  * the same millisecond), each with its author: one statement, which also counts them when
  * `count` says the total will be read (else it is counted only if asked after all).
  */
-export async function listComments(db: Db, restaurantId: string, page: PageArgs, count = true): Promise<LazyConnection<CommentWithAuthor>> {
+export async function listComments(
+  db: Db,
+  restaurantId: string,
+  page: PageArgs,
+  count = true,
+): Promise<LazyConnection<CommentWithAuthor>> {
   const window = pageWindow(page);
   const { comments, total } = await commentPageFor(db, restaurantId, window, count);
   return toLazyConnection(comments, window, async () => total ?? commentCountOf(db, restaurantId));

@@ -7,7 +7,14 @@ import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GroceryRow } from "../db/rows.ts";
 import { groceryPage, type Facets } from "../db/searches.ts";
-import { deleteUpload, quotaExceeded, saveImage, type IncomingFile, type SavedFile, type UploadSettings } from "../storage/image-files.ts";
+import {
+  deleteUpload,
+  quotaExceeded,
+  saveImage,
+  type IncomingFile,
+  type SavedFile,
+  type UploadSettings,
+} from "../storage/image-files.ts";
 import { badInput, notFound } from "../contract/errors.ts";
 import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
@@ -32,8 +39,12 @@ const text = (field: string, max: number) => optionalText(field, max).transform(
 
 export const createGroceryInput = z.object({
   title,
-  description: text("description", 5000).nullish().transform((v) => v ?? ""),
-  alsoKnownAs: text("alsoKnownAs", 200).nullish().transform((v) => v ?? ""),
+  description: text("description", 5000)
+    .nullish()
+    .transform((v) => v ?? ""),
+  alsoKnownAs: text("alsoKnownAs", 200)
+    .nullish()
+    .transform((v) => v ?? ""),
   metricUnits: stringList.nullish().transform((v) => v ?? []),
   categories: stringList.nullish().transform((v) => v ?? []),
 });
@@ -41,20 +52,28 @@ export const createGroceryInput = z.object({
 /** Only the fields given change; null empties a text or a list (title cannot be emptied). */
 export const updateGroceryInput = z.object({
   title: title.optional(),
-  description: text("description", 5000).nullish().transform((v) => (v === null ? "" : v)),
-  alsoKnownAs: text("alsoKnownAs", 200).nullish().transform((v) => (v === null ? "" : v)),
+  description: text("description", 5000)
+    .nullish()
+    .transform((v) => (v === null ? "" : v)),
+  alsoKnownAs: text("alsoKnownAs", 200)
+    .nullish()
+    .transform((v) => (v === null ? "" : v)),
   metricUnits: stringList.nullish().transform((v) => (v === null ? [] : v)),
   categories: stringList.nullish().transform((v) => (v === null ? [] : v)),
   removeCover: z.boolean().nullish(),
 });
-
 
 // ---- Who may change it -----------------------------------------------------------------------
 
 /** Finds the grocery and checks the viewer may change it: NOT_FOUND, then FORBIDDEN. */
 async function editableGrocery(db: Db, viewer: Viewer, id: string) {
   checkId(id, "id");
-  return editable("Grocery", id, await db.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } }), viewer);
+  return editable(
+    "Grocery",
+    id,
+    await db.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
+    viewer,
+  );
 }
 
 /**
@@ -77,7 +96,13 @@ async function storedBytes(db: Db | Prisma.TransactionClient, ownerId: string): 
  * cover of `bytes` that would take the owner past the quota, counting `freedBytes` (the cover it
  * replaces) as gone.
  */
-async function reserveQuota(tx: Prisma.TransactionClient, uploads: UploadSettings, ownerId: string, bytes: number, freedBytes = 0) {
+async function reserveQuota(
+  tx: Prisma.TransactionClient,
+  uploads: UploadSettings,
+  ownerId: string,
+  bytes: number,
+  freedBytes = 0,
+) {
   if (uploads.quotaBytes <= 0 || bytes <= freedBytes) return;
   await tx.$executeRaw`UPDATE "User" SET "id" = "id" WHERE "id" = ${ownerId}`;
   const used = await storedBytes(tx, ownerId);
@@ -98,8 +123,19 @@ async function withNewCover<T>(
 ) {
   let saved: SavedFile | null = null;
   if (cover) {
-    const quota = uploads.quotaBytes > 0 ? await storedBytes(db, owner.id).then((used) => ({ used, left: uploads.quotaBytes - used + (owner.freedBytes ?? 0) })) : null;
-    saved = await saveImage(uploads, cover.open(), "cover", quota ? { leftBytes: quota.left, usedBytes: quota.used } : undefined);
+    const quota =
+      uploads.quotaBytes > 0
+        ? await storedBytes(db, owner.id).then((used) => ({
+            used,
+            left: uploads.quotaBytes - used + (owner.freedBytes ?? 0),
+          }))
+        : null;
+    saved = await saveImage(
+      uploads,
+      cover.open(),
+      "cover",
+      quota ? { leftBytes: quota.left, usedBytes: quota.used } : undefined,
+    );
   }
   try {
     return await write(saved);
@@ -153,7 +189,8 @@ export async function updateGrocery(
   cover?: IncomingFile | null,
 ): Promise<GroceryRow> {
   const data = parseInput(updateGroceryInput, input);
-  if (cover && data.removeCover) throw badInput("give either cover (a new file) or removeCover: true, not both", { field: "cover" });
+  if (cover && data.removeCover)
+    throw badInput("give either cover (a new file) or removeCover: true, not both", { field: "cover" });
   const { ownerId } = await editableGrocery(db, viewer, id);
   const { kinds, rows } = listRows(LIST_KINDS, data);
   const columns: Prisma.GroceryUncheckedUpdateManyInput = { updatedAt: new Date() };
@@ -171,7 +208,10 @@ export async function updateGrocery(
     for (let attempt = 1; ; attempt++) {
       try {
         return await db.$transaction(async (tx) => {
-          const current = await tx.grocery.findUnique({ where: { id }, select: { cover: true, coverBytes: true, ownerId: true } });
+          const current = await tx.grocery.findUnique({
+            where: { id },
+            select: { cover: true, coverBytes: true, ownerId: true },
+          });
           if (!current) throw notFound("Grocery", id);
           if (saved) await reserveQuota(tx, uploads, current.ownerId, saved.bytes, current.coverBytes);
           const { count } = await tx.grocery.updateMany({ where: { id, cover: current.cover }, data: columns });
@@ -193,7 +233,13 @@ export async function updateGrocery(
  * Removes the grocery (its lists and shopping-list entries go with it), then its cover file. The
  * users whose shopping lists held it are told their list changed, once the removal committed.
  */
-export async function deleteGrocery(db: Db, events: EventBus, uploads: UploadSettings, viewer: Viewer, id: string): Promise<string> {
+export async function deleteGrocery(
+  db: Db,
+  events: EventBus,
+  uploads: UploadSettings,
+  viewer: Viewer,
+  id: string,
+): Promise<string> {
   await editableGrocery(db, viewer, id);
   let deleted: { cover: string | null };
   let holders: { userId: string }[];
@@ -260,14 +306,19 @@ export const groceryFilter = z
     search: filterText("search"),
     title: filterText("title"),
     category: filterText("category"),
-    categories: z.object({ anyOf: valueList("filter.categories.anyOf", 20), allOf: valueList("filter.categories.allOf", 5) }).nullish(),
+    categories: z
+      .object({ anyOf: valueList("filter.categories.anyOf", 20), allOf: valueList("filter.categories.allOf", 5) })
+      .nullish(),
   })
   .nullish();
 
 export type GrocerySort = "RELEVANCE" | "NEWEST";
 
 /** Groceries matching every filter given, best match first with words, else newest first (the id breaks ties). An empty value matches everything. */
-export async function searchGroceries(db: Db, args: { filter?: unknown; sort?: GrocerySort | null } & PageArgs): Promise<SearchConnection<GroceryRow, Facets>> {
+export async function searchGroceries(
+  db: Db,
+  args: { filter?: unknown; sort?: GrocerySort | null } & PageArgs,
+): Promise<SearchConnection<GroceryRow, Facets>> {
   const window = pageWindow(args);
   const filter = parseInput(groceryFilter, args.filter);
   const words = filter?.search ? searchWords(filter.search) : [];
@@ -293,4 +344,3 @@ export async function searchGroceries(db: Db, args: { filter?: unknown; sort?: G
 
 /** Path where a cover file is served. */
 export const coverUrl = (cover: string | null) => (cover ? `/uploads/${cover}` : null);
-

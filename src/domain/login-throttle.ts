@@ -27,7 +27,11 @@ export type LoginThrottleSettings = {
 type State = { failures: number; lockedUntil: number; inFlight: number; lastFailure: number };
 
 /** One login attempt let through: report how it ended. */
-export type LoginAttempt = { succeeded(): void; failed(): void; /** Ended before the password was checked. */ abandoned(): void };
+export type LoginAttempt = {
+  succeeded(): void;
+  failed(): void;
+  /** Ended before the password was checked. */ abandoned(): void;
+};
 
 const NOTHING: LoginAttempt = { succeeded: () => {}, failed: () => {}, abandoned: () => {} };
 
@@ -66,18 +70,25 @@ export class LoginThrottle {
         state.failures++;
         state.lastFailure = Date.now();
         const over = state.failures - this.settings.freeAttempts;
-        if (over >= 0) state.lockedUntil = state.lastFailure + Math.min(BASE_DELAY_MS * 2 ** Math.min(over, 30), this.settings.maxDelayMs);
+        if (over >= 0)
+          state.lockedUntil =
+            state.lastFailure + Math.min(BASE_DELAY_MS * 2 ** Math.min(over, 30), this.settings.maxDelayMs);
       },
     };
   }
 
   private locked(waitMs: number): RetryLaterError {
-    return new RetryLaterError("RATE_LIMITED", "Too many failed sign-ins for this account; wait before trying again.", waitMs / 1000);
+    return new RetryLaterError(
+      "RATE_LIMITED",
+      "Too many failed sign-ins for this account; wait before trying again.",
+      waitMs / 1000,
+    );
   }
 
   private stateOf(key: string, now: number): State {
     let state = this.states.get(key);
-    if (state && state.inFlight === 0 && state.lastFailure && now - state.lastFailure > FORGET_AFTER_MS) state = undefined;
+    if (state && state.inFlight === 0 && state.lastFailure && now - state.lastFailure > FORGET_AFTER_MS)
+      state = undefined;
     if (!state) {
       state = { failures: 0, lockedUntil: 0, inFlight: 0, lastFailure: 0 };
       this.boundStates(now);

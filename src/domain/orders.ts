@@ -43,7 +43,12 @@ export async function myOrders(db: Db, viewer: Viewer, page: PageArgs) {
   const window = pageWindow(page);
   const where = { userId: viewer.id };
   const [items, total] = await Promise.all([
-    db.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.skip, take: window.take }),
+    db.order.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: window.skip,
+      take: window.take,
+    }),
     db.order.count({ where }),
   ]);
   return toConnection(items, total, window);

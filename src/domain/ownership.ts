@@ -9,9 +9,15 @@ export const canEdit = (viewer: Viewer | null, resource: Owned) =>
   viewer !== null && (viewer.role === "ADMIN" || viewer.id === resource.ownerId);
 
 /** The row, if it exists (else NOT_FOUND) and the viewer may change it (else FORBIDDEN). */
-export function editable<T extends Owned>(what: "Restaurant" | "Grocery", id: string, row: T | null, viewer: Viewer): T {
+export function editable<T extends Owned>(
+  what: "Restaurant" | "Grocery",
+  id: string,
+  row: T | null,
+  viewer: Viewer,
+): T {
   if (!row) throw notFound(what, id);
-  if (!canEdit(viewer, row)) throw forbidden(`Only the ${what.toLowerCase()}'s owner or an admin may change or remove it.`);
+  if (!canEdit(viewer, row))
+    throw forbidden(`Only the ${what.toLowerCase()}'s owner or an admin may change or remove it.`);
   return row;
 }
 

@@ -13,7 +13,8 @@ const encodeCursor = (position: number) => Buffer.from(`o:${position}`).toString
 function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, "base64url").toString();
   const match = /^o:(\d{1,9})$/.exec(text);
-  if (!match) throw badInput(`after: "${cursor.slice(0, 60)}" is not a cursor from this API; pass a pageInfo.endCursor`);
+  if (!match)
+    throw badInput(`after: "${cursor.slice(0, 60)}" is not a cursor from this API; pass a pageInfo.endCursor`);
   return Number(match[1]);
 }
 
@@ -61,7 +62,10 @@ export function toConnection<T>(items: T[], totalCount: number, window: PageWind
 export type LazyConnection<T> = Omit<Connection<T>, "totalCount"> & { totalCount: () => Promise<number> };
 
 /** A search's page: its total may be an estimate past a bound, and it can count its matches by list value. */
-export type SearchConnection<T, F> = LazyConnection<T> & { totalCountIsEstimate: () => Promise<boolean>; facets: () => Promise<F> };
+export type SearchConnection<T, F> = LazyConnection<T> & {
+  totalCountIsEstimate: () => Promise<boolean>;
+  facets: () => Promise<F>;
+};
 
 /** A search's total: exact, or estimated past a bound (src/db/searches.ts). */
 export function toSearchConnection<T, F>(

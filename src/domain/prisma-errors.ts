@@ -20,7 +20,11 @@ export function isRecordNotFound(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { code, meta } = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
-  return code === "P2003" || code === "23503" || (code === "P2010" && meta?.driverAdapterError?.cause?.kind === "ForeignKeyConstraintViolation");
+  return (
+    code === "P2003" ||
+    code === "23503" ||
+    (code === "P2010" && meta?.driverAdapterError?.cause?.kind === "ForeignKeyConstraintViolation")
+  );
 }
 
 /**
@@ -32,7 +36,10 @@ export function databaseUnavailable(error: unknown, recent?: DatabaseFailure): D
   if (error instanceof DomainError) return null;
   switch (databaseFailure(error, recent)) {
     case "STORAGE_FULL":
-      return new DomainError("STORAGE_FULL", "The server's storage is full: the change was not saved. Try again later.");
+      return new DomainError(
+        "STORAGE_FULL",
+        "The server's storage is full: the change was not saved. Try again later.",
+      );
     case "UNAVAILABLE":
       return new DomainError("SERVICE_UNAVAILABLE", "The database is unavailable right now. Try again shortly.");
     default:

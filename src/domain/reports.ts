@@ -35,10 +35,18 @@ async function targetExists(db: Db, kind: ReportTargetKind, id: string): Promise
 }
 
 /** Files the report (announced to admins once committed); a repeat changes and announces nothing. */
-export async function report(db: Db, events: EventBus, viewer: Viewer, targetKind: ReportTargetKind, targetId: string, input: unknown) {
+export async function report(
+  db: Db,
+  events: EventBus,
+  viewer: Viewer,
+  targetKind: ReportTargetKind,
+  targetId: string,
+  input: unknown,
+) {
   const data = parseInput(reportInput, input);
   checkId(targetId, "id");
-  if (!(await targetExists(db, targetKind, targetId))) throw notFound(targetKind === "RESTAURANT" ? "restaurant" : "grocery", targetId);
+  if (!(await targetExists(db, targetKind, targetId)))
+    throw notFound(targetKind === "RESTAURANT" ? "restaurant" : "grocery", targetId);
   const key = { reporterId_targetKind_targetId: { reporterId: viewer.id, targetKind, targetId } };
   const existing = await db.report.findUnique({ where: key });
   if (existing) return { report: existing, created: false };
@@ -59,7 +67,11 @@ export type ReportFilter = { status?: ReportStatus | null; targetKind?: ReportTa
 export async function listReports(db: Db, filter: ReportFilter, page: PageArgs) {
   const window = pageWindow(page);
   const where = {
-    ...(filter.status === "OPEN" ? { resolvedAt: null } : filter.status === "RESOLVED" ? { resolvedAt: { not: null } } : {}),
+    ...(filter.status === "OPEN"
+      ? { resolvedAt: null }
+      : filter.status === "RESOLVED"
+        ? { resolvedAt: { not: null } }
+        : {}),
     ...(filter.targetKind ? { targetKind: filter.targetKind } : {}),
   };
   const [items, total] = await Promise.all([

@@ -5,7 +5,14 @@ import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantPartial, RestaurantRow } from "../db/rows.ts";
-import { restaurantPage, type Facets, type RestaurantHit, type RestaurantPageAsks, type RestaurantQuery, type RestaurantSort } from "../db/searches.ts";
+import {
+  restaurantPage,
+  type Facets,
+  type RestaurantHit,
+  type RestaurantPageAsks,
+  type RestaurantQuery,
+  type RestaurantSort,
+} from "../db/searches.ts";
 import { ADDRESS_PARTS, addressGivenIn } from "../db/reads.ts";
 import { badInput, notFound } from "../contract/errors.ts";
 import { searchWords } from "../db/search-words.ts";
@@ -41,7 +48,11 @@ const MAX_CITY = 200;
  * stored as sent; a value with a format (web or e-mail address) is trimmed first, as spaces around
  * an address are never part of it. Pictures are checked but kept as sent (`keepAsSent`).
  */
-const optionalText = (field: string, check?: { test: (v: string) => boolean; message: string; keepAsSent?: boolean }, max = MAX_TEXT) =>
+const optionalText = (
+  field: string,
+  check?: { test: (v: string) => boolean; message: string; keepAsSent?: boolean },
+  max = MAX_TEXT,
+) =>
   storable(z.string().max(max, `${field} must have at most ${max} characters`), field)
     .transform((v) => (check && !check.keepAsSent ? v.trim() : v))
     .refine((v) => v.trim() === "" || !check || check.test(v), check?.message ?? "")
@@ -49,7 +60,11 @@ const optionalText = (field: string, check?: { test: (v: string) => boolean; mes
     .transform((v) => (v === undefined ? undefined : v?.trim() ? v : null));
 
 /** Logo and cover: stored as sent, like free text, but only an http(s) URL or a file name. */
-const picture = (field: string) => ({ test: isImageReference, message: imageReferenceMessage(field), keepAsSent: true });
+const picture = (field: string) => ({
+  test: isImageReference,
+  message: imageReferenceMessage(field),
+  keepAsSent: true,
+});
 
 /** A web address, loosely: no spaces, and either http(s)://host... or a bare host name with a dot. */
 function looksLikeWebAddress(value: string): boolean {
@@ -61,7 +76,10 @@ const webAddress = (field: string) => ({
   test: looksLikeWebAddress,
   message: `${field} must be a web address such as https://example.com`,
 });
-const emailAddress = { test: (v: string) => /^[^\s@]+@[^\s@]+$/.test(v), message: "email must look like name@example.com" };
+const emailAddress = {
+  test: (v: string) => /^[^\s@]+@[^\s@]+$/.test(v),
+  message: "email must look like name@example.com",
+};
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 const timeOfDay = (field: string) => z.string().regex(TIME, `${field} must be HH:MM on a 24-hour clock`);
@@ -113,7 +131,10 @@ function isTimeZone(zone: string): boolean {
  * The zone of an address: the one given, else the one its coordinates lie in (tz-lookup's map of
  * zone boundaries, computed once at write time so searches compare stored zones), else none.
  */
-function timeZoneOf(a: { timeZone?: string | null; geo?: { latitude: number; longitude: number } | null }): string | null {
+function timeZoneOf(a: {
+  timeZone?: string | null;
+  geo?: { latitude: number; longitude: number } | null;
+}): string | null {
   if (a.timeZone) return a.timeZone;
   return a.geo ? tzlookup(a.geo.latitude, a.geo.longitude) : null;
 }
@@ -146,7 +167,14 @@ const restaurantFields = {
   photos: z
     .array(
       imageReference(
-        storable(z.string().trim().min(1, "photos must not be empty").max(MAX_TEXT, `photos must have at most ${MAX_TEXT} characters`), "photos"),
+        storable(
+          z
+            .string()
+            .trim()
+            .min(1, "photos must not be empty")
+            .max(MAX_TEXT, `photos must have at most ${MAX_TEXT} characters`),
+          "photos",
+        ),
         "photos",
       ),
     )
@@ -194,7 +222,6 @@ function columnsOf(input: UpdateInput): Prisma.RestaurantUncheckedUpdateInput {
   return data;
 }
 
-
 const photoRows = (photos: string[]) => photos.map((url, position) => ({ position, url }));
 const hoursRows = (hours: { open: string; close: string }[]) => hours.map((h, position) => ({ position, ...h }));
 
@@ -218,11 +245,22 @@ export async function createRestaurant(db: Db, viewer: Viewer, input: unknown): 
 /** Finds the restaurant and checks the viewer may change it: NOT_FOUND, then FORBIDDEN. */
 async function editableRestaurant(db: Db, viewer: Viewer, id: string) {
   checkId(id, "id");
-  return editable("Restaurant", id, await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } }), viewer);
+  return editable(
+    "Restaurant",
+    id,
+    await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
+    viewer,
+  );
 }
 
 /** Changes the restaurant (owner or admin); announced as UPDATED once committed. */
-export async function updateRestaurant(db: Db, events: EventBus, viewer: Viewer, id: string, input: unknown): Promise<RestaurantRow> {
+export async function updateRestaurant(
+  db: Db,
+  events: EventBus,
+  viewer: Viewer,
+  id: string,
+  input: unknown,
+): Promise<RestaurantRow> {
   const data = parseInput(updateRestaurantInput, input);
   await editableRestaurant(db, viewer, id);
   const { kinds, rows } = listRows(LIST_KINDS, data);
@@ -235,7 +273,8 @@ export async function updateRestaurant(db: Db, events: EventBus, viewer: Viewer,
   if (rows.length > 0) steps.push(db.restaurantTag.createMany({ data: rows.map((r) => ({ ...r, ...where })) }));
   if (data.photos !== undefined) {
     steps.push(db.restaurantPhoto.deleteMany({ where }));
-    if (data.photos.length > 0) steps.push(db.restaurantPhoto.createMany({ data: photoRows(data.photos).map((r) => ({ ...r, ...where })) }));
+    if (data.photos.length > 0)
+      steps.push(db.restaurantPhoto.createMany({ data: photoRows(data.photos).map((r) => ({ ...r, ...where })) }));
   }
   if (data.openingHours !== undefined) {
     steps.push(db.openingHours.deleteMany({ where }));
@@ -269,7 +308,10 @@ export async function deleteRestaurant(db: Db, events: EventBus, viewer: Viewer,
 // ---- Search ----------------------------------------------------------------------------------
 
 const filterText = (field: string, max = 200) =>
-  storable(z.string().trim().max(max, `filter.${field} must have at most ${max} characters`), `filter.${field}`).nullish();
+  storable(
+    z.string().trim().max(max, `filter.${field} must have at most ${max} characters`),
+    `filter.${field}`,
+  ).nullish();
 
 /** A list of values to match: at most `max`, each a whole value (case-insensitive). */
 const valueList = (field: string, max: number) =>
@@ -278,7 +320,8 @@ const valueList = (field: string, max: number) =>
     .max(max, `${field} takes at most ${max} values`)
     .nullish();
 
-const valueMatch = (field: string) => z.object({ anyOf: valueList(`filter.${field}.anyOf`, 20), allOf: valueList(`filter.${field}.allOf`, 5) }).nullish();
+const valueMatch = (field: string) =>
+  z.object({ anyOf: valueList(`filter.${field}.anyOf`, 20), allOf: valueList(`filter.${field}.allOf`, 5) }).nullish();
 
 /** The largest radius of a near search: the box read grows with its square. */
 export const MAX_RADIUS_KM = 50;
@@ -294,12 +337,22 @@ export const restaurantFilter = z
     city: filterText("city", MAX_CITY),
     canHomeDeliver: z.boolean().nullish(),
     acceptsReservations: z.boolean().nullish(),
-    minRating: z.number().min(0, "filter.minRating must be from 0 to 5").max(5, "filter.minRating must be from 0 to 5").nullish(),
+    minRating: z
+      .number()
+      .min(0, "filter.minRating must be from 0 to 5")
+      .max(5, "filter.minRating must be from 0 to 5")
+      .nullish(),
     priceRange: valueList("filter.priceRange", 20),
     near: z
       .object({
-        latitude: z.number().min(-90, "filter.near.latitude must be from -90 to 90").max(90, "filter.near.latitude must be from -90 to 90"),
-        longitude: z.number().min(-180, "filter.near.longitude must be from -180 to 180").max(180, "filter.near.longitude must be from -180 to 180"),
+        latitude: z
+          .number()
+          .min(-90, "filter.near.latitude must be from -90 to 90")
+          .max(90, "filter.near.latitude must be from -90 to 90"),
+        longitude: z
+          .number()
+          .min(-180, "filter.near.longitude must be from -180 to 180")
+          .max(180, "filter.near.longitude must be from -180 to 180"),
         radiusKm: z
           .number()
           .gt(0, `filter.near.radiusKm must be more than 0 and at most ${MAX_RADIUS_KM}`)
@@ -316,7 +369,11 @@ export const restaurantFilter = z
 type RestaurantFilterValue = z.output<typeof restaurantFilter>;
 
 /** Tag conditions of a value match: one for any of the values, one per value that must all be there. */
-function valueConditions<K extends string>(kind: K, single: string | null | undefined, match: { anyOf?: string[] | null; allOf?: string[] | null } | null | undefined) {
+function valueConditions<K extends string>(
+  kind: K,
+  single: string | null | undefined,
+  match: { anyOf?: string[] | null; allOf?: string[] | null } | null | undefined,
+) {
   const keys = (values: string[] | null | undefined) => [...new Set((values ?? []).map(searchKey).filter(Boolean))];
   const conditions: { kind: K; keys: string[] }[] = [];
   if (single) conditions.push({ kind, keys: [searchKey(single)] });
@@ -330,7 +387,8 @@ function valueConditions<K extends string>(kind: K, single: string | null | unde
 function queryOf(filter: RestaurantFilterValue, sort: RestaurantSort | null | undefined, now: Date): RestaurantQuery {
   const words = filter?.search ? searchWords(filter.search) : [];
   const near = filter?.near ?? undefined;
-  if (sort === "DISTANCE" && !near) throw badInput("sort DISTANCE needs filter.near (the point to measure from)", { field: "sort" });
+  if (sort === "DISTANCE" && !near)
+    throw badInput("sort DISTANCE needs filter.near (the point to measure from)", { field: "sort" });
   const priceKeys = [...new Set((filter?.priceRange ?? []).map(searchKey).filter(Boolean))];
   return {
     words: words.length ? words : undefined,
@@ -368,7 +426,8 @@ export async function searchRestaurants(
 }
 
 /** The row a search returned, carrying its distance for the `distanceKm` field. */
-const withDistance = (hit: RestaurantHit): RestaurantPartial => (hit.distanceKm === undefined ? hit.restaurant : Object.assign(hit.restaurant, { distanceKm: hit.distanceKm }));
+const withDistance = (hit: RestaurantHit): RestaurantPartial =>
+  hit.distanceKm === undefined ? hit.restaurant : Object.assign(hit.restaurant, { distanceKm: hit.distanceKm });
 
 // ---- Reading by id, and the lists that follow a page ------------------------------------------
 
@@ -408,8 +467,11 @@ export function addressOf(r: RestaurantPartial) {
 }
 
 /** A stored opening period; it runs past midnight when it closes earlier than it opens. */
-export const openingPeriod = (h: { open: string; close: string }) => ({ open: h.open, close: h.close, overnight: h.close < h.open });
+export const openingPeriod = (h: { open: string; close: string }) => ({
+  open: h.open,
+  close: h.close,
+  overnight: h.close < h.open,
+});
 
 /** Mean rating from summed ratings and counts; null when nothing was rated. */
 export const meanRating = (sum: number, count: number) => (count > 0 ? sum / count : null);
-

@@ -33,13 +33,22 @@ export const addInput = z.object({
  * together never pass the ceiling (a look-up then an upsert would let each of them pass it).
  * A first add inserts; should two first adds race, the loser raises the winner's row.
  */
-export async function addToShoppingList(db: Db, events: EventBus, viewer: Viewer, input: unknown): Promise<ShoppingListRow> {
+export async function addToShoppingList(
+  db: Db,
+  events: EventBus,
+  viewer: Viewer,
+  input: unknown,
+): Promise<ShoppingListRow> {
   const entry = await addOrRaise(db, viewer, parseInput(addInput, input));
   events.publish({ topic: "shoppingListChanged", userId: viewer.id });
   return entry;
 }
 
-async function addOrRaise(db: Db, viewer: Viewer, { groceryId, quantity }: { groceryId: string; quantity: number }): Promise<ShoppingListRow> {
+async function addOrRaise(
+  db: Db,
+  viewer: Viewer,
+  { groceryId, quantity }: { groceryId: string; quantity: number },
+): Promise<ShoppingListRow> {
   const key = { userId: viewer.id, groceryId };
   const where = { userId_groceryId: key };
   try {
@@ -55,7 +64,9 @@ async function addOrRaise(db: Db, viewer: Viewer, { groceryId, quantity }: { gro
       if (raised) return raised;
       const current = await db.shoppingListEntry.findUnique({ where, select: { quantity: true } });
       if (current && current.quantity + quantity > MAX_ENTRY_QUANTITY) {
-        throw badInput(`quantity: an entry of the shopping list holds at most ${MAX_ENTRY_QUANTITY}`, { field: "quantity" });
+        throw badInput(`quantity: an entry of the shopping list holds at most ${MAX_ENTRY_QUANTITY}`, {
+          field: "quantity",
+        });
       }
       if (current) continue; // created meanwhile, with room left: raise it
       try {
@@ -73,7 +84,12 @@ async function addOrRaise(db: Db, viewer: Viewer, { groceryId, quantity }: { gro
 }
 
 /** Takes a grocery off the caller's list; true if it was on it (then the change is announced). */
-export async function removeFromShoppingList(db: Db, events: EventBus, viewer: Viewer, groceryId: string): Promise<boolean> {
+export async function removeFromShoppingList(
+  db: Db,
+  events: EventBus,
+  viewer: Viewer,
+  groceryId: string,
+): Promise<boolean> {
   checkId(groceryId, "groceryId");
   const { count } = await db.shoppingListEntry.deleteMany({ where: { userId: viewer.id, groceryId } });
   if (count > 0) events.publish({ topic: "shoppingListChanged", userId: viewer.id });

@@ -42,7 +42,10 @@ export function listsByKind<K extends string>(rows: { kind: K; value: string }[]
 }
 
 /** Tag rows for the lists an input gives (field -> kind), and the kinds whose rows they replace. */
-export function listRows<F extends string, K extends string>(kindsByField: Record<F, K>, input: Partial<Record<NoInfer<F>, string[] | undefined>>) {
+export function listRows<F extends string, K extends string>(
+  kindsByField: Record<F, K>,
+  input: Partial<Record<NoInfer<F>, string[] | undefined>>,
+) {
   const kinds: K[] = [];
   const rows: ReturnType<typeof tagRows<K>> = [];
   for (const [field, kind] of Object.entries(kindsByField) as [F, K][]) {

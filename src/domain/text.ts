@@ -12,7 +12,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Why `value` cannot be stored as it is, or null when it can. */
 export function unstorableReason(value: string): string | null {
   if (value.includes("\u0000")) return "must not contain the NUL character (U+0000)";
-  if (LONE_SURROGATE.test(value)) return "must be valid Unicode (it holds an unpaired surrogate, which has no UTF-8 form)";
+  if (LONE_SURROGATE.test(value))
+    return "must be valid Unicode (it holds an unpaired surrogate, which has no UTF-8 form)";
   return null;
 }
 
@@ -30,7 +31,11 @@ export function storable<S extends z.ZodType<string>>(schema: S, field: string) 
  * Stored text that must not be blank: at most `max` characters as sent, not empty once trimmed,
  * storable. The value is kept as sent (spaces, marks and all).
  */
-export function requiredText(field: string, max: number, requiredMessage = `${field} must be text of 1 to ${max} characters`) {
+export function requiredText(
+  field: string,
+  max: number,
+  requiredMessage = `${field} must be text of 1 to ${max} characters`,
+) {
   return storable(
     z
       .string({ error: requiredMessage })

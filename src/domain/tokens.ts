@@ -6,7 +6,8 @@ import type { EventBus } from "../events/bus.ts";
 export type Viewer = { id: string; username: string; role: "USER" | "ADMIN"; tokenId: string };
 
 /** What the presented token (if any) turned out to be. */
-export type Authentication = { state: "none" } | { state: "invalid" } | { state: "valid"; viewer: Viewer; expiresAt: Date };
+export type Authentication =
+  { state: "none" } | { state: "invalid" } | { state: "valid"; viewer: Viewer; expiresAt: Date };
 
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
@@ -35,7 +36,10 @@ export async function revokeToken(db: Db, tokenId: string): Promise<void> {
 
 /** Signs a user out everywhere; every instance's session cache hears of it through `events` (so `db` must not be a transaction's). */
 export async function revokeAllTokens(db: Db, userId: string, events: EventBus): Promise<number> {
-  const { count } = await db.accessToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
+  const { count } = await db.accessToken.updateMany({
+    where: { userId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
   events.publish({ topic: "userChanged", userId });
   return count;
 }

@@ -34,7 +34,8 @@ export const registrationInput = z.object({
 export type Session = { token: string; expiresAt: Date; userId: string };
 
 /** An account as anyone may be shown it: everything but its password hash. */
-export const accountById = (db: Db, id: string) => db.user.findUniqueOrThrow({ where: { id }, omit: { passwordHash: true } });
+export const accountById = (db: Db, id: string) =>
+  db.user.findUniqueOrThrow({ where: { id }, omit: { passwordHash: true } });
 
 /**
  * The limits on sign-ups and sign-ins that come from clients (the command line has none): one
@@ -67,7 +68,13 @@ export async function register(
   }
 }
 
-export async function login(db: Db, username: unknown, password: unknown, ttlMs: number, client?: ClientGuards): Promise<Session> {
+export async function login(
+  db: Db,
+  username: unknown,
+  password: unknown,
+  ttlMs: number,
+  client?: ClientGuards,
+): Promise<Session> {
   if (typeof username !== "string" || typeof password !== "string" || !username || !password) {
     throw badInput("username and password are required", { fields: ["username", "password"] });
   }
@@ -77,7 +84,9 @@ export async function login(db: Db, username: unknown, password: unknown, ttlMs:
   const attempt = client?.logins.begin(name, client.clientAddress);
   let verdict: "right" | "wrong" | undefined;
   try {
-    const user = isStorable(name) ? await db.user.findUnique({ where: { username: name }, select: { id: true, passwordHash: true } }) : null;
+    const user = isStorable(name)
+      ? await db.user.findUnique({ where: { username: name }, select: { id: true, passwordHash: true } })
+      : null;
     // Hash even for an unknown user so the answer takes as long either way.
     const stored = user?.passwordHash ?? DUMMY_HASH;
     const ok = client ? await client.passwords.verify(password, stored) : await verifyPassword(password, stored);

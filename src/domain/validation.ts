@@ -6,7 +6,10 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const problems = result.error.issues.map((i) => ({ field: i.path.join("."), message: i.message }));
-  throw badInput(problems.map((p) => (p.message.includes(p.field) || !p.field ? p.message : `${p.field}: ${p.message}`)).join("; "), {
-    problems,
-  });
+  throw badInput(
+    problems.map((p) => (p.message.includes(p.field) || !p.field ? p.message : `${p.field}: ${p.message}`)).join("; "),
+    {
+      problems,
+    },
+  );
 }

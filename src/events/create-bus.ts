@@ -27,7 +27,10 @@ export async function createEventBus(config: Config, { publishOnly = false }: Bu
     // Events published before the LISTEN is in place would not reach this process's listeners:
     // wait for it, but never block start-up on it (the bus retries and logs on its own).
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([bus.whenListening(), new Promise((resolve) => (timer = setTimeout(resolve, FIRST_LISTEN_WAIT_MS)))]);
+    await Promise.race([
+      bus.whenListening(),
+      new Promise((resolve) => (timer = setTimeout(resolve, FIRST_LISTEN_WAIT_MS))),
+    ]);
     clearTimeout(timer);
     return bus;
   }

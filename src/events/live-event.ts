@@ -51,8 +51,12 @@ export function liveEventFrom(value: unknown): LiveEvent | undefined {
   const topic = values.topic;
   if (typeof topic !== "string" || !Object.hasOwn(FIELDS, topic)) return undefined;
   const fields = FIELDS[topic as LiveTopic];
-  if (!fields.every((field) => typeof values[field] === "string" && (values[field] as string).length <= 100)) return undefined;
+  if (!fields.every((field) => typeof values[field] === "string" && (values[field] as string).length <= 100))
+    return undefined;
   if (topic === "restaurantChanged" && values.change !== "UPDATED" && values.change !== "REMOVED") return undefined;
-  const stamp = typeof values.publishedAt === "number" && Number.isFinite(values.publishedAt) ? [["publishedAt", values.publishedAt]] : [];
+  const stamp =
+    typeof values.publishedAt === "number" && Number.isFinite(values.publishedAt)
+      ? [["publishedAt", values.publishedAt]]
+      : [];
   return Object.fromEntries([["topic", topic], ...fields.map((f) => [f, values[f]]), ...stamp]) as LiveEvent;
 }

@@ -90,7 +90,12 @@ export class PostgresBus extends InProcessBus implements EventBus {
     { listen = true }: { listen?: boolean } = {},
   ) {
     super();
-    this.publisher = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 30_000, application_name: PUBLISH_APPLICATION_NAME });
+    this.publisher = new pg.Pool({
+      connectionString: url,
+      max: 1,
+      idleTimeoutMillis: 30_000,
+      application_name: PUBLISH_APPLICATION_NAME,
+    });
     // An idle connection that dies (database restart) is dropped by the pool; without a handler it would crash the process.
     this.publisher.on("error", (error) => this.log.warn({ err: error }, "live events: publishing connection lost"));
     if (listen) void this.connect();
@@ -107,11 +112,17 @@ export class PostgresBus extends InProcessBus implements EventBus {
     const bytes = Buffer.byteLength(payload, "utf8");
     if (bytes > MAX_PAYLOAD_BYTES) {
       // Events carry ids only, so this is a bug in the publisher; the write itself already committed.
-      this.log.error({ topic: event.topic, bytes, limit: MAX_PAYLOAD_BYTES }, "live event too large for NOTIFY; not sent");
+      this.log.error(
+        { topic: event.topic, bytes, limit: MAX_PAYLOAD_BYTES },
+        "live event too large for NOTIFY; not sent",
+      );
       return;
     }
     if (this.queued.length >= MAX_PENDING_PUBLISHES) {
-      this.log.warn({ topic: event.topic, pending: this.queued.length }, "live events: too many publishes waiting for the database; event dropped");
+      this.log.warn(
+        { topic: event.topic, pending: this.queued.length },
+        "live events: too many publishes waiting for the database; event dropped",
+      );
       return;
     }
     this.queued.push(payload);
@@ -163,7 +174,11 @@ export class PostgresBus extends InProcessBus implements EventBus {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.url, application_name: LISTEN_APPLICATION_NAME, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: LISTEN_APPLICATION_NAME,
+      keepAlive: true,
+    });
     this.listener = client;
     let lost = false;
     const onLost = (error?: Error) => {
@@ -175,7 +190,10 @@ export class PostgresBus extends InProcessBus implements EventBus {
       }
       client.end().catch(() => {});
       if (this.closed) return;
-      this.log.warn({ err: error, attempt: this.failures + 1 }, "live events: LISTEN connection lost; reconnecting (events meanwhile are lost)");
+      this.log.warn(
+        { err: error, attempt: this.failures + 1 },
+        "live events: LISTEN connection lost; reconnecting (events meanwhile are lost)",
+      );
       this.scheduleReconnect();
     };
     // Kept for the client's whole life: an 'error' without a handler would crash the process.
@@ -217,10 +235,13 @@ export class PostgresBus extends InProcessBus implements EventBus {
     // Exponential back-off with jitter, so instances that lost the database together do not return in lock-step.
     const ceiling = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.failures);
     this.failures++;
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      void this.connect();
-    }, ceiling / 2 + Math.random() * (ceiling / 2));
+    this.retry = setTimeout(
+      () => {
+        this.retry = undefined;
+        void this.connect();
+      },
+      ceiling / 2 + Math.random() * (ceiling / 2),
+    );
     this.retry.unref();
   }
 

@@ -59,15 +59,23 @@ export class RedisBus extends InProcessBus implements EventBus {
     this.channel = channel;
     this.log = log ?? { warn() {}, info() {} };
     const forward: Log = { warn: (o, m) => this.log.warn(o, m), info: (o, m) => this.log.info(o, m) };
-    this.publisher = connectRedis(url, forward, { purpose: "live events (publishing)", whileAway: "reach only this instance" });
+    this.publisher = connectRedis(url, forward, {
+      purpose: "live events (publishing)",
+      whileAway: "reach only this instance",
+    });
     if (publishOnly) return;
-    const subscriber = connectRedis(url, forward, { purpose: "live events (receiving)", whileAway: "from other instances are lost", subscriber: true });
+    const subscriber = connectRedis(url, forward, {
+      purpose: "live events (receiving)",
+      whileAway: "from other instances are lost",
+      subscriber: true,
+    });
     this.subscriber = subscriber;
     subscriber.client.on("message", (channel: string, text: string) => {
       if (channel !== this.channel) return;
       const received = eventFromMessage(text);
       if (!received) return;
-      if (received.origin === this.origin && received.seq !== undefined && this.deliveredHere.delete(received.seq)) return;
+      if (received.origin === this.origin && received.seq !== undefined && this.deliveredHere.delete(received.seq))
+        return;
       this.deliver(stamped(received.event));
     });
     // Every "ready" after the first ends a gap: what was published meanwhile never arrives here.
@@ -92,7 +100,8 @@ export class RedisBus extends InProcessBus implements EventBus {
   /** Resolves once the publisher is connected, or after `ms` (a publisher that must not lose its first event waits). */
   async whenConnected(ms: number): Promise<void> {
     const started = Date.now();
-    while (!this.publisher.reachable() && Date.now() - started < ms) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!this.publisher.reachable() && Date.now() - started < ms)
+      await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   /**

@@ -38,7 +38,9 @@ export function bannerText({ address, emptyDatabase, explorer, runtime }: Banner
     `    ${registerCommand(address)}`,
     `    ${tokenCommand(address)}`,
     "  and send it as  Authorization: Bearer <access_token>",
-    ...(emptyDatabase ? ["", "  The database is empty: `npm run seed` loads demo data (a demo user and an admin)."] : []),
+    ...(emptyDatabase
+      ? ["", "  The database is empty: `npm run seed` loads demo data (a demo user and an admin)."]
+      : []),
     "",
   ].join("\n");
 }
@@ -46,7 +48,11 @@ export function bannerText({ address, emptyDatabase, explorer, runtime }: Banner
 /** The same facts as log lines, for non-terminals. */
 export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase, explorer, runtime }: BannerFacts) {
   log.info({ url: `${address}/graphql` }, `GraphQL API: POST ${address}/graphql`);
-  if (explorer) log.info({ url: `${address}${EXPLORER_PATH}` }, `GraphQL IDE: ${address}${EXPLORER_PATH} (or open ${address}/graphql in a browser)`);
+  if (explorer)
+    log.info(
+      { url: `${address}${EXPLORER_PATH}` },
+      `GraphQL IDE: ${address}${EXPLORER_PATH} (or open ${address}/graphql in a browser)`,
+    );
   log.info({ url: `${address}${REST_REFERENCE_PATH}` }, `REST reference: ${address}${REST_REFERENCE_PATH}`);
   log.info({ url: `${address}${OPENAPI_PATH}` }, `OpenAPI document of the REST interface: ${address}${OPENAPI_PATH}`);
   log.info({ node: process.version }, `runtime: ${runtime}`);

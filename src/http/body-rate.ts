@@ -30,7 +30,11 @@ export type BodyRateOptions = {
 
 export const BODY_RATE_DEFAULTS = { minBytesPerSecond: 1024, windowMs: 10_000 } satisfies Required<BodyRateOptions>;
 
-function watchBody(request: FastifyRequest, socket: Socket, { minBytesPerSecond, windowMs }: Required<BodyRateOptions>) {
+function watchBody(
+  request: FastifyRequest,
+  socket: Socket,
+  { minBytesPerSecond, windowMs }: Required<BodyRateOptions>,
+) {
   const needed = (minBytesPerSecond * windowMs) / 1000;
   let before = socket.bytesRead;
   const check = () => {
@@ -38,8 +42,16 @@ function watchBody(request: FastifyRequest, socket: Socket, { minBytesPerSecond,
     const arrived = socket.bytesRead - before;
     before = socket.bytesRead;
     if (arrived >= needed || socket.isPaused()) return void (timer = setTimeout(check, windowMs).unref());
-    request.log.info({ bytesPerSecond: Math.round((arrived * 1000) / windowMs) }, "request body too slow; closing the connection");
-    answerAndClose(socket, 408, "REQUEST_TIMEOUT", `The request body arrived slower than ${minBytesPerSecond} bytes per second.`);
+    request.log.info(
+      { bytesPerSecond: Math.round((arrived * 1000) / windowMs) },
+      "request body too slow; closing the connection",
+    );
+    answerAndClose(
+      socket,
+      408,
+      "REQUEST_TIMEOUT",
+      `The request body arrived slower than ${minBytesPerSecond} bytes per second.`,
+    );
   };
   let timer = setTimeout(check, windowMs).unref();
   // Stop watching once the body is in: a pending check holds the request, and everything that
@@ -77,7 +89,8 @@ async function bodyRate(app: FastifyInstance, given: BodyRateOptions) {
   app.addHook("onRequest", async (request) => {
     const socket = request.raw.socket;
     // Only real connections (an injected request has a stand-in socket with no byte count).
-    if (options.minBytesPerSecond > 0 && socket instanceof Socket && !request.raw.complete) watchBody(request, socket, options);
+    if (options.minBytesPerSecond > 0 && socket instanceof Socket && !request.raw.complete)
+      watchBody(request, socket, options);
   });
   app.addHook("onSend", async (request, reply) => {
     if (request.raw.complete) return;

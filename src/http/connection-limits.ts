@@ -29,7 +29,10 @@ export type ConnectionLimitsOptions = {
   maxConnectionsPerAddress?: number;
 };
 
-export const CONNECTION_LIMITS_DEFAULTS = { maxConnections: 1000, maxConnectionsPerAddress: 100 } satisfies Required<ConnectionLimitsOptions>;
+export const CONNECTION_LIMITS_DEFAULTS = {
+  maxConnections: 1000,
+  maxConnectionsPerAddress: 100,
+} satisfies Required<ConnectionLimitsOptions>;
 
 type Over = "total" | "address";
 
@@ -71,7 +74,8 @@ async function connectionLimits(app: FastifyInstance, options: ConnectionLimitsO
     });
   });
 
-  const isHealthCheck = (request: FastifyRequest) => (request.method === "GET" || request.method === "HEAD") && HEALTH_REQUEST.test(request.url);
+  const isHealthCheck = (request: FastifyRequest) =>
+    (request.method === "GET" || request.method === "HEAD") && HEALTH_REQUEST.test(request.url);
 
   // Before rate limiting and authentication: a reserve connection costs no work and its body is never read.
   app.addHook("onRequest", async (request, reply) => {
@@ -81,8 +85,14 @@ async function connectionLimits(app: FastifyInstance, options: ConnectionLimitsO
     if (isHealthCheck(request)) return;
     reply.header("retry-after", "1");
     return over === "address"
-      ? sendError(request, reply, 429, { code: "RATE_LIMITED", message: `Too many open connections from your address (at most ${perAddress}); reuse one or close some.` })
-      : sendError(request, reply, 503, { code: "SERVICE_UNAVAILABLE", message: "The server has too many open connections; try again shortly." });
+      ? sendError(request, reply, 429, {
+          code: "RATE_LIMITED",
+          message: `Too many open connections from your address (at most ${perAddress}); reuse one or close some.`,
+        })
+      : sendError(request, reply, 503, {
+          code: "SERVICE_UNAVAILABLE",
+          message: "The server has too many open connections; try again shortly.",
+        });
   });
 }
 

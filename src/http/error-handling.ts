@@ -30,7 +30,8 @@ const isGraphqlPath = (url: string) => /^(\/v1)?\/graphql\/?(\?|$)/.test(url);
 export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, error: ClientError) {
   reply.code(status);
   answeredWithError(reply, error.code);
-  if (isGraphqlPath(request.url)) return reply.send({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+  if (isGraphqlPath(request.url))
+    return reply.send({ errors: [{ message: error.message, extensions: { code: error.code } }] });
   return reply.send(errorBody(error));
 }
 
@@ -41,10 +42,16 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, status: 
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
-    return sendError(request, reply, 414, { code: "BAD_REQUEST", message: "A path segment is too long; ids are at most 100 characters." });
+    return sendError(request, reply, 414, {
+      code: "BAD_REQUEST",
+      message: "A path segment is too long; ids are at most 100 characters.",
+    });
   }
   if (error.code === "FST_ERR_BAD_URL") {
-    return sendError(request, reply, 400, { code: "BAD_REQUEST", message: "The path does not decode: its percent-encoded bytes are not UTF-8 text." });
+    return sendError(request, reply, 400, {
+      code: "BAD_REQUEST",
+      message: "The path does not decode: its percent-encoded bytes are not UTF-8 text.",
+    });
   }
   request.log.error({ err: error }, "request failed");
   return sendError(request, reply, 500, INTERNAL);
@@ -76,7 +83,11 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   if (error.code === "ECONNRESET" || socket.destroyed) return;
   const [status, code, message] =
     error.code === "HPE_HEADER_OVERFLOW"
-      ? [431, "REQUEST_HEADER_FIELDS_TOO_LARGE", "The URL and headers are too large (16 KB at most); send long values in the body."]
+      ? [
+          431,
+          "REQUEST_HEADER_FIELDS_TOO_LARGE",
+          "The URL and headers are too large (16 KB at most); send long values in the body.",
+        ]
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? [408, "REQUEST_TIMEOUT", "The request took too long to arrive."]
         : [400, "BAD_REQUEST", "The request is not valid HTTP."];
@@ -85,23 +96,30 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
 }
 
 /** Every error a route or hook throws answers in the shape above; unknown paths get 404 in it too. */
-export const errorHandlingPlugin = fp(async (app: FastifyInstance) => {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    // E.g. the database went away while the REST shim read the caller's token.
-    const down = status === 500 ? databaseUnavailable(error) : null;
-    if (down) {
-      request.log.warn({ err: error }, "database unavailable");
-      return sendError(request, reply, statusForCode(down.code), down);
-    }
-    if (status === 500) {
-      request.log.error({ err: error }, "request failed");
-      return sendError(request, reply, 500, INTERNAL);
-    }
-    return sendError(request, reply, status, { code: codeForStatus(status), message: messageFor(error) });
-  });
-  app.setNotFoundHandler((request, reply) => {
-    answeredWithError(reply, "NOT_FOUND");
-    return reply.code(404).send(errorBody({ code: "NOT_FOUND", message: `No route for ${request.method} ${request.url.split("?")[0]}.` }));
-  });
-}, { name: "error-handling", fastify: "5.x" });
+export const errorHandlingPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      // E.g. the database went away while the REST shim read the caller's token.
+      const down = status === 500 ? databaseUnavailable(error) : null;
+      if (down) {
+        request.log.warn({ err: error }, "database unavailable");
+        return sendError(request, reply, statusForCode(down.code), down);
+      }
+      if (status === 500) {
+        request.log.error({ err: error }, "request failed");
+        return sendError(request, reply, 500, INTERNAL);
+      }
+      return sendError(request, reply, status, { code: codeForStatus(status), message: messageFor(error) });
+    });
+    app.setNotFoundHandler((request, reply) => {
+      answeredWithError(reply, "NOT_FOUND");
+      return reply
+        .code(404)
+        .send(
+          errorBody({ code: "NOT_FOUND", message: `No route for ${request.method} ${request.url.split("?")[0]}.` }),
+        );
+    });
+  },
+  { name: "error-handling", fastify: "5.x" },
+);

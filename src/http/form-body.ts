@@ -10,9 +10,14 @@ import { notUtf8, undecodableEscape, utf8Text } from "./utf8.ts";
 async function formBody(app: FastifyInstance) {
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, (_request, body, done) => {
     const text = utf8Text(body as Buffer);
-    if (text === undefined) return done(notUtf8("The form is not valid UTF-8 text; encode its fields as UTF-8."), undefined);
+    if (text === undefined)
+      return done(notUtf8("The form is not valid UTF-8 text; encode its fields as UTF-8."), undefined);
     const escape = undecodableEscape(text);
-    if (escape) return done(notUtf8(`The form has ${escape}, which is not UTF-8 once decoded; %-encode the UTF-8 bytes of the text.`), undefined);
+    if (escape)
+      return done(
+        notUtf8(`The form has ${escape}, which is not UTF-8 once decoded; %-encode the UTF-8 bytes of the text.`),
+        undefined,
+      );
     done(null, parse(text));
   });
 }

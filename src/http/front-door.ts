@@ -87,11 +87,17 @@ function htmlPage(explorer: boolean, address: string): string {
 <ul>
 ${[
   explorer
-    ? item(EXPLORER_PATH, "GraphQL IDE", "write and run queries, mutations and subscriptions (the API: <code>POST /graphql</code>)")
+    ? item(
+        EXPLORER_PATH,
+        "GraphQL IDE",
+        "write and run queries, mutations and subscriptions (the API: <code>POST /graphql</code>)",
+      )
     : `<li>GraphQL API: <code>POST /graphql</code></li>`,
   item(REST_REFERENCE_PATH, "REST reference", "every path of the legacy REST interface, with requests to try"),
   item(OPENAPI_PATH, OPENAPI_PATH, "the REST interface as an OpenAPI 3.1 document"),
-  item(HEALTH_PATH, HEALTH_PATH, "the process answers") + "\n" + item(READINESS_PATH, READINESS_PATH, "the database, writes and uploads work"),
+  item(HEALTH_PATH, HEALTH_PATH, "the process answers") +
+    "\n" +
+    item(READINESS_PATH, READINESS_PATH, "the database, writes and uploads work"),
 ].join("\n")}
 </ul>
 <h2>Get a token</h2>
@@ -122,7 +128,10 @@ function prepareFrontDoor(explorer: boolean, address: string): FrontDoor {
       "content-security-policy": contentSecurityPolicy,
       "cache-control": REVALIDATE,
     }),
-    json: prepareResponse(jsonIndex(explorer), { "content-type": "application/json; charset=utf-8", "cache-control": REVALIDATE }),
+    json: prepareResponse(jsonIndex(explorer), {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": REVALIDATE,
+    }),
   };
 }
 
@@ -133,7 +142,10 @@ function prefersHtml(request: FastifyRequest): boolean {
   return new Negotiator(request).mediaType(FACES) === "text/html";
 }
 
-async function frontDoor(app: FastifyInstance, { explorer = true, address = "http://127.0.0.1:4000" }: FrontDoorOptions) {
+async function frontDoor(
+  app: FastifyInstance,
+  { explorer = true, address = "http://127.0.0.1:4000" }: FrontDoorOptions,
+) {
   const door = prepareFrontDoor(explorer, address);
   app.get("/", (request: FastifyRequest, reply: FastifyReply) => {
     reply.header("vary", "accept");

@@ -4,12 +4,15 @@
 import fp from "fastify-plugin";
 import type { FastifyInstance } from "fastify";
 
-export const gracefulClosePlugin = fp(async (app: FastifyInstance) => {
-  let closing = false;
-  app.addHook("preClose", async () => {
-    closing = true;
-  });
-  app.addHook("onSend", async (_request, reply) => {
-    if (closing) reply.header("connection", "close");
-  });
-}, { name: "graceful-close", fastify: "5.x" });
+export const gracefulClosePlugin = fp(
+  async (app: FastifyInstance) => {
+    let closing = false;
+    app.addHook("preClose", async () => {
+      closing = true;
+    });
+    app.addHook("onSend", async (_request, reply) => {
+      if (closing) reply.header("connection", "close");
+    });
+  },
+  { name: "graceful-close", fastify: "5.x" },
+);

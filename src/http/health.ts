@@ -69,13 +69,18 @@ async function health(app: FastifyInstance, { db, uploadDir, redis }: HealthOpti
     ]);
     const ready = database === "ok" && writes === "ok" && uploads === "ok";
     if (!ready) {
-      const reason = Object.entries({ database, writes, uploads }).filter(([, state]) => state !== "ok").map(([check, state]) => `${check} ${state}`).join(", ");
+      const reason = Object.entries({ database, writes, uploads })
+        .filter(([, state]) => state !== "ok")
+        .map(([check, state]) => `${check} ${state}`)
+        .join(", ");
       request.log.warn({ database, writes, uploads, reason }, "not ready");
     }
     // Shown, never counted against readiness: without Redis an instance still serves, with its
     // rate limits per instance; failing every instance's check would turn a Redis outage into a full one.
     const shared = redis ? { redis: redis.reachable() ? "ok" : "unreachable" } : {};
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ok" : "unavailable", database, writes, uploads, ...shared });
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? "ok" : "unavailable", database, writes, uploads, ...shared });
   });
 }
 

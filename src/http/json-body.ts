@@ -13,7 +13,8 @@ export function utf8JsonParser(app: FastifyInstance, { emptyIsNone = false } = {
   if (app.hasContentTypeParser("application/json")) app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     const text = utf8Text(body as Buffer);
-    if (text === undefined) return done(notUtf8("The body is not valid UTF-8 text; send JSON encoded as UTF-8."), undefined);
+    if (text === undefined)
+      return done(notUtf8("The body is not valid UTF-8 text; send JSON encoded as UTF-8."), undefined);
     if (text.length === 0 && emptyIsNone) return done(null, undefined);
     parseJson(request, text, done);
   });

@@ -52,7 +52,8 @@ const OPERATION = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*
 
 /** The GraphQL operation's name, as the client named it (body or query string), for /graphql requests. */
 function graphqlOperation(request: FastifyRequest): string | undefined {
-  const source = (request.method === "GET" ? request.query : request.body) as { operationName?: unknown; query?: unknown } | undefined;
+  const source = (request.method === "GET" ? request.query : request.body) as
+    { operationName?: unknown; query?: unknown } | undefined;
   if (!source || typeof source !== "object") return undefined;
   if (typeof source.operationName === "string" && source.operationName) return source.operationName.slice(0, 100);
   if (typeof source.query === "string") return OPERATION.exec(source.query)?.[1] ?? "anonymous";
@@ -79,21 +80,44 @@ export class RequestLogController extends LogController {
     };
     // Every warning and error line says why in `reason`, never empty: a 503 or 507 the service
     // answered on purpose (not ready, storage full, busy) is a warning; a 500 or a thrown error is an error.
-    if (error || reply.statusCode === 500) reply.log.error({ ...line, reason: error?.message || error?.name || "internal server error" }, "request failed");
-    else if (reply.statusCode >= 500) reply.log.warn({ ...line, reason: `answered ${reply.statusCode} ${STATUS_CODES[reply.statusCode] ?? ""}`.trim() }, "request answered unavailable");
+    if (error || reply.statusCode === 500)
+      reply.log.error({ ...line, reason: error?.message || error?.name || "internal server error" }, "request failed");
+    else if (reply.statusCode >= 500)
+      reply.log.warn(
+        { ...line, reason: `answered ${reply.statusCode} ${STATUS_CODES[reply.statusCode] ?? ""}`.trim() },
+        "request answered unavailable",
+      );
     else reply.log.info(line, "request completed");
   }
 }
 
-export function loggerOptions(config: Config): Pick<FastifyServerOptions, "logger" | "genReqId" | "requestIdHeader" | "logController"> {
+export function loggerOptions(
+  config: Config,
+): Pick<FastifyServerOptions, "logger" | "genReqId" | "requestIdHeader" | "logController"> {
   const pretty = config.env !== "production" && process.stdout.isTTY;
   return {
     logger: {
       level: config.logLevel,
       // Request/response objects are not logged whole (their headers carry tokens); the summary line says what matters.
-      serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url) }), res: (reply) => ({ statusCode: reply.statusCode }) },
-      redact: { paths: ["password", "access_token", "accessToken", "*.password", "*.access_token", "*.accessToken", "headers.authorization"], censor: "[redacted]" },
-      ...(pretty ? { transport: { target: "pino-pretty", options: { translateTime: "HH:MM:ss.l", ignore: "pid,hostname" } } } : {}),
+      serializers: {
+        req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url) }),
+        res: (reply) => ({ statusCode: reply.statusCode }),
+      },
+      redact: {
+        paths: [
+          "password",
+          "access_token",
+          "accessToken",
+          "*.password",
+          "*.access_token",
+          "*.accessToken",
+          "headers.authorization",
+        ],
+        censor: "[redacted]",
+      },
+      ...(pretty
+        ? { transport: { target: "pino-pretty", options: { translateTime: "HH:MM:ss.l", ignore: "pid,hostname" } } }
+        : {}),
     },
     genReqId: requestId,
     requestIdHeader: false,

@@ -58,14 +58,23 @@ export function createMetrics(): Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
-    errors: new Counter({ name: "api_errors_total", help: "Errors answered to clients, by code", labelNames: ["code"], registers: [registry] }),
+    errors: new Counter({
+      name: "api_errors_total",
+      help: "Errors answered to clients, by code",
+      labelNames: ["code"],
+      registers: [registry],
+    }),
     executions: new Counter({
       name: "graphql_executions_total",
       help: "GraphQL operations executed (both faces), by mode: compiled (graphql-jit) or interpreted (graphql-js)",
       labelNames: ["mode"],
       registers: [registry],
     }),
-    compiledOperations: new Gauge({ name: "graphql_compiled_operations", help: "GraphQL operations kept compiled now", registers: [registry] }),
+    compiledOperations: new Gauge({
+      name: "graphql_compiled_operations",
+      help: "GraphQL operations kept compiled now",
+      registers: [registry],
+    }),
     graphqlAnswers: new Counter({
       name: "graphql_http_answers_total",
       help: "POST /graphql answers by road: direct (a document validated before, run without Apollo's request pipeline, no error) or apollo",
@@ -73,9 +82,21 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     live: {
-      connections: new Gauge({ name: "websocket_connections", help: "Open GraphQL WebSocket connections", registers: [registry] }),
-      streams: new Gauge({ name: "graphql_event_streams", help: "Open GraphQL Server-Sent Events streams", registers: [registry] }),
-      subscriptions: new Gauge({ name: "graphql_subscriptions_active", help: "GraphQL subscriptions running now", registers: [registry] }),
+      connections: new Gauge({
+        name: "websocket_connections",
+        help: "Open GraphQL WebSocket connections",
+        registers: [registry],
+      }),
+      streams: new Gauge({
+        name: "graphql_event_streams",
+        help: "Open GraphQL Server-Sent Events streams",
+        registers: [registry],
+      }),
+      subscriptions: new Gauge({
+        name: "graphql_subscriptions_active",
+        help: "GraphQL subscriptions running now",
+        registers: [registry],
+      }),
       executions: new Counter({
         name: "graphql_subscription_executions_total",
         help: "Executions of subscription events (subscribers asking the same thing share one)",
@@ -123,11 +144,26 @@ export function observePasswordHashing(
   hasher: { inFlight: number; queued: number; peakRunning: number; refused: number },
 ) {
   const gauge = (name: string, help: string, read: () => number) =>
-    new Gauge({ name, help, registers: [metrics.registry], collect() { this.set(read()); } });
+    new Gauge({
+      name,
+      help,
+      registers: [metrics.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   gauge("password_hashes_in_flight", "scrypt calls running now", () => hasher.inFlight);
   gauge("password_hashes_queued", "scrypt calls waiting for a slot", () => hasher.queued);
-  gauge("password_hashes_in_flight_peak", "most scrypt calls seen running at once since start", () => hasher.peakRunning);
-  gauge("password_hashes_refused", "scrypt calls refused (SERVER_BUSY) because the queue was full, since start", () => hasher.refused);
+  gauge(
+    "password_hashes_in_flight_peak",
+    "most scrypt calls seen running at once since start",
+    () => hasher.peakRunning,
+  );
+  gauge(
+    "password_hashes_refused",
+    "scrypt calls refused (SERVER_BUSY) because the queue was full, since start",
+    () => hasher.refused,
+  );
 }
 
 /**
@@ -158,7 +194,8 @@ export function graphqlErrorMetricsPlugin(metrics: Metrics): ApolloServerPlugin<
       return {
         async willSendResponse({ response }) {
           if (response.body.kind !== "single") return;
-          for (const error of response.body.singleResult.errors ?? []) metrics.errors.inc({ code: String(error.extensions?.code ?? "UNKNOWN") });
+          for (const error of response.body.singleResult.errors ?? [])
+            metrics.errors.inc({ code: String(error.extensions?.code ?? "UNKNOWN") });
         },
       };
     },
@@ -220,7 +257,9 @@ async function requestMetrics(app: FastifyInstance, { metrics, enabled = true, t
     if (token) {
       const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "")?.[1] ?? "";
       if (!sameSecret(given, token)) {
-        return reply.code(401).send({ error: { code: "UNAUTHENTICATED", message: "/metrics needs Authorization: Bearer <METRICS_TOKEN>." } });
+        return reply.code(401).send({
+          error: { code: "UNAUTHENTICATED", message: "/metrics needs Authorization: Bearer <METRICS_TOKEN>." },
+        });
       }
     }
     reply.header("content-type", metrics.registry.contentType);

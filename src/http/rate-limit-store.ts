@@ -12,9 +12,16 @@ type Store = FastifyRateLimitStore & { read?: FastifyRateLimitStore["incr"] };
 type Settings = FastifyRateLimitOptions & { continueExceeding?: boolean; exponentialBackoff?: boolean };
 
 const require = createRequire(import.meta.url);
-const RedisStore: new (continueExceeding: boolean, exponentialBackoff: boolean, redis: unknown, key?: string) => Store =
-  require("@fastify/rate-limit/store/RedisStore.js");
-const LocalStore: new (continueExceeding: boolean, exponentialBackoff: boolean) => Store = require("@fastify/rate-limit/store/LocalStore.js");
+const RedisStore: new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  redis: unknown,
+  key?: string,
+) => Store = require("@fastify/rate-limit/store/RedisStore.js");
+const LocalStore: new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+) => Store = require("@fastify/rate-limit/store/LocalStore.js");
 
 /**
  * @fastify/rate-limit's in-memory store answers with its own counter object, which the plugin
@@ -24,16 +31,19 @@ const LocalStore: new (continueExceeding: boolean, exponentialBackoff: boolean) 
 class SnapshotLocalStore implements Store {
   constructor(private readonly local: Store) {}
 
-  incr: Store["incr"] = (key, callback, timeWindow, max) => this.local.incr(key, (error, result) => callback(error, result && { ...result }), timeWindow, max);
+  incr: Store["incr"] = (key, callback, timeWindow, max) =>
+    this.local.incr(key, (error, result) => callback(error, result && { ...result }), timeWindow, max);
 
-  read: Store["incr"] = (key, callback, timeWindow, max) => this.local.read!(key, (error, result) => callback(error, result && { ...result }), timeWindow, max);
+  read: Store["incr"] = (key, callback, timeWindow, max) =>
+    this.local.read!(key, (error, result) => callback(error, result && { ...result }), timeWindow, max);
 
   child(routeOptions: Parameters<Store["child"]>[0]): Store {
     return new SnapshotLocalStore(this.local.child(routeOptions));
   }
 }
 
-const inMemory = (settings: Settings) => new LocalStore(settings.continueExceeding ?? false, settings.exponentialBackoff ?? false);
+const inMemory = (settings: Settings) =>
+  new LocalStore(settings.continueExceeding ?? false, settings.exponentialBackoff ?? false);
 
 /** The `store` option of @fastify/rate-limit for counts kept in this process. */
 export function localRateLimitStore(): FastifyRateLimitStoreCtor {
@@ -61,7 +71,12 @@ class SharedOrLocalStore implements Store {
   read: Store["incr"] = (key, callback, timeWindow, max) => this.count("read", key, callback, timeWindow, max);
 
   child(routeOptions: Parameters<Store["child"]>[0]): Store {
-    return new SharedOrLocalStore(this.shared.child(routeOptions), this.local.child(routeOptions), this.redis, this.onFallback);
+    return new SharedOrLocalStore(
+      this.shared.child(routeOptions),
+      this.local.child(routeOptions),
+      this.redis,
+      this.onFallback,
+    );
   }
 
   private count(method: "incr" | "read", ...[key, callback, timeWindow, max]: Parameters<Store["incr"]>): void {
@@ -85,12 +100,20 @@ class SharedOrLocalStore implements Store {
 }
 
 /** The `store` option of @fastify/rate-limit for counts shared through `redis`. */
-export function sharedRateLimitStore(redis: SharedRedis, onFallback: (error?: Error) => void): FastifyRateLimitStoreCtor {
+export function sharedRateLimitStore(
+  redis: SharedRedis,
+  onFallback: (error?: Error) => void,
+): FastifyRateLimitStoreCtor {
   return class extends SharedOrLocalStore {
     constructor(settings: Settings) {
       const continueExceeding = settings.continueExceeding ?? false;
       const exponentialBackoff = settings.exponentialBackoff ?? false;
-      super(new RedisStore(continueExceeding, exponentialBackoff, redis.client, KEY_PREFIX), new SnapshotLocalStore(inMemory(settings)), redis, onFallback);
+      super(
+        new RedisStore(continueExceeding, exponentialBackoff, redis.client, KEY_PREFIX),
+        new SnapshotLocalStore(inMemory(settings)),
+        redis,
+        onFallback,
+      );
     }
   };
 }

@@ -62,7 +62,9 @@ export type RateLimitOptions = {
   shared?: SharedCounts;
 };
 
-export const RATE_LIMIT_DEFAULTS = { max: 600, windowMs: 60_000, addressFactor: 10 } satisfies Required<Omit<RateLimitOptions, "shared">>;
+export const RATE_LIMIT_DEFAULTS = { max: 600, windowMs: 60_000, addressFactor: 10 } satisfies Required<
+  Omit<RateLimitOptions, "shared">
+>;
 
 async function rateLimits(app: FastifyInstance, { shared, ...given }: RateLimitOptions) {
   const limits = { ...RATE_LIMIT_DEFAULTS, ...given };
@@ -76,7 +78,10 @@ async function rateLimits(app: FastifyInstance, { shared, ...given }: RateLimitO
         shared.countedLocally();
         if (!error || Date.now() - lastWarning < FALLBACK_WARNING_INTERVAL_MS) return;
         lastWarning = Date.now();
-        app.log.warn({ reason: error.message }, "Redis did not answer a rate-limit count: counted in this process instead");
+        app.log.warn(
+          { reason: error.message },
+          "Redis did not answer a rate-limit count: counted in this process instead",
+        );
       })
     : localRateLimitStore();
   const exempt = (request: FastifyRequest) => request.url === "/healthz" || request.url === "/readyz";
@@ -98,7 +103,11 @@ async function rateLimits(app: FastifyInstance, { shared, ...given }: RateLimitO
   // Without options: the very buckets (store and key) of the limit above.
   const sameBuckets = app.createRateLimit();
   const overLimit = (ttlInSeconds: number) =>
-    new RetryLaterError("RATE_LIMITED", `Too many requests (expensive fields count one each); try again in ${ttlInSeconds} s.`, ttlInSeconds);
+    new RetryLaterError(
+      "RATE_LIMITED",
+      `Too many requests (expensive fields count one each); try again in ${ttlInSeconds} s.`,
+      ttlInSeconds,
+    );
   app.decorate("chargeRequests", async (request: FastifyRequest, units: number) => {
     const withToken = Boolean(requestToken(request));
     for (let i = 0; i < units; i++) {

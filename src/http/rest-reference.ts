@@ -11,7 +11,16 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { OPENAPI_PATH } from "../contract/paths.ts";
-import { contentHash, cspHash, IMMUTABLE, precompress, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
+import {
+  contentHash,
+  cspHash,
+  IMMUTABLE,
+  precompress,
+  prepareResponse,
+  REVALIDATE,
+  sendPrepared,
+  type PreparedResponse,
+} from "./prepared-response.ts";
 
 export const REST_REFERENCE_PATH = "/docs";
 
@@ -59,7 +68,10 @@ function makeReference(): RestReference {
     const body = distFile(name);
     const dot = name.lastIndexOf(".");
     const served = `${REST_REFERENCE_PATH}/${name.slice(0, dot)}.${contentHash(body)}${name.slice(dot)}`;
-    return [served, prepareResponse(body, { "content-type": `${type}; charset=utf-8`, "cache-control": IMMUTABLE })] as const;
+    return [
+      served,
+      prepareResponse(body, { "content-type": `${type}; charset=utf-8`, "cache-control": IMMUTABLE }),
+    ] as const;
   };
   const [script, scriptAsset] = asset("swagger-ui-bundle.js", "text/javascript");
   const [stylesheet, stylesheetAsset] = asset("swagger-ui.css", "text/css");
@@ -96,7 +108,13 @@ function makeReference(): RestReference {
     "content-security-policy": contentSecurityPolicy,
     "cache-control": REVALIDATE,
   });
-  return { page, assets: new Map([[script, scriptAsset], [stylesheet, stylesheetAsset]]) };
+  return {
+    page,
+    assets: new Map([
+      [script, scriptAsset],
+      [stylesheet, stylesheetAsset],
+    ]),
+  };
 }
 
 // Encapsulated: it only adds routes. The files are read here, at start-up.

@@ -11,7 +11,8 @@ type Installed = { package: string; systemNode: string };
 
 export function describeRuntime(execPath = process.execPath, version = process.version): string {
   const record = path.join(RUNTIME_DIR, "installed-for.json");
-  if (!existsSync(record) || !realpathSync(execPath).startsWith(realpathSync(RUNTIME_DIR) + path.sep)) return `Node ${version}`;
+  if (!existsSync(record) || !realpathSync(execPath).startsWith(realpathSync(RUNTIME_DIR) + path.sep))
+    return `Node ${version}`;
   const installed = JSON.parse(readFileSync(record, "utf8")) as Installed;
   return `Node ${version} from node_modules/.runtime (${installed.package}): npm install found Node ${installed.systemNode}, not a supported line`;
 }

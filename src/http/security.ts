@@ -32,7 +32,11 @@ export function helmetHeaders(options: Readonly<HelmetOptions> = HELMET): Record
     },
   };
   let failure: unknown;
-  helmet({ ...options })({} as IncomingMessage, collector as unknown as ServerResponse, (error?: unknown) => (failure = error));
+  helmet({ ...options })(
+    {} as IncomingMessage,
+    collector as unknown as ServerResponse,
+    (error?: unknown) => (failure = error),
+  );
   if (failure) throw failure;
   return headers;
 }

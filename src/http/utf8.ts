@@ -26,4 +26,5 @@ export function undecodableEscape(text: string): string | undefined {
 }
 
 /** A 400 error for a body that is not UTF-8 text, shaped as Fastify's own parser errors. */
-export const notUtf8 = (message: string) => Object.assign(new Error(message), { statusCode: 400, code: "FST_ERR_CTP_INVALID_UTF8" });
+export const notUtf8 = (message: string) =>
+  Object.assign(new Error(message), { statusCode: 400, code: "FST_ERR_CTP_INVALID_UTF8" });

@@ -1,7 +1,16 @@
 // The spans themselves, written against @opentelemetry/api only (whichever SDK is registered
 // records them): one SERVER span per HTTP request, one span per GraphQL root field, one CLIENT
 // span per SQL statement. Loaded (by tracing.ts) only when tracing is on.
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { defaultFieldResolver, type GraphQLSchema } from "graphql";
@@ -46,7 +55,12 @@ export function requestSpans(tracer: Tracer) {
           request.method,
           {
             kind: SpanKind.SERVER,
-            attributes: { "http.request.method": request.method, "url.path": path, "client.address": request.ip, "request.id": request.id },
+            attributes: {
+              "http.request.method": request.method,
+              "url.path": path,
+              "client.address": request.ip,
+              "request.id": request.id,
+            },
           },
           parent,
         );
@@ -92,31 +106,35 @@ export function traceRootFields(schema: GraphQLSchema, tracer: Tracer): GraphQLS
           "graphql.operation.type": info.operation.operation,
           ...(info.operation.name ? { "graphql.operation.name": info.operation.name.value } : {}),
         });
-        return tracer.startActiveSpan(name, { attributes: { "graphql.field.name": field.name, "graphql.parent.name": type.name } }, (span) => {
-          let result: unknown;
-          try {
-            result = resolve(source, args, ctx, info);
-          } catch (error) {
-            failed(span, error);
-            span.end();
-            throw error;
-          }
-          if (!isPromiseLike(result)) {
-            span.end();
-            return result;
-          }
-          return Promise.resolve(result).then(
-            (value) => {
-              span.end();
-              return value;
-            },
-            (error: unknown) => {
+        return tracer.startActiveSpan(
+          name,
+          { attributes: { "graphql.field.name": field.name, "graphql.parent.name": type.name } },
+          (span) => {
+            let result: unknown;
+            try {
+              result = resolve(source, args, ctx, info);
+            } catch (error) {
               failed(span, error);
               span.end();
               throw error;
-            },
-          );
-        });
+            }
+            if (!isPromiseLike(result)) {
+              span.end();
+              return result;
+            }
+            return Promise.resolve(result).then(
+              (value) => {
+                span.end();
+                return value;
+              },
+              (error: unknown) => {
+                failed(span, error);
+                span.end();
+                throw error;
+              },
+            );
+          },
+        );
       };
     }
   }
@@ -141,7 +159,11 @@ export function statementSpans(tracer: Tracer, system: "sqlite" | "postgresql") 
       {
         kind: SpanKind.CLIENT,
         startTime: start,
-        attributes: { "db.system.name": system, "db.operation.name": operation, "db.query.text": event.query.slice(0, QUERY_TEXT_MAX) },
+        attributes: {
+          "db.system.name": system,
+          "db.operation.name": operation,
+          "db.query.text": event.query.slice(0, QUERY_TEXT_MAX),
+        },
       },
       context.active(),
     );

@@ -19,7 +19,12 @@ export const TRACING_PACKAGES = [
 ];
 
 /** What the SDK calls a span processor (only passed through). */
-export type SpanProcessor = { onStart(...args: unknown[]): void; onEnd(...args: unknown[]): void; shutdown(): Promise<void>; forceFlush(): Promise<void> };
+export type SpanProcessor = {
+  onStart(...args: unknown[]): void;
+  onEnd(...args: unknown[]): void;
+  shutdown(): Promise<void>;
+  forceFlush(): Promise<void>;
+};
 
 type Sdk = {
   NodeTracerProvider: new (config: { resource: unknown; sampler: unknown; spanProcessors: SpanProcessor[] }) => {
@@ -54,7 +59,9 @@ async function importSdk(): Promise<Sdk> {
     return { ...base, ...node, ...resources, ...otlp } as unknown as Sdk;
   } catch (error) {
     if ((error as { code?: string }).code === "ERR_MODULE_NOT_FOUND") {
-      throw new Error(`tracing needs the OpenTelemetry packages: npm install ${TRACING_PACKAGES.join(" ")}`, { cause: error });
+      throw new Error(`tracing needs the OpenTelemetry packages: npm install ${TRACING_PACKAGES.join(" ")}`, {
+        cause: error,
+      });
     }
     throw error;
   }

@@ -54,7 +54,10 @@ export function connectRedis(url: string, log: Log, role: RedisRole = RATE_LIMIT
     up = false;
     if (warned) return;
     warned = true;
-    log.warn({ redis: redactedUrl(url), reason: error?.message ?? "connection closed" }, `Redis unreachable: ${role.purpose} ${role.whileAway} until it returns`);
+    log.warn(
+      { redis: redactedUrl(url), reason: error?.message ?? "connection closed" },
+      `Redis unreachable: ${role.purpose} ${role.whileAway} until it returns`,
+    );
   };
   client.on("error", lost);
   client.on("close", () => lost());

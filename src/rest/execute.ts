@@ -19,26 +19,36 @@ import { legacyBody, type FieldValues, type RestRequest, type RestRoute } from "
  * `access`: who may call the row, from its root fields' @public / @requireAuth declarations.
  * `edits`: the variables that are edits, at least one of which the request must set (nothing-sent.ts).
  */
-export type CompiledRoute = RestRoute & { compiled: DocumentNode; names: Map<string, string>; access: DocumentAccess; edits: string[] };
+export type CompiledRoute = RestRoute & {
+  compiled: DocumentNode;
+  names: Map<string, string>;
+  access: DocumentAccess;
+  edits: string[];
+};
 
 export function compileRoutes(runner: OperationRunner, routes: RestRoute[]): CompiledRoute[] {
   const { schema } = runner;
   return routes.map((route) => {
     const compiled = parse(route.document);
     const errors = runner.validateOwn(compiled);
-    if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
+    if (errors.length)
+      throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join("; ")}`);
     const edits = editVariables(schema, compiled);
     return { ...route, compiled, names: legacyNames(route), access: documentAccess(schema, compiled), edits };
   });
 }
 
 export type RestOutcome =
-  | { ok: true; status: number; body: unknown }
-  | { ok: false; status: number; error: ClientError; internal?: unknown };
+  { ok: true; status: number; body: unknown } | { ok: false; status: number; error: ClientError; internal?: unknown };
 
 const refused = (error: ClientError): RestOutcome => ({ ok: false, status: statusForCode(error.code), error });
 
-export async function runRoute(runner: OperationRunner, route: CompiledRoute, req: RestRequest, context: Context): Promise<RestOutcome> {
+export async function runRoute(
+  runner: OperationRunner,
+  route: CompiledRoute,
+  req: RestRequest,
+  context: Context,
+): Promise<RestOutcome> {
   // The legacy interface says every data operation needs a valid token: that answer comes before
   // any field check, with the same rule and words as the fields' own @requireAuth.
   const refusal = route.access === "public" ? null : signInRefusal(context, route.access === "anonymousReads");

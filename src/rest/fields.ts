@@ -59,7 +59,8 @@ export const MAX_NUMBER_TEXT = 32;
 
 /** The trimmed text of a number sent as a string, refused (naming the field) when too long to be one. */
 function numberText(v: string, name: string, what: string): string {
-  if (v.length > MAX_NUMBER_TEXT) throw badInput(`${name} must be ${what} of at most ${MAX_NUMBER_TEXT} characters, got ${v.length} characters`);
+  if (v.length > MAX_NUMBER_TEXT)
+    throw badInput(`${name} must be ${what} of at most ${MAX_NUMBER_TEXT} characters, got ${v.length} characters`);
   return v.trim();
 }
 
@@ -78,7 +79,8 @@ export const decimal: FieldKind = {
   coerce(value, name) {
     const v = single(value, name);
     if (typeof v === "number" && Number.isFinite(v)) return v;
-    if (typeof v === "string" && DECIMAL.test(numberText(v, name, "a number")) && Number.isFinite(Number(v.trim()))) return Number(v.trim());
+    if (typeof v === "string" && DECIMAL.test(numberText(v, name, "a number")) && Number.isFinite(Number(v.trim())))
+      return Number(v.trim());
     throw badInput(`${name} must be a number such as 4 or 4.5, got ${JSON.stringify(v)?.slice(0, 40) ?? "a file"}`);
   },
 };
@@ -165,12 +167,20 @@ const MAX_PERIOD_TEXT = 64;
 
 /** "HH:MM-HH:MM" (the detail's own format) or {open, close}: clients may send back what they read. */
 function openingPeriod(): FieldKind {
-  const asObject = objectOf({ open: { kind: text }, close: { kind: text } }, 'an object {"open": "HH:MM", "close": "HH:MM"}');
+  const asObject = objectOf(
+    { open: { kind: text }, close: { kind: text } },
+    'an object {"open": "HH:MM", "close": "HH:MM"}',
+  );
   return {
-    schema: schema.fields({ open: schema.string({ pattern: "^\\d{2}:\\d{2}$" }), close: schema.string({ pattern: "^\\d{2}:\\d{2}$" }) }, ["open", "close"]),
+    schema: schema.fields(
+      { open: schema.string({ pattern: "^\\d{2}:\\d{2}$" }), close: schema.string({ pattern: "^\\d{2}:\\d{2}$" }) },
+      ["open", "close"],
+    ),
     coerce(value, name) {
       if (typeof value === "string" && value.length > MAX_PERIOD_TEXT) {
-        throw badInput(`${name} must be "HH:MM-HH:MM" of at most ${MAX_PERIOD_TEXT} characters, got ${value.length} characters`);
+        throw badInput(
+          `${name} must be "HH:MM-HH:MM" of at most ${MAX_PERIOD_TEXT} characters, got ${value.length} characters`,
+        );
       }
       if (typeof value === "string" && !value.trim().startsWith("{")) {
         const m = /^\s*([^-\s]+)\s*-\s*([^-\s]+)\s*$/.exec(value);
@@ -184,7 +194,10 @@ function openingPeriod(): FieldKind {
 
 export const openingHours = listOf(openingPeriod(), "a list of opening periods");
 
-const geo = objectOf({ latitude: { kind: decimal, aliases: ["lat"] }, longitude: { kind: decimal, aliases: ["lng", "lon"] } }, "an object {latitude, longitude}");
+const geo = objectOf(
+  { latitude: { kind: decimal, aliases: ["lat"] }, longitude: { kind: decimal, aliases: ["lng", "lon"] } },
+  "an object {latitude, longitude}",
+);
 
 export const address = objectOf(
   {
@@ -205,7 +218,10 @@ export const contact = objectOf({ email: { kind: text }, phone: { kind: text } }
 
 /** A file sent as a multipart/form-data part; becomes the same Upload value /graphql would give. */
 export const file: FieldKind = {
-  schema: schema.string({ contentMediaType: "application/octet-stream", description: "a file part of a multipart/form-data body" }),
+  schema: schema.string({
+    contentMediaType: "application/octet-stream",
+    description: "a file part of a multipart/form-data body",
+  }),
   multipartOnly: true,
   coerce(value, name) {
     const v = single(value, name);

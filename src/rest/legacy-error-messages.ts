@@ -10,11 +10,20 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** "input.openingHours[0].open" -> "opening_hours[0].open" (longest known prefix renamed). */
 export function legacyPath(path: string, names: Names): string {
-  const segments = path.replace(/\[(\d+)\]/g, ".$1").split(".").filter(Boolean);
+  const segments = path
+    .replace(/\[(\d+)\]/g, ".$1")
+    .split(".")
+    .filter(Boolean);
   for (let k = segments.length; k > 0; k--) {
     const legacy = names.get(segments.slice(0, k).join("."));
     if (legacy === undefined) continue;
-    return legacy + segments.slice(k).map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join("");
+    return (
+      legacy +
+      segments
+        .slice(k)
+        .map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`))
+        .join("")
+    );
   }
   return path;
 }
@@ -66,9 +75,14 @@ export function legacyError(error: unknown, names: Names): ClientError | null {
   const details = known.details ? { ...known.details } : undefined;
   if (details && typeof details.field === "string") details.field = legacyPath(details.field, names);
   if (details && isProblems(details.problems)) {
-    const problems = details.problems.map((p) => ({ field: legacyPath(p.field, names), message: renameWords(p.message, names) }));
+    const problems = details.problems.map((p) => ({
+      field: legacyPath(p.field, names),
+      message: renameWords(p.message, names),
+    }));
     details.problems = problems;
-    const message = problems.map((p) => (p.message.includes(p.field) || !p.field ? p.message : `${p.field}: ${p.message}`)).join("; ");
+    const message = problems
+      .map((p) => (p.message.includes(p.field) || !p.field ? p.message : `${p.field}: ${p.message}`))
+      .join("; ");
     return { ...known, message, details };
   }
   return { ...known, message: renameWords(known.message, names), ...(details ? { details } : {}) };

@@ -28,7 +28,13 @@ export async function registerMultipart(app: FastifyInstance, { maxFileBytes }: 
   await app.register(multipart, {
     // busboy flags a file that reaches its limit as truncated even at exactly that size: one byte
     // more lets a file of exactly maxFileBytes through (the storage behind the resolver enforces it too).
-    limits: { fileSize: maxFileBytes + 1, files: 1, fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_FIELDS + 1 },
+    limits: {
+      fileSize: maxFileBytes + 1,
+      files: 1,
+      fieldSize: MAX_FIELD_BYTES,
+      fields: MAX_FIELDS,
+      parts: MAX_FIELDS + 1,
+    },
   });
 }
 
@@ -61,7 +67,10 @@ function multipartError(error: unknown, maxFileBytes: number): DomainError {
     case "FST_INVALID_JSON_FIELD_ERROR":
       return new DomainError("BAD_USER_INPUT", "A multipart field declared as application/json is not valid JSON.");
     default:
-      return new DomainError("BAD_USER_INPUT", "The multipart/form-data body could not be read; check its boundary and parts.");
+      return new DomainError(
+        "BAD_USER_INPUT",
+        "The multipart/form-data body could not be read; check its boundary and parts.",
+      );
   }
 }
 
@@ -123,13 +132,25 @@ export async function readMultipart(
     for await (const part of request.parts()) {
       if (part.type === "file") {
         const { path: file, size } = await spooled.spool(part.file, part.fieldname);
-        if ((part.file as Readable & { truncated?: boolean }).truncated) throw multipartError({ code: "FST_REQ_FILE_TOO_LARGE" }, maxFileBytes);
+        if ((part.file as Readable & { truncated?: boolean }).truncated)
+          throw multipartError({ code: "FST_REQ_FILE_TOO_LARGE" }, maxFileBytes);
         // A browser form with no file chosen sends an empty part without a name: no file.
         if (!part.filename && size === 0) continue;
-        add(part.fieldname, receivedFile({ fieldName: part.fieldname, filename: part.filename, mimetype: part.mimetype, encoding: part.encoding, path: file }));
+        add(
+          part.fieldname,
+          receivedFile({
+            fieldName: part.fieldname,
+            filename: part.filename,
+            mimetype: part.mimetype,
+            encoding: part.encoding,
+            path: file,
+          }),
+        );
       } else {
-        if (part.valueTruncated) throw new DomainError("PAYLOAD_TOO_LARGE", `${part.fieldname} is larger than ${MAX_FIELD_BYTES / 1024} KB.`);
-        if (typeof part.value === "string" && part.value.includes(REPLACEMENT_CHARACTER)) throw notUtf8Field(part.fieldname);
+        if (part.valueTruncated)
+          throw new DomainError("PAYLOAD_TOO_LARGE", `${part.fieldname} is larger than ${MAX_FIELD_BYTES / 1024} KB.`);
+        if (typeof part.value === "string" && part.value.includes(REPLACEMENT_CHARACTER))
+          throw notUtf8Field(part.fieldname);
         add(part.fieldname, part.value);
       }
     }

@@ -6,13 +6,24 @@
 // document passes an input object with no required field (an edit: UpdateRestaurantInput,
 // UpdateGroceryInput) changes nothing when that object arrives empty. Fields other than those
 // (unknown ones) stay ignored, as everywhere in the shim.
-import { getNamedType, isInputObjectType, isNonNullType, Kind, typeFromAST, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import {
+  getNamedType,
+  isInputObjectType,
+  isNonNullType,
+  Kind,
+  typeFromAST,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from "graphql";
 import type { ClientError } from "../contract/errors.ts";
 import type { RestRoute } from "./route-row.ts";
 
 /** The variables of a mutation that are edits: input objects none of whose fields is required. */
 export function editVariables(schema: GraphQLSchema, document: DocumentNode): string[] {
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   if (operation?.operation !== "mutation") return [];
   return (operation.variableDefinitions ?? []).flatMap((v) => {
     const type = getNamedType(typeFromAST(schema, v.type));
@@ -25,7 +36,8 @@ export function editVariables(schema: GraphQLSchema, document: DocumentNode): st
 export const editFields = (route: RestRoute): string[] =>
   route.params.filter((p) => p.in !== "path" && !p.required && p.default === undefined).map((p) => p.name);
 
-const isEmpty = (value: unknown) => value === undefined || (typeof value === "object" && value !== null && Object.keys(value).length === 0);
+const isEmpty = (value: unknown) =>
+  value === undefined || (typeof value === "object" && value !== null && Object.keys(value).length === 0);
 
 /** The 400 for a request that sets nothing in any of `edits` (the row's edit variables), or null. */
 export function nothingSent(route: RestRoute, edits: string[], variables: Record<string, unknown>): ClientError | null {

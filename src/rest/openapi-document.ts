@@ -25,7 +25,12 @@ const ERROR_NAMES: Record<number, string> = {
 const ERRORS: Record<number, [name: string, description: string]> = Object.fromEntries(
   Object.entries(ERROR_NAMES).map(([status, name]) => [
     status,
-    [name, codesWithStatus(Number(status)).map((code) => `${code}: ${ERROR_CODES[code].meaning}`).join(" ")],
+    [
+      name,
+      codesWithStatus(Number(status))
+        .map((code) => `${code}: ${ERROR_CODES[code].meaning}`)
+        .join(" "),
+    ],
   ]),
 );
 
@@ -41,7 +46,10 @@ const camel = (words: string) =>
     .join("");
 
 function describe(param: RestParam): JsonSchema {
-  const notes = [param.description, param.aliases?.length ? `also accepted as ${param.aliases.join(", ")}` : undefined].filter(Boolean);
+  const notes = [
+    param.description,
+    param.aliases?.length ? `also accepted as ${param.aliases.join(", ")}` : undefined,
+  ].filter(Boolean);
   return {
     ...param.kind.schema,
     ...(notes.length ? { description: notes.join("; ") } : {}),
@@ -52,9 +60,18 @@ function describe(param: RestParam): JsonSchema {
 function bodySchema(row: RestRoute, multipart: boolean, options: OpenApiOptions): JsonSchema {
   const fields = row.params.filter((p) => p.in === "body" && (multipart || !p.kind.multipartOnly));
   const properties: Record<string, JsonSchema> = Object.fromEntries(fields.map((p) => [p.name, describe(p)]));
-  if (options.tokenNeeded(row) !== "no") properties.access_token = { type: "string", description: "the access token, when not sent as Authorization: Bearer" };
+  if (options.tokenNeeded(row) !== "no")
+    properties.access_token = {
+      type: "string",
+      description: "the access token, when not sent as Authorization: Bearer",
+    };
   const required = fields.filter((p) => p.required).map((p) => p.name);
-  return { type: "object", ...(row.whenText ? { title: row.operation } : {}), properties, ...(required.length ? { required } : {}) };
+  return {
+    type: "object",
+    ...(row.whenText ? { title: row.operation } : {}),
+    properties,
+    ...(required.length ? { required } : {}),
+  };
 }
 
 function requestBody(rows: RestRoute[], options: OpenApiOptions) {
@@ -99,7 +116,13 @@ function responses(rows: RestRoute[], method: string, options: OpenApiOptions) {
   }
   const isPublic = rows.every((r) => options.tokenNeeded(r) === "no");
   const takesFile = rows.some((r) => r.params.some((p) => p.kind === file));
-  const statuses = [400, ...(isPublic ? [409] : [401, 403, 404]), ...(BODY_METHODS.has(method) ? [413, 415] : []), 429, ...(takesFile ? [507] : [])];
+  const statuses = [
+    400,
+    ...(isPublic ? [409] : [401, 403, 404]),
+    ...(BODY_METHODS.has(method) ? [413, 415] : []),
+    429,
+    ...(takesFile ? [507] : []),
+  ];
   for (const status of statuses) answers[String(status)] = { $ref: `#/components/responses/${ERRORS[status][0]}` };
   return answers;
 }
@@ -126,10 +149,16 @@ function operation(rows: RestRoute[], options: OpenApiOptions) {
   const names = rows.map((r) => r.operation);
   const description = [
     ...rows.map((r) => {
-      const needs = options.needsAField?.(r) ? ` A request must carry at least one of: ${editFields(r).join(", ")} (else 400).` : "";
+      const needs = options.needsAField?.(r)
+        ? ` A request must carry at least one of: ${editFields(r).join(", ")} (else 400).`
+        : "";
       return `**${r.operation}**${r.whenText ? ` (${r.whenText})` : ""}: ${r.summary} Answers ${r.status}.${needs}`;
     }),
-    ...(anonymous ? ["No token is needed: the service runs with ANONYMOUS_READS=true (an anonymous caller sees what every user sees)."] : []),
+    ...(anonymous
+      ? [
+          "No token is needed: the service runs with ANONYMOUS_READS=true (an anonymous caller sees what every user sees).",
+        ]
+      : []),
     "Fields other than path segments may be sent in the body or the query string.",
   ].join("\n\n");
   return {
@@ -138,7 +167,11 @@ function operation(rows: RestRoute[], options: OpenApiOptions) {
     description,
     tags: [rows[0].tag],
     "x-legacy-operations": names,
-    ...(rows.every((r) => options.tokenNeeded(r) === "no") ? { security: [] } : anonymous ? { security: TOKEN_OPTIONAL } : {}),
+    ...(rows.every((r) => options.tokenNeeded(r) === "no")
+      ? { security: [] }
+      : anonymous
+        ? { security: TOKEN_OPTIONAL }
+        : {}),
     parameters: parameters(rows, method),
     ...(BODY_METHODS.has(method) ? { requestBody: requestBody(rows, options) } : {}),
     responses: responses(rows, method, options),
@@ -168,7 +201,10 @@ export function openApiDocument(routes: RestRoute[], options: OpenApiOptions) {
         "lists may be sent as repeated keys, `key[]` or JSON arrays; booleans as true/false/1/0. The access token " +
         "is read from Authorization: Bearer, the access_token query parameter, or an access_token body field.",
     },
-    servers: servedPrefixes(options.prefixes).map((prefix) => ({ url: prefix || "/", description: prefix ? "the same routes under a prefix" : "legacy paths" })),
+    servers: servedPrefixes(options.prefixes).map((prefix) => ({
+      url: prefix || "/",
+      description: prefix ? "the same routes under a prefix" : "legacy paths",
+    })),
     tags: [
       { name: "accounts", description: "Accounts and access tokens" },
       { name: "restaurants", description: "Restaurants, comments and orders" },

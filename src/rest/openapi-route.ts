@@ -22,7 +22,10 @@ export type OpenApiRouteOptions = {
   anonymousReads?: boolean;
 };
 
-async function openApiRoute(app: FastifyInstance, { schema, routes, prefixes = [], anonymousReads = false }: OpenApiRouteOptions) {
+async function openApiRoute(
+  app: FastifyInstance,
+  { schema, routes, prefixes = [], anonymousReads = false }: OpenApiRouteOptions,
+) {
   // The document says which routes answer without a token under this configuration, from the
   // same declarations (@public, @requireAuth(anonymousReads)) that guard the fields they run.
   const tokenNeeded = (row: RestRoute) => {
@@ -32,7 +35,9 @@ async function openApiRoute(app: FastifyInstance, { schema, routes, prefixes = [
   const needsAField = (row: RestRoute) => editVariables(schema, parse(row.document)).length > 0;
   const document = JSON.stringify(openApiDocument(routes, { prefixes, tokenNeeded, needsAField }));
   for (const prefix of servedPrefixes(prefixes)) {
-    app.get(prefix + OPENAPI_PATH, async (_request, reply) => reply.type("application/json; charset=utf-8").send(document));
+    app.get(prefix + OPENAPI_PATH, async (_request, reply) =>
+      reply.type("application/json; charset=utf-8").send(document),
+    );
   }
 }
 

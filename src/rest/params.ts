@@ -7,11 +7,27 @@ import type { FieldValues, RestParam, RestRequest, RestRoute } from "./route-row
 type Options = Omit<RestParam, "name" | "in" | "kind">;
 
 /** A path segment such as :restaurant_id (always required). */
-export const inPath = (name: string, options: Options = {}): RestParam => ({ name, in: "path", kind: text, required: true, ...options });
+export const inPath = (name: string, options: Options = {}): RestParam => ({
+  name,
+  in: "path",
+  kind: text,
+  required: true,
+  ...options,
+});
 /** A query-string field (also read from the body). */
-export const inQuery = (name: string, kind: FieldKind, options: Options = {}): RestParam => ({ name, in: "query", kind, ...options });
+export const inQuery = (name: string, kind: FieldKind, options: Options = {}): RestParam => ({
+  name,
+  in: "query",
+  kind,
+  ...options,
+});
 /** A body field: JSON, urlencoded form or multipart (also read from the query string). */
-export const inBody = (name: string, kind: FieldKind, options: Options = {}): RestParam => ({ name, in: "body", kind, ...options });
+export const inBody = (name: string, kind: FieldKind, options: Options = {}): RestParam => ({
+  name,
+  in: "body",
+  kind,
+  ...options,
+});
 
 function sentValue(param: RestParam, req: RestRequest): { as: string; value: unknown } | undefined {
   if (param.in === "path") return { as: param.name, value: req.params[param.name] };

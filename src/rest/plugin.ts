@@ -65,7 +65,10 @@ function routesTo(pattern: string, path: string): boolean {
 export function allowedMethods(routes: RestRoute[]): Map<string, HttpMethod[]> {
   const allowed = new Map<string, HttpMethod[]>();
   for (const { path } of routes) {
-    allowed.set(path, METHODS.filter((m) => routes.some((r) => r.method === m && routesTo(r.path, path))));
+    allowed.set(
+      path,
+      METHODS.filter((m) => routes.some((r) => r.method === m && routesTo(r.path, path))),
+    );
   }
   return allowed;
 }
@@ -95,13 +98,21 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
       const req = restRequest(request, sentBody);
       const row = rows.find((r) => !r.when || r.when(req)) ?? rows[rows.length - 1];
       const token = tokenFromRequest(request, req.body);
-      const context = await options.createContext(token, { clientAddress: request.ip, known: checkedAuthentication(request, token) });
+      const context = await options.createContext(token, {
+        clientAddress: request.ip,
+        known: checkedAuthentication(request, token),
+      });
       releaseAfterAnswer(request, context);
       const outcome = await runRoute(options.runner, row, req, context);
       if (!outcome.ok) {
-        if (outcome.internal) request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
+        if (outcome.internal)
+          request.log.error({ err: outcome.internal, operation: row.operation }, "REST operation failed");
         const retryAfter = outcome.error.details?.retryAfterSeconds;
-        return { status: outcome.status, body: errorBody(outcome.error), retryAfter: typeof retryAfter === "number" ? retryAfter : undefined };
+        return {
+          status: outcome.status,
+          body: errorBody(outcome.error),
+          retryAfter: typeof retryAfter === "number" ? retryAfter : undefined,
+        };
       }
       return { status: outcome.status, body: outcome.body };
     };
@@ -117,15 +128,20 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
         await spooled?.removeAll(); // before answering: the client never sees the file still there
       }
       reply.code(result.status);
-      const code = result.status >= 400 ? (result.body as { error?: { code?: string } } | undefined)?.error?.code : undefined;
+      const code =
+        result.status >= 400 ? (result.body as { error?: { code?: string } } | undefined)?.error?.code : undefined;
       if (code) answeredWithError(reply, code);
       if (result.retryAfter !== undefined) reply.header("retry-after", result.retryAfter);
       return result.body === undefined ? reply.send() : reply.send(result.body);
     };
     // Routes that need a token check one sent in the header or query string before reading the body.
-    const onRequest = rows.some((r) => r.access === "public") ? [] : [tokenBeforeBody(options.createContext.authenticate)];
+    const onRequest = rows.some((r) => r.access === "public")
+      ? []
+      : [tokenBeforeBody(options.createContext.authenticate)];
     // A GET that changes something (GET /signout) gets no automatic HEAD route: a HEAD must change nothing.
-    const exposeHeadRoute = !rows.some((r) => r.compiled.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "mutation"));
+    const exposeHeadRoute = !rows.some((r) =>
+      r.compiled.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "mutation"),
+    );
     for (const prefix of prefixes) app.route({ method, url: prefix + path, onRequest, handler, exposeHeadRoute });
   }
 
@@ -138,7 +154,9 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
       return reply
         .code(405)
         .header("allow", allow)
-        .send(errorBody({ code: "METHOD_NOT_ALLOWED", message: `${request.method} is not allowed here; use ${allow}.` }));
+        .send(
+          errorBody({ code: "METHOD_NOT_ALLOWED", message: `${request.method} is not allowed here; use ${allow}.` }),
+        );
     };
     for (const prefix of prefixes) app.route({ method: refused, url: prefix + path, handler });
   }
@@ -146,4 +164,9 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
 
 // Encapsulated: its body parsers (multipart, JSON with empty = none, no text/plain) apply to these
 // routes only. Urlencoded forms are the server's (form-body); parse errors are shaped by error-handling.
-export const restPlugin = fp(rest, { name: "rest", fastify: "5.x", encapsulate: true, dependencies: ["error-handling", "form-body"] });
+export const restPlugin = fp(rest, {
+  name: "rest",
+  fastify: "5.x",
+  encapsulate: true,
+  dependencies: ["error-handling", "form-body"],
+});

@@ -47,7 +47,8 @@ function childOf(node: Built, segment: string): Built {
   if (existing instanceof Built) return existing;
   const built = new Built();
   // `a=x&a[]=y`: the plain value becomes the list's first element.
-  if (existing !== undefined) for (const v of Array.isArray(existing) ? existing : [existing]) built.entries[String(built.appended++)] = v;
+  if (existing !== undefined)
+    for (const v of Array.isArray(existing) ? existing : [existing]) built.entries[String(built.appended++)] = v;
   node.entries[name] = built;
   return built;
 }
@@ -95,7 +96,8 @@ export function expandBrackets(flat: Record<string, unknown>): Record<string, un
 export function queryProblem(request: FastifyRequest): string | null {
   const at = request.url.indexOf("?");
   const escape = at < 0 ? undefined : undecodableEscape(request.url.slice(at + 1));
-  if (escape) return `The query string has ${escape}, which is not UTF-8 once decoded; %-encode the UTF-8 bytes of the text.`;
+  if (escape)
+    return `The query string has ${escape}, which is not UTF-8 once decoded; %-encode the UTF-8 bytes of the text.`;
   return nestingProblem(asRecord(request.query), "query string");
 }
 

@@ -95,7 +95,8 @@ export function legacyBody(row: RestRoute, data: unknown, values: FieldValues): 
  */
 export function aliasOf<Name extends RouteName>(
   row: RestRouteOf<Name>,
-  changes: Pick<RestRouteOf<Name>, "method" | "path"> & Partial<Pick<RestRouteOf<Name>, "status" | "response" | "body">>,
+  changes: Pick<RestRouteOf<Name>, "method" | "path"> &
+    Partial<Pick<RestRouteOf<Name>, "status" | "response" | "body">>,
 ): RestRoute {
   const { body, response, ...rest } = row;
   // "<Name> (alias)" runs the same document, so codegen gives it the same result type as the row.

@@ -11,7 +11,13 @@ import type { PatternRow } from "./opening-patterns.ts";
 export type RowFormat = "sqlite" | "copy";
 /** A table's rows as each format encodes them. */
 export type Encoded = { sqlite: FlatRows; copy: CopyRows };
-export type RowWorkerData = { size: Size; badgeIds: string[]; coverBytes: CoverBytes; patterns: PatternRow[]; format: RowFormat };
+export type RowWorkerData = {
+  size: Size;
+  badgeIds: string[];
+  coverBytes: CoverBytes;
+  patterns: PatternRow[];
+  format: RowFormat;
+};
 export type RowJob = { catalogue: "restaurants" | "groceries"; from: number; to: number };
 /** A batch's tables, and the opening patterns its restaurants named first. */
 export type RowBatch<T> = { tables: T[]; patterns: PatternRow[] };
@@ -27,7 +33,10 @@ export class BulkRowWorker<F extends RowFormat> {
   private failure: Error | undefined;
 
   constructor(data: RowWorkerData & { format: F }) {
-    this.worker = new Worker(new URL("./bulk-row-worker.ts", import.meta.url), { workerData: data, execArgv: ["--import", TSX] });
+    this.worker = new Worker(new URL("./bulk-row-worker.ts", import.meta.url), {
+      workerData: data,
+      execArgv: ["--import", TSX],
+    });
     this.worker.on("message", (batch: RowBatch<Encoded[F]>) => this.waiting.shift()?.resolve(batch));
     this.worker.on("error", (error) => this.fail(error));
     this.worker.on("exit", (code) => this.fail(new Error(`the seed's row worker stopped (exit code ${code})`)));
@@ -47,9 +56,14 @@ export class BulkRowWorker<F extends RowFormat> {
   }
 
   /** The catalogue's items 1..total in batches of `batchSize`, in order, with how many items each holds. */
-  async *batches(catalogue: RowJob["catalogue"], total: number, batchSize: number): AsyncGenerator<RowBatch<Encoded[F]> & { items: number }> {
+  async *batches(
+    catalogue: RowJob["catalogue"],
+    total: number,
+    batchSize: number,
+  ): AsyncGenerator<RowBatch<Encoded[F]> & { items: number }> {
     const jobs: RowJob[] = [];
-    for (let from = 1; from <= total; from += batchSize) jobs.push({ catalogue, from, to: Math.min(from + batchSize - 1, total) });
+    for (let from = 1; from <= total; from += batchSize)
+      jobs.push({ catalogue, from, to: Math.min(from + batchSize - 1, total) });
     const asked: Promise<RowBatch<Encoded[F]>>[] = [];
     let next = 0;
     const askNext = () => {

@@ -14,7 +14,10 @@ const patterns = new SeedOpeningPatterns(existing);
 let patternsSent = 0;
 
 parentPort!.on("message", ({ catalogue, from, to }: RowJob) => {
-  const tables = catalogue === "restaurants" ? restaurantRows(from, to, size, badgeIds, patterns) : groceryRows(from, to, size, coverBytes);
+  const tables =
+    catalogue === "restaurants"
+      ? restaurantRows(from, to, size, badgeIds, patterns)
+      : groceryRows(from, to, size, coverBytes);
   const named = patterns.added().slice(patternsSent);
   patternsSent += named.length;
   const batch: RowBatch<unknown> = { tables: encode(tables), patterns: named };

@@ -10,20 +10,38 @@ export type Tables = Record<string, Row[]>;
 
 /** Covers are shared in bulk: 16 files per catalogue, not three million. */
 const SHARED_COVERS = 16;
-const coverNames = (catalogue: string) => Array.from({ length: SHARED_COVERS }, (_, i) => seedUploadName(`${catalogue}:shared-${i}`));
+const coverNames = (catalogue: string) =>
+  Array.from({ length: SHARED_COVERS }, (_, i) => seedUploadName(`${catalogue}:shared-${i}`));
 const SHARED = { restaurant: coverNames("restaurant"), grocery: coverNames("grocery") };
 
 /** A cover file shared by every `SHARED_COVERS`-th item of a catalogue. */
-export const sharedCover = (catalogue: "restaurant" | "grocery", n: number) => SHARED[catalogue][(n - 1) % SHARED_COVERS]!;
+export const sharedCover = (catalogue: "restaurant" | "grocery", n: number) =>
+  SHARED[catalogue][(n - 1) % SHARED_COVERS]!;
 
 /** The rows of restaurants from..to, by table (the loads set foreign keys aside, so the order is free). */
-export function restaurantRows(from: number, to: number, size: Size, badgeIds: string[], patterns: SeedOpeningPatterns): Tables {
-  const t: Tables = { RestaurantTag: [], OpeningHours: [], RestaurantBadge: [], Comment: [], Order: [], Report: [], Restaurant: [] };
+export function restaurantRows(
+  from: number,
+  to: number,
+  size: Size,
+  badgeIds: string[],
+  patterns: SeedOpeningPatterns,
+): Tables {
+  const t: Tables = {
+    RestaurantTag: [],
+    OpeningHours: [],
+    RestaurantBadge: [],
+    Comment: [],
+    Order: [],
+    Report: [],
+    Restaurant: [],
+  };
   for (let n = from; n <= to; n++) {
     const r: RestaurantSeed = restaurant(n, size, sharedCover("restaurant", n));
     t.RestaurantTag.push(...r.tags);
     t.OpeningHours.push(...r.openingHours);
-    t.RestaurantBadge.push(...r.badges.map((b) => ({ restaurantId: r.row.id, badgeId: badgeIds[b.badge], receivedAt: b.receivedAt })));
+    t.RestaurantBadge.push(
+      ...r.badges.map((b) => ({ restaurantId: r.row.id, badgeId: badgeIds[b.badge], receivedAt: b.receivedAt })),
+    );
     t.Comment.push(...r.comments);
     t.Order.push(...r.orders);
     t.Report.push(...r.reports);
@@ -50,12 +68,19 @@ export function groceryRows(from: number, to: number, size: Size, coverBytes: Co
   return t;
 }
 
-
 /** A table's rows as SQLite takes them: one flat array of values, row after row, in `columns`' order. */
 export type FlatRows = { table: string; columns: string[]; values: unknown[] };
 
 const sqliteValue = (v: unknown) =>
-  v instanceof Date ? v.toISOString().replace("Z", "+00:00") : typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v;
+  v instanceof Date
+    ? v.toISOString().replace("Z", "+00:00")
+    : typeof v === "boolean"
+      ? v
+        ? 1
+        : 0
+      : v === undefined
+        ? null
+        : v;
 
 /** Each table's rows (all with the keys of its first) flattened into SQLite values. */
 export function flatForSqlite(tables: Tables): FlatRows[] {

@@ -29,7 +29,6 @@ import type { CopyRows, CoverBytes, FlatRows } from "./bulk-rows.ts";
 import type { Size } from "./dataset.ts";
 import { UNUSED_PATTERNS, type PatternRow } from "./opening-patterns.ts";
 
-
 /** Seconds each phase took, on stderr with NODE_DEBUG=seed (Node's own debug switch). */
 const debug = debuglog("seed");
 function phaseTimer() {
@@ -45,7 +44,18 @@ export type BulkProgress = (phase: "restaurants" | "groceries", done: number) =>
 const BATCH = 5000;
 
 /** The tables a bulk seed writes: their secondary indexes and triggers are set aside meanwhile. */
-const LOADED = ["Restaurant", "RestaurantTag", "OpeningHours", "RestaurantBadge", "Comment", "Order", "Report", "Grocery", "GroceryTag", "ShoppingListEntry"];
+const LOADED = [
+  "Restaurant",
+  "RestaurantTag",
+  "OpeningHours",
+  "RestaurantBadge",
+  "Comment",
+  "Order",
+  "Report",
+  "Grocery",
+  "GroceryTag",
+  "ShoppingListEntry",
+];
 
 /**
  * The SQLite search rows of restaurants and groceries added after `after` (the last search row id
@@ -98,7 +108,13 @@ const FACET_COUNT_FILL = [
 ];
 
 /** Where a bulk load writes, how much, and whom it tells of its progress. */
-export type BulkTarget = { database: Config["database"]; size: Size; badgeIds: string[]; coverBytes?: CoverBytes; onProgress?: BulkProgress };
+export type BulkTarget = {
+  database: Config["database"];
+  size: Size;
+  badgeIds: string[];
+  coverBytes?: CoverBytes;
+  onProgress?: BulkProgress;
+};
 
 export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: number; groceries: number }> {
   return target.database.provider === "sqlite" ? writeSqlite(target) : writePostgres(target);
@@ -117,7 +133,10 @@ async function loadBatches<F extends RowFormat>(
 ) {
   const added = { restaurants: 0, groceries: 0 };
   const named: PatternRow[] = [];
-  for (const [catalogue, total, parent] of [["restaurants", size.restaurants, "Restaurant"], ["groceries", size.groceries, "Grocery"]] as const) {
+  for (const [catalogue, total, parent] of [
+    ["restaurants", size.restaurants, "Restaurant"],
+    ["groceries", size.groceries, "Grocery"],
+  ] as const) {
     for await (const batch of rowWorker.batches(catalogue, total, BATCH)) {
       for (const rows of batch.tables) {
         const n = await write(rows, catalogue);
@@ -167,7 +186,9 @@ function sqliteInserter(db: Database.Database) {
     let stmt = statements.get(key);
     if (!stmt) {
       const tuple = `(${columns.map(() => "?").join(", ")})`;
-      stmt = db.prepare(`INSERT OR IGNORE INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES ${Array(rows).fill(tuple).join(", ")}`);
+      stmt = db.prepare(
+        `INSERT OR IGNORE INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES ${Array(rows).fill(tuple).join(", ")}`,
+      );
       statements.set(key, stmt);
     }
     return stmt;
@@ -177,7 +198,9 @@ function sqliteInserter(db: Database.Database) {
     let changes = 0;
     for (let from = 0; from < rows; from += ROWS_PER_STATEMENT) {
       const to = Math.min(from + ROWS_PER_STATEMENT, rows);
-      changes += statement(table, columns, to - from).run(values.slice(from * columns.length, to * columns.length)).changes;
+      changes += statement(table, columns, to - from).run(
+        values.slice(from * columns.length, to * columns.length),
+      ).changes;
     }
     return changes;
   };
@@ -205,16 +228,24 @@ async function writeSqlite({ database, size, badgeIds, coverBytes = new Map(), o
     try {
       const tables = LOADED.map((t) => `'${t}'`).join(", ");
       const setAside = db
-        .prepare(`SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (${tables})`)
+        .prepare(
+          `SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (${tables})`,
+        )
         .all() as { type: string; name: string; sql: string }[];
       for (const { type, name } of setAside) db.exec(`DROP ${type === "index" ? "INDEX" : "TRIGGER"} "${name}"`);
-      const last = (table: string) => (db.prepare(`SELECT COALESCE(MAX("rowid"), 0) AS n FROM "${table}"`).get() as { n: number }).n;
+      const last = (table: string) =>
+        (db.prepare(`SELECT COALESCE(MAX("rowid"), 0) AS n FROM "${table}"`).get() as { n: number }).n;
       const before = { restaurants: last("RestaurantSearchRow"), groceries: last("GrocerySearchRow") };
       const patterns = db.prepare(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`).all() as PatternRow[];
       rowWorker = new BulkRowWorker({ size, badgeIds, coverBytes, patterns, format: "sqlite" });
       const { added, named } = await loadBatches(rowWorker, size, async (rows) => insert(rows), onProgress);
       Object.assign(counts, added);
-      if (named.length) insert({ table: "OpeningPattern", columns: ["id", "timeZone", "periods"], values: named.flatMap((p) => [p.id, p.timeZone, p.periods]) });
+      if (named.length)
+        insert({
+          table: "OpeningPattern",
+          columns: ["id", "timeZone", "periods"],
+          values: named.flatMap((p) => [p.id, p.timeZone, p.periods]),
+        });
       db.exec(UNUSED_PATTERNS);
       lap("load");
       // Counted before the indexes are back: read in the table's order and sorted once, not
@@ -283,7 +314,9 @@ async function copyRows(client: pg.Client, { table, columns, text }: CopyRows, f
   if (first) return copy(table);
   await client.query(`CREATE TEMP TABLE "SeedStaging" ON COMMIT DROP AS SELECT ${names} FROM "${table}" WITH NO DATA`);
   await copy("SeedStaging");
-  const { rowCount } = await client.query(`INSERT INTO "${table}" (${names}) SELECT ${names} FROM "SeedStaging" ON CONFLICT DO NOTHING`);
+  const { rowCount } = await client.query(
+    `INSERT INTO "${table}" (${names}) SELECT ${names} FROM "SeedStaging" ON CONFLICT DO NOTHING`,
+  );
   await client.query(`DROP TABLE "SeedStaging"`);
   return rowCount ?? 0;
 }
@@ -317,22 +350,37 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
       );
       for (const { table, name } of foreignKeys) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT "${name}"`);
       await client.query("SET LOCAL maintenance_work_mem = '1GB'"); // each index sorted in memory once
-      const existing = (await client.query<PatternRow>(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`)).rows;
+      const existing = (await client.query<PatternRow>(`SELECT "id", "timeZone", "periods" FROM "OpeningPattern"`))
+        .rows;
       rowWorker = new BulkRowWorker({ size, badgeIds, coverBytes, patterns: existing, format: "copy" });
       // A seed id of the catalogue's rows (or of its comments, orders, reports) means an earlier run.
-      const first = { restaurants: await noSeedRows(client, SEED_IDS.restaurants), groceries: await noSeedRows(client, SEED_IDS.groceries) };
-      const { added, named } = await loadBatches(rowWorker, size, (rows, catalogue) => copyRows(client, rows, first[catalogue]), onProgress);
+      const first = {
+        restaurants: await noSeedRows(client, SEED_IDS.restaurants),
+        groceries: await noSeedRows(client, SEED_IDS.groceries),
+      };
+      const { added, named } = await loadBatches(
+        rowWorker,
+        size,
+        (rows, catalogue) => copyRows(client, rows, first[catalogue]),
+        onProgress,
+      );
       Object.assign(counts, added);
       if (named.length) {
-        await client.query(`INSERT INTO "OpeningPattern" ("id", "timeZone", "periods") SELECT * FROM unnest($1::int[], $2::text[], $3::text[])`,
-          [named.map((p) => p.id), named.map((p) => p.timeZone), named.map((p) => p.periods)]);
-        await client.query(`SELECT setval(pg_get_serial_sequence('"OpeningPattern"', 'id'), (SELECT MAX("id") FROM "OpeningPattern"))`);
+        await client.query(
+          `INSERT INTO "OpeningPattern" ("id", "timeZone", "periods") SELECT * FROM unnest($1::int[], $2::text[], $3::text[])`,
+          [named.map((p) => p.id), named.map((p) => p.timeZone), named.map((p) => p.periods)],
+        );
+        await client.query(
+          `SELECT setval(pg_get_serial_sequence('"OpeningPattern"', 'id'), (SELECT MAX("id") FROM "OpeningPattern"))`,
+        );
       }
       await client.query(UNUSED_PATTERNS);
       // What the triggers would have done, once for every row without a document (the seed's);
       // then the indexes, each built once.
       lap("load");
-      await client.query(`SELECT restaurant_search_refresh(ARRAY(SELECT r."id" FROM "Restaurant" r WHERE NOT EXISTS (SELECT 1 FROM "RestaurantSearch" s WHERE s."restaurantId" = r."id")))`);
+      await client.query(
+        `SELECT restaurant_search_refresh(ARRAY(SELECT r."id" FROM "Restaurant" r WHERE NOT EXISTS (SELECT 1 FROM "RestaurantSearch" s WHERE s."restaurantId" = r."id")))`,
+      );
       lap("restaurant search");
       for (const sql of GROCERY_SEARCH_FILL) await client.query(sql);
       lap("grocery search");
@@ -342,7 +390,8 @@ async function writePostgres({ database, size, badgeIds, coverBytes = new Map(),
         await client.query(definition);
         lap(definition.slice(0, 80));
       }
-      for (const { table, name, definition } of foreignKeys) await client.query(`ALTER TABLE ${table} ADD CONSTRAINT "${name}" ${definition}`);
+      for (const { table, name, definition } of foreignKeys)
+        await client.query(`ALTER TABLE ${table} ADD CONSTRAINT "${name}" ${definition}`);
       lap("foreign keys");
       for (const table of searched) await client.query(`ALTER TABLE "${table}" ENABLE TRIGGER USER`);
       await client.query("COMMIT");

@@ -8,8 +8,23 @@ import { searchKey, tagRows } from "../domain/string-lists.ts";
 import { drawCover, encodePng, seedUploadName, type Rgb } from "./images.ts";
 import { createRandom, type Random } from "./random.ts";
 import {
-  BADGES, CATEGORIES, CITIES, CUISINES, DESCRIPTION_PHRASES, FIRST_NAMES, GROCERIES, GROCERY_VARIANTS, LANDMARKS,
-  LAST_NAMES, NAME_WORDS, OPENING_PATTERNS, PACK_SIZES, PAYMENT_METHODS, PRICE_RANGES, REVIEW_SENTENCES, REVIEW_TITLES,
+  BADGES,
+  CATEGORIES,
+  CITIES,
+  CUISINES,
+  DESCRIPTION_PHRASES,
+  FIRST_NAMES,
+  GROCERIES,
+  GROCERY_VARIANTS,
+  LANDMARKS,
+  LAST_NAMES,
+  NAME_WORDS,
+  OPENING_PATTERNS,
+  PACK_SIZES,
+  PAYMENT_METHODS,
+  PRICE_RANGES,
+  REVIEW_SENTENCES,
+  REVIEW_TITLES,
   TYPES,
 } from "./vocabulary.ts";
 
@@ -75,7 +90,14 @@ export function users(size: Size): UserSeed[] {
   const at = (n: number) => new Date(USERS_FROM + n * 12 * HOUR);
   const people: UserSeed[] = [
     { id: DEMO_USER_ID, username: DEMO_USERNAME, firstName: "Demo", role: "USER", createdAt: at(0), updatedAt: at(0) },
-    { id: ADMIN_USER_ID, username: ADMIN_USERNAME, firstName: "Admin", role: "ADMIN", createdAt: at(0), updatedAt: at(0) },
+    {
+      id: ADMIN_USER_ID,
+      username: ADMIN_USERNAME,
+      firstName: "Admin",
+      role: "ADMIN",
+      createdAt: at(0),
+      updatedAt: at(0),
+    },
   ];
   for (let n = 1; n <= size.users; n++) {
     const first = FIRST_NAMES[(n - 1) % FIRST_NAMES.length]!;
@@ -188,7 +210,10 @@ export function restaurant(n: number, size: Size, coverName?: string): Restauran
   const id = restaurantId(n);
   const city = CITIES[(n - 1) % CITIES.length]!;
   const mainCuisine = rng.chance(0.5) ? rng.pick(city.localCuisines) : rng.pick(CUISINE_NAMES);
-  const cuisines = [mainCuisine, ...(rng.chance(0.3) ? [rng.pick(CUISINE_NAMES.filter((c) => c !== mainCuisine))] : [])];
+  const cuisines = [
+    mainCuisine,
+    ...(rng.chance(0.3) ? [rng.pick(CUISINE_NAMES.filter((c) => c !== mainCuisine))] : []),
+  ];
   const dishes = cuisines.flatMap((c) => CUISINES[c]!.dishes);
   const title = restaurantTitle(rng, mainCuisine);
   const slug = `${ascii(title, "-")}-${n}`;
@@ -198,28 +223,33 @@ export function restaurant(n: number, size: Size, coverName?: string): Restauran
   const ownerId = n <= 2 ? DEMO_USER_ID : someone(rng, size);
 
   const quality = 2.2 + rng.next() * 2.7;
-  const comments: Prisma.CommentCreateManyInput[] = instants(rng, rng.int(0, size.maxComments), createdAt.getTime()).map(
-    (at, i) => {
-      const rating = reviewRating(rng, quality);
-      let authorId = someone(rng, size);
-      while (authorId === ownerId) authorId = someone(rng, size); // owners do not review themselves
-      return {
-        id: `seed-c-${pad(n, 5)}-${pad(i + 1, 2)}`,
-        restaurantId: id,
-        authorId,
-        title: rng.pick(REVIEW_TITLES[rating]!),
-        body: reviewBody(rng, rating, dishes),
-        rating,
-        createdAt: at,
-      };
-    },
-  );
+  const comments: Prisma.CommentCreateManyInput[] = instants(
+    rng,
+    rng.int(0, size.maxComments),
+    createdAt.getTime(),
+  ).map((at, i) => {
+    const rating = reviewRating(rng, quality);
+    let authorId = someone(rng, size);
+    while (authorId === ownerId) authorId = someone(rng, size); // owners do not review themselves
+    return {
+      id: `seed-c-${pad(n, 5)}-${pad(i + 1, 2)}`,
+      restaurantId: id,
+      authorId,
+      title: rng.pick(REVIEW_TITLES[rating]!),
+      body: reviewBody(rng, rating, dishes),
+      rating,
+      createdAt: at,
+    };
+  });
   // The totals the comment mutation keeps up to date; the writer has the database compute the
   // mean from them (see seed.ts).
   const ratingSum = comments.reduce((sum, c) => sum + c.rating, 0);
   const ratingCount = comments.length;
 
-  const orderers = [...(n <= 5 ? [DEMO_USER_ID] : []), ...Array.from({ length: rng.int(0, 2) }, () => someone(rng, size))];
+  const orderers = [
+    ...(n <= 5 ? [DEMO_USER_ID] : []),
+    ...Array.from({ length: rng.int(0, 2) }, () => someone(rng, size)),
+  ];
   const orders = instants(rng, orderers.length, createdAt.getTime()).map((at, i) => ({
     id: `seed-o-${pad(n, 5)}-${i + 1}`,
     userId: orderers[i]!,
@@ -230,15 +260,17 @@ export function restaurant(n: number, size: Size, coverName?: string): Restauran
   }));
 
   const reports: Prisma.ReportCreateManyInput[] = rng.chance(0.03)
-    ? [{
-        id: `seed-rep-r${pad(n, 5)}`,
-        reporterId: someone(rng, size),
-        targetKind: "RESTAURANT",
-        targetId: id,
-        reasonType: rng.pick(REPORT_REASONS),
-        reasonBody: "Seen on a visit last week.",
-        createdAt: instants(rng, 1, createdAt.getTime())[0]!,
-      }]
+    ? [
+        {
+          id: `seed-rep-r${pad(n, 5)}`,
+          reporterId: someone(rng, size),
+          targetKind: "RESTAURANT",
+          targetId: id,
+          reasonType: rng.pick(REPORT_REASONS),
+          reasonBody: "Seen on a visit last week.",
+          createdAt: instants(rng, 1, createdAt.getTime())[0]!,
+        },
+      ]
     : [];
 
   const payments = [
@@ -277,7 +309,9 @@ export function restaurant(n: number, size: Size, coverName?: string): Restauran
       phone,
       website: `https://${slug}.example`,
       addressLine1: `${rng.pick(city.streets)} ${rng.int(1, 240)}`,
-      addressLine2: rng.chance(0.3) ? rng.pick(["Ground floor", "1st floor", "Unit 3", "Shop 12", "Rear entrance"]) : null,
+      addressLine2: rng.chance(0.3)
+        ? rng.pick(["Ground floor", "1st floor", "Unit 3", "Shop 12", "Rear entrance"])
+        : null,
       landmark: rng.chance(0.4) ? rng.pick(LANDMARKS) : null,
       state: city.state,
       city: city.name,
@@ -298,10 +332,15 @@ export function restaurant(n: number, size: Size, coverName?: string): Restauran
     ),
     openingHours: hours.map((h, position) => ({ restaurantId: id, position, open: h.open, close: h.close })),
     badges: rng.chance(0.25)
-      ? rng.sample(BADGES.map((_, i) => i), rng.int(1, 2)).map((badge) => ({
-          badge,
-          receivedAt: instants(rng, 1, createdAt.getTime())[0]!,
-        }))
+      ? rng
+          .sample(
+            BADGES.map((_, i) => i),
+            rng.int(1, 2),
+          )
+          .map((badge) => ({
+            badge,
+            receivedAt: instants(rng, 1, createdAt.getTime())[0]!,
+          }))
       : [],
     comments,
     orders,
@@ -353,7 +392,10 @@ export function grocery(n: number, size: Size, coverName?: string): GrocerySeed 
       createdAt,
       updatedAt: createdAt,
     },
-    tags: [...tagRows("CATEGORY", base.categories), ...tagRows("METRIC_UNIT", base.units)].map((t) => ({ ...t, groceryId: id })),
+    tags: [...tagRows("CATEGORY", base.categories), ...tagRows("METRIC_UNIT", base.units)].map((t) => ({
+      ...t,
+      groceryId: id,
+    })),
     shoppingList: [...new Set(shoppers)].map((userId) => ({
       userId,
       groceryId: id,

@@ -22,7 +22,8 @@ function chunk(type: string, data: Buffer): Buffer {
 
 /** Encodes 8-bit RGB pixels (3 bytes each, row by row) as a PNG file. */
 export function encodePng(width: number, height: number, rgb: Buffer): Buffer {
-  if (rgb.length !== width * height * 3) throw new Error(`expected ${width * height * 3} bytes of RGB, got ${rgb.length}`);
+  if (rgb.length !== width * height * 3)
+    throw new Error(`expected ${width * height * 3} bytes of RGB, got ${rgb.length}`);
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
@@ -35,7 +36,12 @@ export function encodePng(width: number, height: number, rgb: Buffer): Buffer {
     raw[y * (rowBytes + 1)] = 0; // filter type "none" for each row
     rgb.copy(raw, y * (rowBytes + 1) + 1, y * rowBytes, (y + 1) * rowBytes);
   }
-  return Buffer.concat([PNG_SIGNATURE, chunk("IHDR", header), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 export type Rgb = readonly [number, number, number];

@@ -27,6 +27,8 @@ export function progressPrinter(output: Output): (progress: SeedProgress) => voi
     const width = Math.max(10, Math.min(40, (output.columns ?? 80) - 40));
     const filled = Math.round(fraction * width);
     const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
-    output.write(`\r[${bar}] ${String(percent).padStart(3)}% ${phase.padEnd(11)} ${done}/${total}${finished ? "\n" : ""}`);
+    output.write(
+      `\r[${bar}] ${String(percent).padStart(3)}% ${phase.padEnd(11)} ${done}/${total}${finished ? "\n" : ""}`,
+    );
   };
 }

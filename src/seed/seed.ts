@@ -6,8 +6,18 @@
 import type { Db } from "../db/client.ts";
 import { hashPassword, verifyPassword } from "../domain/passwords.ts";
 import {
-  ADMIN_USER_ID, badges, DEMO_USER_ID, grocery, groceryId, restaurant, restaurantId, SIZES, users,
-  type GrocerySeed, type RestaurantSeed, type SizeName,
+  ADMIN_USER_ID,
+  badges,
+  DEMO_USER_ID,
+  grocery,
+  groceryId,
+  restaurant,
+  restaurantId,
+  SIZES,
+  users,
+  type GrocerySeed,
+  type RestaurantSeed,
+  type SizeName,
 } from "./dataset.ts";
 import { storeImageOnce } from "./images.ts";
 import { writeInBulk } from "./bulk.ts";
@@ -34,8 +44,19 @@ export type SeedOptions = {
 export const BULK_FROM = 100_000;
 
 const COUNTED = [
-  "users", "badges", "restaurants", "restaurantTags", "openingHours", "restaurantBadges", "comments", "orders",
-  "reports", "groceries", "groceryTags", "shoppingListEntries", "files",
+  "users",
+  "badges",
+  "restaurants",
+  "restaurantTags",
+  "openingHours",
+  "restaurantBadges",
+  "comments",
+  "orders",
+  "reports",
+  "groceries",
+  "groceryTags",
+  "shoppingListEntries",
+  "files",
 ] as const;
 export type SeedCounts = Record<(typeof COUNTED)[number], number>;
 
@@ -78,7 +99,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
     // (the server would otherwise measure every one of them at start-up).
     const coverBytes = new Map<string, number>();
     for (let n = 1; n <= 16; n++) {
-      if (await storeImageOnce(options.uploadDir, sharedCover("restaurant", n), restaurant(n, size).cover.image())) inserted.files++;
+      if (await storeImageOnce(options.uploadDir, sharedCover("restaurant", n), restaurant(n, size).cover.image()))
+        inserted.files++;
       const image = grocery(n, size).cover.image();
       if (await storeImageOnce(options.uploadDir, sharedCover("grocery", n), image)) inserted.files++;
       coverBytes.set(sharedCover("grocery", n), image.length);
@@ -86,11 +108,22 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
     // SQLite: the bulk writer has a connection of its own, and this one is let go meanwhile (Prisma
     // opens it again when next asked), so the load can have the file to itself (bulk.ts withoutWal).
     if (options.database.provider === "sqlite") await db.$disconnect();
-    const added = await writeInBulk({ database: options.database, size, badgeIds, coverBytes, onProgress: (phase, n) => advance(phase, n) });
+    const added = await writeInBulk({
+      database: options.database,
+      size,
+      badgeIds,
+      coverBytes,
+      onProgress: (phase, n) => advance(phase, n),
+    });
     inserted.restaurants += added.restaurants;
     inserted.groceries += added.groceries;
     const demo = await db.user.findUniqueOrThrow({ where: { id: DEMO_USER_ID }, select: { passwordHash: true } });
-    return { size: options.size, inserted, accounts, passwordWorks: await verifyPassword(options.password, demo.passwordHash) };
+    return {
+      size: options.size,
+      inserted,
+      accounts,
+      passwordWorks: await verifyPassword(options.password, demo.passwordHash),
+    };
   }
 
   for (let from = 1; from <= size.restaurants; from += RESTAURANT_CHUNK) {
@@ -117,7 +150,11 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
 async function existingIds(db: Db, model: "restaurant" | "grocery" | "user", ids: string[]): Promise<Set<string>> {
   const where = { where: { id: { in: ids } }, select: { id: true } };
   const rows =
-    model === "restaurant" ? await db.restaurant.findMany(where) : model === "grocery" ? await db.grocery.findMany(where) : await db.user.findMany(where);
+    model === "restaurant"
+      ? await db.restaurant.findMany(where)
+      : model === "grocery"
+        ? await db.grocery.findMany(where)
+        : await db.user.findMany(where);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -127,15 +164,24 @@ async function seedUsers(db: Db, options: SeedOptions, inserted: SeedCounts, adv
   let passwordHash: string | undefined; // one scrypt hash for everybody, computed only if needed
   for (let from = 0; from < all.length; from += USER_CHUNK) {
     const chunk = all.slice(from, from + USER_CHUNK);
-    const existing = await existingIds(db, "user", chunk.map((u) => u.id));
+    const existing = await existingIds(
+      db,
+      "user",
+      chunk.map((u) => u.id),
+    );
     const missing = chunk.filter((u) => !existing.has(u.id));
     if (missing.length) {
       const names = missing.flatMap((u) => [u.username, `${u.username}-seed`]);
-      const taken = new Set((await db.user.findMany({ where: { username: { in: names } }, select: { username: true } })).map((u) => u.username));
+      const taken = new Set(
+        (await db.user.findMany({ where: { username: { in: names } }, select: { username: true } })).map(
+          (u) => u.username,
+        ),
+      );
       const rows = missing.map((u) => {
         if (!taken.has(u.username)) return u;
         const username = `${u.username}-seed`;
-        if (taken.has(username)) throw new Error(`usernames "${u.username}" and "${username}" are both taken; cannot add seed user ${u.id}`);
+        if (taken.has(username))
+          throw new Error(`usernames "${u.username}" and "${username}" are both taken; cannot add seed user ${u.id}`);
         return { ...u, username };
       });
       passwordHash ??= await hashPassword(options.password);
@@ -145,7 +191,10 @@ async function seedUsers(db: Db, options: SeedOptions, inserted: SeedCounts, adv
     }
     advance(chunk.length);
   }
-  const named = await db.user.findMany({ where: { id: { in: [DEMO_USER_ID, ADMIN_USER_ID] } }, select: { id: true, username: true } });
+  const named = await db.user.findMany({
+    where: { id: { in: [DEMO_USER_ID, ADMIN_USER_ID] } },
+    select: { id: true, username: true },
+  });
   const nameOf = (id: string) => named.find((u) => u.id === id)!.username;
   return { demo: nameOf(DEMO_USER_ID), admin: nameOf(ADMIN_USER_ID) };
 }
@@ -160,22 +209,38 @@ async function seedBadges(db: Db, uploadDir: string, inserted: SeedCounts): Prom
   const missing = wanted.filter((b) => !existing.some((e) => e.id === b.id || e.name === b.name));
   for (const b of missing) if (await storeImageOnce(uploadDir, b.cover, b.image())) inserted.files++;
   if (missing.length) {
-    const { count } = await db.badge.createMany({ data: missing.map(({ id, name, cover, createdAt }) => ({ id, name, cover, createdAt })) });
+    const { count } = await db.badge.createMany({
+      data: missing.map(({ id, name, cover, createdAt }) => ({ id, name, cover, createdAt })),
+    });
     inserted.badges += count;
   }
-  return wanted.map((b) => existing.find((e) => e.id === b.id)?.id ?? existing.find((e) => e.name === b.name)?.id ?? b.id);
+  return wanted.map(
+    (b) => existing.find((e) => e.id === b.id)?.id ?? existing.find((e) => e.name === b.name)?.id ?? b.id,
+  );
 }
 
-async function storeCovers(uploadDir: string, items: { cover: { name: string; image: () => Buffer } }[], inserted: SeedCounts) {
+async function storeCovers(
+  uploadDir: string,
+  items: { cover: { name: string; image: () => Buffer } }[],
+  inserted: SeedCounts,
+) {
   // Files first, rows after: a crash in between leaves at most unreferenced files, which the
   // next run finds in place and keeps.
   for (const item of items) if (await storeImageOnce(uploadDir, item.cover.name, item.cover.image())) inserted.files++;
 }
 
-async function writeRestaurants(db: Db, items: RestaurantSeed[], badgeIds: string[], uploadDir: string, inserted: SeedCounts) {
+async function writeRestaurants(
+  db: Db,
+  items: RestaurantSeed[],
+  badgeIds: string[],
+  uploadDir: string,
+  inserted: SeedCounts,
+) {
   await storeCovers(uploadDir, items, inserted);
   const all = <T>(pick: (r: RestaurantSeed) => T[]) => items.flatMap(pick);
-  const restaurantBadges = all((r) => r.badges.map((b) => ({ restaurantId: r.row.id, badgeId: badgeIds[b.badge]!, receivedAt: b.receivedAt })));
+  const restaurantBadges = all((r) =>
+    r.badges.map((b) => ({ restaurantId: r.row.id, badgeId: badgeIds[b.badge]!, receivedAt: b.receivedAt })),
+  );
   // The mean is computed by the database with the expression the comment mutation uses: Prisma
   // sends floats to SQLite with fewer digits than a double has, so a mean computed here and
   // written as a value could differ from that expression in the last digit.

@@ -41,7 +41,11 @@ function startsWith(head: Buffer, bytes: number[] | string, at = 0) {
 }
 
 const FORMATS: ImageFormat[] = [
-  { extension: "png", contentType: "image/png", matches: (h) => startsWith(h, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
+  {
+    extension: "png",
+    contentType: "image/png",
+    matches: (h) => startsWith(h, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  },
   { extension: "jpg", contentType: "image/jpeg", matches: (h) => startsWith(h, [0xff, 0xd8, 0xff]) },
   { extension: "gif", contentType: "image/gif", matches: (h) => startsWith(h, "GIF87a") || startsWith(h, "GIF89a") },
   { extension: "webp", contentType: "image/webp", matches: (h) => startsWith(h, "RIFF") && startsWith(h, "WEBP", 8) },
@@ -72,10 +76,14 @@ export function uploadPath(settings: Pick<UploadSettings, "dir">, name: string):
 const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 100) / 100} MB`;
 
 export const tooLarge = (field: string, maxBytes: number) =>
-  new DomainError("PAYLOAD_TOO_LARGE", `${field}: the file is larger than ${megabytes(maxBytes)} (${maxBytes} bytes).`, {
-    field,
-    maxBytes,
-  });
+  new DomainError(
+    "PAYLOAD_TOO_LARGE",
+    `${field}: the file is larger than ${megabytes(maxBytes)} (${maxBytes} bytes).`,
+    {
+      field,
+      maxBytes,
+    },
+  );
 
 export const quotaExceeded = (field: string, quotaBytes: number, usedBytes: number) =>
   new DomainError(
@@ -85,7 +93,11 @@ export const quotaExceeded = (field: string, quotaBytes: number, usedBytes: numb
   );
 
 export const storageFull = (field: string) =>
-  new DomainError("STORAGE_FULL", `${field}: the server is short of disk space and stores no uploads for now; try again later.`, { field });
+  new DomainError(
+    "STORAGE_FULL",
+    `${field}: the server is short of disk space and stores no uploads for now; try again later.`,
+    { field },
+  );
 
 /** Errors of a filesystem that ran out of space (or of the folder's own quota). */
 const isOutOfSpace = (error: unknown) => ["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? "");
@@ -98,7 +110,9 @@ export async function checkDiskReserve(settings: Pick<UploadSettings, "dir" | "d
 }
 
 const notAnImage = (field: string) =>
-  badInput(`${field}: the file is not a PNG, JPEG, WebP or GIF image (recognised by its content, not its name).`, { field });
+  badInput(`${field}: the file is not a PNG, JPEG, WebP or GIF image (recognised by its content, not its name).`, {
+    field,
+  });
 
 /** A stream that a busboy-style parser truncated at its own size limit. */
 const wasTruncated = (source: Readable) => (source as Readable & { truncated?: boolean }).truncated === true;
@@ -130,10 +144,19 @@ export async function saveImage(
   try {
     const file = await open(tempPath, "wx");
     try {
-      const tooMuch = quota && quota.leftBytes < settings.maxBytes ? () => quotaExceeded(field, settings.quotaBytes, quota.usedBytes) : null;
+      const tooMuch =
+        quota && quota.leftBytes < settings.maxBytes
+          ? () => quotaExceeded(field, settings.quotaBytes, quota.usedBytes)
+          : null;
       const limit = tooMuch ? Math.max(0, quota!.leftBytes) : settings.maxBytes;
       // writeFile on a handle appends at the current position and loops until every byte is written.
-      found = await copyChecked(source, (chunk) => file.writeFile(chunk), limit, field, tooMuch ?? (() => tooLarge(field, settings.maxBytes)));
+      found = await copyChecked(
+        source,
+        (chunk) => file.writeFile(chunk),
+        limit,
+        field,
+        tooMuch ?? (() => tooLarge(field, settings.maxBytes)),
+      );
       await file.sync(); // durable before it gets its served name
     } finally {
       await file.close().catch(() => {});
@@ -196,7 +219,8 @@ function copyChecked(
 
     // A request cut short mid-file: the parser destroys the file stream without an error, so it
     // neither ends nor fails; without this the save (and the request) would wait forever.
-    const cutShort = () => badInput(`${field}: the file was cut short (the request ended before the whole file arrived).`, { field });
+    const cutShort = () =>
+      badInput(`${field}: the file was cut short (the request ended before the whole file arrived).`, { field });
     if (source.destroyed && !source.readableEnded) return fail(cutShort());
     source.on("close", () => {
       if (!source.readableEnded) fail(cutShort());

@@ -15,7 +15,10 @@ const NAMES_PER_QUERY = 500;
 /** The names among `names` that some row refers to. */
 async function referencedAmong(db: Db, names: string[]): Promise<Set<string>> {
   const found = new Set<string>();
-  const delegates = db as unknown as Record<string, { findMany(args: object): Promise<Record<string, string | null>[]> }>;
+  const delegates = db as unknown as Record<
+    string,
+    { findMany(args: object): Promise<Record<string, string | null>[]> }
+  >;
   for (let from = 0; from < names.length; from += NAMES_PER_QUERY) {
     const chunk = names.slice(from, from + NAMES_PER_QUERY);
     for (const { table, column } of UPLOAD_REFERENCES) {
@@ -71,10 +74,16 @@ export async function recordCoverSizes(db: Db, dir: string): Promise<number> {
     after = rows[rows.length - 1].id;
     for (const row of rows) {
       if (!row.cover || !isUploadName(row.cover)) continue;
-      const size = await stat(path.join(dir, row.cover)).then((s) => s.size, () => 0);
+      const size = await stat(path.join(dir, row.cover)).then(
+        (s) => s.size,
+        () => 0,
+      );
       if (size === 0) continue;
       // Only while the row still has that cover and no size: an upload meanwhile wrote its own.
-      const { count } = await db.grocery.updateMany({ where: { id: row.id, cover: row.cover, coverBytes: 0 }, data: { coverBytes: size } });
+      const { count } = await db.grocery.updateMany({
+        where: { id: row.id, cover: row.cover, coverBytes: 0 },
+        data: { coverBytes: size },
+      });
       recorded += count;
     }
   }

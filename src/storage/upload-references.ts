@@ -14,7 +14,8 @@ export const UPLOAD_REFERENCES: readonly { table: string; column: string }[] = [
 ];
 
 /** The columns of `table` that may name an upload. */
-export const uploadColumnsOf = (table: string) => UPLOAD_REFERENCES.filter((r) => r.table === table).map((r) => r.column);
+export const uploadColumnsOf = (table: string) =>
+  UPLOAD_REFERENCES.filter((r) => r.table === table).map((r) => r.column);
 
 /** Whether a stored value names an upload file (a 32-hex-digit name this service gave). */
 export const namesUpload = (value: unknown): value is string => typeof value === "string" && isUploadName(value);

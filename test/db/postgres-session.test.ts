@@ -22,7 +22,14 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL session settings", ()
     url.searchParams.set("options", "-c application_name=operator-set");
     await migrate(loadConfig({ DATABASE_URL: database.url }).database);
     // Two connections: one of Prisma's pool, one of the searches'.
-    db = createDb({ provider: "postgres", url: url.toString(), poolSize: 2, poolIdleTimeoutMs: 10_000, sqliteSynchronous: "FULL", searchStatementTimeoutMs: 7_000 });
+    db = createDb({
+      provider: "postgres",
+      url: url.toString(),
+      poolSize: 2,
+      poolIdleTimeoutMs: 10_000,
+      sqliteSynchronous: "FULL",
+      searchStatementTimeoutMs: 7_000,
+    });
   });
   afterAll(async () => {
     await db?.$disconnect();
@@ -41,7 +48,11 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL session settings", ()
       db,
       Prisma.sql`SELECT current_setting('plan_cache_mode') AS "plans", current_setting('statement_timeout') AS "timeout", current_setting('synchronize_seqscans') AS "scans"`,
     );
-    expect(Object.fromEntries(names.map((name, i) => [name, rows[0]![i]]))).toEqual({ plans: "force_custom_plan", timeout: "7s", scans: "off" });
+    expect(Object.fromEntries(names.map((name, i) => [name, rows[0]![i]]))).toEqual({
+      plans: "force_custom_plan",
+      timeout: "7s",
+      scans: "off",
+    });
     // Prisma's own sessions (writes, reads by id) keep PostgreSQL's default.
     const [own] = await db.$queryRawUnsafe<{ plans: string }[]>(`SELECT current_setting('plan_cache_mode') AS "plans"`);
     expect(own!.plans).toBe("auto");
@@ -49,7 +60,9 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL session settings", ()
 
   it("plans a page of the whole catalogue once per connection, and a search for its values", async () => {
     await db.user.create({ data: { id: "plan-owner", username: "plan-owner", firstName: "Ann", passwordHash: "x" } });
-    await db.restaurant.create({ data: { id: "plan-1", title: "Pizzeria Uno", titleSearch: "pizzeria uno", ownerId: "plan-owner" } });
+    await db.restaurant.create({
+      data: { id: "plan-1", title: "Pizzeria Uno", titleSearch: "pizzeria uno", ownerId: "plan-owner" },
+    });
     for (let i = 0; i < 8; i++) {
       await searchRestaurants(db, { first: 50 }); // newest first, nothing else: a cached plan serves it
       await searchRestaurants(db, { first: 50, filter: { search: "pizzeria" } }); // words: planned for them

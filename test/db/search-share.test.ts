@@ -13,7 +13,14 @@ describe("searches' reads shared between clients", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    db = createDb({ provider: database.provider, url: database.url, poolSize: 10, poolIdleTimeoutMs: 10_000, sqliteSynchronous: "FULL", sqliteReaders: 2 });
+    db = createDb({
+      provider: database.provider,
+      url: database.url,
+      poolSize: 10,
+      poolIdleTimeoutMs: 10_000,
+      sqliteSynchronous: "FULL",
+      sqliteReaders: 2,
+    });
     if (database.provider === "sqlite") await db.$queryRawUnsafe(`PRAGMA journal_mode = WAL`); // creates the file the readers open
   });
   afterAll(async () => {

@@ -24,9 +24,10 @@ describe.skipIf(testProvider() !== "postgres")("PostgresBus (LISTEN/NOTIFY)", ()
   const connectionsOf = async (applicationName: string) =>
     Number(
       (
-        await observer.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1", [
-          applicationName,
-        ])
+        await observer.query(
+          "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+          [applicationName],
+        )
       ).rows[0].count,
     );
 
@@ -57,9 +58,15 @@ describe.skipIf(testProvider() !== "postgres")("PostgresBus (LISTEN/NOTIFY)", ()
       await settle(); // a duplicate would arrive by now
       for (const heard of [heardByA, heardByB]) {
         expect(heard).toHaveLength(3);
-        expect(heard.map((e) => (e.topic === "commentAdded" ? e.commentId : e.topic === "reportFiled" ? e.reportId : "?")).sort()).toEqual(["c1", "c2", "p1"]);
+        expect(
+          heard
+            .map((e) => (e.topic === "commentAdded" ? e.commentId : e.topic === "reportFiled" ? e.reportId : "?"))
+            .sort(),
+        ).toEqual(["c1", "c2", "p1"]);
         // One publisher's events keep their order, and each carries when it was published.
-        const fromA = heard.filter((e) => e.topic === "commentAdded").map((e) => (e as { commentId: string }).commentId);
+        const fromA = heard
+          .filter((e) => e.topic === "commentAdded")
+          .map((e) => (e as { commentId: string }).commentId);
         expect(fromA).toEqual(["c1", "c2"]);
         for (const e of heard) expect(e.publishedAt).toBeGreaterThanOrEqual(before);
       }
@@ -109,7 +116,9 @@ describe.skipIf(testProvider() !== "postgres")("PostgresBus (LISTEN/NOTIFY)", ()
       }
       await until(() => heard.length > 0, "the well-formed event");
       await settle();
-      expect(heard).toEqual([{ topic: "orderPlaced", restaurantId: "r", orderId: "o", publishedAt: expect.any(Number) }]);
+      expect(heard).toEqual([
+        { topic: "orderPlaced", restaurantId: "r", orderId: "o", publishedAt: expect.any(Number) },
+      ]);
     } finally {
       await a.close();
     }
@@ -130,7 +139,10 @@ describe.skipIf(testProvider() !== "postgres")("PostgresBus (LISTEN/NOTIFY)", ()
       await until(() => heard.length >= 1, "the small event");
       await settle();
       expect(heard.map((e) => (e as { reportId: string }).reportId)).toEqual(["small"]);
-      expect(errors).toEqual(["live event too large for NOTIFY; not sent", "live event too large for NOTIFY; not sent"]);
+      expect(errors).toEqual([
+        "live event too large for NOTIFY; not sent",
+        "live event too large for NOTIFY; not sent",
+      ]);
     } finally {
       await bus.close();
     }
@@ -155,7 +167,10 @@ describe.skipIf(testProvider() !== "postgres")("PostgresBus (LISTEN/NOTIFY)", ()
         [LISTEN_APPLICATION_NAME],
       );
       expect(killed.rows.length).toBe(2); // both buses' LISTEN connections
-      await until(() => warnings.some((w) => w.startsWith("live events: LISTEN connection lost")), "the loss to be noticed");
+      await until(
+        () => warnings.some((w) => w.startsWith("live events: LISTEN connection lost")),
+        "the loss to be noticed",
+      );
       await until(() => gaps === 1, "the bus to listen again");
       await sender.whenListening();
 
@@ -172,12 +187,16 @@ describe.skipIf(testProvider() !== "postgres")("PostgresBus (LISTEN/NOTIFY)", ()
     await Promise.all(buses.map((b) => b.whenListening()));
     buses[0]!.publish({ topic: "reportFiled", reportId: "opens the publishing connection" });
     buses[1]!.publish({ topic: "reportFiled", reportId: "opens the publishing connection" });
-    await until(async () => (await connectionsOf(PUBLISH_APPLICATION_NAME)) === 2, "both publishing connections to open");
+    await until(
+      async () => (await connectionsOf(PUBLISH_APPLICATION_NAME)) === 2,
+      "both publishing connections to open",
+    );
     expect(await connectionsOf(LISTEN_APPLICATION_NAME)).toBe(2);
 
     await Promise.all(buses.map((b) => b.close()));
     await until(
-      async () => (await connectionsOf(LISTEN_APPLICATION_NAME)) + (await connectionsOf(PUBLISH_APPLICATION_NAME)) === 0,
+      async () =>
+        (await connectionsOf(LISTEN_APPLICATION_NAME)) + (await connectionsOf(PUBLISH_APPLICATION_NAME)) === 0,
       "every bus connection to go",
     );
     // A closed bus neither throws nor reconnects.

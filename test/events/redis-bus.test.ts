@@ -73,7 +73,12 @@ describe.skipIf(!redisServerInstalled)("RedisBus (needs redis-server on PATH; .c
     expect(ids(seenByA)).toEqual(["1", "2", "3", "restaurantChanged", "last"]);
     expect(ids(seenByB)).toEqual(["1", "2", "3", "restaurantChanged", "last"]);
     // Stamped once, by the publisher: both instances measure delivery lag from the same instant.
-    expect(seenByA[3]).toEqual({ topic: "restaurantChanged", restaurantId: "r1", change: "REMOVED", publishedAt: expect.any(Number) });
+    expect(seenByA[3]).toEqual({
+      topic: "restaurantChanged",
+      restaurantId: "r1",
+      change: "REMOVED",
+      publishedAt: expect.any(Number),
+    });
     expect(seenByB[3]).toEqual(seenByA[3]);
   });
 
@@ -101,7 +106,10 @@ describe.skipIf(!redisServerInstalled)("RedisBus (needs redis-server on PATH; .c
         JSON.stringify({ event: { topic: "reportFiled", reportId: "no-origin" } }),
       ])
         await raw.publish(DEFAULT_CHANNEL, junk);
-      await raw.publish(DEFAULT_CHANNEL, JSON.stringify({ origin: "x", event: { topic: "reportFiled", reportId: "ok", secret: "row data" } }));
+      await raw.publish(
+        DEFAULT_CHANNEL,
+        JSON.stringify({ origin: "x", event: { topic: "reportFiled", reportId: "ok", secret: "row data" } }),
+      );
     } finally {
       raw.disconnect();
     }

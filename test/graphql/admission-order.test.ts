@@ -25,7 +25,9 @@ type Refusal = { code: string; message: string };
 let accounts = 0;
 /** A signed-in account made in the database: signing up would spend the address's few requests. */
 async function account() {
-  const user = await s.db.user.create({ data: { username: `order${++accounts}`, passwordHash: "-", firstName: "Order" } });
+  const user = await s.db.user.create({
+    data: { username: `order${++accounts}`, passwordHash: "-", firstName: "Order" },
+  });
   return { token: (await issueToken(s.db, user.id, 3_600_000)).token };
 }
 
@@ -36,15 +38,26 @@ const faces: Record<string, (token: string) => (query: string) => Promise<Refusa
     return { code: res.errors?.[0].extensions?.code ?? "", message: res.errors?.[0].message ?? "" };
   },
   "graphql-sse": (token) => async (query) => {
-    const res = await s.fetch("/graphql/stream", { method: "POST", token, headers: { accept: "text/event-stream" }, json: { query } });
+    const res = await s.fetch("/graphql/stream", {
+      method: "POST",
+      token,
+      headers: { accept: "text/event-stream" },
+      json: { query },
+    });
     const body = await res.json();
-    return { code: body.errors?.[0].extensions?.code ?? body.error?.code, message: body.errors?.[0].message ?? body.error?.message };
+    return {
+      code: body.errors?.[0].extensions?.code ?? body.error?.code,
+      message: body.errors?.[0].message ?? body.error?.message,
+    };
   },
   "graphql-ws": (token) => {
     const client = liveClient(s, { authorization: `Bearer ${token}` });
     clients.push(client);
     return async (query) => {
-      const outcome = (await within(subscribe(client, query).ended, "the refusal")) as { message: string; extensions: { code: string } }[];
+      const outcome = (await within(subscribe(client, query).ended, "the refusal")) as {
+        message: string;
+        extensions: { code: string };
+      }[];
       return { code: outcome[0].extensions.code, message: outcome[0].message };
     };
   },
@@ -54,18 +67,24 @@ const OVER_COST = `subscription { shoppingListChanged { shoppingList(first: 100)
 const OVER_TOKENS = `subscription { shoppingListChanged { ${"changedAt ".repeat(20)}${"...F ".repeat(40)} } } fragment F on ShoppingListChange { changedAt }`;
 
 describe("every face admits in the same order: charge, parse, validate, cost", () => {
-  it.each(Object.keys(faces))("%s: an over-cost document is charged, then refused with the same words", async (face) => {
-    const user = await account();
-    const send = faces[face](user.token);
-    const refusals = [];
-    for (let i = 0; i <= LIMIT; i++) refusals.push(await send(OVER_COST));
-    for (const refusal of refusals.slice(0, LIMIT)) {
-      expect(refusal).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/^Operation cost \d+ is above the limit of 100 \(GRAPHQL_MAX_COST\)/) });
-    }
-    expect(refusals[LIMIT].code).toBe("RATE_LIMITED");
-    expect(new Set(refusals.slice(0, LIMIT).map((r) => r.message)).size).toBe(1);
-    costMessages.add(refusals[0].message);
-  });
+  it.each(Object.keys(faces))(
+    "%s: an over-cost document is charged, then refused with the same words",
+    async (face) => {
+      const user = await account();
+      const send = faces[face](user.token);
+      const refusals = [];
+      for (let i = 0; i <= LIMIT; i++) refusals.push(await send(OVER_COST));
+      for (const refusal of refusals.slice(0, LIMIT)) {
+        expect(refusal).toEqual({
+          code: "BAD_USER_INPUT",
+          message: expect.stringMatching(/^Operation cost \d+ is above the limit of 100 \(GRAPHQL_MAX_COST\)/),
+        });
+      }
+      expect(refusals[LIMIT].code).toBe("RATE_LIMITED");
+      expect(new Set(refusals.slice(0, LIMIT).map((r) => r.message)).size).toBe(1);
+      costMessages.add(refusals[0].message);
+    },
+  );
 
   const costMessages = new Set<string>();
   it("gives the same cost refusal on every face", () => {
@@ -77,7 +96,8 @@ describe("every face admits in the same order: charge, parse, validate, cost", (
     const send = faces[face](user.token);
     const refusals = [];
     for (let i = 0; i <= LIMIT; i++) refusals.push(await send(OVER_TOKENS));
-    for (const refusal of refusals.slice(0, LIMIT)) expect(refusal).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/more that 100 tokens/) });
+    for (const refusal of refusals.slice(0, LIMIT))
+      expect(refusal).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/more that 100 tokens/) });
     expect(refusals[LIMIT].code).toBe("RATE_LIMITED");
   });
 
@@ -91,7 +111,10 @@ describe("every face admits in the same order: charge, parse, validate, cost", (
       bodies.push(await res.json());
     }
     expect(statuses).toEqual([...Array(LIMIT).fill(400), 429]);
-    expect(bodies[0].error).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/^Operation cost \d+ is above the limit of 100 \(GRAPHQL_MAX_COST\)/) });
+    expect(bodies[0].error).toEqual({
+      code: "BAD_USER_INPUT",
+      message: expect.stringMatching(/^Operation cost \d+ is above the limit of 100 \(GRAPHQL_MAX_COST\)/),
+    });
     expect(bodies[LIMIT].error.code).toBe("RATE_LIMITED");
   });
 });

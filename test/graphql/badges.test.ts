@@ -33,7 +33,11 @@ async function fails(code: string, query: string, variables: Record<string, unkn
 }
 
 async function restaurant(title = "Bistro") {
-  const r = await ok(`mutation($t: String!) { createRestaurant(input: { title: $t }) { id } }`, { t: title }, owner.token);
+  const r = await ok(
+    `mutation($t: String!) { createRestaurant(input: { title: $t }) { id } }`,
+    { t: title },
+    owner.token,
+  );
   return r.createRestaurant.id as string;
 }
 
@@ -43,7 +47,11 @@ describe("grantBadge", () => {
   it("creates a badge on first use and grants it", async () => {
     const id = await restaurant();
     const before = Date.now();
-    const { grantBadge } = await ok(GRANT, { restaurantId: id, name: " Hygiene 5 stars ", cover: "hygiene.png" }, admin.token);
+    const { grantBadge } = await ok(
+      GRANT,
+      { restaurantId: id, name: " Hygiene 5 stars ", cover: "hygiene.png" },
+      admin.token,
+    );
     expect(grantBadge.badge).toMatchObject({ name: "Hygiene 5 stars", cover: "hygiene.png" });
     expect(Date.parse(grantBadge.receivedAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(await held(id)).toEqual([grantBadge]);
@@ -51,9 +59,11 @@ describe("grantBadge", () => {
 
   it("reuses the badge of that name for another restaurant, keeping its cover", async () => {
     const [a, b] = [await restaurant("A"), await restaurant("B")];
-    const first = (await ok(GRANT, { restaurantId: a, name: "Local favourite", cover: "fav.png" }, admin.token)).grantBadge;
+    const first = (await ok(GRANT, { restaurantId: a, name: "Local favourite", cover: "fav.png" }, admin.token))
+      .grantBadge;
     const count = await s.db.badge.count();
-    const second = (await ok(GRANT, { restaurantId: b, name: "Local favourite", cover: "other.png" }, admin.token)).grantBadge;
+    const second = (await ok(GRANT, { restaurantId: b, name: "Local favourite", cover: "other.png" }, admin.token))
+      .grantBadge;
     expect(second.badge).toEqual(first.badge);
     expect(await s.db.badge.count()).toBe(count);
   });

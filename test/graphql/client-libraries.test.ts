@@ -34,7 +34,9 @@ describe("graphql-request", () => {
   it("answers, and throws a ClientError carrying our errors", async () => {
     expect(await client().request(ANSWERED)).toEqual({ me: { username: user.username } });
     for (const [document, variables] of FAILING) {
-      const error = await client().request(document, variables).catch((e: unknown) => e);
+      const error = await client()
+        .request(document, variables)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClientError);
       expect(codes((error as ClientError).response.errors ?? [])).toEqual(["BAD_USER_INPUT"]);
     }
@@ -44,7 +46,12 @@ describe("graphql-request", () => {
 describe("urql", () => {
   // urql 6 sends queries as GET by default: with the token's Authorization header, CSRF
   // prevention lets them through (a browser preflights that header).
-  const client = () => createClient({ url: `${s.url}/graphql`, exchanges: [cacheExchange, fetchExchange], fetchOptions: () => ({ headers: headers() }) });
+  const client = () =>
+    createClient({
+      url: `${s.url}/graphql`,
+      exchanges: [cacheExchange, fetchExchange],
+      fetchOptions: () => ({ headers: headers() }),
+    });
 
   it("answers, and reports our errors as graphQLErrors", async () => {
     const sent: string[] = [];
@@ -54,7 +61,9 @@ describe("urql", () => {
       fetchOptions: () => ({ headers: headers() }),
       fetch: (input, init) => (sent.push(init?.method ?? "GET"), fetch(input, init)),
     });
-    expect((await watched.query(ANSWERED, {}).toPromise()).data).toEqual({ me: { __typename: "User", username: user.username } });
+    expect((await watched.query(ANSWERED, {}).toPromise()).data).toEqual({
+      me: { __typename: "User", username: user.username },
+    });
     expect(sent).toEqual(["GET"]);
     for (const [document, variables] of FAILING) {
       const result = await client().query(document, variables).toPromise();
@@ -65,12 +74,20 @@ describe("urql", () => {
 });
 
 describe("Apollo Client", () => {
-  const client = () => new ApolloClient({ link: new HttpLink({ uri: `${s.url}/graphql`, headers: headers() }), cache: new InMemoryCache() });
+  const client = () =>
+    new ApolloClient({
+      link: new HttpLink({ uri: `${s.url}/graphql`, headers: headers() }),
+      cache: new InMemoryCache(),
+    });
 
   it("answers, and rejects with CombinedGraphQLErrors carrying our errors", async () => {
-    expect((await client().query({ query: gql(ANSWERED) })).data).toEqual({ me: { __typename: "User", username: user.username } });
+    expect((await client().query({ query: gql(ANSWERED) })).data).toEqual({
+      me: { __typename: "User", username: user.username },
+    });
     for (const [document, variables] of FAILING) {
-      const error = await client().query({ query: gql(document), variables }).catch((e: unknown) => e);
+      const error = await client()
+        .query({ query: gql(document), variables })
+        .catch((e: unknown) => e);
       expect(CombinedGraphQLErrors.is(error)).toBe(true);
       expect(codes((error as CombinedGraphQLErrors).errors)).toEqual(["BAD_USER_INPUT"]);
     }

@@ -121,7 +121,11 @@ describe("addComment", () => {
     const res = await add(r.id, { title: "t", body: "b", rating: 3 }, gone.token);
     expect(res.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
     expect(await totals(r.id)).toEqual({ ratingSum: 0, ratingCount: 0, ratingAvg: null });
-    const rest = await s.fetch(`/restaurants/${r.id}/comments`, { method: "PUT", token: gone.token, json: { title: "t", body: "b", rating: 3 } });
+    const rest = await s.fetch(`/restaurants/${r.id}/comments`, {
+      method: "PUT",
+      token: gone.token,
+      json: { title: "t", body: "b", rating: 3 },
+    });
     expect(rest.status).toBe(401);
   });
 
@@ -130,7 +134,9 @@ describe("addComment", () => {
     const users = [alice, bob, await s.signUp("carol"), await s.signUp("dan")];
     const ratings = Array.from({ length: 30 }, (_, i) => ((i * 7) % 5) + 1);
     const results = await Promise.all(
-      ratings.map((rating, i) => add(r.id, { title: `c${i}`, body: "parallel", rating }, users[i % users.length].token)),
+      ratings.map((rating, i) =>
+        add(r.id, { title: `c${i}`, body: "parallel", rating }, users[i % users.length].token),
+      ),
     );
     for (const res of results) expect(res.errors).toBeUndefined();
     const sum = ratings.reduce((a, b) => a + b, 0);
@@ -226,8 +232,9 @@ describe("Restaurant.comments", () => {
     const first = (await page({ first: 5 })).data.restaurant.comments;
     const next = (await page({ first: 2, after: first.edges[2].cursor })).data.restaurant.comments;
     expect(next.nodes.map((n: any) => n.id)).toEqual(newestFirstIds.slice(3, 5));
-    const last = (await page({ first: 100, after: (await page({ first: 100 })).data.restaurant.comments.edges[4].cursor }))
-      .data.restaurant.comments;
+    const last = (
+      await page({ first: 100, after: (await page({ first: 100 })).data.restaurant.comments.edges[4].cursor })
+    ).data.restaurant.comments;
     expect(last.nodes).toHaveLength(100);
     const end = (await page({ first: 5, after: last.pageInfo.endCursor })).data.restaurant.comments;
     expect(end.nodes).toEqual([]);
@@ -277,11 +284,20 @@ describe("Restaurant.latestComment", () => {
     const r = await newRestaurant();
     const at = new Date(Date.UTC(2026, 5, 1));
     await s.db.comment.createMany({
-      data: ["x", "y", "z"].map((title) => ({ restaurantId: r.id, authorId: alice.id, title, body: "b", rating: 3, createdAt: at })),
+      data: ["x", "y", "z"].map((title) => ({
+        restaurantId: r.id,
+        authorId: alice.id,
+        title,
+        body: "b",
+        rating: 3,
+        createdAt: at,
+      })),
     });
     const q = `query($id: ID!) { restaurant(id: $id) { latestComment { id } comments(first: 1) { nodes { id } } } }`;
     const res = await s.graphql(q, { id: r.id }, alice.token);
-    const ids = (await s.db.comment.findMany({ where: { restaurantId: r.id }, select: { id: true } })).map((c) => c.id).sort();
+    const ids = (await s.db.comment.findMany({ where: { restaurantId: r.id }, select: { id: true } }))
+      .map((c) => c.id)
+      .sort();
     expect(res.data.restaurant.latestComment.id).toBe(ids.at(-1));
     expect(res.data.restaurant.comments.nodes[0].id).toBe(ids.at(-1));
   });
@@ -294,7 +310,14 @@ describe("Restaurant.latestComment", () => {
       const comments = i % 3; // some restaurants have none
       for (let j = 0; j < comments; j++) {
         await s.db.comment.create({
-          data: { restaurantId: r.id, authorId: j ? alice.id : bob.id, title: `r${i}c${j}`, body: "b", rating: 4, createdAt: new Date(Date.UTC(2026, 1, 1, 0, j)) },
+          data: {
+            restaurantId: r.id,
+            authorId: j ? alice.id : bob.id,
+            title: `r${i}c${j}`,
+            body: "b",
+            rating: 4,
+            createdAt: new Date(Date.UTC(2026, 1, 1, 0, j)),
+          },
         });
       }
     }
@@ -305,7 +328,10 @@ describe("Restaurant.latestComment", () => {
     const nodes = res.data.myOrders.nodes;
     expect(nodes).toHaveLength(count);
     for (const node of nodes) {
-      const expected = await s.db.comment.findFirst({ where: { restaurantId: node.restaurant.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+      const expected = await s.db.comment.findFirst({
+        where: { restaurantId: node.restaurant.id },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
       expect(node.restaurant.latestComment?.id ?? null).toBe(expected?.id ?? null);
     }
     return statements;

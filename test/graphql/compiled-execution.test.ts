@@ -18,8 +18,18 @@ async function owner(s: TestServer) {
   const { token } = await s.signUp("owner");
   let id = "";
   for (let i = 0; i < 3; i++) {
-    id = (await s.graphql(`mutation($t: String!) { createRestaurant(input: { title: $t, address: { city: "Pune" } }) { id } }`, { t: `Place ${i}` }, token)).data.createRestaurant.id;
-    await s.graphql(`mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Good", body: "b", rating: 4 }) { id } }`, { id }, token);
+    id = (
+      await s.graphql(
+        `mutation($t: String!) { createRestaurant(input: { title: $t, address: { city: "Pune" } }) { id } }`,
+        { t: `Place ${i}` },
+        token,
+      )
+    ).data.createRestaurant.id;
+    await s.graphql(
+      `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Good", body: "b", rating: 4 }) { id } }`,
+      { id },
+      token,
+    );
   }
   return { token, id };
 }
@@ -61,7 +71,11 @@ describe("when an operation runs compiled", () => {
     expect(await executions(usual)).toEqual({ ...before, interpreted: before.interpreted + 1 });
     const second = await usual.graphql(query, { id: restaurantId }, usualToken);
     const third = await usual.graphql(query, { id: restaurantId }, usualToken);
-    expect(await executions(usual)).toEqual({ compiled: before.compiled + 2, interpreted: before.interpreted + 1, kept: before.kept + 1 });
+    expect(await executions(usual)).toEqual({
+      compiled: before.compiled + 2,
+      interpreted: before.interpreted + 1,
+      kept: before.kept + 1,
+    });
     expect(second.body).toEqual(first.body);
     expect(third.body).toEqual(first.body);
   });
@@ -80,7 +94,11 @@ describe("when an operation runs compiled", () => {
     try {
       const { token } = await s.signUp("budget");
       for (let i = 0; i < 20; i++) {
-        for (let k = 0; k < 2; k++) expect((await s.graphql(`query($n: Int) { b${i}: restaurants(first: $n) { totalCount } }`, { n: 1 }, token)).status).toBe(200);
+        for (let k = 0; k < 2; k++)
+          expect(
+            (await s.graphql(`query($n: Int) { b${i}: restaurants(first: $n) { totalCount } }`, { n: 1 }, token))
+              .status,
+          ).toBe(200);
       }
       const after = await executions(s);
       expect(after.kept).toBe(5);
@@ -92,7 +110,10 @@ describe("when an operation runs compiled", () => {
 
   it(`never compiles a document of more than ${MAX_COMPILED_FIELDS} fields, however often it is sent`, async () => {
     const before = await executions(usual);
-    const aliases = Array.from({ length: 29 }, (_, i) => `a${i}: restaurants(first: 1) { nodes { id title rating commentCount createdAt updatedAt } }`).join(" ");
+    const aliases = Array.from(
+      { length: 29 },
+      (_, i) => `a${i}: restaurants(first: 1) { nodes { id title rating commentCount createdAt updatedAt } }`,
+    ).join(" ");
     for (let k = 0; k < 3; k++) expect((await usual.graphql(`{ ${aliases} }`, undefined, usualToken)).status).toBe(200);
     expect(await executions(usual)).toEqual({ ...before, interpreted: before.interpreted + 3 });
   });
@@ -114,14 +135,19 @@ describe("when an operation runs compiled", () => {
       const { token } = await s.signUp("many");
       const documentNumber = (i: number) => `{ d${i}: __typename }`;
       const twice = async (i: number) => {
-        for (let k = 0; k < 2; k++) expect((await s.graphql(documentNumber(i), undefined, token)).data).toEqual({ [`d${i}`]: "Query" });
+        for (let k = 0; k < 2; k++)
+          expect((await s.graphql(documentNumber(i), undefined, token)).data).toEqual({ [`d${i}`]: "Query" });
       };
       for (let i = 0; i <= MAX_COMPILED; i++) await twice(i);
       const full = await executions(s);
       expect(full.kept).toBe(MAX_COMPILED);
       // Document 0 was evicted by the last one: it runs on graphql-js again, once, then compiles.
       await twice(0);
-      expect(await executions(s)).toEqual({ compiled: full.compiled + 1, interpreted: full.interpreted + 1, kept: MAX_COMPILED });
+      expect(await executions(s)).toEqual({
+        compiled: full.compiled + 1,
+        interpreted: full.interpreted + 1,
+        kept: MAX_COMPILED,
+      });
     } finally {
       await s.close();
     }
@@ -146,18 +172,38 @@ describe("compiled and interpreted execution give the same answers", () => {
       { first: 2, withComment: true },
     ],
     ["a restaurant nobody has", `query($id: ID!) { restaurant(id: $id) { id } }`, { id: "nobody" }],
-    ["an id no row can have (BAD_USER_INPUT on its field)", `query($id: ID!) { restaurant(id: $id) { id title } }`, { id: "bad\u0000id" }],
+    [
+      "an id no row can have (BAD_USER_INPUT on its field)",
+      `query($id: ID!) { restaurant(id: $id) { id title } }`,
+      { id: "bad\u0000id" },
+    ],
     ["a page size over the maximum", `{ restaurants(first: 101) { nodes { id } } }`],
-    ["variables that do not coerce (graphql-js's message, 400)", `query($first: Int) { restaurants(first: $first) { nodes { id } } }`, { first: "ten" }],
+    [
+      "variables that do not coerce (graphql-js's message, 400)",
+      `query($first: Int) { restaurants(first: $first) { nodes { id } } }`,
+      { first: "ten" },
+    ],
     ["a missing required variable", `query($id: ID!) { restaurant(id: $id) { id } }`, {}],
-    ["the response ceiling", `{ a: restaurants(first: 60) { nodes { id } } b: restaurants(first: 60) { nodes { id } } }`],
-    ["a mutation without a token (UNAUTHENTICATED, nothing stored)", `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "t", body: "b", rating: 3 }) { id } }`, undefined, false],
-    ["a mutation with bad input (every field named)", `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "", body: "", rating: 9 }) { id } }`],
+    [
+      "the response ceiling",
+      `{ a: restaurants(first: 60) { nodes { id } } b: restaurants(first: 60) { nodes { id } } }`,
+    ],
+    [
+      "a mutation without a token (UNAUTHENTICATED, nothing stored)",
+      `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "t", body: "b", rating: 3 }) { id } }`,
+      undefined,
+      false,
+    ],
+    [
+      "a mutation with bad input (every field named)",
+      `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "", body: "", rating: 9 }) { id } }`,
+    ],
     ["introspection and __typename", `{ __typename __schema { queryType { name } } }`],
   ];
 
   it.each(cases)("%s", async (_, query, variables, withToken = true) => {
-    const id = (await interpreted.graphql(`{ restaurants(first: 1) { nodes { id } } }`, undefined, token)).data.restaurants.nodes[0].id;
+    const id = (await interpreted.graphql(`{ restaurants(first: 1) { nodes { id } } }`, undefined, token)).data
+      .restaurants.nodes[0].id;
     const vars = variables ?? { id };
     const sent = (s: TestServer) => s.graphql(query, vars, withToken ? token : undefined);
     const [a, b] = [await sent(interpreted), await sent(compiled)];
@@ -170,7 +216,11 @@ describe("compiled and interpreted execution give the same answers", () => {
   it("the REST shim answers the same, errors included", async () => {
     for (const path of [`/restaurants?limit=2`, `/restaurants/nobody`, `/restaurants?limit=1000`]) {
       const [a, b] = [await interpreted.fetch(path, { token }), await compiled.fetch(path, { token })];
-      expect({ path, status: b.status, body: await b.json() }).toEqual({ path, status: a.status, body: await a.json() });
+      expect({ path, status: b.status, body: await b.json() }).toEqual({
+        path,
+        status: a.status,
+        body: await a.json(),
+      });
     }
   });
 });

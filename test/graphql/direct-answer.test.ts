@@ -12,14 +12,21 @@ type Answer = { status: number; contentType: string; text: string; remaining: st
 
 /** POST /graphql with exactly these headers, the raw answer kept. */
 function post(s: TestServer, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Answer> {
-  const set = Object.fromEntries(Object.entries({ "content-type": "application/json", ...headers }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const set = Object.fromEntries(
+    Object.entries({ "content-type": "application/json", ...headers }).filter(([, v]) => v !== undefined),
+  ) as Record<string, string>;
   return new Promise((resolve, reject) => {
     const req = request(`${s.url}/graphql`, { method: "POST", headers: set }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk) => (text += chunk));
       res.on("end", () =>
-        resolve({ status: res.statusCode!, contentType: String(res.headers["content-type"]), text, remaining: res.headers["x-ratelimit-remaining"] as string | undefined }),
+        resolve({
+          status: res.statusCode!,
+          contentType: String(res.headers["content-type"]),
+          text,
+          remaining: res.headers["x-ratelimit-remaining"] as string | undefined,
+        }),
       );
     });
     req.on("error", reject);
@@ -30,7 +37,8 @@ function post(s: TestServer, body: unknown, headers: Record<string, string | und
 /** graphql_http_answers_total by road, from /metrics. */
 async function answers(s: TestServer) {
   const text = await (await s.fetch("/metrics")).text();
-  const value = (road: string) => Number(new RegExp(`^graphql_http_answers_total\\{road="${road}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+  const value = (road: string) =>
+    Number(new RegExp(`^graphql_http_answers_total\\{road="${road}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
   return { direct: value("direct"), apollo: value("apollo") };
 }
 
@@ -54,30 +62,37 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 describe("a document validated before", () => {
-  it.each(ACCEPTS)("answers clean reads directly with Apollo's very status, media type and bytes (%s)", async (_client, accept) => {
-    // A text of its own per case: the first send is the document's first (Apollo), the second its repeat.
-    const query = `query Direct { restaurant(id: "${restaurantId}") { id title commentCount } } # ${accept}`;
-    const headers = { accept, authorization: `Bearer ${token}` };
-    const before = await answers(s);
-    const viaApollo = await post(s, { query }, headers);
-    const afterFirst = await answers(s);
-    const direct = await post(s, { query }, headers);
-    const afterSecond = await answers(s);
-    expect(JSON.parse(viaApollo.text).data.restaurant.title).toBe("Direct Diner");
-    expect(afterFirst).toEqual({ direct: before.direct, apollo: before.apollo + 1 });
-    expect(afterSecond).toEqual({ direct: before.direct + 1, apollo: before.apollo + 1 });
-    expect({ status: direct.status, contentType: direct.contentType, text: direct.text }).toEqual({
-      status: viaApollo.status,
-      contentType: viaApollo.contentType,
-      text: viaApollo.text,
-    });
-  });
+  it.each(ACCEPTS)(
+    "answers clean reads directly with Apollo's very status, media type and bytes (%s)",
+    async (_client, accept) => {
+      // A text of its own per case: the first send is the document's first (Apollo), the second its repeat.
+      const query = `query Direct { restaurant(id: "${restaurantId}") { id title commentCount } } # ${accept}`;
+      const headers = { accept, authorization: `Bearer ${token}` };
+      const before = await answers(s);
+      const viaApollo = await post(s, { query }, headers);
+      const afterFirst = await answers(s);
+      const direct = await post(s, { query }, headers);
+      const afterSecond = await answers(s);
+      expect(JSON.parse(viaApollo.text).data.restaurant.title).toBe("Direct Diner");
+      expect(afterFirst).toEqual({ direct: before.direct, apollo: before.apollo + 1 });
+      expect(afterSecond).toEqual({ direct: before.direct + 1, apollo: before.apollo + 1 });
+      expect({ status: direct.status, contentType: direct.contentType, text: direct.text }).toEqual({
+        status: viaApollo.status,
+        contentType: viaApollo.contentType,
+        text: viaApollo.text,
+      });
+    },
+  );
 
   it("leaves uploads' content types, extensions and an operation name the document does not hold to Apollo", async () => {
     const query = `query Named { restaurant(id: "${restaurantId}") { id } }`;
     await post(s, { query }, { authorization: `Bearer ${token}` });
     const before = await answers(s);
-    const withExtensions = await post(s, { query, extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } }, { authorization: `Bearer ${token}` });
+    const withExtensions = await post(
+      s,
+      { query, extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } },
+      { authorization: `Bearer ${token}` },
+    );
     const otherName = await post(s, { query, operationName: "Other" }, { authorization: `Bearer ${token}` });
     const textPlain = await post(s, { query }, { "content-type": "text/plain", authorization: `Bearer ${token}` });
     expect(withExtensions.status).toBe(400);
@@ -100,8 +115,18 @@ describe("a document validated before", () => {
 
   // Each failure first sent while the document is new (Apollo's answer), then again once it is known.
   const FAILURES: [string, string, Record<string, unknown>, Record<string, unknown>][] = [
-    ["the cost limit", "query Costly($n: Int) { restaurants(first: $n) { nodes { comments(first: $n) { nodes { id } } } } }", { n: 100 }, { n: 1 }],
-    ["variables that do not coerce", "query Coerce($n: Int) { restaurants(first: $n) { totalCount } }", { n: "ten" }, { n: 1 }],
+    [
+      "the cost limit",
+      "query Costly($n: Int) { restaurants(first: $n) { nodes { comments(first: $n) { nodes { id } } } } }",
+      { n: 100 },
+      { n: 1 },
+    ],
+    [
+      "variables that do not coerce",
+      "query Coerce($n: Int) { restaurants(first: $n) { totalCount } }",
+      { n: "ten" },
+      { n: 1 },
+    ],
     ["a resolver's error", "query Paged($n: Int) { restaurants(first: $n) { totalCount } }", { n: -1 }, { n: 1 }],
   ];
   it.each(FAILURES)("answers %s exactly as Apollo does", async (_what, query, failing, clean) => {
@@ -112,7 +137,11 @@ describe("a document validated before", () => {
       expect(first.text).toContain('"errors"');
       expect((await post(s, { query: text, variables: clean }, headers)).status).toBe(200); // now known
       const again = await post(s, { query: text, variables: failing }, headers);
-      expect({ status: again.status, contentType: again.contentType, text: again.text }).toEqual({ status: first.status, contentType: first.contentType, text: first.text });
+      expect({ status: again.status, contentType: again.contentType, text: again.text }).toEqual({
+        status: first.status,
+        contentType: first.contentType,
+        text: first.text,
+      });
     }
   });
 
@@ -122,7 +151,9 @@ describe("a document validated before", () => {
       b: addComment(restaurantId: $r, input: { title: "Second", body: "Refused?", rating: $second }) { id }
     }`;
     const headers = { authorization: `Bearer ${token}` };
-    const count = async () => (await s.graphql(`query { restaurant(id: "${restaurantId}") { commentCount } }`, {}, token)).data.restaurant.commentCount as number;
+    const count = async () =>
+      (await s.graphql(`query { restaurant(id: "${restaurantId}") { commentCount } }`, {}, token)).data.restaurant
+        .commentCount as number;
     expect((await post(s, { query, variables: { r: restaurantId, second: 4 } }, headers)).status).toBe(200); // known now
     const comments = await count();
     const probe = async () => Number((await post(s, { query: "{ __typename }" }, headers)).remaining);

@@ -125,10 +125,17 @@ describe("grocery(id)", () => {
 
 describe("updateGrocery", () => {
   it("changes only the fields given; a list given replaces that list only", async () => {
-    const g = await create({ title: "Milk", description: "Whole", alsoKnownAs: "Lait", metricUnits: ["l"], categories: ["Dairy"] });
+    const g = await create({
+      title: "Milk",
+      description: "Whole",
+      alsoKnownAs: "Lait",
+      metricUnits: ["l"],
+      categories: ["Dairy"],
+    });
     await new Promise((r) => setTimeout(r, 5));
-    const u = (await ok(s, UPDATE, { id: g.id, input: { description: "Skimmed", categories: ["Dairy", "Drinks"] } }, owner.token))
-      .updateGrocery;
+    const u = (
+      await ok(s, UPDATE, { id: g.id, input: { description: "Skimmed", categories: ["Dairy", "Drinks"] } }, owner.token)
+    ).updateGrocery;
     expect(u).toMatchObject({
       title: "Milk",
       description: "Skimmed",
@@ -139,17 +146,24 @@ describe("updateGrocery", () => {
     });
     expect(Date.parse(u.updatedAt)).toBeGreaterThan(Date.parse(g.updatedAt));
 
-    const t = (await ok(s, UPDATE, { id: g.id, input: { title: "Oat MILK", metricUnits: [] } }, owner.token)).updateGrocery;
+    const t = (await ok(s, UPDATE, { id: g.id, input: { title: "Oat MILK", metricUnits: [] } }, owner.token))
+      .updateGrocery;
     expect(t).toMatchObject({ title: "Oat MILK", metricUnits: [], categories: ["Dairy", "Drinks"] });
     expect((await snapshot(g.id))!.titleSearch).toBe("oat milk");
   });
 
   it("null empties a text or a list; title cannot be emptied", async () => {
     const g = await create({ title: "Tea", description: "Black", categories: ["Drinks"] });
-    const u = (await ok(s, UPDATE, { id: g.id, input: { description: null, categories: null } }, owner.token)).updateGrocery;
+    const u = (await ok(s, UPDATE, { id: g.id, input: { description: null, categories: null } }, owner.token))
+      .updateGrocery;
     expect(u).toMatchObject({ title: "Tea", description: "", categories: [] });
     const before = await snapshot(g.id);
-    for (const input of [{ title: null }, { title: "" }, { title: "x".repeat(201) }, { alsoKnownAs: "a".repeat(201) }]) {
+    for (const input of [
+      { title: null },
+      { title: "" },
+      { title: "x".repeat(201) },
+      { alsoKnownAs: "a".repeat(201) },
+    ]) {
       const r = await s.graphql(UPDATE, { id: g.id, input }, owner.token);
       expect(r.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
       expect(r.errors?.[0].message).toMatch(Object.keys(input)[0]);
@@ -163,16 +177,22 @@ describe("updateGrocery", () => {
     const r = await s.graphql(UPDATE, { id: g.id, input: { title: "Stolen", categories: [] } }, other.token);
     expect(r.errors?.[0].extensions?.code).toBe("FORBIDDEN");
     expect(await snapshot(g.id)).toEqual(before);
-    expect((await ok(s, UPDATE, { id: g.id, input: { title: "Rye bread" } }, admin.token)).updateGrocery).toMatchObject({
-      title: "Rye bread",
-      owner: { id: owner.id },
-    });
+    expect((await ok(s, UPDATE, { id: g.id, input: { title: "Rye bread" } }, admin.token)).updateGrocery).toMatchObject(
+      {
+        title: "Rye bread",
+        owner: { id: owner.id },
+      },
+    );
   });
 
   it("answers NOT_FOUND for an unknown id and UNAUTHENTICATED without a token", async () => {
-    expect((await s.graphql(UPDATE, { id: "nope", input: { title: "x" } }, admin.token)).errors?.[0].extensions?.code).toBe("NOT_FOUND");
+    expect(
+      (await s.graphql(UPDATE, { id: "nope", input: { title: "x" } }, admin.token)).errors?.[0].extensions?.code,
+    ).toBe("NOT_FOUND");
     const g = await create({ title: "Butter" });
-    expect((await s.graphql(UPDATE, { id: g.id, input: { title: "x" } })).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
+    expect((await s.graphql(UPDATE, { id: g.id, input: { title: "x" } })).errors?.[0].extensions?.code).toBe(
+      "UNAUTHENTICATED",
+    );
     expect((await snapshot(g.id))!.title).toBe("Butter");
   });
 });
@@ -208,15 +228,21 @@ describe("removeGrocery (the legacy DELETE rule)", () => {
       removedFrom: "SHOPPING_LIST",
     });
     expect(await s.db.shoppingListEntry.count({ where: { groceryId: g.id } })).toBe(1); // the admin's stays
-    expect((await ok(s, REMOVE, { id: g.id, from: "SHOPPING_LIST" }, other.token)).removeGrocery.removedFrom).toBe("SHOPPING_LIST");
+    expect((await ok(s, REMOVE, { id: g.id, from: "SHOPPING_LIST" }, other.token)).removeGrocery.removedFrom).toBe(
+      "SHOPPING_LIST",
+    );
     expect(await snapshot(g.id)).not.toBeNull();
-    expect((await s.graphql(REMOVE, { id: "nope", from: "SHOPPING_LIST" }, other.token)).errors?.[0].extensions?.code).toBe("NOT_FOUND");
+    expect(
+      (await s.graphql(REMOVE, { id: "nope", from: "SHOPPING_LIST" }, other.token)).errors?.[0].extensions?.code,
+    ).toBe("NOT_FOUND");
   });
 
   it("CATALOGUE deletes it for the owner or an admin, FORBIDDEN for others", async () => {
     const g = await create({ title: "Flour" });
     await ok(s, ADD, { id: g.id }, other.token);
-    expect((await s.graphql(REMOVE, { id: g.id, from: "CATALOGUE" }, other.token)).errors?.[0].extensions?.code).toBe("FORBIDDEN");
+    expect((await s.graphql(REMOVE, { id: g.id, from: "CATALOGUE" }, other.token)).errors?.[0].extensions?.code).toBe(
+      "FORBIDDEN",
+    );
     expect(await s.db.shoppingListEntry.count({ where: { groceryId: g.id } })).toBe(1);
     expect((await ok(s, REMOVE, { id: g.id, from: "CATALOGUE" }, owner.token)).removeGrocery).toEqual({
       groceryId: g.id,
@@ -246,7 +272,17 @@ describe("groceries search", () => {
   let c: TestServer; // its own database, so counts and orders are exact
   let u: User;
   let v: User;
-  const titles = ["Green Apples", "apple juice", "Pineapple", "Bananas! Ripe", "ÉPICES douces", "Épinards", "100% Cocoa", "Cocoa_nibs", "Back\\slash"];
+  const titles = [
+    "Green Apples",
+    "apple juice",
+    "Pineapple",
+    "Bananas! Ripe",
+    "ÉPICES douces",
+    "Épinards",
+    "100% Cocoa",
+    "Cocoa_nibs",
+    "Back\\slash",
+  ];
 
   beforeAll(async () => {
     c = await startServer();
@@ -266,7 +302,8 @@ describe("groceries search", () => {
     }
   }`;
   const search = async (variables: Record<string, unknown>) => (await ok(c, SEARCH, variables, v.token)).groceries;
-  const titlesOf = async (filter: Record<string, unknown>) => (await search({ filter, first: 100 })).nodes.map((n: any) => n.title);
+  const titlesOf = async (filter: Record<string, unknown>) =>
+    (await search({ filter, first: 100 })).nodes.map((n: any) => n.title);
 
   it("matches a case-insensitive substring of the title, Unicode included", async () => {
     expect((await titlesOf({ title: "APPLE" })).sort()).toEqual(["Green Apples", "Pineapple", "apple juice"]);
@@ -289,7 +326,11 @@ describe("groceries search", () => {
   it("filters by a whole category, case-insensitively, and combines filters", async () => {
     expect((await search({ filter: { category: "fruit" } })).totalCount).toBe(4);
     expect((await search({ filter: { category: "Fru" } })).totalCount).toBe(0);
-    expect((await titlesOf({ category: "FRESH", title: "apple" })).sort()).toEqual(["Green Apples", "Pineapple", "apple juice"]);
+    expect((await titlesOf({ category: "FRESH", title: "apple" })).sort()).toEqual([
+      "Green Apples",
+      "Pineapple",
+      "apple juice",
+    ]);
     expect(await titlesOf({ category: "vegetables", title: "apple" })).toEqual([]);
     expect((await search({ filter: { category: "", title: "" } })).totalCount).toBe(titles.length);
   });
@@ -327,7 +368,11 @@ describe("groceries search", () => {
     const exact = await search({ first: 9 });
     expect(exact.pageInfo.hasNextPage).toBe(false);
     const beyond = await search({ first: 3, offset: 50 });
-    expect(beyond).toMatchObject({ nodes: [], totalCount: titles.length, pageInfo: { hasNextPage: false, startCursor: null } });
+    expect(beyond).toMatchObject({
+      nodes: [],
+      totalCount: titles.length,
+      pageInfo: { hasNextPage: false, startCursor: null },
+    });
   });
 
   it("refuses page sizes outside 1..100, a negative offset and a made-up cursor", async () => {
@@ -335,9 +380,9 @@ describe("groceries search", () => {
       const r = await c.graphql(SEARCH, variables, v.token);
       expect(r.errors?.[0].extensions?.code, JSON.stringify(variables)).toBe("BAD_USER_INPUT");
     }
-    expect((await c.graphql(SEARCH, { filter: { title: "x".repeat(201) } }, v.token)).errors?.[0].extensions?.code).toBe(
-      "BAD_USER_INPUT",
-    );
+    expect(
+      (await c.graphql(SEARCH, { filter: { title: "x".repeat(201) } }, v.token)).errors?.[0].extensions?.code,
+    ).toBe("BAD_USER_INPUT");
     expect((await c.graphql(SEARCH, {})).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
   });
 
@@ -354,7 +399,12 @@ describe("groceries search", () => {
     const small = await count(2);
     const large = await count(9);
     expect(large.statements).toBe(small.statements);
-    expect(large.nodes[0]).toMatchObject({ inMyShoppingList: 3, viewerCanEdit: false, owner: { id: u.id }, metricUnits: ["kg"] });
+    expect(large.nodes[0]).toMatchObject({
+      inMyShoppingList: 3,
+      viewerCanEdit: false,
+      owner: { id: u.id },
+      metricUnits: ["kg"],
+    });
     expect(large.nodes[1].inMyShoppingList).toBe(0);
   });
 });

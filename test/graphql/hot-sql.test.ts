@@ -57,7 +57,10 @@ async function statementsOf(query: string, variables?: Record<string, unknown>) 
   const r = await s.graphql(query, variables, token);
   expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
   // Sorted: statements sent at once (a page and its count, on PostgreSQL's pool) arrive in any order.
-  return `${s.sql.map((q) => q.replace(/\s+/g, " ").trim()).sort().join(";\n")};\n`;
+  return `${s.sql
+    .map((q) => q.replace(/\s+/g, " ").trim())
+    .sort()
+    .join(";\n")};\n`;
 }
 
 describe(`hot reads send the reviewed SQL (${testProvider()})`, () => {

@@ -16,8 +16,12 @@ let bare: string; // a restaurant without comments
 beforeAll(async () => {
   s = await startServer();
   token = (await s.signUp("viewer")).token;
-  const owners = await Promise.all([0, 1, 2].map((i) => s.db.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } })));
-  const critic = await s.db.user.create({ data: { username: "critic", passwordHash: "x", firstName: "C", avatar: "c.png" } });
+  const owners = await Promise.all(
+    [0, 1, 2].map((i) => s.db.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } })),
+  );
+  const critic = await s.db.user.create({
+    data: { username: "critic", passwordHash: "x", firstName: "C", avatar: "c.png" },
+  });
   for (let i = 0; i < 12; i++) {
     const ratings = [1 + (i % 5), 1 + ((i + 3) % 5)];
     const r = await s.db.restaurant.create({
@@ -31,7 +35,15 @@ beforeAll(async () => {
         createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)),
         comments:
           i % 4
-            ? { create: ratings.map((rating, k) => ({ authorId: k ? critic.id : owners[(i + 1) % 3].id, title: `c${k} on ${i}`, body: "b", rating, createdAt: new Date(Date.UTC(2026, 0, 2, 0, i, k)) })) }
+            ? {
+                create: ratings.map((rating, k) => ({
+                  authorId: k ? critic.id : owners[(i + 1) % 3].id,
+                  title: `c${k} on ${i}`,
+                  body: "b",
+                  rating,
+                  createdAt: new Date(Date.UTC(2026, 0, 2, 0, i, k)),
+                })),
+              }
             : undefined,
       },
     });
@@ -53,8 +65,15 @@ async function run(query: string, variables?: Record<string, unknown>) {
 /** What the nested fields must show for a restaurant, straight from Prisma. */
 async function expected(id: string) {
   const r = await s.db.restaurant.findUniqueOrThrow({ where: { id }, include: { owner: true } });
-  const owned = await s.db.restaurant.aggregate({ where: { ownerId: r.ownerId }, _sum: { ratingSum: true, ratingCount: true } });
-  const latest = await s.db.comment.findFirst({ where: { restaurantId: id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], include: { author: true } });
+  const owned = await s.db.restaurant.aggregate({
+    where: { ownerId: r.ownerId },
+    _sum: { ratingSum: true, ratingCount: true },
+  });
+  const latest = await s.db.comment.findFirst({
+    where: { restaurantId: id },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    include: { author: true },
+  });
   return {
     id,
     title: r.title,
@@ -112,11 +131,23 @@ describe("restaurant by id", () => {
   });
 
   it("selections a client varies without end (more combinations than are kept) still answer right and batch", async () => {
-    const fields = ["title", "rating", "commentCount", "createdAt", "updatedAt", "viewerCanEdit", "description", "logo"];
+    const fields = [
+      "title",
+      "rating",
+      "commentCount",
+      "createdAt",
+      "updatedAt",
+      "viewerCanEdit",
+      "description",
+      "logo",
+    ];
     // 2^8 column combinations, each with the owner asked: well past the 64 loaders kept.
     for (let mask = 0; mask < 100; mask++) {
       const picked = fields.filter((_, i) => mask & (1 << i));
-      const { data } = await run(`query($id: ID!) { restaurant(id: $id) { id owner { username } ${picked.join(" ")} } }`, { id: restaurantIds[mask % 12] });
+      const { data } = await run(
+        `query($id: ID!) { restaurant(id: $id) { id owner { username } ${picked.join(" ")} } }`,
+        { id: restaurantIds[mask % 12] },
+      );
       expect(Object.keys(data.restaurant).sort()).toEqual(["id", "owner", ...picked].sort());
       expect(data.restaurant.owner.username).toBe(`owner${(mask % 12) % 3}`);
     }
@@ -124,7 +155,10 @@ describe("restaurant by id", () => {
       `query($a: ID!, $b: ID!) { a: restaurant(id: $a) { title owner { username } } b: restaurant(id: $b) { title owner { username } } }`,
       { a: restaurantIds[0], b: restaurantIds[1] },
     );
-    expect(data).toEqual({ a: { title: "Place 00", owner: { username: "owner0" } }, b: { title: "Place 01", owner: { username: "owner1" } } });
+    expect(data).toEqual({
+      a: { title: "Place 00", owner: { username: "owner0" } },
+      b: { title: "Place 01", owner: { username: "owner1" } },
+    });
     expect(sql).toHaveLength(1);
   });
 
@@ -135,7 +169,11 @@ describe("restaurant by id", () => {
     );
     expect(data).toEqual({ a: { owner: { username: "owner0" } }, b: { owner: { username: "owner1" } }, c: null });
     expect(sql).toHaveLength(1);
-    const bad = await s.graphql(`query($id: ID!) { restaurant(id: $id) { owner { username } } }`, { id: "a\u0000b" }, token);
+    const bad = await s.graphql(
+      `query($id: ID!) { restaurant(id: $id) { owner { username } } }`,
+      { id: "a\u0000b" },
+      token,
+    );
     expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
   });
 });
@@ -173,7 +211,8 @@ function everyField(type: GraphQLObjectType, leavesOnly = false): Record<string,
   for (const [name, field] of Object.entries(type.getFields())) {
     const named = getNamedType(field.type);
     if (isLeafType(named)) fields[name] = name;
-    else if (!leavesOnly && isObjectType(named)) fields[name] = `${name} { __typename ${Object.values(everyField(named, true)).join(" ")} }`;
+    else if (!leavesOnly && isObjectType(named))
+      fields[name] = `${name} { __typename ${Object.values(everyField(named, true)).join(" ")} }`;
   }
   return fields;
 }
@@ -183,20 +222,45 @@ describe("a restaurant read reads only the columns its selection shows", () => {
     // One restaurant with every column set, so a column left unread would show as null.
     const full = await s.db.restaurant.create({
       data: {
-        title: "Full", titleSearch: "full", description: "All of it", logo: "l.png", cover: "c.png", url: "https://full.example",
-        acceptsReservations: true, starRating: 4.5, canHomeDeliver: true, email: "f@example.com", phone: "+91 1", website: "https://w.example",
-        addressLine1: "1 Road", addressLine2: "Floor 2", landmark: "Tower", state: "MH", city: "Pune", citySearch: "pune", district: "Kothrud",
-        country: "IN", latitude: 18.5, longitude: 73.8, ratingSum: 9, ratingCount: 2, ratingAvg: 4.5, ownerId: (await s.db.user.findFirstOrThrow()).id,
+        title: "Full",
+        titleSearch: "full",
+        description: "All of it",
+        logo: "l.png",
+        cover: "c.png",
+        url: "https://full.example",
+        acceptsReservations: true,
+        starRating: 4.5,
+        canHomeDeliver: true,
+        email: "f@example.com",
+        phone: "+91 1",
+        website: "https://w.example",
+        addressLine1: "1 Road",
+        addressLine2: "Floor 2",
+        landmark: "Tower",
+        state: "MH",
+        city: "Pune",
+        citySearch: "pune",
+        district: "Kothrud",
+        country: "IN",
+        latitude: 18.5,
+        longitude: 73.8,
+        ratingSum: 9,
+        ratingCount: 2,
+        ratingAvg: 4.5,
+        ownerId: (await s.db.user.findFirstOrThrow()).id,
         comments: { create: { authorId: (await s.db.user.findFirstOrThrow()).id, title: "t", body: "b", rating: 4 } },
       },
     });
     const schema = buildSchema(readFileSync("schema.graphql", "utf8"));
     const fields = everyField(schema.getType("Restaurant") as GraphQLObjectType);
     expect(Object.keys(fields).length).toBeGreaterThan(25);
-    const ids = ((await run(`{ restaurants(first: 20) { nodes { id } } }`)).data.restaurants.nodes as { id: string }[]).map((n) => n.id);
+    const ids = (
+      (await run(`{ restaurants(first: 20) { nodes { id } } }`)).data.restaurants.nodes as { id: string }[]
+    ).map((n) => n.id);
     expect(ids).toContain(full.id);
     // Every field at once: whole rows, the reference.
-    const byIds = (selection: string) => `{ ${ids.map((id, i) => `r${i}: restaurant(id: "${id}") { id ${selection} }`).join(" ")} }`;
+    const byIds = (selection: string) =>
+      `{ ${ids.map((id, i) => `r${i}: restaurant(id: "${id}") { id ${selection} }`).join(" ")} }`;
     const whole = (await run(byIds(Object.values(fields).join(" ")))).data;
     for (const [name, selection] of Object.entries(fields)) {
       const expected = ids.map((id, i) => ({ id, [name]: whole[`r${i}`][name] }));
@@ -206,7 +270,10 @@ describe("a restaurant read reads only the columns its selection shows", () => {
       expect(/"Restaurant"\."description"/.test(sql[0]), name).toBe(name === "description");
       // By id, with a relation asked (the look-ahead path): the same.
       const byId = (await run(byIds(`owner { id } ${selection}`))).data;
-      expect(ids.map((id, i) => ({ id, [name]: byId[`r${i}`][name] })), `by id: ${name}`).toEqual(expected);
+      expect(
+        ids.map((id, i) => ({ id, [name]: byId[`r${i}`][name] })),
+        `by id: ${name}`,
+      ).toEqual(expected);
     }
 
     // Each field of the address and of the owner alone: only its own columns are read, and the
@@ -220,33 +287,60 @@ describe("a restaurant read reads only the columns its selection shows", () => {
     ];
     const ownerId = (await s.db.user.findFirstOrThrow({ where: { avatar: { not: null } } })).id;
     for (const [i, address] of partial.entries()) {
-      const r = await s.db.restaurant.create({ data: { title: `Partial ${i}`, titleSearch: `partial ${i}`, ownerId, ...address } });
+      const r = await s.db.restaurant.create({
+        data: { title: `Partial ${i}`, titleSearch: `partial ${i}`, ownerId, ...address },
+      });
       ids.push(r.id);
     }
     const pageOf = (selection: string) => `{ restaurants(first: ${ids.length}) { nodes { id ${selection} } } }`;
-    expect(((await run(pageOf(""))).data.restaurants.nodes as { id: string }[]).map((n) => n.id).sort()).toEqual([...ids].sort());
+    expect(((await run(pageOf(""))).data.restaurants.nodes as { id: string }[]).map((n) => n.id).sort()).toEqual(
+      [...ids].sort(),
+    );
     const parts = {
-      address: ["addressLine1", "addressLine2", "landmark", "state", "city", "district", "country", "geo { latitude longitude }", "__typename"],
+      address: [
+        "addressLine1",
+        "addressLine2",
+        "landmark",
+        "state",
+        "city",
+        "district",
+        "country",
+        "geo { latitude longitude }",
+        "__typename",
+      ],
       owner: ["id", "username", "firstName", "avatar", "role", "rating", "createdAt", "__typename"],
     };
     // The reference: every column of the restaurant, so whole rows.
-    const everything = `${Object.values(fields).join(" ")} ${Object.entries(parts).map(([field, subfields]) => `${field} { ${subfields.join(" ")} }`).join(" ")}`;
+    const everything = `${Object.values(fields).join(" ")} ${Object.entries(parts)
+      .map(([field, subfields]) => `${field} { ${subfields.join(" ")} }`)
+      .join(" ")}`;
     const wholeRows = (await run(byIds(everything))).data;
     const reads = (sql: string, column: string) => new RegExp(`\\."${column}" AS`).test(sql);
     for (const [field, subfields] of Object.entries(parts)) {
       for (const subfield of subfields) {
         const name = subfield.split(" ")[0];
-        const project = (value: Record<string, unknown> | null) => value && { [name]: name === "geo" ? value.geo : value[name] };
+        const project = (value: Record<string, unknown> | null) =>
+          value && { [name]: name === "geo" ? value.geo : value[name] };
         const expected = ids.map((id, i) => ({ id, [field]: project(wholeRows[`r${i}`][field]) }));
         const { data, sql } = await run(pageOf(`${field} { ${subfield} }`));
         const byId = new Map((data.restaurants.nodes as { id: string }[]).map((n) => [n.id, n]));
-        expect(ids.map((id) => byId.get(id)), `page: ${field} { ${subfield} }`).toEqual(expected);
+        expect(
+          ids.map((id) => byId.get(id)),
+          `page: ${field} { ${subfield} }`,
+        ).toEqual(expected);
         // No column of the address or of the owner beyond the one shown (and the ids).
         const shown = name === "geo" ? ["latitude", "longitude"] : [name === "rating" ? "ratingAvg" : name];
-        const others = field === "address" ? ["addressLine1", "city", "country", "latitude"] : ["username", "firstName", "avatar", "role", "createdAt"];
-        for (const column of others.filter((c) => !shown.includes(c))) expect(reads(sql[0], column), `${field} { ${subfield} } reads ${column}`).toBe(false);
+        const others =
+          field === "address"
+            ? ["addressLine1", "city", "country", "latitude"]
+            : ["username", "firstName", "avatar", "role", "createdAt"];
+        for (const column of others.filter((c) => !shown.includes(c)))
+          expect(reads(sql[0], column), `${field} { ${subfield} } reads ${column}`).toBe(false);
         const one = (await run(byIds(`latestComment { id } ${field} { ${subfield} }`))).data;
-        expect(ids.map((id, i) => ({ id, [field]: one[`r${i}`][field] })), `by id: ${field} { ${subfield} }`).toEqual(expected);
+        expect(
+          ids.map((id, i) => ({ id, [field]: one[`r${i}`][field] })),
+          `by id: ${field} { ${subfield} }`,
+        ).toEqual(expected);
       }
     }
   });
@@ -260,6 +354,10 @@ describe("a restaurant read reads only the columns its selection shows", () => {
     );
     const owner = (await s.db.restaurant.findUniqueOrThrow({ where: { id }, include: { owner: true } })).owner;
     expect(data.a.owner).toEqual({ username: owner.username });
-    expect(data.b.owner).toEqual({ firstName: owner.firstName, avatar: owner.avatar, createdAt: owner.createdAt.toISOString() });
+    expect(data.b.owner).toEqual({
+      firstName: owner.firstName,
+      avatar: owner.avatar,
+      createdAt: owner.createdAt.toISOString(),
+    });
   });
 });

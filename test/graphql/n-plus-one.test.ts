@@ -17,11 +17,15 @@ beforeAll(async () => {
   const badges = await Promise.all(["Clean", "Green", "Fast"].map((name) => s.db.badge.create({ data: { name } })));
   // Users straight through the database: registering 50 through the API would spend its time hashing passwords.
   const users = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => s.db.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } })),
+    Array.from({ length: 50 }, (_, i) =>
+      s.db.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } }),
+    ),
   );
   // Commenters apart from owners, so authors are never already cached as owners (the same work at any page size).
   const commenters = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => s.db.user.create({ data: { username: `critic${i}`, passwordHash: "x", firstName: `C${i}` } })),
+    Array.from({ length: 10 }, (_, i) =>
+      s.db.user.create({ data: { username: `critic${i}`, passwordHash: "x", firstName: `C${i}` } }),
+    ),
   );
   for (let i = 0; i < 50; i++) {
     const ratings = [1 + (i % 5), 1 + ((i + 2) % 5)];
@@ -51,7 +55,14 @@ beforeAll(async () => {
           },
         },
         photos: { createMany: { data: [{ position: 0, url: `p${i}.jpg` }] } },
-        openingHours: { createMany: { data: [{ position: 0, open: "08:00", close: "12:00" }, { position: 1, open: "19:00", close: "01:00" }] } },
+        openingHours: {
+          createMany: {
+            data: [
+              { position: 0, open: "08:00", close: "12:00" },
+              { position: 1, open: "19:00", close: "01:00" },
+            ],
+          },
+        },
         badges: { create: [{ badgeId: badges[i % 3].id }, ...(i % 2 ? [{ badgeId: badges[(i + 1) % 3].id }] : [])] },
         comments: {
           create: ratings.map((rating, k) => ({

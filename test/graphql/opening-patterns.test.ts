@@ -24,7 +24,11 @@ async function ok(query: string, variables: Record<string, unknown> = {}) {
   return r.data;
 }
 
-async function create(title: string, hours: { open: string; close: string }[], address: Record<string, unknown> = { city: "Porto", geo: PORTO }) {
+async function create(
+  title: string,
+  hours: { open: string; close: string }[],
+  address: Record<string, unknown> = { city: "Porto", geo: PORTO },
+) {
   return (await ok(CREATE, { input: { title, openingHours: hours, address } })).createRestaurant.id as string;
 }
 
@@ -36,7 +40,9 @@ async function openInPorto(at: string, sort = "TITLE") {
 
 /** The patterns the database holds: zone and periods. */
 async function patterns() {
-  const rows = await s.db.$queryRaw<{ timeZone: string; periods: string }[]>(Prisma.sql`SELECT "timeZone", "periods" FROM "OpeningPattern" ORDER BY "timeZone", "periods"`);
+  const rows = await s.db.$queryRaw<{ timeZone: string; periods: string }[]>(
+    Prisma.sql`SELECT "timeZone", "periods" FROM "OpeningPattern" ORDER BY "timeZone", "periods"`,
+  );
   return rows.map((r) => `${r.timeZone} ${r.periods}`);
 }
 
@@ -48,12 +54,18 @@ afterAll(async () => s?.close());
 
 describe("opening patterns", () => {
   it("restaurants with the same zone and hours share one pattern, whatever the order of their periods", async () => {
-    const lunchAndDinner = [{ open: "12:00", close: "15:00" }, { open: "19:00", close: "23:00" }];
+    const lunchAndDinner = [
+      { open: "12:00", close: "15:00" },
+      { open: "19:00", close: "23:00" },
+    ];
     await create("Porto Lunch One", lunchAndDinner);
     await create("Porto Lunch Two", [...lunchAndDinner].reverse());
     await create("Porto Lunch Three", [...lunchAndDinner, lunchAndDinner[0]!]); // a period twice
     expect(await patterns()).toEqual(["Europe/Lisbon 12:00-15:00,19:00-23:00"]);
-    expect(await openInPorto("2026-11-27T13:00:00Z")).toEqual({ titles: ["Porto Lunch One", "Porto Lunch Three", "Porto Lunch Two"], total: 3 });
+    expect(await openInPorto("2026-11-27T13:00:00Z")).toEqual({
+      titles: ["Porto Lunch One", "Porto Lunch Three", "Porto Lunch Two"],
+      total: 3,
+    });
     expect(await openInPorto("2026-11-27T16:00:00Z")).toEqual({ titles: [], total: 0 });
   });
 
@@ -89,9 +101,13 @@ describe("opening patterns", () => {
   it("open-now with a city is exact in every order, and empty at once when nothing is open anywhere", async () => {
     // Many restaurants in the city, few open: the page is read from the patterns' index, not by
     // walking the order's index (either way the answer must be the same).
-    for (let n = 0; n < 30; n++) await create(`Porto Closed ${String(n).padStart(2, "0")}`, [{ open: "06:00", close: "07:00" }]);
+    for (let n = 0; n < 30; n++)
+      await create(`Porto Closed ${String(n).padStart(2, "0")}`, [{ open: "06:00", close: "07:00" }]);
     await create("Porto Late Bar", [{ open: "20:00", close: "03:00" }]);
-    await create("Lisbon Late Bar", [{ open: "20:00", close: "03:00" }], { city: "Lisbon", geo: { latitude: 38.7223, longitude: -9.1393 } });
+    await create("Lisbon Late Bar", [{ open: "20:00", close: "03:00" }], {
+      city: "Lisbon",
+      geo: { latitude: 38.7223, longitude: -9.1393 },
+    });
     for (const sort of ["TITLE", "NEWEST", "RATING"]) {
       expect(await openInPorto("2026-11-28T02:30:00Z", sort)).toEqual({ titles: ["Porto Late Bar"], total: 1 });
     }

@@ -35,14 +35,23 @@ describe("orderRecipe", () => {
     const user = await s.signUp("eater");
     const res = await s.graphql(ORDER, { input: { restaurantId, recipe: "  Carbonara " } }, user.token);
     expect(res.errors).toBeUndefined();
-    expect(res.data.orderRecipe).toMatchObject({ recipe: "  Carbonara ", quantity: 1, restaurant: { id: restaurantId, title: "Pasta Place" } });
+    expect(res.data.orderRecipe).toMatchObject({
+      recipe: "  Carbonara ",
+      quantity: 1,
+      restaurant: { id: restaurantId, title: "Pasta Place" },
+    });
     const row = await s.db.order.findUniqueOrThrow({ where: { id: res.data.orderRecipe.id } });
     expect(row).toMatchObject({ userId: user.id, restaurantId, recipe: "  Carbonara ", quantity: 1 });
   });
 
   it("takes an explicit quantity, from 1 to 1000, and treats null as 1", async () => {
     const user = await s.signUp("eater");
-    for (const [quantity, expected] of [[1, 1], [1000, 1000], [7, 7], [null, 1]] as const) {
+    for (const [quantity, expected] of [
+      [1, 1],
+      [1000, 1000],
+      [7, 7],
+      [null, 1],
+    ] as const) {
       const res = await s.graphql(ORDER, { input: { restaurantId, recipe: "Lasagne", quantity } }, user.token);
       expect(res.errors).toBeUndefined();
       expect(res.data.orderRecipe.quantity).toBe(expected);
@@ -107,7 +116,10 @@ describe("myOrders", () => {
         createdAt: new Date(start + Math.min(i, 103) * 1000),
       })),
     });
-    const rows = await s.db.order.findMany({ where: { userId: reader.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+    const rows = await s.db.order.findMany({
+      where: { userId: reader.id },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    });
     newestFirstIds = rows.map((r) => r.id);
   });
 
@@ -139,7 +151,11 @@ describe("myOrders", () => {
   it("never shows other users' orders", async () => {
     const stranger = await s.signUp("stranger");
     const empty = await page({}, stranger.token);
-    expect(empty.data.myOrders).toMatchObject({ totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    expect(empty.data.myOrders).toMatchObject({
+      totalCount: 0,
+      nodes: [],
+      pageInfo: { hasNextPage: false, endCursor: null },
+    });
     await s.graphql(ORDER, { input: { restaurantId, recipe: "Mine" } }, stranger.token);
     const own = await page({ first: 100 }, stranger.token);
     expect(own.data.myOrders.nodes.map((n: any) => n.recipe)).toEqual(["Mine"]);

@@ -9,7 +9,7 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
 const ids = { users: [] as string[], restaurants: [] as string[], groceries: [] as string[] };
-const UNKNOWN = ["no-such-id", "it's \"quoted\"", "ünïcødé 🍜"];
+const UNKNOWN = ["no-such-id", 'it\'s "quoted"', "ünïcødé 🍜"];
 
 /** Same rows, same keys in the same order, same types and values. */
 function expectSameRows(raw: object[], prisma: object[]) {
@@ -20,14 +20,15 @@ function expectSameRows(raw: object[], prisma: object[]) {
   expect(kinds(raw)).toEqual(kinds(prisma));
 }
 
-const byId = <T extends { id: string }>(rows: T[]) => [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+const byId = <T extends { id: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
 beforeAll(async () => {
   s = await startServer();
   const db = s.db;
   const plain = await db.user.create({ data: { username: "plain", passwordHash: "h1", firstName: "Ann" } });
   const fancy = await db.user.create({
-    data: { username: "zoë_🍕", passwordHash: "h2", firstName: "Zoë \"Z\" O'Neil 日本", avatar: "a.png", role: "ADMIN" },
+    data: { username: "zoë_🍕", passwordHash: "h2", firstName: 'Zoë "Z" O\'Neil 日本', avatar: "a.png", role: "ADMIN" },
   });
   const idle = await db.user.create({ data: { username: "idle", passwordHash: "h3", firstName: "Idle" } });
   ids.users = [plain.id, fancy.id, idle.id];
@@ -71,12 +72,29 @@ beforeAll(async () => {
           { kind: "PRICE_RANGE", position: 1, value: "$$", valueKey: "$$" },
         ],
       },
-      photos: { create: [{ position: 1, url: "b.jpg" }, { position: 0, url: "a.jpg" }] },
-      openingHours: { create: [{ position: 1, open: "18:00", close: "02:00" }, { position: 0, open: "08:00", close: "12:00" }] },
+      photos: {
+        create: [
+          { position: 1, url: "b.jpg" },
+          { position: 0, url: "a.jpg" },
+        ],
+      },
+      openingHours: {
+        create: [
+          { position: 1, open: "18:00", close: "02:00" },
+          { position: 0, open: "08:00", close: "12:00" },
+        ],
+      },
     },
   });
   const bare = await db.restaurant.create({
-    data: { title: "Bare", titleSearch: "bare", acceptsReservations: false, canHomeDeliver: true, starRating: 3, ownerId: fancy.id },
+    data: {
+      title: "Bare",
+      titleSearch: "bare",
+      acceptsReservations: false,
+      canHomeDeliver: true,
+      starRating: 3,
+      ownerId: fancy.id,
+    },
   });
   const third = await db.restaurant.create({
     data: { title: "Third", titleSearch: "third", ratingSum: 1, ratingCount: 1, ratingAvg: 1, ownerId: plain.id },
@@ -99,9 +117,21 @@ beforeAll(async () => {
 
   // Comments: on `full` two share the latest time (the higher id wins); `bare` has none.
   const latest = new Date("2025-01-01T10:00:00.123Z");
-  for (const [i, createdAt] of [new Date("2024-01-01T00:00:00Z"), latest, latest, new Date("2023-05-05T05:05:05.005Z")].entries())
+  for (const [i, createdAt] of [
+    new Date("2024-01-01T00:00:00Z"),
+    latest,
+    latest,
+    new Date("2023-05-05T05:05:05.005Z"),
+  ].entries())
     await db.comment.create({
-      data: { restaurantId: full.id, authorId: i % 2 ? plain.id : fancy.id, title: `Tïtle ${i} 👍`, body: `Body '${i}'\n"x"`, rating: i + 1, createdAt },
+      data: {
+        restaurantId: full.id,
+        authorId: i % 2 ? plain.id : fancy.id,
+        title: `Tïtle ${i} 👍`,
+        body: `Body '${i}'\n"x"`,
+        rating: i + 1,
+        createdAt,
+      },
     });
   await db.comment.create({ data: { restaurantId: third.id, authorId: plain.id, title: "Only", body: "", rating: 1 } });
 
@@ -110,7 +140,7 @@ beforeAll(async () => {
       title: "Crème fraîche 🥛",
       titleSearch: "crème fraîche 🥛",
       description: "épaisse",
-      alsoKnownAs: "sour cream, \"smetana\"",
+      alsoKnownAs: 'sour cream, "smetana"',
       cover: "c.png",
       ownerId: plain.id,
       tags: {
@@ -160,12 +190,14 @@ describe("the connection reads run on", () => {
   });
 
   it("inside a transaction, reads go through the transaction (they see its own writes)", async () => {
-    await s.db.$transaction(async (tx) => {
-      expect(readsDirectly(tx as typeof s.db)).toBe(false);
-      const user = await tx.user.create({ data: { username: "in_tx", passwordHash: "h", firstName: "Tx" } });
-      expect(await reads.usersByIds(tx as typeof s.db, [user.id])).toHaveLength(1);
-      throw new Error("roll back");
-    }).catch((error: Error) => expect(error.message).toBe("roll back"));
+    await s.db
+      .$transaction(async (tx) => {
+        expect(readsDirectly(tx as typeof s.db)).toBe(false);
+        const user = await tx.user.create({ data: { username: "in_tx", passwordHash: "h", firstName: "Tx" } });
+        expect(await reads.usersByIds(tx as typeof s.db, [user.id])).toHaveLength(1);
+        throw new Error("roll back");
+      })
+      .catch((error: Error) => expect(error.message).toBe("roll back"));
     expect(await s.db.user.findUnique({ where: { username: "in_tx" } })).toBeNull();
   });
 });
@@ -175,7 +207,10 @@ describe("rows by id", () => {
     const asked = [...ids.users, ...UNKNOWN];
     const raw = await reads.usersByIds(s.db, asked);
     expect(raw).toHaveLength(3);
-    expectSameRows(byId(raw), byId(await s.db.user.findMany({ where: { id: { in: asked } }, omit: { passwordHash: true } })));
+    expectSameRows(
+      byId(raw),
+      byId(await s.db.user.findMany({ where: { id: { in: asked } }, omit: { passwordHash: true } })),
+    );
     expect(raw[0]).not.toHaveProperty("passwordHash");
   });
 
@@ -212,7 +247,10 @@ describe("lists that follow a restaurant", () => {
       orderBy: { position: "asc" },
     });
     const lists = (rows: { restaurantId: string; kind: string; value: string }[]) =>
-      rows.reduce<Record<string, string[]>>((acc, r) => ((acc[`${r.restaurantId}/${r.kind}`] ??= []).push(r.value), acc), {});
+      rows.reduce<Record<string, string[]>>(
+        (acc, r) => ((acc[`${r.restaurantId}/${r.kind}`] ??= []).push(r.value), acc),
+        {},
+      );
     expect(lists(raw)).toStrictEqual(lists(prisma));
     expect(lists(raw)[`${ids.restaurants[0]}/PRICE_RANGE`]).toEqual(["$", "$$", "$$$"]);
     expect(lists(raw)[`${ids.restaurants[0]}/CUISINE`]).toEqual(["日本料理", "Thaï"]);
@@ -273,18 +311,27 @@ describe("lists that follow a restaurant", () => {
     }
     expect(raw).toHaveLength(2); // `bare` has no comment
     expectSameRows(byId(raw), byId(prisma));
-    const tied = await s.db.comment.findMany({ where: { restaurantId: ids.restaurants[0], createdAt: new Date("2025-01-01T10:00:00.123Z") } });
+    const tied = await s.db.comment.findMany({
+      where: { restaurantId: ids.restaurants[0], createdAt: new Date("2025-01-01T10:00:00.123Z") },
+    });
     expect(tied).toHaveLength(2);
     expect(raw.find((c) => c.restaurantId === ids.restaurants[0])!.id).toBe(byId(tied)[1].id);
   });
 
   it("restaurantsWithRelated gives each restaurant with its owner, owner's sums and latest comment with author, in one statement", async () => {
     s.sql.length = 0;
-    const raw = await reads.restaurantsWithRelated(s.db, [...ids.restaurants, ...UNKNOWN], { owner: true, ownerRating: true, latestComment: true });
+    const raw = await reads.restaurantsWithRelated(s.db, [...ids.restaurants, ...UNKNOWN], {
+      owner: true,
+      ownerRating: true,
+      latestComment: true,
+    });
     expect(s.sql).toHaveLength(1);
     expect(raw).toHaveLength(ids.restaurants.length);
     for (const row of raw) {
-      const prisma = await s.db.restaurant.findUniqueOrThrow({ where: { id: row.restaurant.id }, include: { owner: { omit: { passwordHash: true } } } });
+      const prisma = await s.db.restaurant.findUniqueOrThrow({
+        where: { id: row.restaurant.id },
+        include: { owner: { omit: { passwordHash: true } } },
+      });
       const { owner, ...restaurant } = prisma;
       expectSameRows([row.restaurant], [restaurant]);
       expectSameRows([row.owner!], [owner]);
@@ -309,10 +356,19 @@ describe("lists that follow a restaurant", () => {
       where: { ownerId: { in: ids.users } },
       _sum: { ratingSum: true, ratingCount: true },
     });
-    const fromPrisma = prisma.map((g) => ({ ownerId: g.ownerId, ratingSum: g._sum.ratingSum, ratingCount: g._sum.ratingCount }));
-    const byOwner = <T extends { ownerId: string }>(rows: T[]) => [...rows].sort((a, b) => (a.ownerId < b.ownerId ? -1 : 1));
+    const fromPrisma = prisma.map((g) => ({
+      ownerId: g.ownerId,
+      ratingSum: g._sum.ratingSum,
+      ratingCount: g._sum.ratingCount,
+    }));
+    const byOwner = <T extends { ownerId: string }>(rows: T[]) =>
+      [...rows].sort((a, b) => (a.ownerId < b.ownerId ? -1 : 1));
     expectSameRows(byOwner(raw), byOwner(fromPrisma));
-    expect(raw.find((r) => r.ownerId === ids.users[1])).toEqual({ ownerId: ids.users[1], ratingSum: 9, ratingCount: 2 });
+    expect(raw.find((r) => r.ownerId === ids.users[1])).toEqual({
+      ownerId: ids.users[1],
+      ratingSum: 9,
+      ratingCount: 2,
+    });
   });
 });
 
@@ -341,8 +397,14 @@ describe("through the API", () => {
     const r = await s.graphql(query, { id: ids.restaurants[0] }, token);
     expect(r.errors).toBeUndefined();
     expect(s.sql).toHaveLength(1); // the restaurant with its latest comment and that comment's author
-    const comment = await s.db.comment.findUnique({ where: { id: r.data.restaurant.latestComment.id }, include: { author: true } });
-    expect(r.data.restaurant.latestComment.author).toEqual({ id: comment!.author.id, username: comment!.author.username });
+    const comment = await s.db.comment.findUnique({
+      where: { id: r.data.restaurant.latestComment.id },
+      include: { author: true },
+    });
+    expect(r.data.restaurant.latestComment.author).toEqual({
+      id: comment!.author.id,
+      username: comment!.author.username,
+    });
   });
 
   it("a restaurant by id with owner, rating and latest comment answers the seeded values", async () => {
@@ -362,7 +424,7 @@ describe("through the API", () => {
       commentCount: 2,
       acceptsReservations: true,
       starRating: 4.25,
-      owner: { firstName: "Zoë \"Z\" O'Neil 日本", avatar: "a.png", rating: 4.5 },
+      owner: { firstName: 'Zoë "Z" O\'Neil 日本', avatar: "a.png", rating: 4.5 },
       latestComment: { rating: expect.any(Number), createdAt: "2025-01-01T10:00:00.123Z" },
       cuisines: ["日本料理", "Thaï"],
       priceRange: ["$", "$$", "$$$"],
@@ -375,6 +437,9 @@ describe("through the API", () => {
     const names = restaurant.badges.map((b: any) => b.badge.name);
     expect(names[0]).toBe("Old");
     expect(names.slice(1).sort()).toEqual(["Gold ★", "Green"]);
-    expect(restaurant.badges[0]).toEqual({ badge: { name: "Old", cover: null }, receivedAt: "2020-01-01T00:00:00.000Z" });
+    expect(restaurant.badges[0]).toEqual({
+      badge: { name: "Old", cover: null },
+      receivedAt: "2020-01-01T00:00:00.000Z",
+    });
   });
 });

@@ -32,7 +32,14 @@ const newGrocery = (title = `Apples ${++seq}`) =>
  * synchronously. PostgreSQL: a second client here.
  */
 async function commitReportLater(row: { id: string; reporterId: string; targetId: string }, holdMs: number) {
-  const values = [row.id, row.reporterId, "RESTAURANT", row.targetId, "raced", new Date().toISOString().replace("Z", "+00:00")];
+  const values = [
+    row.id,
+    row.reporterId,
+    "RESTAURANT",
+    row.targetId,
+    "raced",
+    new Date().toISOString().replace("Z", "+00:00"),
+  ];
   if (s.database.provider === "postgres") {
     const client = new pg.Client({ connectionString: s.database.url });
     await client.connect();
@@ -42,7 +49,14 @@ async function commitReportLater(row: { id: string; reporterId: string; targetId
       values,
     );
     const done = new Promise<void>((resolve, reject) =>
-      setTimeout(() => client.query("COMMIT").then(() => client.end()).then(resolve, reject), holdMs),
+      setTimeout(
+        () =>
+          client
+            .query("COMMIT")
+            .then(() => client.end())
+            .then(resolve, reject),
+        holdMs,
+      ),
     );
     return { done };
   }
@@ -77,7 +91,11 @@ describe("reportRestaurant and reportGrocery", () => {
   it("files a restaurant report, open, with the reporter and the restaurant", async () => {
     const user = await s.signUp("user");
     const r = await newRestaurant("Greasy Spoon");
-    const res = await s.graphql(REPORT_RESTAURANT, { id: r.id, input: { reasonType: " spam ", reasonBody: "Fake menu." } }, user.token);
+    const res = await s.graphql(
+      REPORT_RESTAURANT,
+      { id: r.id, input: { reasonType: " spam ", reasonBody: "Fake menu." } },
+      user.token,
+    );
     expect(res.errors).toBeUndefined();
     expect(res.data.reportRestaurant.created).toBe(true);
     expect(res.data.reportRestaurant.report).toMatchObject({
@@ -103,15 +121,29 @@ describe("reportRestaurant and reportGrocery", () => {
     expect(res.errors).toBeUndefined();
     expect(res.data.reportGrocery).toMatchObject({
       created: true,
-      report: { targetKind: "GROCERY", targetId: g.id, reasonBody: "", grocery: { id: g.id, title: "Pears" }, restaurant: null },
+      report: {
+        targetKind: "GROCERY",
+        targetId: g.id,
+        reasonBody: "",
+        grocery: { id: g.id, title: "Pears" },
+        restaurant: null,
+      },
     });
   });
 
   it("answers a repeat with the existing report, created: false, and changes nothing", async () => {
     const user = await s.signUp("user");
     const r = await newRestaurant();
-    const first = await s.graphql(REPORT_RESTAURANT, { id: r.id, input: { reasonType: "spam", reasonBody: "one" } }, user.token);
-    const again = await s.graphql(REPORT_RESTAURANT, { id: r.id, input: { reasonType: "abuse", reasonBody: "two" } }, user.token);
+    const first = await s.graphql(
+      REPORT_RESTAURANT,
+      { id: r.id, input: { reasonType: "spam", reasonBody: "one" } },
+      user.token,
+    );
+    const again = await s.graphql(
+      REPORT_RESTAURANT,
+      { id: r.id, input: { reasonType: "abuse", reasonBody: "two" } },
+      user.token,
+    );
     expect(again.errors).toBeUndefined();
     expect(again.data.reportRestaurant.created).toBe(false);
     expect(again.data.reportRestaurant.report).toEqual(first.data.reportRestaurant.report);
@@ -159,14 +191,21 @@ describe("reportRestaurant and reportGrocery", () => {
     await raced.done;
     expect(res.status).toBe(200);
     expect(res.errors).toBeUndefined();
-    expect(res.data.reportRestaurant).toMatchObject({ created: false, report: { id: `raced-${r.id}`, reasonType: "raced" } });
+    expect(res.data.reportRestaurant).toMatchObject({
+      created: false,
+      report: { id: `raced-${r.id}`, reasonType: "raced" },
+    });
     expect(await s.db.report.count({ where: { targetId: r.id } })).toBe(1);
   });
 
   it("accepts a 100-character reasonType and a 5,000-character reasonBody", async () => {
     const user = await s.signUp("user");
     const r = await newRestaurant();
-    const res = await s.graphql(REPORT_RESTAURANT, { id: r.id, input: { reasonType: "t".repeat(100), reasonBody: "b".repeat(5000) } }, user.token);
+    const res = await s.graphql(
+      REPORT_RESTAURANT,
+      { id: r.id, input: { reasonType: "t".repeat(100), reasonBody: "b".repeat(5000) } },
+      user.token,
+    );
     expect(res.errors).toBeUndefined();
     expect(res.data.reportRestaurant.report.reasonBody).toHaveLength(5000);
   });
@@ -218,9 +257,18 @@ describe("reportRestaurant and reportGrocery", () => {
     const r = await newRestaurant();
     const filed = await s.graphql(REPORT_RESTAURANT, { id: r.id, input: { reasonType: "closed" } }, user.token);
     await s.db.restaurant.delete({ where: { id: r.id } });
-    const res = await s.graphql(RESOLVE, { id: filed.data.reportRestaurant.report.id, resolution: "gone" }, admin.token);
+    const res = await s.graphql(
+      RESOLVE,
+      { id: filed.data.reportRestaurant.report.id, resolution: "gone" },
+      admin.token,
+    );
     expect(res.errors).toBeUndefined();
-    expect(res.data.resolveReport).toMatchObject({ targetId: r.id, restaurant: null, grocery: null, status: "RESOLVED" });
+    expect(res.data.resolveReport).toMatchObject({
+      targetId: r.id,
+      restaurant: null,
+      grocery: null,
+      status: "RESOLVED",
+    });
   });
 });
 
@@ -236,7 +284,12 @@ describe("resolveReport", () => {
     const id = await openReport();
     const res = await s.graphql(RESOLVE, { id, resolution: "  Removed the spam.  " }, admin.token);
     expect(res.errors).toBeUndefined();
-    expect(res.data.resolveReport).toMatchObject({ id, status: "RESOLVED", resolution: "  Removed the spam.  ", resolvedBy: { id: admin.id } });
+    expect(res.data.resolveReport).toMatchObject({
+      id,
+      status: "RESOLVED",
+      resolution: "  Removed the spam.  ",
+      resolvedBy: { id: admin.id },
+    });
     expect(Date.parse(res.data.resolveReport.resolvedAt)).toBeGreaterThan(Date.now() - 60_000);
     const row = await s.db.report.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ resolvedById: admin.id, resolution: "  Removed the spam.  " });
@@ -245,7 +298,11 @@ describe("resolveReport", () => {
   it("resolves without a note", async () => {
     const id = await openReport();
     const res = await s.graphql(RESOLVE, { id }, admin.token);
-    expect(res.data.resolveReport).toMatchObject({ status: "RESOLVED", resolution: null, resolvedBy: { id: admin.id } });
+    expect(res.data.resolveReport).toMatchObject({
+      status: "RESOLVED",
+      resolution: null,
+      resolvedBy: { id: admin.id },
+    });
   });
 
   it("keeps the first resolution when a report is resolved again", async () => {
@@ -256,7 +313,10 @@ describe("resolveReport", () => {
     const second = await s.graphql(RESOLVE, { id, resolution: "second" }, otherAdmin.token);
     expect(second.errors).toBeUndefined();
     expect(second.data.resolveReport).toEqual(first.data.resolveReport);
-    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({ resolution: "first", resolvedById: admin.id });
+    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      resolution: "first",
+      resolvedById: admin.id,
+    });
   });
 
   it("accepts a 2,000-character note and refuses a longer one, changing nothing", async () => {
@@ -264,7 +324,10 @@ describe("resolveReport", () => {
     const long = await s.graphql(RESOLVE, { id, resolution: "n".repeat(2001) }, admin.token);
     expect(long.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(long.errors?.[0].message).toMatch(/resolution/);
-    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({ resolvedAt: null, resolution: null });
+    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      resolvedAt: null,
+      resolution: null,
+    });
     const ok = await s.graphql(RESOLVE, { id, resolution: "n".repeat(2000) }, admin.token);
     expect(ok.data.resolveReport.resolution).toHaveLength(2000);
   });
@@ -281,7 +344,11 @@ describe("resolveReport", () => {
     const anonymous = await s.graphql(RESOLVE, { id, resolution: "mine" });
     expect(asUser.errors?.[0].extensions?.code).toBe("FORBIDDEN");
     expect(anonymous.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
-    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({ resolvedAt: null, resolvedById: null, resolution: null });
+    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      resolvedAt: null,
+      resolvedById: null,
+      resolution: null,
+    });
   });
 });
 
@@ -308,7 +375,9 @@ describe("reports (admin list)", () => {
         targetId: targets[Math.floor(i / 3) % 35],
         reasonType: `reason ${i}`,
         createdAt: new Date(start + Math.min(i, 103) * 1000),
-        ...(i % 3 === 0 ? { resolvedAt: new Date(start + 10_000_000), resolvedById: admin.id, resolution: "done" } : {}),
+        ...(i % 3 === 0
+          ? { resolvedAt: new Date(start + 10_000_000), resolvedById: admin.id, resolution: "done" }
+          : {}),
       };
     });
     await s.db.report.createMany({ data: rows });
@@ -345,8 +414,12 @@ describe("reports (admin list)", () => {
     const resolved = await list({ status: "RESOLVED", first: 100 });
     expect(ids(resolved)).toEqual(oldestFirst.filter((r) => r.resolved).map((r) => r.id));
     const groceryOpen = await list({ status: "OPEN", targetKind: "GROCERY", first: 100 });
-    expect(ids(groceryOpen)).toEqual(oldestFirst.filter((r) => !r.resolved && r.targetKind === "GROCERY").map((r) => r.id));
-    expect(groceryOpen.data.reports.nodes.every((n: any) => n.targetKind === "GROCERY" && n.status === "OPEN")).toBe(true);
+    expect(ids(groceryOpen)).toEqual(
+      oldestFirst.filter((r) => !r.resolved && r.targetKind === "GROCERY").map((r) => r.id),
+    );
+    expect(groceryOpen.data.reports.nodes.every((n: any) => n.targetKind === "GROCERY" && n.status === "OPEN")).toBe(
+      true,
+    );
   });
 
   it("pages with first: 1 and first: 100 and continues after a cursor", async () => {

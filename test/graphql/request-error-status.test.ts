@@ -11,16 +11,31 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 type Answer = { status: number; contentType: string; body: any };
 
 /** POST /graphql with exactly these headers (fetch would add `accept: *\/*` when none is given). */
-function post(s: TestServer, path: string, body: unknown, headers: Record<string, string | undefined>): Promise<Answer> {
+function post(
+  s: TestServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string | undefined>,
+): Promise<Answer> {
   const sent = JSON.stringify(body);
   const set = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<string, string>;
   return new Promise((resolve, reject) => {
-    const req = request(`${s.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...set } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, contentType: String(res.headers["content-type"]), body: JSON.parse(text) }));
-    });
+    const req = request(
+      `${s.url}${path}`,
+      { method: "POST", headers: { "content-type": "application/json", ...set } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            contentType: String(res.headers["content-type"]),
+            body: JSON.parse(text),
+          }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(sent);
   });
@@ -29,7 +44,10 @@ function post(s: TestServer, path: string, body: unknown, headers: Record<string
 const FAILURES: [string, Record<string, unknown>][] = [
   ["a document that does not parse", { query: "{ me { id " }],
   ["a document that does not validate", { query: "{ me { nickname } }" }],
-  ["variables that do not coerce", { query: "query($first: Int) { restaurants(first: $first) { totalCount } }", variables: { first: "ten" } }],
+  [
+    "variables that do not coerce",
+    { query: "query($first: Int) { restaurants(first: $first) { totalCount } }", variables: { first: "ten" } },
+  ],
   ["an operation name the document does not hold", { query: "query Mine { me { id } }", operationName: "Theirs" }],
 ];
 
@@ -43,7 +61,10 @@ const JSON_ONLY: [string, string | undefined][] = [
 const GRAPHQL_RESPONSE: [string, string][] = [
   ["application/graphql-response+json", "application/graphql-response+json"],
   ["Apollo Client 4", "application/graphql-response+json,application/json;q=0.9"],
-  ["urql 6", "application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed"],
+  [
+    "urql 6",
+    "application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed",
+  ],
   ["graphql-request 7", "application/graphql-response+json, application/json"],
   ["*/* (curl, fetch)", "*/*"],
 ];
@@ -57,20 +78,26 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 describe.each(FAILURES)("%s", (_what, body) => {
-  it.each(JSON_ONLY)("answers 200 with errors and no data to a client reading application/json only (%s)", async (_client, accept) => {
-    const r = await post(s, "/graphql", body, { accept, authorization: `Bearer ${token}` });
-    expect(r.status).toBe(200);
-    expect(r.contentType).toMatch(/^application\/json/);
-    expect(r.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
-    expect(r.body).not.toHaveProperty("data");
-  });
+  it.each(JSON_ONLY)(
+    "answers 200 with errors and no data to a client reading application/json only (%s)",
+    async (_client, accept) => {
+      const r = await post(s, "/graphql", body, { accept, authorization: `Bearer ${token}` });
+      expect(r.status).toBe(200);
+      expect(r.contentType).toMatch(/^application\/json/);
+      expect(r.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
+      expect(r.body).not.toHaveProperty("data");
+    },
+  );
 
-  it.each(GRAPHQL_RESPONSE)("answers 400 to a client accepting application/graphql-response+json (%s)", async (_client, accept) => {
-    const r = await post(s, "/graphql", body, { accept, authorization: `Bearer ${token}` });
-    expect(r.status).toBe(400);
-    expect(r.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
-    expect(r.body).not.toHaveProperty("data");
-  });
+  it.each(GRAPHQL_RESPONSE)(
+    "answers 400 to a client accepting application/graphql-response+json (%s)",
+    async (_client, accept) => {
+      const r = await post(s, "/graphql", body, { accept, authorization: `Bearer ${token}` });
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
+      expect(r.body).not.toHaveProperty("data");
+    },
+  );
 });
 
 describe("what keeps its status with Accept: application/json", () => {
@@ -91,7 +118,12 @@ describe("what keeps its status with Accept: application/json", () => {
     const limited = await startServer({ GRAPHQL_MAX_COST: "100" });
     try {
       const { token: own } = await limited.signUp("cost");
-      const r = await post(limited, "/graphql", { query: "{ restaurants(first: 100) { nodes { id } } }" }, { accept: "application/json", authorization: `Bearer ${own}` });
+      const r = await post(
+        limited,
+        "/graphql",
+        { query: "{ restaurants(first: 100) { nodes { id } } }" },
+        { accept: "application/json", authorization: `Bearer ${own}` },
+      );
       expect([r.status, r.body.errors[0].message]).toEqual([400, expect.stringMatching(/GRAPHQL_MAX_COST/)]);
     } finally {
       await limited.close();
@@ -104,11 +136,20 @@ describe("what keeps its status with Accept: application/json", () => {
       const { token: own } = await limited.signUp("ceiling");
       const hours = `[{ open: "08:00", close: "11:00" }, { open: "12:00", close: "15:00" }, { open: "18:00", close: "22:00" }]`;
       for (let i = 0; i < 30; i++) {
-        const created = await limited.graphql(`mutation($t: String!) { createRestaurant(input: { title: $t, openingHours: ${hours} }) { id } }`, { t: `Hours ${i}` }, own);
+        const created = await limited.graphql(
+          `mutation($t: String!) { createRestaurant(input: { title: $t, openingHours: ${hours} }) { id } }`,
+          { t: `Hours ${i}` },
+          own,
+        );
         expect(created.errors).toBeUndefined();
       }
       // 30 restaurants and their 90 opening hours: 120 objects.
-      const r = await post(limited, "/graphql", { query: "{ restaurants(first: 30) { nodes { id openingHours { open } } } }" }, { accept: "application/json", authorization: `Bearer ${own}` });
+      const r = await post(
+        limited,
+        "/graphql",
+        { query: "{ restaurants(first: 30) { nodes { id openingHours { open } } } }" },
+        { accept: "application/json", authorization: `Bearer ${own}` },
+      );
       expect([r.status, r.body.errors[0].message]).toEqual([400, expect.stringMatching(/more than 100 objects/)]);
     } finally {
       await limited.close();

@@ -66,13 +66,19 @@ async function fails(code: string, query: string, variables: Record<string, unkn
   return r.errors![0];
 }
 
-const create = async (input: Record<string, unknown>, token = owner.token) => (await ok(CREATE, { input }, token)).createRestaurant;
+const create = async (input: Record<string, unknown>, token = owner.token) =>
+  (await ok(CREATE, { input }, token)).createRestaurant;
 
 /** Everything stored about a restaurant, to prove a refused call changed nothing. */
 const snapshot = (id: string) =>
   s.db.restaurant.findUnique({
     where: { id },
-    include: { tags: { orderBy: [{ kind: "asc" }, { position: "asc" }] }, photos: true, openingHours: true, badges: true },
+    include: {
+      tags: { orderBy: [{ kind: "asc" }, { position: "asc" }] },
+      photos: true,
+      openingHours: true,
+      badges: true,
+    },
   });
 
 describe("createRestaurant", () => {
@@ -134,7 +140,12 @@ describe("createRestaurant", () => {
   });
 
   it("keeps the loose web-address check on website", async () => {
-    const error = await fails("BAD_USER_INPUT", CREATE, { input: { title: "Valid", website: "not a url" } }, owner.token);
+    const error = await fails(
+      "BAD_USER_INPUT",
+      CREATE,
+      { input: { title: "Valid", website: "not a url" } },
+      owner.token,
+    );
     expect(error.message).toMatch(/website must be a web address/);
   });
 
@@ -178,7 +189,11 @@ describe("createRestaurant", () => {
     ["a description over 2000 characters", { description: "d".repeat(2001) }, /description.*2000/],
     ["a latitude over 90", { address: { geo: { latitude: 90.5, longitude: 0 } } }, /latitude/],
     ["a longitude under -180", { address: { geo: { latitude: 0, longitude: -181 } } }, /longitude/],
-    ["51 opening periods", { openingHours: Array.from({ length: 51 }, () => ({ open: "08:00", close: "09:00" })) }, /openingHours/],
+    [
+      "51 opening periods",
+      { openingHours: Array.from({ length: 51 }, () => ({ open: "08:00", close: "09:00" })) },
+      /openingHours/,
+    ],
     ["a time that is not HH:MM", { openingHours: [{ open: "25:00", close: "09:00" }] }, /HH:MM/],
     ["a list of 51 items", { categories: Array.from({ length: 51 }, (_, i) => `c${i}`) }, /50 items/],
     ["an empty list item", { cuisines: ["thai", " "] }, /cuisines/],
@@ -191,7 +206,12 @@ describe("createRestaurant", () => {
   });
 
   it("names every field to fix in one answer", async () => {
-    const error = await fails("BAD_USER_INPUT", CREATE, { input: { title: "", starRating: 9, email: "x" } }, owner.token);
+    const error = await fails(
+      "BAD_USER_INPUT",
+      CREATE,
+      { input: { title: "", starRating: 9, email: "x" } },
+      owner.token,
+    );
     expect(error.message).toMatch(/title/);
     expect(error.message).toMatch(/starRating/);
     expect(error.message).toMatch(/email/);
@@ -201,7 +221,11 @@ describe("createRestaurant", () => {
 describe("restaurant(id)", () => {
   it("answers any signed-in user; only the owner and admins may edit", async () => {
     const { id } = await create({ title: "Readable" });
-    expect((await ok(GET, { id }, owner.token)).restaurant).toMatchObject({ id, title: "Readable", viewerCanEdit: true });
+    expect((await ok(GET, { id }, owner.token)).restaurant).toMatchObject({
+      id,
+      title: "Readable",
+      viewerCanEdit: true,
+    });
     expect((await ok(GET, { id }, other.token)).restaurant).toMatchObject({ id, viewerCanEdit: false });
     expect((await ok(GET, { id }, admin.token)).restaurant).toMatchObject({ id, viewerCanEdit: true });
   });
@@ -220,12 +244,23 @@ describe("updateRestaurant", () => {
   it("changes only the fields given; a list replaces the list; null clears", async () => {
     const before = await create(FULL_INPUT);
     const r = (
-      await ok(UPDATE, { id: before.id, input: { title: "Chez Bob", categories: ["Brunch"], description: null, starRating: null } }, owner.token)
+      await ok(
+        UPDATE,
+        { id: before.id, input: { title: "Chez Bob", categories: ["Brunch"], description: null, starRating: null } },
+        owner.token,
+      )
     ).updateRestaurant;
     expect(r).toMatchObject({ title: "Chez Bob", categories: ["Brunch"], description: null, starRating: null });
     // Untouched: every other field, other lists included.
     const { title, categories, description, starRating, updatedAt, ...rest } = r;
-    const { title: _t, categories: _c, description: _d, starRating: _s, updatedAt: oldUpdatedAt, ...restBefore } = before;
+    const {
+      title: _t,
+      categories: _c,
+      description: _d,
+      starRating: _s,
+      updatedAt: oldUpdatedAt,
+      ...restBefore
+    } = before;
     expect(rest).toEqual(restBefore);
     expect(Date.parse(updatedAt)).toBeGreaterThanOrEqual(Date.parse(oldUpdatedAt));
     expect((await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id } })).titleSearch).toBe("chez bob");
@@ -276,7 +311,11 @@ describe("updateRestaurant", () => {
   it("replaces opening hours and photos in the order given", async () => {
     const { id } = await create(FULL_INPUT);
     const r = (
-      await ok(UPDATE, { id, input: { openingHours: [{ open: "22:00", close: "22:30" }], photos: ["c.jpg", "a.jpg", "d.jpg"] } }, owner.token)
+      await ok(
+        UPDATE,
+        { id, input: { openingHours: [{ open: "22:00", close: "22:30" }], photos: ["c.jpg", "a.jpg", "d.jpg"] } },
+        owner.token,
+      )
     ).updateRestaurant;
     expect(r.openingHours).toEqual([{ open: "22:00", close: "22:30", overnight: false }]);
     expect(r.photos).toEqual(["c.jpg", "a.jpg", "d.jpg"]);
@@ -329,7 +368,9 @@ describe("deleteRestaurant", () => {
     await s.db.restaurantBadge.create({ data: { restaurantId: id, badgeId: badge.id } });
     await s.db.comment.create({ data: { restaurantId: id, authorId: other.id, title: "t", body: "b", rating: 4 } });
     await s.db.order.create({ data: { restaurantId: id, userId: other.id, recipe: "soup", quantity: 1 } });
-    await s.db.report.create({ data: { reporterId: other.id, targetKind: "RESTAURANT", targetId: id, reasonType: "spam" } });
+    await s.db.report.create({
+      data: { reporterId: other.id, targetKind: "RESTAURANT", targetId: id, reasonType: "spam" },
+    });
 
     expect((await ok(DELETE, { id }, owner.token)).deleteRestaurant).toBe(id);
     expect((await ok(GET, { id }, owner.token)).restaurant).toBeNull();
@@ -379,20 +420,33 @@ describe("restaurants (search)", () => {
       totalCount nodes { title } edges { cursor node { title } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
   const titles = async (variables: Record<string, unknown>) => {
-    const { restaurants } = await ok(SEARCH, { ...variables, filter: { city: CITY, ...(variables.filter as object) } }, other.token);
+    const { restaurants } = await ok(
+      SEARCH,
+      { ...variables, filter: { city: CITY, ...(variables.filter as object) } },
+      other.token,
+    );
     return restaurants.nodes.map((n: { title: string }) => n.title);
   };
-  const seeded: Record<string, { rating: [number, number] | null; createdAt: string; input: Record<string, unknown> }> = {
-    "Alpha Bistro": {
-      rating: [9, 2],
-      createdAt: "2026-01-01T00:00:00Z",
-      input: { categories: ["Vegan", "Family"], cuisines: ["Italian"], canHomeDeliver: true },
-    },
-    "beta Café": { rating: [3, 1], createdAt: "2026-03-01T00:00:00Z", input: { categories: ["vegan"], cuisines: ["French"] } },
-    "Gamma Diner": { rating: null, createdAt: "2026-02-01T00:00:00Z", input: { cuisines: ["ITALIAN"], canHomeDeliver: true } },
-    "delta BISTRO": { rating: [5, 1], createdAt: "2026-04-01T00:00:00Z", input: { categories: ["vegan food"] } },
-    "100% Pure_Food": { rating: null, createdAt: "2026-05-01T00:00:00Z", input: {} },
-  };
+  const seeded: Record<string, { rating: [number, number] | null; createdAt: string; input: Record<string, unknown> }> =
+    {
+      "Alpha Bistro": {
+        rating: [9, 2],
+        createdAt: "2026-01-01T00:00:00Z",
+        input: { categories: ["Vegan", "Family"], cuisines: ["Italian"], canHomeDeliver: true },
+      },
+      "beta Café": {
+        rating: [3, 1],
+        createdAt: "2026-03-01T00:00:00Z",
+        input: { categories: ["vegan"], cuisines: ["French"] },
+      },
+      "Gamma Diner": {
+        rating: null,
+        createdAt: "2026-02-01T00:00:00Z",
+        input: { cuisines: ["ITALIAN"], canHomeDeliver: true },
+      },
+      "delta BISTRO": { rating: [5, 1], createdAt: "2026-04-01T00:00:00Z", input: { categories: ["vegan food"] } },
+      "100% Pure_Food": { rating: null, createdAt: "2026-05-01T00:00:00Z", input: {} },
+    };
 
   beforeAll(async () => {
     for (const [title, { rating, createdAt, input }] of Object.entries(seeded)) {
@@ -418,7 +472,13 @@ describe("restaurants (search)", () => {
     expect(byRating.slice(0, 3)).toEqual(["delta BISTRO", "Alpha Bistro", "beta Café"]); // 5, 4.5, 3
     // The two unrated ones tie (broken by id) and come after every rated one.
     expect(new Set(byRating.slice(3))).toEqual(new Set(["100% Pure_Food", "Gamma Diner"]));
-    expect(await titles({ sort: "TITLE" })).toEqual(["100% Pure_Food", "Alpha Bistro", "beta Café", "delta BISTRO", "Gamma Diner"]);
+    expect(await titles({ sort: "TITLE" })).toEqual([
+      "100% Pure_Food",
+      "Alpha Bistro",
+      "beta Café",
+      "delta BISTRO",
+      "Gamma Diner",
+    ]);
     expect(await titles({ sort: "NEWEST" })).toEqual(await titles({}));
   });
 
@@ -435,7 +495,9 @@ describe("restaurants (search)", () => {
     await create({ title: "Slash\\Bar", address: { city: "Slashville" } });
     await create({ title: "SlashBar", address: { city: "Slashville" } });
     const search = async (text: string) =>
-      (await ok(SEARCH, { filter: { city: "Slashville", text } }, other.token)).restaurants.nodes.map((n: any) => n.title);
+      (await ok(SEARCH, { filter: { city: "Slashville", text } }, other.token)).restaurants.nodes.map(
+        (n: any) => n.title,
+      );
     expect(await search("h\\b")).toEqual(["Slash\\Bar"]);
     expect(await search("\\")).toEqual(["Slash\\Bar"]);
     expect(await search("hb")).toEqual(["SlashBar"]);
@@ -447,7 +509,11 @@ describe("restaurants (search)", () => {
     expect(await titles({ filter: { cuisine: "italian" }, sort: "TITLE" })).toEqual(["Alpha Bistro", "Gamma Diner"]);
     expect(await titles({ filter: { category: "vegan", cuisine: "italian" } })).toEqual(["Alpha Bistro"]);
     expect(await titles({ filter: { canHomeDeliver: true }, sort: "TITLE" })).toEqual(["Alpha Bistro", "Gamma Diner"]);
-    expect(await titles({ filter: { canHomeDeliver: false }, sort: "TITLE" })).toEqual(["100% Pure_Food", "beta Café", "delta BISTRO"]);
+    expect(await titles({ filter: { canHomeDeliver: false }, sort: "TITLE" })).toEqual([
+      "100% Pure_Food",
+      "beta Café",
+      "delta BISTRO",
+    ]);
     expect(await titles({ filter: { canHomeDeliver: true, text: "gamma" } })).toEqual(["Gamma Diner"]);
     const heights = await ok(SEARCH, { filter: { city: "testopolis heights" } }, other.token);
     expect(heights.restaurants.nodes).toEqual([{ title: "Alpha Bistro elsewhere" }]);
@@ -463,7 +529,11 @@ describe("restaurants (search)", () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page++) {
-      const { restaurants: c }: any = await ok(SEARCH, { filter: { city: CITY }, sort: "TITLE", first: 2, after }, other.token);
+      const { restaurants: c }: any = await ok(
+        SEARCH,
+        { filter: { city: CITY }, sort: "TITLE", first: 2, after },
+        other.token,
+      );
       expect(c.totalCount).toBe(5);
       expect(c.pageInfo.hasPreviousPage).toBe(page > 0);
       expect(c.edges.map((e: any) => e.node)).toEqual(c.nodes);
@@ -495,13 +565,20 @@ describe("restaurants (search)", () => {
   it("accepts first: 100 and refuses 0, 101, a negative offset and a made-up cursor", async () => {
     const city = "Bigtown";
     await s.db.restaurant.createMany({
-      data: Array.from({ length: 101 }, (_, i) => ({ title: `Big ${i}`, titleSearch: `big ${i}`, city, citySearch: "bigtown", ownerId: owner.id })),
+      data: Array.from({ length: 101 }, (_, i) => ({
+        title: `Big ${i}`,
+        titleSearch: `big ${i}`,
+        city,
+        citySearch: "bigtown",
+        ownerId: owner.id,
+      })),
     });
     const first = (await ok(SEARCH, { filter: { city }, first: 100 }, other.token)).restaurants;
     expect(first.nodes).toHaveLength(100);
     expect(first.totalCount).toBe(101);
     expect(first.pageInfo.hasNextPage).toBe(true);
-    const rest = (await ok(SEARCH, { filter: { city }, first: 100, after: first.pageInfo.endCursor }, other.token)).restaurants;
+    const rest = (await ok(SEARCH, { filter: { city }, first: 100, after: first.pageInfo.endCursor }, other.token))
+      .restaurants;
     expect(rest.nodes).toHaveLength(1);
     expect(rest.pageInfo.hasNextPage).toBe(false);
     expect(new Set([...first.nodes, ...rest.nodes].map((n: any) => n.title)).size).toBe(101);
@@ -509,7 +586,9 @@ describe("restaurants (search)", () => {
     expect((await fails("BAD_USER_INPUT", SEARCH, { first: 0 }, other.token)).message).toMatch(/first/);
     expect((await fails("BAD_USER_INPUT", SEARCH, { first: 101 }, other.token)).message).toMatch(/first/);
     expect((await fails("BAD_USER_INPUT", SEARCH, { offset: -1 }, other.token)).message).toMatch(/offset/);
-    expect((await fails("BAD_USER_INPUT", SEARCH, { after: "bm90LWEtY3Vyc29y" }, other.token)).message).toMatch(/cursor/);
+    expect((await fails("BAD_USER_INPUT", SEARCH, { after: "bm90LWEtY3Vyc29y" }, other.token)).message).toMatch(
+      /cursor/,
+    );
   });
 
   it("refuses a caller without a token", async () => {
@@ -530,7 +609,11 @@ describe("User.rating", () => {
     await s.db.restaurant.update({ where: { id: b.id }, data: { ratingSum: 4, ratingCount: 1, ratingAvg: 4 } });
     // (9 + 4) / (2 + 1), not the mean of the two means.
     expect((await ok(ME_RATING, {}, chef.token)).me.rating).toBeCloseTo(13 / 3, 10);
-    const viaOwner = await ok(`query($id: ID!) { restaurant(id: $id) { owner { rating } } }`, { id: a.id }, other.token);
+    const viaOwner = await ok(
+      `query($id: ID!) { restaurant(id: $id) { owner { rating } } }`,
+      { id: a.id },
+      other.token,
+    );
     expect(viaOwner.restaurant.owner.rating).toBeCloseTo(13 / 3, 10);
     expect((await ok(ME_RATING, {}, other.token)).me.rating).toBeNull();
   });

@@ -28,8 +28,20 @@ beforeAll(async () => {
   for (let i = 0; i < 24; i++) {
     const cuisine = ["Italian", "Japanese", "French"][i % 3];
     // Every fourth one has no city (its address only coordinates); every fifth is far away.
-    const address = i % 5 === 4 ? { city: "Porto", geo: { latitude: 41.15, longitude: -8.61 } } : i % 4 === 3 ? { geo: near(i) } : { city: i % 2 ? "Lisbon" : "Belém", geo: near(i) };
-    await ok(CREATE, { input: { title: `Pizza place ${i}`, description: i % 6 === 5 ? "no dough here" : "pizza oven", cuisines: [cuisine], address } });
+    const address =
+      i % 5 === 4
+        ? { city: "Porto", geo: { latitude: 41.15, longitude: -8.61 } }
+        : i % 4 === 3
+          ? { geo: near(i) }
+          : { city: i % 2 ? "Lisbon" : "Belém", geo: near(i) };
+    await ok(CREATE, {
+      input: {
+        title: `Pizza place ${i}`,
+        description: i % 6 === 5 ? "no dough here" : "pizza oven",
+        cuisines: [cuisine],
+        address,
+      },
+    });
   }
 });
 afterAll(async () => s?.close());
@@ -65,6 +77,11 @@ describe("a search's total and facets together", () => {
 
   it("share nothing when the search matches nothing", async () => {
     const data = await ok(FACETED, { filter: { search: "pizza", near: { latitude: 0, longitude: 0, radiusKm: 1 } } });
-    expect(data.restaurants).toMatchObject({ totalCount: 0, totalCountIsEstimate: false, facets: { exact: true, cuisines: [], cities: [] }, nodes: [] });
+    expect(data.restaurants).toMatchObject({
+      totalCount: 0,
+      totalCountIsEstimate: false,
+      facets: { exact: true, cuisines: [], cities: [] },
+      nodes: [],
+    });
   });
 });

@@ -30,13 +30,18 @@ async function facets(filter: Record<string, unknown>): Promise<Counts> {
   expect(restaurants.facets.exact).toBe(true);
   const f = restaurants.facets as Facets;
   // Keys as the filters read them (lower case): the spelling shown may differ between the halves.
-  const lists = Object.fromEntries(LISTS.map((l) => [l, Object.fromEntries(f[l].map((v) => [v.value.toLowerCase(), v.count]))]));
+  const lists = Object.fromEntries(
+    LISTS.map((l) => [l, Object.fromEntries(f[l].map((v) => [v.value.toLowerCase(), v.count]))]),
+  );
   return { total: restaurants.totalCount, lists };
 }
 
 /** The same rows counted one by one: the two halves of the catalogue, summed. */
 async function counted(filter: Record<string, unknown> = {}): Promise<Counts> {
-  const halves = [await facets({ ...filter, acceptsReservations: true }), await facets({ ...filter, acceptsReservations: false })];
+  const halves = [
+    await facets({ ...filter, acceptsReservations: true }),
+    await facets({ ...filter, acceptsReservations: false }),
+  ];
   const lists: Record<string, Record<string, number>> = {};
   for (const l of LISTS) {
     lists[l] = {};
@@ -82,8 +87,21 @@ describe("kept counts per list value and city", () => {
     expect(empty.total).toBe(0);
     expect(empty.lists.cuisines).toEqual({});
 
-    const a = await create({ title: "A", cuisines: ["Italian", "Pizza"], categories: ["family"], priceRange: ["$$"], acceptsReservations: true, address: { city: "Lisbon" } });
-    const b = await create({ title: "B", cuisines: ["Italian"], categories: ["vegan", "family"], priceRange: ["$"], address: { city: "Lisbon" } });
+    const a = await create({
+      title: "A",
+      cuisines: ["Italian", "Pizza"],
+      categories: ["family"],
+      priceRange: ["$$"],
+      acceptsReservations: true,
+      address: { city: "Lisbon" },
+    });
+    const b = await create({
+      title: "B",
+      cuisines: ["Italian"],
+      categories: ["vegan", "family"],
+      priceRange: ["$"],
+      address: { city: "Lisbon" },
+    });
     const c = await create({ title: "C", cuisines: ["italian", "Thai"], address: { city: "Porto" } });
     await create({ title: "D (no lists, no city)" });
     await expectKeptRight({
@@ -95,7 +113,10 @@ describe("kept counts per list value and city", () => {
     expect((await facets({})).total).toBe(4);
 
     // Lists replaced, a city changed, a city given, a flag changed (counts must not move).
-    await ok(UPDATE, { id: a, input: { cuisines: ["Thai"], categories: [], priceRange: ["$$$"], address: { city: "Porto" } } });
+    await ok(UPDATE, {
+      id: a,
+      input: { cuisines: ["Thai"], categories: [], priceRange: ["$$$"], address: { city: "Porto" } },
+    });
     await ok(UPDATE, { id: b, input: { acceptsReservations: true } });
     await ok(UPDATE, { id: c, input: { address: { city: "Braga" } } });
     await expectKeptRight({
@@ -106,7 +127,10 @@ describe("kept counts per list value and city", () => {
     });
 
     // A comment changes the rating (a write to the restaurant that moves no count).
-    await ok(`mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Fine", body: "ok", rating: 4 }) { id } }`, { id: b });
+    await ok(
+      `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Fine", body: "ok", rating: 4 }) { id } }`,
+      { id: b },
+    );
     // Deleted: its values go, and a value nobody has any more leaves the facets.
     await ok(DELETE, { id: c });
     await expectKeptRight({ cuisines: { italian: 1, thai: 1 }, cities: { lisbon: 1, porto: 1 } });
@@ -118,7 +142,8 @@ describe("kept counts per list value and city", () => {
   it("follow writes of many rows in one statement, and stay exact past the counting limit", async () => {
     const before = await facets({});
     // 1,500 restaurants in one statement, then tags for a third of them in another.
-    await s.db.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
+    await s.db
+      .$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
       SELECT 'kept-' || i, 'Kept ' || i, 'kept ' || i, 'Faro', 'faro', '${ownerId}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
     const cuisine = testProvider() === "postgres" ? `CAST('CUISINE' AS "RestaurantTagKind")` : `'CUISINE'`;
@@ -136,7 +161,9 @@ describe("kept counts per list value and city", () => {
     expect(countedFaro.restaurants.totalCount).toBeGreaterThan(1000);
     expect(countedFaro.restaurants.facets.exact).toBe(false);
     // Tags renamed in one statement, then every new row deleted in one: back to where it was.
-    await s.db.$executeRawUnsafe(`UPDATE "RestaurantTag" SET "value" = 'Cretan', "valueKey" = 'cretan' WHERE "restaurantId" LIKE 'kept-%'`);
+    await s.db.$executeRawUnsafe(
+      `UPDATE "RestaurantTag" SET "value" = 'Cretan', "valueKey" = 'cretan' WHERE "restaurantId" LIKE 'kept-%'`,
+    );
     expect(await totalOf({ cuisine: "greek" })).toBe(0);
     expect(await totalOf({ cuisine: "cretan" })).toBe(500);
     await s.db.$executeRawUnsafe(`DELETE FROM "RestaurantTag" WHERE "restaurantId" LIKE 'kept-%'`);
@@ -150,7 +177,10 @@ describe("kept counts per list value and city", () => {
 // a total right after a write must count that write.
 describe("the counts a search's plan is chosen by", () => {
   const FILTERED = `query($filter: RestaurantFilter) { restaurants(filter: $filter, sort: RATING, first: 5) { totalCount totalCountIsEstimate nodes { id } } }`;
-  const planReads = () => s.sql.filter((q) => q.replace(/\s+/g, " ").startsWith(`SELECT "kind", "valueKey", "value", "n" FROM "RestaurantFacetCount"`)).length;
+  const planReads = () =>
+    s.sql.filter((q) =>
+      q.replace(/\s+/g, " ").startsWith(`SELECT "kind", "valueKey", "value", "n" FROM "RestaurantFacetCount"`),
+    ).length;
 
   it("are read once while fresh, and a total is exact right after a write all the same", async () => {
     await create({ title: "Plan one", cuisines: ["Planning"], address: { city: "Plancity" } });
@@ -178,7 +208,8 @@ describe("a total of few matches", () => {
     totalCount totalCountIsEstimate pageInfo { endCursor } nodes { id } } }`;
 
   it("is exact on every page, past the last one too, and read in the page's own pass on PostgreSQL", async () => {
-    for (let i = 0; i < 3; i++) await create({ title: `Pass ${i}`, cuisines: ["Passcuisine"], address: { city: "Passcity" } });
+    for (let i = 0; i < 3; i++)
+      await create({ title: `Pass ${i}`, cuisines: ["Passcuisine"], address: { city: "Passcity" } });
     await create({ title: "Pass elsewhere", cuisines: ["Passcuisine"], address: { city: "Othercity" } });
     const filter = { cuisine: "passcuisine", city: "passcity" };
     await ok(PAGE, { filter, first: 2 }); // the plan's counts, read once

@@ -24,7 +24,9 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite reader threads", () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const transaction = s.db.$transaction(
       async (tx) => {
-        await tx.$executeRawUnsafe(`UPDATE "Restaurant" SET "title" = 'Reader Cafe renamed', "titleSearch" = 'reader cafe renamed'`);
+        await tx.$executeRawUnsafe(
+          `UPDATE "Restaurant" SET "title" = 'Reader Cafe renamed', "titleSearch" = 'reader cafe renamed'`,
+        );
         await held;
       },
       { timeout: 20_000 },

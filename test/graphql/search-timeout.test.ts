@@ -20,7 +20,11 @@ describe.skipIf(testProvider() !== "postgres")("a search statement past SEARCH_S
   beforeAll(async () => {
     s = await startServer({ SEARCH_STATEMENT_TIMEOUT: "300ms" });
     token = (await s.signUp("timeout")).token;
-    const r = await s.graphql(`mutation { createRestaurant(input: { title: "Pizzeria Lenta", cuisines: ["Italian"] }) { id } }`, {}, token);
+    const r = await s.graphql(
+      `mutation { createRestaurant(input: { title: "Pizzeria Lenta", cuisines: ["Italian"] }) { id } }`,
+      {},
+      token,
+    );
     id = r.data.createRestaurant.id;
     locker = new pg.Client({ connectionString: s.database.url });
     await locker.connect();
@@ -38,7 +42,11 @@ describe.skipIf(testProvider() !== "postgres")("a search statement past SEARCH_S
     await locker.query(`LOCK TABLE "RestaurantSearch" IN ACCESS EXCLUSIVE MODE`);
     try {
       const started = performance.now();
-      const res = await s.fetch("/graphql", { method: "POST", token, json: { query: SEARCH, variables: { f: { search: "pizzeria" } } } });
+      const res = await s.fetch("/graphql", {
+        method: "POST",
+        token,
+        json: { query: SEARCH, variables: { f: { search: "pizzeria" } } },
+      });
       const body = (await res.json()) as { errors?: { message: string; extensions: { code: string } }[] };
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(res.status).toBe(503);

@@ -12,7 +12,10 @@ let user: { token: string; id: string };
 const LISBON = { latitude: 38.7223, longitude: -9.1393 };
 const TOKYO = { latitude: 35.6762, longitude: 139.6503 };
 /** km north of a point (111.195 km a degree of latitude). */
-const north = (p: { latitude: number; longitude: number }, km: number) => ({ latitude: p.latitude + km / 111.195, longitude: p.longitude });
+const north = (p: { latitude: number; longitude: number }, km: number) => ({
+  latitude: p.latitude + km / 111.195,
+  longitude: p.longitude,
+});
 
 const CREATE = `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`;
 const ids: Record<string, string> = {};
@@ -73,7 +76,10 @@ beforeAll(async () => {
   });
   await create("nowhere", { title: "Pasta Nowhere", cuisines: ["Italian"], description: "pizza too" });
   // A rating for one: minRating and RATING read the users' mean.
-  await ok(`mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Great", body: "Loved it", rating: 5 }) { id } }`, { id: ids.napoli });
+  await ok(
+    `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Great", body: "Loved it", rating: 5 }) { id } }`,
+    { id: ids.napoli },
+  );
 });
 afterAll(async () => s?.close());
 
@@ -117,7 +123,10 @@ describe("text search with relevance", () => {
   it("follows every change: new title, new lists, removal", async () => {
     await create("renamed", { title: "Old Name Diner", dishes: ["goulash"] });
     expect(await titles({ search: "goulash" })).toEqual(["Old Name Diner"]);
-    await ok(`mutation($id: ID!) { updateRestaurant(id: $id, input: { title: "Fresh Sushi Diner", dishes: ["nigiri"] }) { id } }`, { id: ids.renamed });
+    await ok(
+      `mutation($id: ID!) { updateRestaurant(id: $id, input: { title: "Fresh Sushi Diner", dishes: ["nigiri"] }) { id } }`,
+      { id: ids.renamed },
+    );
     expect(await titles({ search: "goulash" })).toEqual([]);
     expect(await titles({ search: "nigiri" })).toEqual(["Fresh Sushi Diner"]);
     expect(await titles({ search: "old" })).toEqual([]);
@@ -148,18 +157,28 @@ describe("near", () => {
   });
 
   it("combines with words (relevance first) and with other sorts; distanceKm is null elsewhere", async () => {
-    expect(await titles({ near: { ...LISBON, radiusKm: 10 }, search: "family" }, "DISTANCE")).toEqual(["Pizzeria Napoli", "Crème Brûlée House"]);
-    expect(await titles({ near: { ...LISBON, radiusKm: 10 }, search: "family" }, "TITLE")).toEqual(["Crème Brûlée House", "Pizzeria Napoli"]);
+    expect(await titles({ near: { ...LISBON, radiusKm: 10 }, search: "family" }, "DISTANCE")).toEqual([
+      "Pizzeria Napoli",
+      "Crème Brûlée House",
+    ]);
+    expect(await titles({ near: { ...LISBON, radiusKm: 10 }, search: "family" }, "TITLE")).toEqual([
+      "Crème Brûlée House",
+      "Pizzeria Napoli",
+    ]);
     expect(await titles({ near: { ...LISBON, radiusKm: 2 }, search: "family" }, "TITLE")).toEqual(["Pizzeria Napoli"]);
     const plain = await ok(SEARCH, { filter: { search: "ramen" } });
     expect(plain.restaurants.nodes[0].distanceKm).toBeNull();
   });
 
   it("follows a restaurant that moves, loses its coordinates, gets them back, and goes", async () => {
-    const id = (await ok(CREATE, { input: { title: "Moving Van", address: { city: "Tokyo", geo: north(TOKYO, 20) } } })).createRestaurant.id;
+    const id = (await ok(CREATE, { input: { title: "Moving Van", address: { city: "Tokyo", geo: north(TOKYO, 20) } } }))
+      .createRestaurant.id;
     expect(await titles({ near: { ...TOKYO, radiusKm: 25 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
     expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 }, search: "moving" })).toEqual(["Moving Van"]);
-    await ok(`mutation($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { id } }`, { id, input: { address: { geo: north(TOKYO, 2) } } });
+    await ok(`mutation($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { id } }`, {
+      id,
+      input: { address: { geo: north(TOKYO, 2) } },
+    });
     expect(await titles({ near: { ...TOKYO, radiusKm: 5 } })).toEqual(["Tokyo Ramen Bar", "Moving Van"]);
     expect(await titles({ near: { ...north(TOKYO, 20), radiusKm: 5 } })).toEqual([]);
     const move = `mutation($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { id } }`;
@@ -184,7 +203,12 @@ describe("near", () => {
   });
 
   it("refuses a bad point, a radius out of range, and DISTANCE without a point", async () => {
-    for (const near of [{ latitude: 91, longitude: 0 }, { latitude: 0, longitude: 181 }, { ...LISBON, radiusKm: 0 }, { ...LISBON, radiusKm: 51 }]) {
+    for (const near of [
+      { latitude: 91, longitude: 0 },
+      { latitude: 0, longitude: 181 },
+      { ...LISBON, radiusKm: 0 },
+      { ...LISBON, radiusKm: 51 },
+    ]) {
       const r = await s.graphql(SEARCH, { filter: { near } }, user.token);
       expect(r.errors?.[0]?.extensions?.code, JSON.stringify(near)).toBe("BAD_USER_INPUT");
     }
@@ -219,7 +243,8 @@ describe("open at", () => {
   it("openNow uses the current time; a given zone wins over the coordinates", async () => {
     const now = new Date();
     const hh = (n: number) => String(n).padStart(2, "0");
-    const utc = (offsetMinutes: number) => `${hh(new Date(now.getTime() + offsetMinutes * 60_000).getUTCHours())}:${hh(new Date(now.getTime() + offsetMinutes * 60_000).getUTCMinutes())}`;
+    const utc = (offsetMinutes: number) =>
+      `${hh(new Date(now.getTime() + offsetMinutes * 60_000).getUTCHours())}:${hh(new Date(now.getTime() + offsetMinutes * 60_000).getUTCMinutes())}`;
     // Open from 10 minutes ago to 50 minutes from now, in UTC (the zone given).
     await create("utc", {
       title: "Always Now Cafe",
@@ -227,7 +252,11 @@ describe("open at", () => {
       address: { city: "Reykjavik", geo: { latitude: 64.15, longitude: -21.94 }, timeZone: "Etc/UTC" },
     });
     expect(await titles({ openNow: true, search: "always" })).toEqual(["Always Now Cafe"]);
-    const r = await s.graphql(CREATE, { input: { title: "Bad zone", address: { timeZone: "Mars/Olympus" } } }, user.token);
+    const r = await s.graphql(
+      CREATE,
+      { input: { title: "Bad zone", address: { timeZone: "Mars/Olympus" } } },
+      user.token,
+    );
     expect(r.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
   });
 });
@@ -235,16 +264,28 @@ describe("open at", () => {
 describe("more filters", () => {
   it("minimum rating, price range, reservations, any-of and all-of lists", async () => {
     expect(await titles({ minRating: 4 })).toEqual(["Pizzeria Napoli"]);
-    expect(new Set(await titles({ priceRange: ["$", "$$$"] }))).toEqual(new Set(["Crème Brûlée House", "Tokyo Ramen Bar"]));
+    expect(new Set(await titles({ priceRange: ["$", "$$$"] }))).toEqual(
+      new Set(["Crème Brûlée House", "Tokyo Ramen Bar"]),
+    );
     expect(await titles({ acceptsReservations: true })).toEqual(["Pizzeria Napoli"]);
-    expect(new Set(await titles({ cuisines: { anyOf: ["french", "JAPANESE"] } }))).toEqual(new Set(["Crème Brûlée House", "Tokyo Ramen Bar"]));
+    expect(new Set(await titles({ cuisines: { anyOf: ["french", "JAPANESE"] } }))).toEqual(
+      new Set(["Crème Brûlée House", "Tokyo Ramen Bar"]),
+    );
     expect(await titles({ categories: { allOf: ["vegan", "family"] } })).toEqual(["Crème Brûlée House"]);
-    expect(await titles({ categories: { allOf: ["vegan"], anyOf: ["family", "kids"] } })).toEqual(["Crème Brûlée House"]);
+    expect(await titles({ categories: { allOf: ["vegan"], anyOf: ["family", "kids"] } })).toEqual([
+      "Crème Brûlée House",
+    ]);
     expect(await titles({ cuisines: { anyOf: ["italian"] }, city: "lisbon" })).toEqual(["Pizzeria Napoli"]);
   });
 
   it("counts lists and the city exactly, whichever of them has the fewest rows (a row with two of the values counts once)", async () => {
-    await create("fusion", { title: "Fusion Corner", cuisines: ["French", "Japanese"], categories: ["vegan"], priceRange: ["$"], address: { city: "Lisbon" } });
+    await create("fusion", {
+      title: "Fusion Corner",
+      cuisines: ["French", "Japanese"],
+      categories: ["vegan"],
+      priceRange: ["$"],
+      address: { city: "Lisbon" },
+    });
     const counted = async (filter: Record<string, unknown>) => {
       const data = await ok(SEARCH, { filter, first: 50 });
       expect(data.restaurants.nodes.length).toBeLessThan(50);
@@ -252,8 +293,16 @@ describe("more filters", () => {
     };
     expect(await counted({ cuisines: { anyOf: ["french", "japanese"] } })).toEqual([3, 3]); // led by the cuisines
     expect(await counted({ cuisines: { anyOf: ["italian", "french"] }, city: "lisbon" })).toEqual([3, 3]); // led by the city (3 rows against 4)
-    expect(await counted({ cuisines: { anyOf: ["french", "japanese"] }, categories: { allOf: ["vegan"] }, priceRange: ["$"] })).toEqual([2, 2]);
-    expect(await counted({ categories: { anyOf: ["vegan", "family"] }, city: "lisbon", canHomeDeliver: false })).toEqual([3, 3]);
+    expect(
+      await counted({
+        cuisines: { anyOf: ["french", "japanese"] },
+        categories: { allOf: ["vegan"] },
+        priceRange: ["$"],
+      }),
+    ).toEqual([2, 2]);
+    expect(
+      await counted({ categories: { anyOf: ["vegan", "family"] }, city: "lisbon", canHomeDeliver: false }),
+    ).toEqual([3, 3]);
     expect(await counted({ cuisines: { anyOf: ["japanese"] }, city: "tokyo", minRating: 1 })).toEqual([0, 0]);
     await ok(`mutation($id: ID!) { deleteRestaurant(id: $id) }`, { id: ids.fusion });
   });
@@ -283,7 +332,9 @@ describe("groceries", () => {
     expect(await names({ search: "sour" })).toEqual(["Crème fraîche"]);
     expect(await names({ search: "presed" })).toEqual(["Extra virgin olive oil"]); // "pressed" less a letter
     expect(await names({ title: "bread" })).toEqual(["Olive bread"]);
-    expect(new Set(await names({ categories: { anyOf: ["dairy", "bakery"] } }))).toEqual(new Set(["Crème fraîche", "Olive bread"]));
+    expect(new Set(await names({ categories: { anyOf: ["dairy", "bakery"] } }))).toEqual(
+      new Set(["Crème fraîche", "Olive bread"]),
+    );
     expect(await names({ categories: { allOf: ["bakery", "pantry"] } })).toEqual(["Olive bread"]);
   });
 });
@@ -298,9 +349,18 @@ describe("facets and bounded totals", () => {
     expect(totalCount).toBe(2);
     expect(totalCountIsEstimate).toBe(false);
     expect(facets.exact).toBe(true);
-    expect(facets.categories).toEqual([{ value: "family", count: 2 }, { value: "vegan", count: 1 }]);
-    expect(facets.cuisines).toEqual([{ value: "French", count: 1 }, { value: "Italian", count: 1 }]);
-    expect(facets.priceRanges).toEqual([{ value: "$", count: 1 }, { value: "$$", count: 1 }]);
+    expect(facets.categories).toEqual([
+      { value: "family", count: 2 },
+      { value: "vegan", count: 1 },
+    ]);
+    expect(facets.cuisines).toEqual([
+      { value: "French", count: 1 },
+      { value: "Italian", count: 1 },
+    ]);
+    expect(facets.priceRanges).toEqual([
+      { value: "$", count: 1 },
+      { value: "$$", count: 1 },
+    ]);
     expect(facets.cities).toEqual([{ value: "Lisbon", count: 2 }]);
     const italian = await ok(FACETS, { filter: { cuisine: "italian" } });
     expect(italian.restaurants.facets.cuisines).toEqual([{ value: "Italian", count: 2 }]);
@@ -310,13 +370,19 @@ describe("facets and bounded totals", () => {
   });
 
   it("grocery facets", async () => {
-    const data = await ok(`{ groceries(filter: { search: "olive" }) { totalCount totalCountIsEstimate facets { exact categories { value count } } } }`);
-    expect(data.groceries.facets.categories).toEqual([{ value: "pantry", count: 2 }, { value: "bakery", count: 1 }]);
+    const data = await ok(
+      `{ groceries(filter: { search: "olive" }) { totalCount totalCountIsEstimate facets { exact categories { value count } } } }`,
+    );
+    expect(data.groceries.facets.categories).toEqual([
+      { value: "pantry", count: 2 },
+      { value: "bakery", count: 1 },
+    ]);
   });
 
   it("past 1,000 counted matches the total is an estimate, and says so; the whole catalogue and one city stay exact", async () => {
     // 12,000 more restaurants in one statement (the same recursive count on both databases).
-    await s.db.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
+    await s.db
+      .$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
       SELECT 'bulk-' || i, 'Bulk ' || i, 'bulk ' || i, 'Porto', 'porto', '${user.id}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
     // The whole catalogue and one city: from the kept counts, exact at any size.
@@ -342,15 +408,23 @@ describe("facets and bounded totals", () => {
     expect(Math.abs(sampled.count - 12_000) / 12_000).toBeLessThan(0.2);
     // The kept counts expect as many, but the sample finds none: counted, exact.
     const none = await ok(FACETS, { filter: { city: "porto", acceptsReservations: true } });
-    expect([none.restaurants.totalCount, none.restaurants.totalCountIsEstimate, none.restaurants.facets.exact]).toEqual([0, false, true]);
+    expect([none.restaurants.totalCount, none.restaurants.totalCountIsEstimate, none.restaurants.facets.exact]).toEqual(
+      [0, false, true],
+    );
     // Long lists: the count is led by the rarest (kept counts), the others tested on each row. Of
     // the 12,000: "twenty" on every 20th, "thirty" on every 30th (200 hold both: counted once).
     const cuisine = testProvider() === "postgres" ? `CAST('CUISINE' AS "RestaurantTagKind")` : `'CUISINE'`;
-    for (const [every, name] of [[20, "twenty"], [30, "thirty"]] as const) {
-      await s.db.$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
+    for (const [every, name] of [
+      [20, "twenty"],
+      [30, "thirty"],
+    ] as const) {
+      await s.db
+        .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
         SELECT "id", ${cuisine}, ${every}, '${name}', '${name}' FROM "Restaurant" WHERE "id" LIKE 'bulk-%' AND CAST(SUBSTR("id", 6) AS INTEGER) % ${every} = 0`);
     }
-    const led = await ok(FACETS, { filter: { cuisines: { anyOf: ["twenty", "thirty"] }, city: "porto", canHomeDeliver: false } });
+    const led = await ok(FACETS, {
+      filter: { cuisines: { anyOf: ["twenty", "thirty"] }, city: "porto", canHomeDeliver: false },
+    });
     expect([led.restaurants.totalCount, led.restaurants.totalCountIsEstimate]).toEqual([800, false]);
     const both = await ok(FACETS, { filter: { cuisines: { allOf: ["twenty", "thirty"] }, city: "porto" } });
     expect([both.restaurants.totalCount, both.restaurants.totalCountIsEstimate]).toEqual([200, false]);
@@ -359,7 +433,10 @@ describe("facets and bounded totals", () => {
     expect(worded.restaurants.totalCountIsEstimate).toBe(true);
     expect(Math.abs(worded.restaurants.totalCount - 12_000) / 12_000).toBeLessThan(0.2);
     expect(worded.restaurants.facets.exact).toBe(false);
-    expect(Math.abs(worded.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto").count - 12_000) / 12_000).toBeLessThan(0.2);
+    expect(
+      Math.abs(worded.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto").count - 12_000) /
+        12_000,
+    ).toBeLessThan(0.2);
     // A narrow search stays exact, and the words of the new rows are searchable.
     const bulk = await ok(FACETS, { filter: { search: "bulk", city: "porto", text: "bulk 1199" } });
     expect(bulk.restaurants.totalCount).toBe(11); // 1199, 11990..11999

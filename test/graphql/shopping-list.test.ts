@@ -70,7 +70,10 @@ describe("addToShoppingList", () => {
     const me = await s.signUp("hoarder");
     const id = await grocery("Pasta");
     await ok(ADD, { id, q: 1 }, me.token);
-    await s.db.shoppingListEntry.update({ where: { userId_groceryId: { userId: me.id, groceryId: id } }, data: { quantity: 999_999 } });
+    await s.db.shoppingListEntry.update({
+      where: { userId_groceryId: { userId: me.id, groceryId: id } },
+      data: { quantity: 999_999 },
+    });
     const r = await s.graphql(ADD, { id, q: 2 }, me.token);
     expect(r.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect((await rowsOf(me.id))[0].quantity).toBe(999_999);
@@ -93,7 +96,9 @@ describe("addToShoppingList", () => {
   it("keeps several users' parallel adds apart", async () => {
     const users = await Promise.all([s.signUp("p"), s.signUp("q"), s.signUp("r")]);
     const id = await grocery("Tea");
-    await Promise.all(users.flatMap((u, i) => Array.from({ length: 5 }, () => s.graphql(ADD, { id, q: i + 1 }, u.token))));
+    await Promise.all(
+      users.flatMap((u, i) => Array.from({ length: 5 }, () => s.graphql(ADD, { id, q: i + 1 }, u.token))),
+    );
     for (const [i, u] of users.entries()) expect((await rowsOf(u.id)).map((r) => r.quantity)).toEqual([5 * (i + 1)]);
   });
 
@@ -140,7 +145,9 @@ describe("myShoppingList", () => {
       ["Second", 1],
       ["First", 6],
     ]);
-    expect((await ok(LIST, {}, friend.token)).myShoppingList.nodes.map((n: any) => n.grocery.title)).toEqual(["Second"]);
+    expect((await ok(LIST, {}, friend.token)).myShoppingList.nodes.map((n: any) => n.grocery.title)).toEqual([
+      "Second",
+    ]);
   });
 
   it("pages with first/after and offset, and refuses bad page arguments", async () => {
@@ -161,7 +168,9 @@ describe("myShoppingList", () => {
     expect(offset.nodes.map((n: any) => n.grocery.id)).toEqual(all.slice(4));
     expect((await ok(LIST, { offset: 5 }, me.token)).myShoppingList).toMatchObject({ nodes: [], totalCount: 5 });
     for (const variables of [{ first: 0 }, { first: 101 }, { after: "x" }, { offset: -2 }]) {
-      expect((await s.graphql(LIST, variables, me.token)).errors?.[0].extensions?.code, JSON.stringify(variables)).toBe("BAD_USER_INPUT");
+      expect((await s.graphql(LIST, variables, me.token)).errors?.[0].extensions?.code, JSON.stringify(variables)).toBe(
+        "BAD_USER_INPUT",
+      );
     }
     expect((await s.graphql(LIST, {})).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
   });

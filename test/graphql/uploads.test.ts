@@ -39,7 +39,8 @@ async function multipart(
   const form = new FormData();
   form.append("operations", JSON.stringify({ query, variables }));
   form.append("map", JSON.stringify(Object.fromEntries(Object.entries(files).map(([key, f]) => [key, f.at]))));
-  for (const [key, f] of Object.entries(files)) form.append(key, new Blob([f.bytes], { type: f.type ?? "application/octet-stream" }), f.name);
+  for (const [key, f] of Object.entries(files))
+    form.append(key, new Blob([f.bytes], { type: f.type ?? "application/octet-stream" }), f.name);
   const headers: Record<string, string> = options.preflight === false ? {} : { "apollo-require-preflight": "true" };
   const target = options.tokenInQuery ? `/graphql?access_token=${options.tokenInQuery}` : "/graphql";
   const res = await server.fetch(target, { method: "POST", body: form, headers, token: options.token });
@@ -85,24 +86,29 @@ describe("createGrocery with a cover", () => {
     ["JPEG", JPEG, "jpg", "image/jpeg"],
     ["GIF", GIF, "gif", "image/gif"],
     ["WebP", WEBP, "webp", "image/webp"],
-  ] as const)("stores a %s under a random name with the extension its bytes show, and serves it", async (_kind, file, ext, type) => {
-    // The name and declared type lie on purpose: only the bytes count.
-    const g = await createWithCover(file as Uint8Array<ArrayBuffer>, `Grocery ${ext}`);
-    expect(g.cover).toMatch(new RegExp(`^[0-9a-f]{32}\\.${ext}$`));
-    expect(g.coverUrl).toBe(`/uploads/${g.cover}`);
-    expect(readFileSync(path.join(s.config.uploadDir, g.cover))).toEqual(Buffer.from(file));
+  ] as const)(
+    "stores a %s under a random name with the extension its bytes show, and serves it",
+    async (_kind, file, ext, type) => {
+      // The name and declared type lie on purpose: only the bytes count.
+      const g = await createWithCover(file as Uint8Array<ArrayBuffer>, `Grocery ${ext}`);
+      expect(g.cover).toMatch(new RegExp(`^[0-9a-f]{32}\\.${ext}$`));
+      expect(g.coverUrl).toBe(`/uploads/${g.cover}`);
+      expect(readFileSync(path.join(s.config.uploadDir, g.cover))).toEqual(Buffer.from(file));
 
-    const res = await s.fetch(g.coverUrl);
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe(type);
-    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(res.headers.get("cache-control")).toMatch(/max-age=\d+/);
-    expect(res.headers.get("content-length")).toBe(String(file.length));
-    expect(Buffer.from(await res.arrayBuffer())).toEqual(Buffer.from(file));
-  });
+      const res = await s.fetch(g.coverUrl);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe(type);
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("cache-control")).toMatch(/max-age=\d+/);
+      expect(res.headers.get("content-length")).toBe(String(file.length));
+      expect(Buffer.from(await res.arrayBuffer())).toEqual(Buffer.from(file));
+    },
+  );
 
   it("ignores the file name and declared type: a JPEG named .png sent as text/plain is a .jpg", async () => {
-    const r = await multipart(s, CREATE, { input: { title: "Pears" } }, cover(JPEG, "pears.png", "text/plain"), { token: owner.token });
+    const r = await multipart(s, CREATE, { input: { title: "Pears" } }, cover(JPEG, "pears.png", "text/plain"), {
+      token: owner.token,
+    });
     expect(r.data.createGrocery.cover).toMatch(/^[0-9a-f]{32}\.jpg$/);
   });
 
@@ -114,7 +120,9 @@ describe("createGrocery with a cover", () => {
   it("refuses a text file named .png with BAD_USER_INPUT and leaves no grocery and no file", async () => {
     const groceries = await s.db.grocery.count();
     const files = filesIn(s);
-    const r = await multipart(s, CREATE, { input: { title: "Fake" } }, cover(TEXT, "fake.png", "image/png"), { token: owner.token });
+    const r = await multipart(s, CREATE, { input: { title: "Fake" } }, cover(TEXT, "fake.png", "image/png"), {
+      token: owner.token,
+    });
     expect(r.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(r.errors?.[0].message).toMatch(/PNG, JPEG, WebP or GIF/);
     expect(await s.db.grocery.count()).toBe(groceries);
@@ -123,10 +131,14 @@ describe("createGrocery with a cover", () => {
 
   it("refuses an empty file and a file that only starts like an image", async () => {
     const files = filesIn(s);
-    const empty = await multipart(s, CREATE, { input: { title: "Empty" } }, cover(new Uint8Array(0), "e.png"), { token: owner.token });
+    const empty = await multipart(s, CREATE, { input: { title: "Empty" } }, cover(new Uint8Array(0), "e.png"), {
+      token: owner.token,
+    });
     expect(empty.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     const riff = new Uint8Array(Buffer.from("RIFF\0\0\0\0WAVEfmt "));
-    const wave = await multipart(s, CREATE, { input: { title: "Wave" } }, cover(riff, "w.webp"), { token: owner.token });
+    const wave = await multipart(s, CREATE, { input: { title: "Wave" } }, cover(riff, "w.webp"), {
+      token: owner.token,
+    });
     expect(wave.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(filesIn(s)).toEqual(files);
   });
@@ -167,21 +179,29 @@ async function refuseTitleInDatabase(server: TestServer, title: string) {
       `CREATE OR REPLACE FUNCTION refuse_title() RETURNS trigger AS $$ BEGIN IF NEW.title = '${title}' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
     );
     await server.db.$executeRawUnsafe(`DROP TRIGGER IF EXISTS refuse_title ON "Grocery"`);
-    await server.db.$executeRawUnsafe(`CREATE TRIGGER refuse_title BEFORE INSERT OR UPDATE ON "Grocery" FOR EACH ROW EXECUTE FUNCTION refuse_title()`);
+    await server.db.$executeRawUnsafe(
+      `CREATE TRIGGER refuse_title BEFORE INSERT OR UPDATE ON "Grocery" FOR EACH ROW EXECUTE FUNCTION refuse_title()`,
+    );
   }
 }
 
 describe("size and count limits", () => {
   it("accepts a file of exactly UPLOAD_MAX_BYTES and refuses one byte more with PAYLOAD_TOO_LARGE", async () => {
     const user = await small.signUp("small");
-    const exact = await multipart(small, CREATE, { input: { title: "Exact" } }, cover(pngOfSize(2048)), { token: user.token });
+    const exact = await multipart(small, CREATE, { input: { title: "Exact" } }, cover(pngOfSize(2048)), {
+      token: user.token,
+    });
     expect(exact.errors, JSON.stringify(exact.errors)).toBeUndefined();
     const files = filesIn(small);
     const groceries = await small.db.grocery.count();
-    const over = await multipart(small, CREATE, { input: { title: "Over" } }, cover(pngOfSize(2049)), { token: user.token });
+    const over = await multipart(small, CREATE, { input: { title: "Over" } }, cover(pngOfSize(2049)), {
+      token: user.token,
+    });
     expect(over.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
     expect(over.errors?.[0].message).toMatch(/2048 bytes/);
-    const far = await multipart(small, CREATE, { input: { title: "Far over" } }, cover(pngOfSize(300_000)), { token: user.token });
+    const far = await multipart(small, CREATE, { input: { title: "Far over" } }, cover(pngOfSize(300_000)), {
+      token: user.token,
+    });
     expect(far.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
     expect(filesIn(small)).toEqual(files);
     expect(await small.db.grocery.count()).toBe(groceries);
@@ -189,7 +209,9 @@ describe("size and count limits", () => {
 
   it("refuses a file over the default 5 MB", async () => {
     const files = filesIn(s);
-    const r = await multipart(s, CREATE, { input: { title: "Huge" } }, cover(pngOfSize(5 * 1024 * 1024 + 1)), { token: owner.token });
+    const r = await multipart(s, CREATE, { input: { title: "Huge" } }, cover(pngOfSize(5 * 1024 * 1024 + 1)), {
+      token: owner.token,
+    });
     expect(r.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
     expect(r.errors?.[0].message).toMatch(/5 MB/);
     expect(filesIn(s)).toEqual(files);
@@ -201,7 +223,10 @@ describe("size and count limits", () => {
       s,
       `mutation($a: CreateGroceryInput!, $b: CreateGroceryInput!) { a: createGrocery(input: $a) { id } b: createGrocery(input: $b) { id } }`,
       { a: { title: "A" }, b: { title: "B" } },
-      { "0": { bytes: PNG, name: "a.png", at: ["variables.a.cover"] }, "1": { bytes: GIF, name: "b.gif", at: ["variables.b.cover"] } },
+      {
+        "0": { bytes: PNG, name: "a.png", at: ["variables.a.cover"] },
+        "1": { bytes: GIF, name: "b.gif", at: ["variables.b.cover"] },
+      },
       { token: owner.token },
     );
     expect(r.status).toBe(413);
@@ -216,7 +241,10 @@ describe("size and count limits", () => {
       small,
       `mutation($a: CreateGroceryInput!, $b: CreateGroceryInput!) { a: createGrocery(input: $a) { cover } b: createGrocery(input: $b) { cover } }`,
       { a: { title: "A" }, b: { title: "B" } },
-      { "0": { bytes: PNG, name: "a", at: ["variables.a.cover"] }, "1": { bytes: GIF, name: "b", at: ["variables.b.cover"] } },
+      {
+        "0": { bytes: PNG, name: "a", at: ["variables.a.cover"] },
+        "1": { bytes: GIF, name: "b", at: ["variables.b.cover"] },
+      },
       { token: user.token },
     );
     expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
@@ -226,7 +254,9 @@ describe("size and count limits", () => {
 
   it("refuses a bad UPLOAD_MAX_BYTES or UPLOAD_MAX_FILES at start-up, naming the variable", () => {
     expect(() => loadConfig({ UPLOAD_MAX_BYTES: "five megs" })).toThrow(ConfigError);
-    expect(() => loadConfig({ UPLOAD_MAX_BYTES: "five megs" })).toThrow(/UPLOAD_MAX_BYTES="five megs": must be a whole number/);
+    expect(() => loadConfig({ UPLOAD_MAX_BYTES: "five megs" })).toThrow(
+      /UPLOAD_MAX_BYTES="five megs": must be a whole number/,
+    );
     expect(() => loadConfig({ UPLOAD_MAX_FILES: "0" })).toThrow(/UPLOAD_MAX_FILES="0": must be at least 1/);
     expect(loadConfig({})).toMatchObject({ uploadMaxBytes: 5 * 1024 * 1024, uploadMaxFiles: 1 });
   });
@@ -237,7 +267,10 @@ describe("the multipart request itself", () => {
     const files = filesIn(s);
     const groceries = await s.db.grocery.count();
     // The token in the query string, which another site's form could carry: no preflight.
-    const r = await multipart(s, CREATE, { input: { title: "Csrf" } }, cover(PNG), { preflight: false, tokenInQuery: owner.token });
+    const r = await multipart(s, CREATE, { input: { title: "Csrf" } }, cover(PNG), {
+      preflight: false,
+      tokenInQuery: owner.token,
+    });
     expect(r.status).toBe(400);
     expect(r.errors?.[0].message).toMatch(/Cross-Site Request Forgery/);
     expect(await s.db.grocery.count()).toBe(groceries);
@@ -245,7 +278,10 @@ describe("the multipart request itself", () => {
   });
 
   it("is taken with the token's Authorization header alone (a browser preflights it too)", async () => {
-    const r = await multipart(s, CREATE, { input: { title: "Signed" } }, cover(PNG), { token: owner.token, preflight: false });
+    const r = await multipart(s, CREATE, { input: { title: "Signed" } }, cover(PNG), {
+      token: owner.token,
+      preflight: false,
+    });
     expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
     expect(r.data.createGrocery.title).toBe("Signed");
   });
@@ -254,7 +290,12 @@ describe("the multipart request itself", () => {
     const form = new FormData();
     form.append("operations", "{not json");
     form.append("map", "{}");
-    const res = await s.fetch("/graphql", { method: "POST", body: form, headers: { "apollo-require-preflight": "1" }, token: owner.token });
+    const res = await s.fetch("/graphql", {
+      method: "POST",
+      body: form,
+      headers: { "apollo-require-preflight": "1" },
+      token: owner.token,
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).errors[0].message).toMatch(/operations/);
 
@@ -262,9 +303,17 @@ describe("the multipart request itself", () => {
     expect(noFile.errors).toBeUndefined(); // no map entry: no cover
 
     const missing = new FormData();
-    missing.append("operations", JSON.stringify({ query: CREATE, variables: { input: { title: "Missing", cover: null } } }));
+    missing.append(
+      "operations",
+      JSON.stringify({ query: CREATE, variables: { input: { title: "Missing", cover: null } } }),
+    );
     missing.append("map", JSON.stringify({ "0": ["variables.input.cover"] }));
-    const res2 = await s.fetch("/graphql", { method: "POST", body: missing, headers: { "apollo-require-preflight": "1" }, token: owner.token });
+    const res2 = await s.fetch("/graphql", {
+      method: "POST",
+      body: missing,
+      headers: { "apollo-require-preflight": "1" },
+      token: owner.token,
+    });
     const body2 = (await res2.json()) as any;
     expect(res2.status).toBeLessThan(500);
     expect(body2.errors[0].extensions.code).toBe("BAD_USER_INPUT");
@@ -279,7 +328,9 @@ describe("the multipart request itself", () => {
 describe("covers follow the grocery", () => {
   it("replacing the cover removes the old file after the change; removeCover removes the file", async () => {
     const g = await createWithCover(PNG, "Plums");
-    const replaced = await multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(GIF), { token: owner.token });
+    const replaced = await multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(GIF), {
+      token: owner.token,
+    });
     expect(replaced.errors, JSON.stringify(replaced.errors)).toBeUndefined();
     const newName = replaced.data.updateGrocery.cover;
     expect(newName).toMatch(/\.gif$/);
@@ -302,11 +353,17 @@ describe("covers follow the grocery", () => {
   it("refuses cover together with removeCover, and a new cover from someone else, changing nothing", async () => {
     const g = await createWithCover(PNG, "Kiwis");
     const files = filesIn(s);
-    const both = await multipart(s, UPDATE, { id: g.id, input: { cover: null, removeCover: true } }, cover(GIF), { token: owner.token });
+    const both = await multipart(s, UPDATE, { id: g.id, input: { cover: null, removeCover: true } }, cover(GIF), {
+      token: owner.token,
+    });
     expect(both.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
-    const stranger = await multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(GIF), { token: other.token });
+    const stranger = await multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(GIF), {
+      token: other.token,
+    });
     expect(stranger.errors?.[0].extensions?.code).toBe("FORBIDDEN");
-    const bad = await multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(TEXT, "x.gif"), { token: owner.token });
+    const bad = await multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(TEXT, "x.gif"), {
+      token: owner.token,
+    });
     expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(filesIn(s)).toEqual(files);
     expect((await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
@@ -323,7 +380,9 @@ describe("covers follow the grocery", () => {
     await refuseTitleInDatabase(s, "boom");
     const g = await createWithCover(PNG, "Dates");
     const files = filesIn(s);
-    const r = await multipart(s, UPDATE, { id: g.id, input: { title: "boom", cover: null } }, cover(GIF), { token: owner.token });
+    const r = await multipart(s, UPDATE, { id: g.id, input: { title: "boom", cover: null } }, cover(GIF), {
+      token: owner.token,
+    });
     expect(r.errors?.[0].extensions?.code).toBe("INTERNAL_SERVER_ERROR");
     expect(filesIn(s)).toEqual(files);
     expect((await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
@@ -332,7 +391,9 @@ describe("covers follow the grocery", () => {
   it("ten parallel cover replacements leave exactly one file, the one stored", async () => {
     const g = await createWithCover(PNG, "Cherries");
     const results = await Promise.all(
-      [GIF, JPEG, WEBP, GIF, JPEG, WEBP, GIF, JPEG, WEBP, PNG].map((file) => multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(file), { token: owner.token })),
+      [GIF, JPEG, WEBP, GIF, JPEG, WEBP, GIF, JPEG, WEBP, PNG].map((file) =>
+        multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(file), { token: owner.token }),
+      ),
     );
     for (const r of results) expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
     const stored = (await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover!;
@@ -343,7 +404,9 @@ describe("covers follow the grocery", () => {
   it("deleting the grocery (deleteGrocery or removeGrocery from the catalogue) deletes its cover file", async () => {
     const a = await createWithCover(PNG, "Melon");
     const b = await createWithCover(GIF, "Lemon");
-    expect((await s.graphql(`mutation($id: ID!) { deleteGrocery(id: $id) }`, { id: a.id }, owner.token)).data.deleteGrocery).toBe(a.id);
+    expect(
+      (await s.graphql(`mutation($id: ID!) { deleteGrocery(id: $id) }`, { id: a.id }, owner.token)).data.deleteGrocery,
+    ).toBe(a.id);
     const removal = await s.graphql(
       `mutation($id: ID!) { removeGrocery(id: $id, from: CATALOGUE) { groceryId removedFrom } }`,
       { id: b.id },

@@ -37,7 +37,9 @@ describe("register and login: at most once per operation", () => {
   it("refuses 30 aliased register mutations with 400 before creating any account", async () => {
     const before = await s.db.user.count();
     const names = Array.from({ length: 30 }, (_, i) => unique(`alias${i}x`));
-    const r = await post(s, "/graphql", { query: `mutation { ${names.map((n, i) => REGISTER(`r${i}`, n)).join(" ")} }` });
+    const r = await post(s, "/graphql", {
+      query: `mutation { ${names.map((n, i) => REGISTER(`r${i}`, n)).join(" ")} }`,
+    });
     expect(r.status).toBe(400);
     expect(r.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
     expect(r.body.errors[0].message).toMatch(/register may appear at most once .* 30 times/);
@@ -55,7 +57,10 @@ describe("register and login: at most once per operation", () => {
   });
 
   it("refuses aliased login guesses before checking any password", async () => {
-    const guesses = Array.from({ length: 10 }, (_, i) => `g${i}: login(username: "someone", password: "guess-${i}") { accessToken }`);
+    const guesses = Array.from(
+      { length: 10 },
+      (_, i) => `g${i}: login(username: "someone", password: "guess-${i}") { accessToken }`,
+    );
     const r = await post(s, "/graphql", { query: `mutation { ${guesses.join(" ")} }` });
     expect(r.status).toBe(400);
     expect(r.body.errors[0].message).toMatch(/login may appear at most once .* 10 times/);
@@ -87,7 +92,10 @@ describe("expensive fields count one by one against the rate limits", () => {
     expect(four.status).toBe(200);
     expect(await s.db.restaurant.count({ where: { title: "Four" } })).toBe(4);
     const statuses: number[] = [];
-    for (let i = 0; i < 2; i++) statuses.push((await post(s, "/graphql", { query: "{ me { id } }" }, { authorization: `Bearer ${token}` })).status);
+    for (let i = 0; i < 2; i++)
+      statuses.push(
+        (await post(s, "/graphql", { query: "{ me { id } }" }, { authorization: `Bearer ${token}` })).status,
+      );
     expect(statuses).toEqual([200, 429]);
   });
 
@@ -107,7 +115,10 @@ describe("expensive fields count one by one against the rate limits", () => {
       fragment W on Mutation { a: createRestaurant(input: { title: "Spread" }) { id } c: createRestaurant(input: { title: "Spread" }) { id } }`;
     expect((await post(s, "/graphql", { query }, { authorization: `Bearer ${token}` })).status).toBe(200);
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await post(s, "/graphql", { query: "{ me { id } }" }, { authorization: `Bearer ${token}` })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push(
+        (await post(s, "/graphql", { query: "{ me { id } }" }, { authorization: `Bearer ${token}` })).status,
+      );
     expect(statuses).toEqual([200, 200, 429]);
   });
 });
@@ -123,12 +134,19 @@ describe("sign-ups per address (SIGNUP_RATE_LIMIT)", () => {
     const from = { "x-forwarded-for": "203.0.113.7" };
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      statuses.push((await post(s, "/users", { username: unique("loop"), password: PASSWORD, first_name: "Loop" }, from)).status);
+      statuses.push(
+        (await post(s, "/users", { username: unique("loop"), password: PASSWORD, first_name: "Loop" }, from)).status,
+      );
     }
     expect(statuses).toEqual([201, 201, 201]);
 
     const before = await s.db.user.count();
-    const overRest = await post(s, "/users", { username: unique("loop"), password: PASSWORD, first_name: "Loop" }, from);
+    const overRest = await post(
+      s,
+      "/users",
+      { username: unique("loop"), password: PASSWORD, first_name: "Loop" },
+      from,
+    );
     expect(overRest.status).toBe(429);
     expect(overRest.body.error.code).toBe("RATE_LIMITED");
     const wait = Number(overRest.retryAfter);
@@ -142,14 +160,22 @@ describe("sign-ups per address (SIGNUP_RATE_LIMIT)", () => {
     expect(await s.db.user.count()).toBe(before);
 
     // Another address is counted on its own.
-    const elsewhere = await post(s, "/users", { username: unique("other"), password: PASSWORD, first_name: "O" }, { "x-forwarded-for": "198.51.100.9" });
+    const elsewhere = await post(
+      s,
+      "/users",
+      { username: unique("other"), password: PASSWORD, first_name: "O" },
+      { "x-forwarded-for": "198.51.100.9" },
+    );
     expect(elsewhere.status).toBe(201);
   });
 
   it("does not count input refused before any work", async () => {
     const from = { "x-forwarded-for": "203.0.113.99" };
-    for (let i = 0; i < 5; i++) expect((await post(s, "/users", { username: "x", password: PASSWORD, first_name: "B" }, from)).status).toBe(400);
-    expect((await post(s, "/users", { username: unique("valid"), password: PASSWORD, first_name: "V" }, from)).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await post(s, "/users", { username: "x", password: PASSWORD, first_name: "B" }, from)).status).toBe(400);
+    expect(
+      (await post(s, "/users", { username: unique("valid"), password: PASSWORD, first_name: "V" }, from)).status,
+    ).toBe(201);
   });
 });
 
@@ -176,7 +202,12 @@ describe("login back-off per account (LOGIN_FREE_ATTEMPTS, LOGIN_BACKOFF_MAX)", 
     expect(locked.status).toBe(429);
     expect(locked.body.error.code).toBe("RATE_LIMITED");
     expect(Number(locked.retryAfter)).toBe(1);
-    const lockedGraphql = await graphqlFrom(s, "192.0.2.5", `mutation { login(username: "${victim.username}", password: "${PASSWORD}") { accessToken } }`, "made-up");
+    const lockedGraphql = await graphqlFrom(
+      s,
+      "192.0.2.5",
+      `mutation { login(username: "${victim.username}", password: "${PASSWORD}") { accessToken } }`,
+      "made-up",
+    );
     expect(lockedGraphql.status).toBe(429);
     expect(lockedGraphql.body.errors[0].extensions.code).toBe("RATE_LIMITED");
     expect(Number(lockedGraphql.retryAfter)).toBe(1);
@@ -207,7 +238,8 @@ describe("login back-off per account (LOGIN_FREE_ATTEMPTS, LOGIN_BACKOFF_MAX)", 
   it("keeps an address the owner signed in from usable while strangers lock the name", async () => {
     const owner = await s.signUp("owner");
     expect((await restLogin(owner.username, PASSWORD, "198.51.100.1")).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await restLogin(owner.username, `x-${i}`, `192.0.2.${200 + i}`)).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await restLogin(owner.username, `x-${i}`, `192.0.2.${200 + i}`)).status).toBe(401);
     expect((await restLogin(owner.username, PASSWORD, "192.0.2.210")).status).toBe(429);
     expect((await restLogin(owner.username, PASSWORD, "198.51.100.1")).status).toBe(200);
   });
@@ -231,8 +263,12 @@ describe("password hashing concurrency (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH
 
   it("runs at most PASSWORD_HASH_CONCURRENCY hashes at once; the others wait and are all answered", async () => {
     const answers = await Promise.all([
-      ...Array.from({ length: 8 }, () => post(s, "/users", { username: unique("busy"), password: PASSWORD, first_name: "B" })),
-      ...Array.from({ length: 8 }, (_, i) => post(s, "/auth/token", { username: unique("ghost"), password: `guess-${i}` })),
+      ...Array.from({ length: 8 }, () =>
+        post(s, "/users", { username: unique("busy"), password: PASSWORD, first_name: "B" }),
+      ),
+      ...Array.from({ length: 8 }, (_, i) =>
+        post(s, "/auth/token", { username: unique("ghost"), password: `guess-${i}` }),
+      ),
     ]);
     expect(answers.map((a) => a.status).sort()).toEqual([...Array(8).fill(201), ...Array(8).fill(401)]);
     expect(await metric(s, "password_hashes_in_flight_peak")).toBe(1);
@@ -242,7 +278,9 @@ describe("password hashing concurrency (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH
 
   it("answers 503 SERVER_BUSY with Retry-After when the queue is full, never 500, and changes nothing", async () => {
     const names = Array.from({ length: 20 }, () => unique("crowd"));
-    const answers = await Promise.all(names.map((username) => post(tight, "/users", { username, password: PASSWORD, first_name: "C" })));
+    const answers = await Promise.all(
+      names.map((username) => post(tight, "/users", { username, password: PASSWORD, first_name: "C" })),
+    );
     const busy = answers.filter((a) => a.status === 503);
     expect(answers.every((a) => a.status === 201 || a.status === 503)).toBe(true);
     expect(busy.length).toBeGreaterThan(0);
@@ -256,7 +294,9 @@ describe("password hashing concurrency (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH
 
   it("answers the same 503 SERVER_BUSY with Retry-After over /graphql", async () => {
     const names = Array.from({ length: 20 }, () => unique("gqlcrowd"));
-    const answers = await Promise.all(names.map((username) => post(tight, "/graphql", { query: `mutation { ${REGISTER("r", username)} }` })));
+    const answers = await Promise.all(
+      names.map((username) => post(tight, "/graphql", { query: `mutation { ${REGISTER("r", username)} }` })),
+    );
     const busy = answers.filter((a) => a.status === 503);
     expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
     expect(busy.length).toBeGreaterThan(0);

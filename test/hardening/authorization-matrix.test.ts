@@ -38,7 +38,9 @@ beforeAll(async () => {
   w = await signUpWorld(s);
 });
 afterAll(async () => {
-  console.log(`authorization matrix: ${checked.graphql} GraphQL operation x caller cells, ${checked.rest} REST route x caller cells checked`);
+  console.log(
+    `authorization matrix: ${checked.graphql} GraphQL operation x caller cells, ${checked.rest} REST route x caller cells checked`,
+  );
   await s?.close();
 });
 
@@ -74,7 +76,11 @@ async function tokenOf(caller: Caller): Promise<string | undefined> {
 }
 
 /** Runs `call`, then checks that a refused call changed neither the database nor its target. */
-async function checkUnchangedWhenRefused(outcome: Outcome, target: (() => Promise<unknown>) | undefined, call: () => Promise<void>) {
+async function checkUnchangedWhenRefused(
+  outcome: Outcome,
+  target: (() => Promise<unknown>) | undefined,
+  call: () => Promise<void>,
+) {
   const before = await databaseState(s.db);
   const targetBefore = target ? JSON.stringify(await target()) : undefined;
   await call();
@@ -85,14 +91,24 @@ async function checkUnchangedWhenRefused(outcome: Outcome, target: (() => Promis
 
 describe("GraphQL: every operation x every caller", () => {
   it("has a case for every mutation and query of the schema", () => {
-    expect(mutationFields().map((f) => f.name).filter((n) => !MUTATIONS[n])).toEqual([]);
-    expect(queryFields().map((f) => f.name).filter((n) => !QUERIES[n])).toEqual([]);
+    expect(
+      mutationFields()
+        .map((f) => f.name)
+        .filter((n) => !MUTATIONS[n]),
+    ).toEqual([]);
+    expect(
+      queryFields()
+        .map((f) => f.name)
+        .filter((n) => !QUERIES[n]),
+    ).toEqual([]);
   });
 
   const cells = [
     ...mutationFields().map((f) => ["mutation", f, MUTATIONS[f.name]] as const),
     ...queryFields().map((f) => ["query", f, QUERIES[f.name]] as const),
-  ].flatMap(([operation, field, entry]) => CALLERS.map((caller) => [`${field.name} by ${caller}`, operation, field, entry, caller] as const));
+  ].flatMap(([operation, field, entry]) =>
+    CALLERS.map((caller) => [`${field.name} by ${caller}`, operation, field, entry, caller] as const),
+  );
 
   it.each(cells)("%s", async (_name, operation, field, entry, caller) => {
     const expected = prescribed(entry.access, caller);
@@ -114,17 +130,31 @@ describe("GraphQL: every operation x every caller", () => {
 });
 
 /** A valid REST request: the path (ids filled in), query and JSON body. */
-type RestCall = { path: string; query?: Record<string, string>; body?: Record<string, unknown>; target?: () => Promise<unknown> };
+type RestCall = {
+  path: string;
+  query?: Record<string, string>;
+  body?: Record<string, unknown>;
+  target?: () => Promise<unknown>;
+};
 type RestCase = { access: Access; request: (w: World) => Promise<RestCall> };
 
 const restaurantRow = (id: string) => s.db.restaurant.findUnique({ where: { id }, include: { tags: true } });
-const groceryRow = (id: string) => s.db.grocery.findUnique({ where: { id }, include: { tags: true, shoppingList: true } });
+const groceryRow = (id: string) =>
+  s.db.grocery.findUnique({ where: { id }, include: { tags: true, shoppingList: true } });
 
-const withRestaurant = async (w: World, path: (id: string) => string, body?: Record<string, unknown>): Promise<RestCall> => {
+const withRestaurant = async (
+  w: World,
+  path: (id: string) => string,
+  body?: Record<string, unknown>,
+): Promise<RestCall> => {
   const r = await newRestaurant(w);
   return { path: path(r.id), body, target: () => restaurantRow(r.id) };
 };
-const withGrocery = async (w: World, path: (id: string) => string, rest: Omit<RestCall, "path" | "target"> = {}): Promise<RestCall> => {
+const withGrocery = async (
+  w: World,
+  path: (id: string) => string,
+  rest: Omit<RestCall, "path" | "target"> = {},
+): Promise<RestCall> => {
   const g = await newGrocery(w);
   return { path: path(g.id), ...rest, target: () => groceryRow(g.id) };
 };
@@ -135,22 +165,44 @@ const routeKey = (r: Pick<RestRoute, "method" | "path" | "operation">) => `${r.m
 const REST_CASES: Record<string, RestCase> = {
   "POST /users (Register)": {
     access: "public",
-    request: async () => ({ path: "/users", body: { username: `new${Math.random().toString(36).slice(2, 10)}`, password: PASSWORD, first_name: "New" } }),
+    request: async () => ({
+      path: "/users",
+      body: { username: `new${Math.random().toString(36).slice(2, 10)}`, password: PASSWORD, first_name: "New" },
+    }),
   },
-  "POST /auth/token (Sign in)": { access: "public", request: async (w) => ({ path: "/auth/token", body: { username: w.owner.username, password: PASSWORD } }) },
+  "POST /auth/token (Sign in)": {
+    access: "public",
+    request: async (w) => ({ path: "/auth/token", body: { username: w.owner.username, password: PASSWORD } }),
+  },
   "DELETE /auth/token (Sign out)": { access: "signedIn", request: async () => ({ path: "/auth/token" }) },
-  "POST /signin (Sign in (alias))": { access: "public", request: async (w) => ({ path: "/signin", body: { username: w.owner.username, password: PASSWORD } }) },
+  "POST /signin (Sign in (alias))": {
+    access: "public",
+    request: async (w) => ({ path: "/signin", body: { username: w.owner.username, password: PASSWORD } }),
+  },
   "GET /signout (Sign out (alias))": { access: "signedIn", request: async () => ({ path: "/signout" }) },
-  "POST /restaurants (Add restaurant)": { access: "signedIn", request: async () => ({ path: "/restaurants", body: { title: "Added", categories: ["vegan"] } }) },
-  "GET /restaurants (Search restaurants)": { access: "signedIn", request: async () => ({ path: "/restaurants", query: { q: "target", limit: "5" } }) },
+  "POST /restaurants (Add restaurant)": {
+    access: "signedIn",
+    request: async () => ({ path: "/restaurants", body: { title: "Added", categories: ["vegan"] } }),
+  },
+  "GET /restaurants (Search restaurants)": {
+    access: "signedIn",
+    request: async () => ({ path: "/restaurants", query: { q: "target", limit: "5" } }),
+  },
   "PUT /restaurants/order (Order Recipe)": {
     access: "signedIn",
     request: async (w) => {
       const r = await newRestaurant(w);
-      return { path: "/restaurants/order", body: { restaurant_id: r.id, recipe: "Pho", quantity: 2 }, target: () => restaurantRow(r.id) };
+      return {
+        path: "/restaurants/order",
+        body: { restaurant_id: r.id, recipe: "Pho", quantity: 2 },
+        target: () => restaurantRow(r.id),
+      };
     },
   },
-  "GET /restaurants/:restaurant_id (Get Restaurant)": { access: "signedIn", request: (w) => withRestaurant(w, (id) => `/restaurants/${id}`) },
+  "GET /restaurants/:restaurant_id (Get Restaurant)": {
+    access: "signedIn",
+    request: (w) => withRestaurant(w, (id) => `/restaurants/${id}`),
+  },
   "PUT /restaurants/:restaurant_id (Report Restaurant)": {
     access: "signedIn",
     request: (w) => withRestaurant(w, (id) => `/restaurants/${id}`, { reason_type: "spam", reason_body: "fake" }),
@@ -159,14 +211,27 @@ const REST_CASES: Record<string, RestCase> = {
     access: "ownerOrAdmin",
     request: (w) => withRestaurant(w, (id) => `/restaurants/${id}`, { title: "Edited", serves_cuisine: ["thai"] }),
   },
-  "DELETE /restaurants/:restaurant_id (Remove Restaurant)": { access: "ownerOrAdmin", request: (w) => withRestaurant(w, (id) => `/restaurants/${id}`) },
+  "DELETE /restaurants/:restaurant_id (Remove Restaurant)": {
+    access: "ownerOrAdmin",
+    request: (w) => withRestaurant(w, (id) => `/restaurants/${id}`),
+  },
   "PUT /restaurants/:restaurant_id/comments (Comment Restaurant)": {
     access: "signedIn",
-    request: (w) => withRestaurant(w, (id) => `/restaurants/${id}/comments`, { title: "Nice", body: "Good", rating: 4 }),
+    request: (w) =>
+      withRestaurant(w, (id) => `/restaurants/${id}/comments`, { title: "Nice", body: "Good", rating: 4 }),
   },
-  "GET /restaurants/:restaurant_id/comments (Get Comments)": { access: "signedIn", request: (w) => withRestaurant(w, (id) => `/restaurants/${id}/comments`) },
-  "POST /groceries (Add grocery)": { access: "signedIn", request: async () => ({ path: "/groceries", body: { title: "Added grocery", metric_units: ["kg"] } }) },
-  "GET /groceries (Search groceries)": { access: "signedIn", request: async () => ({ path: "/groceries", query: { title: "target" } }) },
+  "GET /restaurants/:restaurant_id/comments (Get Comments)": {
+    access: "signedIn",
+    request: (w) => withRestaurant(w, (id) => `/restaurants/${id}/comments`),
+  },
+  "POST /groceries (Add grocery)": {
+    access: "signedIn",
+    request: async () => ({ path: "/groceries", body: { title: "Added grocery", metric_units: ["kg"] } }),
+  },
+  "GET /groceries (Search groceries)": {
+    access: "signedIn",
+    request: async () => ({ path: "/groceries", query: { title: "target" } }),
+  },
   "PATCH /groceries (Edit grocery)": {
     access: "ownerOrAdmin",
     request: async (w) => {
@@ -174,8 +239,14 @@ const REST_CASES: Record<string, RestCase> = {
       return { path: "/groceries", body: { _id: g.id, title: "Edited grocery" }, target: () => groceryRow(g.id) };
     },
   },
-  "GET /groceries/:grocery_id (Get grocery)": { access: "signedIn", request: (w) => withGrocery(w, (id) => `/groceries/${id}`) },
-  "PUT /groceries/:grocery_id (Report grocery)": { access: "signedIn", request: (w) => withGrocery(w, (id) => `/groceries/${id}`, { body: { reason_type: "spam" } }) },
+  "GET /groceries/:grocery_id (Get grocery)": {
+    access: "signedIn",
+    request: (w) => withGrocery(w, (id) => `/groceries/${id}`),
+  },
+  "PUT /groceries/:grocery_id (Report grocery)": {
+    access: "signedIn",
+    request: (w) => withGrocery(w, (id) => `/groceries/${id}`, { body: { reason_type: "spam" } }),
+  },
   "PUT /groceries/:grocery_id (Add grocery to shopping list)": {
     access: "signedIn",
     request: (w) => withGrocery(w, (id) => `/groceries/${id}`, { body: { quantity: 2 } }),
@@ -222,7 +293,9 @@ describe("REST: every route x every caller", () => {
     expect(routes.map(routeKey).filter((k) => !REST_CASES[k])).toEqual([]);
   });
 
-  const cells = routes.flatMap((route) => CALLERS.map((caller) => [`${routeKey(route)} by ${caller}`, route, caller] as const));
+  const cells = routes.flatMap((route) =>
+    CALLERS.map((caller) => [`${routeKey(route)} by ${caller}`, route, caller] as const),
+  );
 
   it.each(cells)("%s", async (_name, route, caller) => {
     const entry = REST_CASES[routeKey(route)];

@@ -35,7 +35,15 @@ import {
   UNSTORABLE,
   type Expectation,
 } from "./corpus.ts";
-import { freshToken, mutationDocument, mutationFields, MUTATIONS, schema, signUpWorld, type World } from "./mutation-calls.ts";
+import {
+  freshToken,
+  mutationDocument,
+  mutationFields,
+  MUTATIONS,
+  schema,
+  signUpWorld,
+  type World,
+} from "./mutation-calls.ts";
 import { PNG } from "../rest/legacy.ts";
 
 let s: TestServer;
@@ -51,7 +59,13 @@ afterAll(async () => {
   await s?.close();
 });
 
-type Variant = { label: string; variables: Record<string, unknown>; expect?: Expectation; sent?: string[]; mentions?: string[] };
+type Variant = {
+  label: string;
+  variables: Record<string, unknown>;
+  expect?: Expectation;
+  sent?: string[];
+  mentions?: string[];
+};
 
 const clone = <T>(v: T): T => structuredClone(v);
 const DELETE = Symbol("delete");
@@ -93,7 +107,11 @@ function sample(type: GraphQLInputType): unknown {
   }
 }
 
-const at = (path: (string | number)[]) => path.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("").slice(1);
+const at = (path: (string | number)[]) =>
+  path
+    .map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`))
+    .join("")
+    .slice(1);
 
 /** The spoiled values for one scalar (or enum) position, by type. */
 type ScalarVariant = { label: string; value: unknown; expect?: Expectation; sent?: string[]; named?: boolean };
@@ -122,10 +140,20 @@ function scalarVariants(typeName: string, isId: boolean): ScalarVariant[] {
         ...strings,
         { label: "a fractional number for an id", value: 1.5 },
         { label: "a 300 KB id", value: "y".repeat(300 * 1024), expect: "refusedOrNoop" },
-        ...[...INJECTIONS, ...TRAVERSALS, ...TRICKY_UNICODE].map((v) => ({ label: `the id ${JSON.stringify(v)}`, value: v, expect: "refusedOrNoop" as const, sent: [v] })),
+        ...[...INJECTIONS, ...TRAVERSALS, ...TRICKY_UNICODE].map((v) => ({
+          label: `the id ${JSON.stringify(v)}`,
+          value: v,
+          expect: "refusedOrNoop" as const,
+          sent: [v],
+        })),
       ];
     case "Time":
-      return [...strings, { label: "25:00", value: "25:00" }, { label: "8am", value: "8am" }, { label: "a number for a time", value: 800 }];
+      return [
+        ...strings,
+        { label: "25:00", value: "25:00" },
+        { label: "8am", value: "8am" },
+        { label: "a number for a time", value: 800 },
+      ];
     case "Int":
       return [
         { label: "a string for a number", value: "1" },
@@ -159,12 +187,20 @@ function scalarVariants(typeName: string, isId: boolean): ScalarVariant[] {
         { label: "an object for a file", value: { filename: "x.png" } },
       ];
     default:
-      return [{ label: "an unknown enum value", value: "NOT_A_VALUE" }, { label: "a number for an enum", value: 1 }];
+      return [
+        { label: "an unknown enum value", value: "NOT_A_VALUE" },
+        { label: "a number for an enum", value: 1 },
+      ];
   }
 }
 
 /** Every way to spoil the value at `path` (of `type`), and the fields below it. */
-function variantsAt(base: Record<string, unknown>, path: (string | number)[], type: GraphQLInputType, hasDefault: boolean): Variant[] {
+function variantsAt(
+  base: Record<string, unknown>,
+  path: (string | number)[],
+  type: GraphQLInputType,
+  hasDefault: boolean,
+): Variant[] {
   const where = at(path);
   const leaf = String(path.filter((p) => typeof p === "string").at(-1));
   const variants: Variant[] = [];
@@ -175,11 +211,19 @@ function variantsAt(base: Record<string, unknown>, path: (string | number)[], ty
   const t = getNullableType(type);
   if (isListType(t)) {
     variants.push({ label: `${where}: an object for a list`, variables: withValue(base, path, { not: "a list" }) });
-    if (isNonNullType(t.ofType)) variants.push({ label: `${where}: a null item`, variables: withValue(base, path, [null]) });
+    if (isNonNullType(t.ofType))
+      variants.push({ label: `${where}: a null item`, variables: withValue(base, path, [null]) });
     variants.push({ label: `${where}: a list of lists`, variables: withValue(base, path, [["nested"]]) });
     const inner = getNullableType(t.ofType);
     if (isScalarType(inner) && (inner.name === "String" || inner.name === "ID")) {
-      variants.push({ label: `${where}: 51 items`, variables: withValue(base, path, Array.from({ length: 51 }, (_, i) => `item ${i}`)) });
+      variants.push({
+        label: `${where}: 51 items`,
+        variables: withValue(
+          base,
+          path,
+          Array.from({ length: 51 }, (_, i) => `item ${i}`),
+        ),
+      });
     }
     const current = path.reduce<any>((node, key) => node?.[key], base);
     const element = Array.isArray(current) && current.length ? current : [sample(t.ofType)];
@@ -191,16 +235,30 @@ function variantsAt(base: Record<string, unknown>, path: (string | number)[], ty
     const filled = withValue(base, path, present);
     variants.push({ label: `${where}: a string for an object`, variables: withValue(base, path, "not an object") });
     variants.push({ label: `${where}: an array for an object`, variables: withValue(base, path, [present]) });
-    variants.push({ label: `${where}: an unknown field`, variables: withValue(filled, [...path, "bogusField"], "x"), mentions: ["bogusField"] });
-    variants.push({ label: `${where}: a __proto__ field`, variables: withValue(filled, [...path, "__proto__"], { polluted: true }) });
-    for (const f of Object.values(t.getFields())) variants.push(...variantsAt(filled, [...path, f.name], f.type, f.defaultValue !== undefined));
+    variants.push({
+      label: `${where}: an unknown field`,
+      variables: withValue(filled, [...path, "bogusField"], "x"),
+      mentions: ["bogusField"],
+    });
+    variants.push({
+      label: `${where}: a __proto__ field`,
+      variables: withValue(filled, [...path, "__proto__"], { polluted: true }),
+    });
+    for (const f of Object.values(t.getFields()))
+      variants.push(...variantsAt(filled, [...path, f.name], f.type, f.defaultValue !== undefined));
     return variants;
   }
   const isId = isScalarType(t) && t.name === "ID";
   for (const v of scalarVariants(isScalarType(t) || isEnumType(t) ? t.name : "?", isId)) {
     const sent = v.sent ?? (typeof v.value === "string" ? [v.value] : []);
     const mentions = v.named ? [leaf] : undefined;
-    variants.push({ label: `${where}: ${v.label}`, variables: withValue(base, path, v.value), expect: v.expect, sent, mentions });
+    variants.push({
+      label: `${where}: ${v.label}`,
+      variables: withValue(base, path, v.value),
+      expect: v.expect,
+      sent,
+      mentions,
+    });
   }
   return variants;
 }
@@ -221,7 +279,9 @@ function uploadPaths(args: readonly { name: string; type: GraphQLInputType }[], 
 
 /** The mutation called with one more argument, which the schema does not have. */
 function withUnknownArgument(query: string, name: string): string {
-  return query.includes(`${name}(`) ? query.replace(`${name}(`, `${name}(bogusArgument: 1, `) : query.replace(` ${name}`, ` ${name}(bogusArgument: 1)`);
+  return query.includes(`${name}(`)
+    ? query.replace(`${name}(`, `${name}(bogusArgument: 1, `)
+    : query.replace(` ${name}`, ` ${name}(bogusArgument: 1)`);
 }
 
 /** Requests that break the envelope rather than a value. */
@@ -233,27 +293,58 @@ function envelopeVariants(field: GraphQLField<unknown, unknown>, query: string, 
   const multipart = (parts: Parameters<typeof multipartText>[1]) => multipartText(boundary, parts);
   const preflight = { "apollo-require-preflight": "true" };
   return [
-    { label: "malformed JSON (cut in half)", headers: { "content-type": "application/json" }, body: body.slice(0, Math.floor(body.length / 2)) },
-    { label: "JSON with a trailing comma", headers: { "content-type": "application/json" }, body: body.replace(/}$/, ",}") },
+    {
+      label: "malformed JSON (cut in half)",
+      headers: { "content-type": "application/json" },
+      body: body.slice(0, Math.floor(body.length / 2)),
+    },
+    {
+      label: "JSON with a trailing comma",
+      headers: { "content-type": "application/json" },
+      body: body.replace(/}$/, ",}"),
+    },
     { label: "a JSON array of nothing", headers: { "content-type": "application/json" }, body: "[]" },
     { label: "JSON null", headers: { "content-type": "application/json" }, body: "null" },
-    { label: "variables as an array", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables: [variables] }) },
-    { label: "query as a number", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: 42, variables }) },
+    {
+      label: "variables as an array",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query, variables: [variables] }),
+    },
+    {
+      label: "query as a number",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: 42, variables }),
+    },
     {
       label: "invalid UTF-8 bytes in a string",
       headers: { "content-type": "application/json" },
-      body: Buffer.concat([Buffer.from(body.slice(0, -1) + ',"extensions":{"x":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}}')]),
+      body: Buffer.concat([
+        Buffer.from(body.slice(0, -1) + ',"extensions":{"x":"'),
+        Buffer.from([0xff, 0xfe, 0xc3]),
+        Buffer.from('"}}'),
+      ]),
     },
-    { label: "an unknown argument", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: withUnknownArgument(query, name), variables }) },
+    {
+      label: "an unknown argument",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: withUnknownArgument(query, name), variables }),
+    },
     { label: "text/plain", headers: { "content-type": "text/plain" }, body },
     { label: "application/xml", headers: { "content-type": "application/xml" }, body: `<mutation>${query}</mutation>` },
     { label: "JSON labelled as a form", headers: { "content-type": "application/x-www-form-urlencoded" }, body },
     { label: "no content type", headers: {}, body: Buffer.from(body) },
-    { label: "multipart without a boundary", headers: { "content-type": "multipart/form-data", ...preflight }, body: multipart([{ name: "operations", value: operations }]) },
+    {
+      label: "multipart without a boundary",
+      headers: { "content-type": "multipart/form-data", ...preflight },
+      body: multipart([{ name: "operations", value: operations }]),
+    },
     {
       label: "multipart cut short in the map",
       headers: { "content-type": `multipart/form-data; boundary=${boundary}`, ...preflight },
-      body: multipart([{ name: "operations", value: operations }, { name: "map", value: "{}" }]).slice(0, -40),
+      body: multipart([
+        { name: "operations", value: operations },
+        { name: "map", value: "{}" },
+      ]).slice(0, -40),
     },
     // Files are streamed to the resolvers (the multipart spec): a file cut short matters where the
     // operation reads it, so it is cut in each file argument the mutation has.
@@ -269,37 +360,49 @@ function envelopeVariants(field: GraphQLField<unknown, unknown>, query: string, 
     {
       label: "multipart with malformed operations",
       headers: { "content-type": `multipart/form-data; boundary=${boundary}`, ...preflight },
-      body: multipart([{ name: "operations", value: operations.slice(0, 20) }, { name: "map", value: "{}" }]),
+      body: multipart([
+        { name: "operations", value: operations.slice(0, 20) },
+        { name: "map", value: "{}" },
+      ]),
     },
   ];
 }
 
 describe("bad input on every GraphQL mutation", () => {
   it("has a valid call for every mutation of the schema", () => {
-    expect(mutationFields().map((f) => f.name).filter((name) => !MUTATIONS[name])).toEqual([]);
+    expect(
+      mutationFields()
+        .map((f) => f.name)
+        .filter((name) => !MUTATIONS[name]),
+    ).toEqual([]);
   });
 
-  it.each(mutationFields().map((f) => [f.name, f] as const))("%s refuses every spoiled call, changing nothing", async (name, field) => {
-    const before = tally.problems.length;
-    const { variables } = await MUTATIONS[name].call(w);
-    const query = mutationDocument(field);
-    const token = await freshToken(w, w.owner.id);
-    const post = (body: string | Buffer, headers: Record<string, string | undefined> = { "content-type": "application/json" }) =>
-      send(s, "/graphql", { method: "POST", token, headers, body });
+  it.each(mutationFields().map((f) => [f.name, f] as const))(
+    "%s refuses every spoiled call, changing nothing",
+    async (name, field) => {
+      const before = tally.problems.length;
+      const { variables } = await MUTATIONS[name].call(w);
+      const query = mutationDocument(field);
+      const token = await freshToken(w, w.owner.id);
+      const post = (
+        body: string | Buffer,
+        headers: Record<string, string | undefined> = { "content-type": "application/json" },
+      ) => send(s, "/graphql", { method: "POST", token, headers, body });
 
-    for (const v of argumentVariants(field, variables)) {
-      await tryInput(s, tally, `${name} ${v.label}`, () => post(jsonText({ query, variables: v.variables })), {
-        expect: v.expect,
-        sent: v.sent,
-        mentions: v.mentions,
-      });
-    }
-    for (const v of envelopeVariants(field, query, variables)) {
-      await tryInput(s, tally, `${name} ${v.label}`, () => post(v.body, v.headers));
-    }
-    expect(Object.prototype).not.toHaveProperty("polluted");
-    expect(tally.problems.slice(before)).toEqual([]);
-  });
+      for (const v of argumentVariants(field, variables)) {
+        await tryInput(s, tally, `${name} ${v.label}`, () => post(jsonText({ query, variables: v.variables })), {
+          expect: v.expect,
+          sent: v.sent,
+          mentions: v.mentions,
+        });
+      }
+      for (const v of envelopeVariants(field, query, variables)) {
+        await tryInput(s, tally, `${name} ${v.label}`, () => post(v.body, v.headers));
+      }
+      expect(Object.prototype).not.toHaveProperty("polluted");
+      expect(tally.problems.slice(before)).toEqual([]);
+    },
+  );
 
   it("stores a real image sent with a traversal file name under a random name, inside the upload folder", async () => {
     const field = schema.getMutationType()!.getFields().createGrocery;
@@ -307,11 +410,22 @@ describe("bad input on every GraphQL mutation", () => {
     const outsideBefore = outside();
     for (const filename of [...TRAVERSALS, "/etc/passwd", ".htaccess", "evil\u202Egnp.exe"]) {
       const form = new FormData();
-      form.append("operations", JSON.stringify({ query: mutationDocument(field).replace("{ __typename }", "{ cover }"), variables: { input: { title: "Named badly", cover: null } } }));
+      form.append(
+        "operations",
+        JSON.stringify({
+          query: mutationDocument(field).replace("{ __typename }", "{ cover }"),
+          variables: { input: { title: "Named badly", cover: null } },
+        }),
+      );
       form.append("map", JSON.stringify({ 0: ["variables.input.cover"] }));
       form.append("0", new Blob([PNG as Uint8Array<ArrayBuffer>], { type: "image/png" }), filename);
       tally.inputs++;
-      const res = await s.fetch("/graphql", { method: "POST", token: w.owner.token, headers: { "apollo-require-preflight": "true" }, body: form });
+      const res = await s.fetch("/graphql", {
+        method: "POST",
+        token: w.owner.token,
+        headers: { "apollo-require-preflight": "true" },
+        body: form,
+      });
       const body = (await res.json()) as any;
       expect(body.errors, filename).toBeUndefined();
       expect(body.data.createGrocery.cover, filename).toMatch(/^[0-9a-f]{32}\.png$/);

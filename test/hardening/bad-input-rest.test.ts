@@ -13,7 +13,17 @@ import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { editFields, editVariables } from "../../src/rest/nothing-sent.ts";
-import { boolean, decimal, file, integer, openingHours, text, textList, address, contact } from "../../src/rest/fields.ts";
+import {
+  boolean,
+  decimal,
+  file,
+  integer,
+  openingHours,
+  text,
+  textList,
+  address,
+  contact,
+} from "../../src/rest/fields.ts";
 import type { RestParam, RestRequest, RestRoute } from "../../src/rest/route-row.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -114,7 +124,9 @@ function validRequest(route: RestRoute, f: Fixtures): Request {
     else if (p.required) fields[p.name] = idFor(p.name, route, f) ?? sampleOf(p);
   }
   if (route.when && !route.when(fakeRequest(params, fields))) {
-    const picker = route.params.find((p) => p.in !== "path" && route.when!(fakeRequest(params, { ...fields, [p.name]: sampleOf(p) })));
+    const picker = route.params.find(
+      (p) => p.in !== "path" && route.when!(fakeRequest(params, { ...fields, [p.name]: sampleOf(p) })),
+    );
     if (!picker) throw new Error(`${routeName(route)}: no field makes its \`when\` accept the request`);
     fields[picker.name] = sampleOf(picker);
   }
@@ -123,19 +135,34 @@ function validRequest(route: RestRoute, f: Fixtures): Request {
   if (editVariables(contract, parse(route.document)).length && !edits.some((name) => Object.hasOwn(fields, name))) {
     fields[edits[0]] = sampleOf(route.params.find((p) => p.name === edits[0])!);
   }
-  if ((route.aliasOf ?? route.operation) === "Sign in") Object.assign(fields, { username: w.owner.username, password: PASSWORD });
+  if ((route.aliasOf ?? route.operation) === "Sign in")
+    Object.assign(fields, { username: w.owner.username, password: PASSWORD });
   return { path: route.path.replace(/:(\w+)/g, (_m, name) => encodeURIComponent(params[name])), params, fields };
 }
 
 /** Sends fields as the route reads them: JSON body for body methods (query-declared ones in the query), else the query. */
-function sendFields(route: RestRoute, request: Request, fields: Record<string, unknown>, token?: string): Promise<Answer> {
+function sendFields(
+  route: RestRoute,
+  request: Request,
+  fields: Record<string, unknown>,
+  token?: string,
+): Promise<Answer> {
   const queryNames = new Set(route.params.filter((p) => p.in === "query").map((p) => p.name));
-  const inQuery = BODY_METHODS.has(route.method) ? Object.entries(fields).filter(([k]) => queryNames.has(k)) : Object.entries(fields);
-  const inBody = BODY_METHODS.has(route.method) ? Object.fromEntries(Object.entries(fields).filter(([k]) => !queryNames.has(k))) : undefined;
+  const inQuery = BODY_METHODS.has(route.method)
+    ? Object.entries(fields).filter(([k]) => queryNames.has(k))
+    : Object.entries(fields);
+  const inBody = BODY_METHODS.has(route.method)
+    ? Object.fromEntries(Object.entries(fields).filter(([k]) => !queryNames.has(k)))
+    : undefined;
   const query = queryString(inQuery);
   const path = request.path + (query ? `?${query}` : "");
   if (!inBody) return send(s, path, { method: route.method, token });
-  return send(s, path, { method: route.method, token, headers: { "content-type": "application/json" }, body: jsonText(inBody) });
+  return send(s, path, {
+    method: route.method,
+    token,
+    headers: { "content-type": "application/json" },
+    body: jsonText(inBody),
+  });
 }
 
 /**
@@ -175,7 +202,12 @@ function spoiledValues(param: RestParam, idLike: boolean): Spoiled[] {
       return [
         ...strings,
         { label: "a 300 KB string", value: "y".repeat(300 * 1024) },
-        ...(idLike ? [...INJECTIONS, ...TRAVERSALS, ...TRICKY_UNICODE].map((v) => ({ label: `the id ${JSON.stringify(v)}`, value: v })) : []),
+        ...(idLike
+          ? [...INJECTIONS, ...TRAVERSALS, ...TRICKY_UNICODE].map((v) => ({
+              label: `the id ${JSON.stringify(v)}`,
+              value: v,
+            }))
+          : []),
       ];
     case textList:
       return [
@@ -244,7 +276,12 @@ function spoiledValues(param: RestParam, idLike: boolean): Spoiled[] {
         { label: "a number for an object", value: 42, named: true },
         // contact's parts become email and phone: the message names the part.
         { label: "an object for an e-mail", value: { email: {} }, named: ["contact", "email"] },
-        { label: "a lone surrogate in the phone", value: { phone: UNSTORABLE.loneLow }, named: ["contact", "phone"], jsonOnly: true },
+        {
+          label: "a lone surrogate in the phone",
+          value: { phone: UNSTORABLE.loneLow },
+          named: ["contact", "phone"],
+          jsonOnly: true,
+        },
       ];
     case file:
       return [
@@ -275,19 +312,30 @@ const HOSTILE_PATH_IDS: { label: string; segment: string }[] = [
 function envelopes(route: RestRoute, fields: Record<string, unknown>) {
   const json = jsonText(fields);
   const boundary = "corpusboundary";
-  const textFields = Object.entries(fields).map(([name, v]) => ({ name, value: typeof v === "string" ? v : jsonText(v) }));
+  const textFields = Object.entries(fields).map(([name, v]) => ({
+    name,
+    value: typeof v === "string" ? v : jsonText(v),
+  }));
   const firstText = route.params.find((p) => p.in === "body" && p.kind === text && !p.kind.multipartOnly);
   const fileParam = route.params.find((p) => p.kind === file);
   const list = [
     { label: "malformed JSON", headers: { "content-type": "application/json" }, body: json.slice(0, -1) + ',"' },
-    { label: "JSON with a __proto__ key", headers: { "content-type": "application/json" }, body: json.replace(/^\{/, '{"__proto__":{"polluted":true},') },
+    {
+      label: "JSON with a __proto__ key",
+      headers: { "content-type": "application/json" },
+      body: json.replace(/^\{/, '{"__proto__":{"polluted":true},'),
+    },
     { label: "a JSON array body", headers: { "content-type": "application/json" }, body: `[${json}]` },
     { label: "a JSON string body", headers: { "content-type": "application/json" }, body: JSON.stringify(json) },
     { label: "JSON null", headers: { "content-type": "application/json" }, body: "null" },
     {
       label: "invalid UTF-8 bytes in JSON",
       headers: { "content-type": "application/json" },
-      body: Buffer.concat([Buffer.from(json.slice(0, -1) + (json.length > 2 ? "," : "") + '"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+      body: Buffer.concat([
+        Buffer.from(json.slice(0, -1) + (json.length > 2 ? "," : "") + '"x":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}'),
+      ]),
     },
     {
       label: "a Latin-1 byte in a form",
@@ -305,10 +353,18 @@ function envelopes(route: RestRoute, fields: Record<string, unknown>) {
       body: Buffer.from(multipartText(boundary, [...textFields, { name: "note", value: "caf\u00e9" }]), "latin1"),
     },
     { label: "text/plain", headers: { "content-type": "text/plain" }, body: json },
-    { label: "application/xml", headers: { "content-type": "application/xml" }, body: "<restaurant><title>x</title></restaurant>" },
+    {
+      label: "application/xml",
+      headers: { "content-type": "application/xml" },
+      body: "<restaurant><title>x</title></restaurant>",
+    },
     { label: "JSON labelled as a form", headers: { "content-type": "application/x-www-form-urlencoded" }, body: json },
     { label: "no content type", headers: {}, body: Buffer.from(json) },
-    { label: "multipart without a boundary", headers: { "content-type": "multipart/form-data" }, body: multipartText(boundary, textFields) },
+    {
+      label: "multipart without a boundary",
+      headers: { "content-type": "multipart/form-data" },
+      body: multipartText(boundary, textFields),
+    },
     {
       label: "multipart cut short",
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
@@ -329,12 +385,28 @@ function envelopes(route: RestRoute, fields: Record<string, unknown>) {
     list.push({
       label: `${fileParam.name}: not an image, named ../../etc/passwd`,
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
-      body: multipartText(boundary, [...textFields, { name: fileParam.name, value: "root:x:0:0:root:/root:/bin/bash", filename: "../../etc/passwd", type: "image/png" }]),
+      body: multipartText(boundary, [
+        ...textFields,
+        {
+          name: fileParam.name,
+          value: "root:x:0:0:root:/root:/bin/bash",
+          filename: "../../etc/passwd",
+          type: "image/png",
+        },
+      ]),
     });
     list.push({
       label: `${fileParam.name}: cut short mid-file`,
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
-      body: multipartText(boundary, [...textFields, { name: fileParam.name, value: Buffer.from(PNG).toString("latin1") + "q".repeat(400), filename: "%2e%2e%2fx.png", type: "image/png" }]).slice(0, -200),
+      body: multipartText(boundary, [
+        ...textFields,
+        {
+          name: fileParam.name,
+          value: Buffer.from(PNG).toString("latin1") + "q".repeat(400),
+          filename: "%2e%2e%2fx.png",
+          type: "image/png",
+        },
+      ]).slice(0, -200),
     });
   }
   return list;
@@ -343,49 +415,64 @@ function envelopes(route: RestRoute, fields: Record<string, unknown>) {
 const uploadFiles = () => readdirSync(s.config.uploadDir).sort();
 
 describe("bad input on every REST route", () => {
-  it.each(routes.map((r) => [routeName(r), r] as const))("%s refuses every spoiled request, changing nothing", async (_name, route) => {
-    const before = tally.problems.length;
-    const f = { restaurantId: (await newRestaurant(w)).id, groceryId: (await newGrocery(w)).id };
-    const request = validRequest(route, f);
-    const token = await freshToken(w, w.owner.id);
-    const label = (what: string) => `${routeName(route)} ${what}`;
-    const filesBefore = uploadFiles();
+  it.each(routes.map((r) => [routeName(r), r] as const))(
+    "%s refuses every spoiled request, changing nothing",
+    async (_name, route) => {
+      const before = tally.problems.length;
+      const f = { restaurantId: (await newRestaurant(w)).id, groceryId: (await newGrocery(w)).id };
+      const request = validRequest(route, f);
+      const token = await freshToken(w, w.owner.id);
+      const label = (what: string) => `${routeName(route)} ${what}`;
+      const filesBefore = uploadFiles();
 
-    for (const p of route.params.filter((q) => q.in !== "path")) {
-      const idLike = idFor(p.name, route, f) !== undefined;
-      const names = [p.name, ...(p.aliases ?? [])];
-      if (p.required) {
-        const { [p.name]: _dropped, ...rest } = request.fields;
-        await tryInput(s, tally, label(`${p.name}: missing`), () => sendFields(route, request, rest, token), { mentions: names });
+      for (const p of route.params.filter((q) => q.in !== "path")) {
+        const idLike = idFor(p.name, route, f) !== undefined;
+        const names = [p.name, ...(p.aliases ?? [])];
+        if (p.required) {
+          const { [p.name]: _dropped, ...rest } = request.fields;
+          await tryInput(s, tally, label(`${p.name}: missing`), () => sendFields(route, request, rest, token), {
+            mentions: names,
+          });
+        }
+        for (const v of spoiledValues(p, idLike).filter((x) => !x.jsonOnly || BODY_METHODS.has(route.method))) {
+          const fields = { ...request.fields, [p.name]: v.value };
+          const sent = typeof v.value === "string" ? [v.value] : [];
+          // A hostile id matches nothing; a field whose rows share a path may route elsewhere: both 4xx.
+          await tryInput(s, tally, label(`${p.name}: ${v.label}`), () => sendFields(route, request, fields, token), {
+            expect: v.expect,
+            sent,
+            mentions: Array.isArray(v.named) ? v.named : v.named && !idLike ? names : undefined,
+          });
+        }
       }
-      for (const v of spoiledValues(p, idLike).filter((x) => !x.jsonOnly || BODY_METHODS.has(route.method))) {
-        const fields = { ...request.fields, [p.name]: v.value };
-        const sent = typeof v.value === "string" ? [v.value] : [];
-        // A hostile id matches nothing; a field whose rows share a path may route elsewhere: both 4xx.
-        await tryInput(s, tally, label(`${p.name}: ${v.label}`), () => sendFields(route, request, fields, token), {
-          expect: v.expect,
-          sent,
-          mentions: Array.isArray(v.named) ? v.named : v.named && !idLike ? names : undefined,
-        });
+      for (const p of route.params.filter((q) => q.in === "path")) {
+        for (const id of HOSTILE_PATH_IDS) {
+          const path = route.path.replace(/:(\w+)/g, (_m, name) =>
+            name === p.name ? id.segment : encodeURIComponent(request.params[name]),
+          );
+          await tryInput(
+            s,
+            tally,
+            label(`:${p.name} ${id.label}`),
+            () => sendFields(route, { ...request, path }, request.fields, token),
+            {
+              sent: [decodeURIComponentSafe(id.segment)],
+            },
+          );
+        }
       }
-    }
-    for (const p of route.params.filter((q) => q.in === "path")) {
-      for (const id of HOSTILE_PATH_IDS) {
-        const path = route.path.replace(/:(\w+)/g, (_m, name) => (name === p.name ? id.segment : encodeURIComponent(request.params[name])));
-        await tryInput(s, tally, label(`:${p.name} ${id.label}`), () => sendFields(route, { ...request, path }, request.fields, token), {
-          sent: [decodeURIComponentSafe(id.segment)],
-        });
+      if (BODY_METHODS.has(route.method)) {
+        for (const e of envelopes(route, request.fields)) {
+          await tryInput(s, tally, label(e.label), () =>
+            send(s, request.path, { method: route.method, token, headers: e.headers, body: e.body }),
+          );
+        }
       }
-    }
-    if (BODY_METHODS.has(route.method)) {
-      for (const e of envelopes(route, request.fields)) {
-        await tryInput(s, tally, label(e.label), () => send(s, request.path, { method: route.method, token, headers: e.headers, body: e.body }));
-      }
-    }
-    expect(Object.prototype).not.toHaveProperty("polluted");
-    expect(uploadFiles()).toEqual(filesBefore);
-    expect(tally.problems.slice(before)).toEqual([]);
-  });
+      expect(Object.prototype).not.toHaveProperty("polluted");
+      expect(uploadFiles()).toEqual(filesBefore);
+      expect(tally.problems.slice(before)).toEqual([]);
+    },
+  );
 
   it("is still ready after the whole run, with no 5xx seen", async () => {
     expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
@@ -395,46 +482,59 @@ describe("bad input on every REST route", () => {
 });
 
 describe("unknown fields (tolerated by design)", () => {
-  it.each(routes.map((r) => [routeName(r), r] as const))("%s ignores them: answered as without them, none stored", async (_name, route) => {
-    const f = { restaurantId: (await newRestaurant(w)).id, groceryId: (await newGrocery(w)).id };
-    const request = validRequest(route, f);
-    const token = await freshToken(w, w.owner.id);
-    const marker = `unknown-${Math.random().toString(36).slice(2)}`;
-    const fields = { ...request.fields, bogus_field: marker, _: "1700000000000" };
-    tally.inputs++;
-    const answer = await sendFields(route, request, fields, token);
-    if (answer.status >= 500) tally.serverErrors++;
-    // The valid request itself must succeed: this also proves the corpus spoiled valid requests.
-    const expected = routes.find((r) => r.operation === route.operation)!.status;
-    expect(answer.status, answer.text.slice(0, 300)).toBe(expected);
-    expect(answer.text).not.toContain(marker);
-  });
-});
-
-describe("file names sent by clients are never used", () => {
-  const NAMES = [...TRAVERSALS, "/etc/passwd", "C:\\Windows\\x.png", ".htaccess", "evil\u202Egnp.exe", "a\"; filename=\"b.png"];
-  const fileRoutes = routes.filter((r) => r.params.some((p) => p.kind === file));
-
-  it.each(fileRoutes.map((r) => [routeName(r), r] as const))("%s stores a real image sent as ../../etc/passwd & co under a random name, inside the upload folder", async (_name, route) => {
-    const param = route.params.find((p) => p.kind === file)!;
-    const outside = () => readdirSync(path.dirname(s.config.uploadDir)).sort();
-    const outsideBefore = outside();
-    for (const filename of NAMES) {
+  it.each(routes.map((r) => [routeName(r), r] as const))(
+    "%s ignores them: answered as without them, none stored",
+    async (_name, route) => {
       const f = { restaurantId: (await newRestaurant(w)).id, groceryId: (await newGrocery(w)).id };
       const request = validRequest(route, f);
       const token = await freshToken(w, w.owner.id);
-      const form = new FormData();
-      for (const [k, v] of Object.entries(request.fields)) form.append(k, typeof v === "string" ? v : jsonText(v));
-      form.append(param.name, new Blob([PNG as Uint8Array<ArrayBuffer>], { type: "image/png" }), filename);
+      const marker = `unknown-${Math.random().toString(36).slice(2)}`;
+      const fields = { ...request.fields, bogus_field: marker, _: "1700000000000" };
       tally.inputs++;
-      const res = await s.fetch(request.path, { method: route.method, token, body: form });
-      const body = (await res.json()) as any;
-      expect(res.status, `${filename}: ${JSON.stringify(body)}`).toBe(route.status);
-      expect(body.cover, filename).toMatch(/^[0-9a-f]{32}\.png$/);
-      expect(uploadFiles()).toContain(body.cover);
-    }
-    expect(outside()).toEqual(outsideBefore);
-  });
+      const answer = await sendFields(route, request, fields, token);
+      if (answer.status >= 500) tally.serverErrors++;
+      // The valid request itself must succeed: this also proves the corpus spoiled valid requests.
+      const expected = routes.find((r) => r.operation === route.operation)!.status;
+      expect(answer.status, answer.text.slice(0, 300)).toBe(expected);
+      expect(answer.text).not.toContain(marker);
+    },
+  );
+});
+
+describe("file names sent by clients are never used", () => {
+  const NAMES = [
+    ...TRAVERSALS,
+    "/etc/passwd",
+    "C:\\Windows\\x.png",
+    ".htaccess",
+    "evil\u202Egnp.exe",
+    'a"; filename="b.png',
+  ];
+  const fileRoutes = routes.filter((r) => r.params.some((p) => p.kind === file));
+
+  it.each(fileRoutes.map((r) => [routeName(r), r] as const))(
+    "%s stores a real image sent as ../../etc/passwd & co under a random name, inside the upload folder",
+    async (_name, route) => {
+      const param = route.params.find((p) => p.kind === file)!;
+      const outside = () => readdirSync(path.dirname(s.config.uploadDir)).sort();
+      const outsideBefore = outside();
+      for (const filename of NAMES) {
+        const f = { restaurantId: (await newRestaurant(w)).id, groceryId: (await newGrocery(w)).id };
+        const request = validRequest(route, f);
+        const token = await freshToken(w, w.owner.id);
+        const form = new FormData();
+        for (const [k, v] of Object.entries(request.fields)) form.append(k, typeof v === "string" ? v : jsonText(v));
+        form.append(param.name, new Blob([PNG as Uint8Array<ArrayBuffer>], { type: "image/png" }), filename);
+        tally.inputs++;
+        const res = await s.fetch(request.path, { method: route.method, token, body: form });
+        const body = (await res.json()) as any;
+        expect(res.status, `${filename}: ${JSON.stringify(body)}`).toBe(route.status);
+        expect(body.cover, filename).toMatch(/^[0-9a-f]{32}\.png$/);
+        expect(uploadFiles()).toContain(body.cover);
+      }
+      expect(outside()).toEqual(outsideBefore);
+    },
+  );
 });
 
 function decodeURIComponentSafe(segment: string): string {

@@ -51,14 +51,18 @@ type Reads = Record<string, (id: string) => Promise<unknown>>;
 type Field = { name: string; writes: Record<string, Write>; reads: Reads };
 
 const restaurantReads = (field: "title" | "description"): Reads => ({
-  graphql: async (id) => (await gql(`query($id: ID!) { restaurant(id: $id) { title description } }`, { id })).restaurant[field],
+  graphql: async (id) =>
+    (await gql(`query($id: ID!) { restaurant(id: $id) { title description } }`, { id })).restaurant[field],
   "REST Get Comments": async (id) => (await restGet(`/restaurants/${id}/comments`))[field],
-  ...(field === "title" ? { "REST Get Restaurant": async (id: string) => (await restGet(`/restaurants/${id}`)).title } : {}),
+  ...(field === "title"
+    ? { "REST Get Restaurant": async (id: string) => (await restGet(`/restaurants/${id}`)).title }
+    : {}),
   database: async (id) => (await s.db.restaurant.findUniqueOrThrow({ where: { id } }))[field],
 });
 
 const groceryReads = (field: "title" | "description" | "alsoKnownAs", legacy: string): Reads => ({
-  graphql: async (id) => (await gql(`query($id: ID!) { grocery(id: $id) { title description alsoKnownAs } }`, { id })).grocery[field],
+  graphql: async (id) =>
+    (await gql(`query($id: ID!) { grocery(id: $id) { title description alsoKnownAs } }`, { id })).grocery[field],
   "REST Get grocery": async (id) => (await restGet(`/groceries/${id}`))[legacy],
   database: async (id) => (await s.db.grocery.findUniqueOrThrow({ where: { id } }))[field],
 });
@@ -66,12 +70,17 @@ const groceryReads = (field: "title" | "description" | "alsoKnownAs", legacy: st
 const commentReads = (field: "title" | "body"): Reads => ({
   graphql: async (id) => {
     const c = await s.db.comment.findUniqueOrThrow({ where: { id } });
-    const data = await gql(`query($id: ID!) { restaurant(id: $id) { comments(first: 100) { nodes { id title body } } } }`, { id: c.restaurantId });
+    const data = await gql(
+      `query($id: ID!) { restaurant(id: $id) { comments(first: 100) { nodes { id title body } } } }`,
+      { id: c.restaurantId },
+    );
     return data.restaurant.comments.nodes.find((n: { id: string }) => n.id === id)[field];
   },
   "REST Get Comments": async (id) => {
     const c = await s.db.comment.findUniqueOrThrow({ where: { id } });
-    return (await restGet(`/restaurants/${c.restaurantId}/comments`)).comments.find((n: { _id: string }) => n._id === id)[field];
+    return (await restGet(`/restaurants/${c.restaurantId}/comments`)).comments.find(
+      (n: { _id: string }) => n._id === id,
+    )[field];
   },
   database: async (id) => (await s.db.comment.findUniqueOrThrow({ where: { id } }))[field],
 });
@@ -94,14 +103,27 @@ const FIELDS: Field[] = [
   {
     name: "restaurant title",
     writes: {
-      "GraphQL createRestaurant": async (v) => (await gql(`mutation($t: String!) { createRestaurant(input: { title: $t }) { id } }`, { t: v })).createRestaurant.id,
+      "GraphQL createRestaurant": async (v) =>
+        (await gql(`mutation($t: String!) { createRestaurant(input: { title: $t }) { id } }`, { t: v }))
+          .createRestaurant.id,
       "GraphQL updateRestaurant": async (v) => {
         const r = await newRestaurant(w);
-        return (await gql(`mutation($id: ID!, $t: String) { updateRestaurant(id: $id, input: { title: $t }) { id } }`, { id: r.id, t: v })).updateRestaurant.id;
+        return (
+          await gql(`mutation($id: ID!, $t: String) { updateRestaurant(id: $id, input: { title: $t }) { id } }`, {
+            id: r.id,
+            t: v,
+          })
+        ).updateRestaurant.id;
       },
-      "REST Add restaurant (JSON)": async (v) => (await rest(sendJson(s, "POST", "/restaurants", { title: v }, w.owner.token), 201))._id,
+      "REST Add restaurant (JSON)": async (v) =>
+        (await rest(sendJson(s, "POST", "/restaurants", { title: v }, w.owner.token), 201))._id,
       "REST Add restaurant (form)": async (v) => {
-        const res = await s.fetch("/restaurants", { method: "POST", token: w.owner.token, headers: { "content-type": "application/x-www-form-urlencoded" }, body: formBody({ title: v }) });
+        const res = await s.fetch("/restaurants", {
+          method: "POST",
+          token: w.owner.token,
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: formBody({ title: v }),
+        });
         expect(res.status).toBe(201);
         return ((await res.json()) as any)._id;
       },
@@ -116,8 +138,13 @@ const FIELDS: Field[] = [
     name: "restaurant description",
     writes: {
       "GraphQL createRestaurant": async (v) =>
-        (await gql(`mutation($d: String) { createRestaurant(input: { title: "T", description: $d }) { id } }`, { d: v })).createRestaurant.id,
-      "REST Add restaurant (JSON)": async (v) => (await rest(sendJson(s, "POST", "/restaurants", { title: "T", description: v }, w.owner.token), 201))._id,
+        (
+          await gql(`mutation($d: String) { createRestaurant(input: { title: "T", description: $d }) { id } }`, {
+            d: v,
+          })
+        ).createRestaurant.id,
+      "REST Add restaurant (JSON)": async (v) =>
+        (await rest(sendJson(s, "POST", "/restaurants", { title: "T", description: v }, w.owner.token), 201))._id,
       "REST Edit Restaurant": async (v) => {
         const r = await newRestaurant(w);
         return (await rest(sendJson(s, "PUT", `/restaurants/${r.id}`, { description: v }, w.owner.token), 200))._id;
@@ -125,107 +152,154 @@ const FIELDS: Field[] = [
     },
     reads: restaurantReads("description"),
   },
-  ...(["title", "body"] as const).map(
-    (field): Field => ({
-      name: `comment ${field}`,
-      writes: {
-        "GraphQL addComment": async (v) => {
-          const r = await newRestaurant(w);
-          const input = { title: "t", body: "b", rating: 5, [field]: v };
-          return (await gql(`mutation($id: ID!, $input: CommentInput!) { addComment(restaurantId: $id, input: $input) { id } }`, { id: r.id, input })).addComment.id;
-        },
-        "REST Comment Restaurant": async (v) => {
-          const r = await newRestaurant(w);
-          return (await rest(sendJson(s, "PUT", `/restaurants/${r.id}/comments`, { title: "t", body: "b", rating: 5, [field]: v }, w.owner.token), 201))._id;
-        },
+  ...(["title", "body"] as const).map((field): Field => ({
+    name: `comment ${field}`,
+    writes: {
+      "GraphQL addComment": async (v) => {
+        const r = await newRestaurant(w);
+        const input = { title: "t", body: "b", rating: 5, [field]: v };
+        return (
+          await gql(
+            `mutation($id: ID!, $input: CommentInput!) { addComment(restaurantId: $id, input: $input) { id } }`,
+            { id: r.id, input },
+          )
+        ).addComment.id;
       },
-      reads: commentReads(field),
-    }),
-  ),
+      "REST Comment Restaurant": async (v) => {
+        const r = await newRestaurant(w);
+        return (
+          await rest(
+            sendJson(
+              s,
+              "PUT",
+              `/restaurants/${r.id}/comments`,
+              { title: "t", body: "b", rating: 5, [field]: v },
+              w.owner.token,
+            ),
+            201,
+          )
+        )._id;
+      },
+    },
+    reads: commentReads(field),
+  })),
   ...(
     [
       ["title", "title"],
       ["description", "description"],
       ["alsoKnownAs", "also_known_as"],
     ] as const
-  ).map(
-    ([field, legacy]): Field => ({
-      name: `grocery ${field}`,
-      writes: {
-        "GraphQL createGrocery": async (v) =>
-          (await gql(`mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id } }`, { input: { title: "g", [field]: v } })).createGrocery.id,
-        "GraphQL updateGrocery": async (v) => {
-          const g = await newGrocery(w);
-          return (await gql(`mutation($id: ID!, $input: UpdateGroceryInput!) { updateGrocery(id: $id, input: $input) { id } }`, { id: g.id, input: { [field]: v } })).updateGrocery.id;
-        },
-        "REST Add grocery (JSON)": async (v) => (await rest(sendJson(s, "POST", "/groceries", { title: "g", [legacy]: v }, w.owner.token), 201))._id,
-        // Built by hand: FormData (like browsers) would turn "\n" into "\r\n" before sending.
-        "REST Add grocery (multipart)": async (v) => {
-          const parts = legacy === "title" ? [{ name: "title", value: v }] : [{ name: "title", value: "g" }, { name: legacy, value: v }];
-          const body = multipartText("rt-boundary", parts);
-          const res = await s.fetch("/groceries", { method: "POST", token: w.owner.token, headers: { "content-type": "multipart/form-data; boundary=rt-boundary" }, body });
-          expect(res.status).toBe(201);
-          return ((await res.json()) as any)._id;
-        },
-        "REST Edit grocery": async (v) => {
-          const g = await newGrocery(w);
-          return (await rest(sendJson(s, "PATCH", "/groceries", { _id: g.id, [legacy]: v }, w.owner.token), 201))._id;
-        },
+  ).map(([field, legacy]): Field => ({
+    name: `grocery ${field}`,
+    writes: {
+      "GraphQL createGrocery": async (v) =>
+        (
+          await gql(`mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id } }`, {
+            input: { title: "g", [field]: v },
+          })
+        ).createGrocery.id,
+      "GraphQL updateGrocery": async (v) => {
+        const g = await newGrocery(w);
+        return (
+          await gql(
+            `mutation($id: ID!, $input: UpdateGroceryInput!) { updateGrocery(id: $id, input: $input) { id } }`,
+            { id: g.id, input: { [field]: v } },
+          )
+        ).updateGrocery.id;
       },
-      reads: groceryReads(field, legacy),
-    }),
-  ),
+      "REST Add grocery (JSON)": async (v) =>
+        (await rest(sendJson(s, "POST", "/groceries", { title: "g", [legacy]: v }, w.owner.token), 201))._id,
+      // Built by hand: FormData (like browsers) would turn "\n" into "\r\n" before sending.
+      "REST Add grocery (multipart)": async (v) => {
+        const parts =
+          legacy === "title"
+            ? [{ name: "title", value: v }]
+            : [
+                { name: "title", value: "g" },
+                { name: legacy, value: v },
+              ];
+        const body = multipartText("rt-boundary", parts);
+        const res = await s.fetch("/groceries", {
+          method: "POST",
+          token: w.owner.token,
+          headers: { "content-type": "multipart/form-data; boundary=rt-boundary" },
+          body,
+        });
+        expect(res.status).toBe(201);
+        return ((await res.json()) as any)._id;
+      },
+      "REST Edit grocery": async (v) => {
+        const g = await newGrocery(w);
+        return (await rest(sendJson(s, "PATCH", "/groceries", { _id: g.id, [legacy]: v }, w.owner.token), 201))._id;
+      },
+    },
+    reads: groceryReads(field, legacy),
+  })),
   ...(
     [
       ["reasonType", "reason_type"],
       ["reasonBody", "reason_body"],
     ] as const
-  ).map(
-    ([field, legacy]): Field => ({
-      name: `report ${field}`,
-      writes: {
-        "GraphQL reportRestaurant": async (v) => {
-          const r = await newRestaurant(w);
-          const input = { reasonType: "spam", [field]: v };
-          return (await gql(REPORT_RESTAURANT, { id: r.id, input }, await reporter())).reportRestaurant.report.id;
-        },
-        "GraphQL reportGrocery": async (v) => {
-          const g = await newGrocery(w);
-          const input = { reasonType: "spam", [field]: v };
-          return (await gql(REPORT_GROCERY, { id: g.id, input }, await reporter())).reportGrocery.report.id;
-        },
-        "REST Report Restaurant": async (v) => {
-          const r = await newRestaurant(w);
-          const body = await rest(sendJson(s, "PUT", `/restaurants/${r.id}`, { reason_type: "spam", [legacy]: v }, await reporter()), 201);
-          expect(body[legacy]).toBe(v);
-          return body._id;
-        },
-        "REST Report grocery": async (v) => {
-          const g = await newGrocery(w);
-          const body = await rest(sendJson(s, "PUT", `/groceries/${g.id}`, { reason_type: "spam", [legacy]: v }, await reporter()), 200);
-          expect(body[legacy]).toBe(v);
-          return body._id;
-        },
+  ).map(([field, legacy]): Field => ({
+    name: `report ${field}`,
+    writes: {
+      "GraphQL reportRestaurant": async (v) => {
+        const r = await newRestaurant(w);
+        const input = { reasonType: "spam", [field]: v };
+        return (await gql(REPORT_RESTAURANT, { id: r.id, input }, await reporter())).reportRestaurant.report.id;
       },
-      reads: reportReads(field),
-    }),
-  ),
+      "GraphQL reportGrocery": async (v) => {
+        const g = await newGrocery(w);
+        const input = { reasonType: "spam", [field]: v };
+        return (await gql(REPORT_GROCERY, { id: g.id, input }, await reporter())).reportGrocery.report.id;
+      },
+      "REST Report Restaurant": async (v) => {
+        const r = await newRestaurant(w);
+        const body = await rest(
+          sendJson(s, "PUT", `/restaurants/${r.id}`, { reason_type: "spam", [legacy]: v }, await reporter()),
+          201,
+        );
+        expect(body[legacy]).toBe(v);
+        return body._id;
+      },
+      "REST Report grocery": async (v) => {
+        const g = await newGrocery(w);
+        const body = await rest(
+          sendJson(s, "PUT", `/groceries/${g.id}`, { reason_type: "spam", [legacy]: v }, await reporter()),
+          200,
+        );
+        expect(body[legacy]).toBe(v);
+        return body._id;
+      },
+    },
+    reads: reportReads(field),
+  })),
   {
     name: "order recipe",
     writes: {
       "GraphQL orderRecipe": async (v) => {
         const r = await newRestaurant(w);
-        return (await gql(`mutation($input: OrderRecipeInput!) { orderRecipe(input: $input) { id } }`, { input: { restaurantId: r.id, recipe: v } })).orderRecipe.id;
+        return (
+          await gql(`mutation($input: OrderRecipeInput!) { orderRecipe(input: $input) { id } }`, {
+            input: { restaurantId: r.id, recipe: v },
+          })
+        ).orderRecipe.id;
       },
       "REST Order Recipe": async (v) => {
         const r = await newRestaurant(w);
-        const body = await rest(sendJson(s, "PUT", "/restaurants/order", { restaurant_id: r.id, recipe: v }, w.owner.token), 201);
+        const body = await rest(
+          sendJson(s, "PUT", "/restaurants/order", { restaurant_id: r.id, recipe: v }, w.owner.token),
+          201,
+        );
         expect(body.recipe).toBe(v);
         return body._id;
       },
     },
     reads: {
-      graphql: async (id) => (await gql(`{ myOrders(first: 100) { nodes { id recipe } } }`, {})).myOrders.nodes.find((n: { id: string }) => n.id === id).recipe,
+      graphql: async (id) =>
+        (await gql(`{ myOrders(first: 100) { nodes { id recipe } } }`, {})).myOrders.nodes.find(
+          (n: { id: string }) => n.id === id,
+        ).recipe,
       database: async (id) => (await s.db.order.findUniqueOrThrow({ where: { id } })).recipe,
     },
   },
@@ -233,11 +307,23 @@ const FIELDS: Field[] = [
     name: "first name",
     writes: {
       "GraphQL register": async (v) => {
-        const input = { username: `fn${Math.random().toString(36).slice(2, 10)}`, password: "correct-horse", firstName: v };
-        return (await gql(`mutation($input: RegisterInput!) { register(input: $input) { user { id } } }`, { input })).register.user.id;
+        const input = {
+          username: `fn${Math.random().toString(36).slice(2, 10)}`,
+          password: "correct-horse",
+          firstName: v,
+        };
+        return (await gql(`mutation($input: RegisterInput!) { register(input: $input) { user { id } } }`, { input }))
+          .register.user.id;
       },
       "REST Register": async (v) => {
-        const body = await rest(sendJson(s, "POST", "/users", { username: `fn${Math.random().toString(36).slice(2, 10)}`, password: "correct-horse", first_name: v }), 201);
+        const body = await rest(
+          sendJson(s, "POST", "/users", {
+            username: `fn${Math.random().toString(36).slice(2, 10)}`,
+            password: "correct-horse",
+            first_name: v,
+          }),
+          201,
+        );
         expect(body.user.first_name).toBe(v);
         return body.user._id;
       },
@@ -261,7 +347,8 @@ describe("stored text comes back byte for byte", () => {
   });
 
   it("keeps search keys normalised: a title with spaces and capitals is found by its trimmed, lower-cased words", async () => {
-    const id = (await gql(`mutation { createRestaurant(input: { title: "  Chez ÉMILE  " }) { id } }`, {})).createRestaurant.id;
+    const id = (await gql(`mutation { createRestaurant(input: { title: "  Chez ÉMILE  " }) { id } }`, {}))
+      .createRestaurant.id;
     expect((await s.db.restaurant.findUniqueOrThrow({ where: { id } })).titleSearch).toBe("chez émile");
     const found = await gql(`{ restaurants(filter: { text: "chez émile" }) { nodes { id title } } }`, {});
     expect(found.restaurants.nodes).toEqual([{ id, title: "  Chez ÉMILE  " }]);
@@ -272,27 +359,57 @@ describe("stored text comes back byte for byte", () => {
 const REQUIRED: { field: string; graphql: (v: string) => Promise<any>; rest: (v: string) => Promise<Answer> }[] = [
   {
     field: "title",
-    graphql: (v) => s.graphql(`mutation($t: String!) { createRestaurant(input: { title: $t }) { id } }`, { t: v }, w.owner.token),
+    graphql: (v) =>
+      s.graphql(`mutation($t: String!) { createRestaurant(input: { title: $t }) { id } }`, { t: v }, w.owner.token),
     rest: (v) => sendJson(s, "POST", "/restaurants", { title: v }, w.owner.token),
   },
   {
     field: "body",
-    graphql: async (v) => s.graphql(`mutation($id: ID!, $b: String!) { addComment(restaurantId: $id, input: { title: "t", body: $b, rating: 3 }) { id } }`, { id: (await newRestaurant(w)).id, b: v }, w.owner.token),
-    rest: async (v) => sendJson(s, "PUT", `/restaurants/${(await newRestaurant(w)).id}/comments`, { title: "t", body: v, rating: 3 }, w.owner.token),
+    graphql: async (v) =>
+      s.graphql(
+        `mutation($id: ID!, $b: String!) { addComment(restaurantId: $id, input: { title: "t", body: $b, rating: 3 }) { id } }`,
+        { id: (await newRestaurant(w)).id, b: v },
+        w.owner.token,
+      ),
+    rest: async (v) =>
+      sendJson(
+        s,
+        "PUT",
+        `/restaurants/${(await newRestaurant(w)).id}/comments`,
+        { title: "t", body: v, rating: 3 },
+        w.owner.token,
+      ),
   },
   {
     field: "recipe",
-    graphql: async (v) => s.graphql(`mutation($id: ID!, $r: String!) { orderRecipe(input: { restaurantId: $id, recipe: $r }) { id } }`, { id: (await newRestaurant(w)).id, r: v }, w.owner.token),
-    rest: async (v) => sendJson(s, "PUT", "/restaurants/order", { restaurant_id: (await newRestaurant(w)).id, recipe: v }, w.owner.token),
+    graphql: async (v) =>
+      s.graphql(
+        `mutation($id: ID!, $r: String!) { orderRecipe(input: { restaurantId: $id, recipe: $r }) { id } }`,
+        { id: (await newRestaurant(w)).id, r: v },
+        w.owner.token,
+      ),
+    rest: async (v) =>
+      sendJson(
+        s,
+        "PUT",
+        "/restaurants/order",
+        { restaurant_id: (await newRestaurant(w)).id, recipe: v },
+        w.owner.token,
+      ),
   },
   {
     field: "reason_type",
-    graphql: async (v) => s.graphql(REPORT_GROCERY, { id: (await newGrocery(w)).id, input: { reasonType: v } }, w.owner.token),
+    graphql: async (v) =>
+      s.graphql(REPORT_GROCERY, { id: (await newGrocery(w)).id, input: { reasonType: v } }, w.owner.token),
     rest: async (v) => sendJson(s, "PUT", `/groceries/${(await newGrocery(w)).id}`, { reason_type: v }, w.owner.token),
   },
   {
     field: "first_name",
-    graphql: (v) => s.graphql(`mutation($f: String!) { register(input: { username: "blankname", password: "correct-horse", firstName: $f }) { accessToken } }`, { f: v }),
+    graphql: (v) =>
+      s.graphql(
+        `mutation($f: String!) { register(input: { username: "blankname", password: "correct-horse", firstName: $f }) { accessToken } }`,
+        { f: v },
+      ),
     rest: (v) => sendJson(s, "POST", "/users", { username: "blankname2", password: "correct-horse", first_name: v }),
   },
 ];
@@ -300,28 +417,35 @@ const REQUIRED: { field: string; graphql: (v: string) => Promise<any>; rest: (v:
 const BLANKS = { spaces: "   ", "tabs and line breaks": "\t\n\r\n", "no-break and em spaces": "\u00A0\u2003\u3000" };
 
 describe("values that cannot be kept as sent are refused, naming the field", () => {
-  it.each(REQUIRED.map((r) => [r.field, r] as const))("%s: blank-only values are refused as empty, NUL and lone surrogates as unstorable", async (field, call) => {
-    const graphqlName = field.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()).replace("first_name", "firstName");
-    const cases: [string, string, RegExp][] = [
-      // (REST reads a blank reason_type as no reason at all: "reason_type is required".)
-      ...Object.entries(BLANKS).map(([label, v]) => [label, v, /must not be empty|is required/] as [string, string, RegExp]),
-      ["a NUL byte", "a\u0000b", /NUL/],
-      ["a lone surrogate", "a\ud83db", /unpaired surrogate/],
-    ];
-    for (const [label, value, why] of cases) {
-      const before = await s.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "User"`);
-      const g = await call.graphql(value);
-      expect(g.errors?.[0]?.extensions?.code, `${label} through GraphQL`).toBe("BAD_USER_INPUT");
-      expect(g.errors[0].message).toContain(graphqlName);
-      expect(g.errors[0].message).toMatch(why);
-      const r = await call.rest(value);
-      expect(r.status, `${label} through REST`).toBe(400);
-      expect(r.body.error.message).toContain(field);
-      expect(r.body.error.message).toMatch(why);
-      const after = await s.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "User"`);
-      expect(String(after[0].n)).toBe(String(before[0].n));
-    }
-  });
+  it.each(REQUIRED.map((r) => [r.field, r] as const))(
+    "%s: blank-only values are refused as empty, NUL and lone surrogates as unstorable",
+    async (field, call) => {
+      const graphqlName = field
+        .replace(/_(\w)/g, (_m, c: string) => c.toUpperCase())
+        .replace("first_name", "firstName");
+      const cases: [string, string, RegExp][] = [
+        // (REST reads a blank reason_type as no reason at all: "reason_type is required".)
+        ...Object.entries(BLANKS).map(
+          ([label, v]) => [label, v, /must not be empty|is required/] as [string, string, RegExp],
+        ),
+        ["a NUL byte", "a\u0000b", /NUL/],
+        ["a lone surrogate", "a\ud83db", /unpaired surrogate/],
+      ];
+      for (const [label, value, why] of cases) {
+        const before = await s.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "User"`);
+        const g = await call.graphql(value);
+        expect(g.errors?.[0]?.extensions?.code, `${label} through GraphQL`).toBe("BAD_USER_INPUT");
+        expect(g.errors[0].message).toContain(graphqlName);
+        expect(g.errors[0].message).toMatch(why);
+        const r = await call.rest(value);
+        expect(r.status, `${label} through REST`).toBe(400);
+        expect(r.body.error.message).toContain(field);
+        expect(r.body.error.message).toMatch(why);
+        const after = await s.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "User"`);
+        expect(String(after[0].n)).toBe(String(before[0].n));
+      }
+    },
+  );
 
   it("stores nothing for those refusals", async () => {
     const texts = [

@@ -25,7 +25,12 @@ const json = (method: string, path: string, body: unknown, token?: string) =>
   send(s, path, { method, token, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 const graphql = async (query: string, variables: Record<string, unknown>, token?: string): Promise<Answer> =>
-  send(s, "/graphql", { method: "POST", token, headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) });
+  send(s, "/graphql", {
+    method: "POST",
+    token,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query, variables }),
+  });
 
 /** Every answer a 2xx without errors. */
 function expectAllOk(answers: Answer[]) {
@@ -56,18 +61,38 @@ describe("parallel writes through REST and GraphQL at once", () => {
     const rating = (i: number) => (i % 5) + 1;
     const answers = await mixed(
       40,
-      (i) => json("PUT", `/restaurants/${r.id}/comments`, { title: `rest ${i}`, body: "parallel", rating: rating(i) }, writers[i % 4].token),
       (i) =>
-        graphql(`mutation($id: ID!, $input: CommentInput!) { addComment(restaurantId: $id, input: $input) { id } }`, {
-          id: r.id,
-          input: { title: `gql ${i}`, body: "parallel", rating: rating(i) },
-        }, writers[i % 4].token),
+        json(
+          "PUT",
+          `/restaurants/${r.id}/comments`,
+          { title: `rest ${i}`, body: "parallel", rating: rating(i) },
+          writers[i % 4].token,
+        ),
+      (i) =>
+        graphql(
+          `
+            mutation ($id: ID!, $input: CommentInput!) {
+              addComment(restaurantId: $id, input: $input) {
+                id
+              }
+            }
+          `,
+          {
+            id: r.id,
+            input: { title: `gql ${i}`, body: "parallel", rating: rating(i) },
+          },
+          writers[i % 4].token,
+        ),
     );
     expectAllOk(answers);
     const sum = Array.from({ length: 40 }, (_, i) => rating(i)).reduce((a, b) => a + b, 0);
     expect(await s.db.comment.count({ where: { restaurantId: r.id } })).toBe(40);
     const row = await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id } });
-    expect({ sum: row.ratingSum, count: row.ratingCount, avg: row.ratingAvg }).toEqual({ sum, count: 40, avg: sum / 40 });
+    expect({ sum: row.ratingSum, count: row.ratingCount, avg: row.ratingAvg }).toEqual({
+      sum,
+      count: 40,
+      avg: sum / 40,
+    });
     const detail = await send(s, `/restaurants/${r.id}/comments?limit=100`, { token: w.owner.token });
     expect(detail.json.comments).toHaveLength(40);
     expect(new Set(detail.json.comments.map((c: { _id: string }) => c._id)).size).toBe(40);
@@ -79,11 +104,27 @@ describe("parallel writes through REST and GraphQL at once", () => {
     const quantity = (i: number) => (i % 7) + 1;
     const answers = await mixed(
       40,
-      (i) => json("PUT", "/restaurants/order", { restaurant_id: r.id, recipe: `dish ${i}`, quantity: quantity(i) }, buyers[i % 4].token),
       (i) =>
-        graphql(`mutation($input: OrderRecipeInput!) { orderRecipe(input: $input) { id } }`, {
-          input: { restaurantId: r.id, recipe: `dish ${i}`, quantity: quantity(i) },
-        }, buyers[i % 4].token),
+        json(
+          "PUT",
+          "/restaurants/order",
+          { restaurant_id: r.id, recipe: `dish ${i}`, quantity: quantity(i) },
+          buyers[i % 4].token,
+        ),
+      (i) =>
+        graphql(
+          `
+            mutation ($input: OrderRecipeInput!) {
+              orderRecipe(input: $input) {
+                id
+              }
+            }
+          `,
+          {
+            input: { restaurantId: r.id, recipe: `dish ${i}`, quantity: quantity(i) },
+          },
+          buyers[i % 4].token,
+        ),
     );
     expectAllOk(answers);
     const rows = await s.db.order.findMany({ where: { restaurantId: r.id } });
@@ -91,8 +132,12 @@ describe("parallel writes through REST and GraphQL at once", () => {
     expect(new Set(rows.map((o) => o.recipe)).size).toBe(40);
     for (const [i, b] of buyers.entries()) {
       const mine = rows.filter((o) => o.userId === b.id);
-      expect(mine.map((o) => o.recipe).sort()).toEqual(Array.from({ length: 10 }, (_, k) => `dish ${i + 4 * k}`).sort());
-      expect(mine.reduce((t, o) => t + o.quantity, 0)).toBe(Array.from({ length: 10 }, (_, k) => quantity(i + 4 * k)).reduce((a, b) => a + b, 0));
+      expect(mine.map((o) => o.recipe).sort()).toEqual(
+        Array.from({ length: 10 }, (_, k) => `dish ${i + 4 * k}`).sort(),
+      );
+      expect(mine.reduce((t, o) => t + o.quantity, 0)).toBe(
+        Array.from({ length: 10 }, (_, k) => quantity(i + 4 * k)).reduce((a, b) => a + b, 0),
+      );
     }
   });
 
@@ -103,7 +148,18 @@ describe("parallel writes through REST and GraphQL at once", () => {
     const answers = await mixed(
       40,
       (i) => json("PUT", `/groceries/${g.id}`, { quantity: quantity(i) }, me.token),
-      (i) => graphql(`mutation($id: ID!, $q: Int) { addToShoppingList(groceryId: $id, quantity: $q) { quantity } }`, { id: g.id, q: quantity(i) }, me.token),
+      (i) =>
+        graphql(
+          `
+            mutation ($id: ID!, $q: Int) {
+              addToShoppingList(groceryId: $id, quantity: $q) {
+                quantity
+              }
+            }
+          `,
+          { id: g.id, q: quantity(i) },
+          me.token,
+        ),
     );
     expectAllOk(answers);
     const total = Array.from({ length: 40 }, (_, i) => quantity(i)).reduce((a, b) => a + b, 0);
@@ -117,17 +173,31 @@ describe("parallel writes through REST and GraphQL at once", () => {
   it("shopping list: adds racing to the ceiling never take an entry past it", async () => {
     const g = await newGrocery(w);
     const me = await s.signUp("hoarder");
-    await s.db.shoppingListEntry.create({ data: { userId: me.id, groceryId: g.id, quantity: MAX_ENTRY_QUANTITY - 500 } });
+    await s.db.shoppingListEntry.create({
+      data: { userId: me.id, groceryId: g.id, quantity: MAX_ENTRY_QUANTITY - 500 },
+    });
     // Room for 5 adds of 100; 20 race for it.
     const answers = await mixed(
       20,
       () => json("PUT", `/groceries/${g.id}`, { quantity: 100 }, me.token),
-      () => graphql(`mutation($id: ID!) { addToShoppingList(groceryId: $id, quantity: 100) { quantity } }`, { id: g.id }, me.token),
+      () =>
+        graphql(
+          `
+            mutation ($id: ID!) {
+              addToShoppingList(groceryId: $id, quantity: 100) {
+                quantity
+              }
+            }
+          `,
+          { id: g.id },
+          me.token,
+        ),
     );
     expectNoServerError(answers);
     const accepted = answers.filter((a) => a.status < 300 && !a.json?.errors);
     const refused = answers.filter((a) => !accepted.includes(a));
-    for (const a of refused) expect(a.json?.error?.code ?? a.json?.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+    for (const a of refused)
+      expect(a.json?.error?.code ?? a.json?.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
     expect(accepted).toHaveLength(5);
     const row = await s.db.shoppingListEntry.findFirstOrThrow({ where: { userId: me.id } });
     expect(row.quantity).toBe(MAX_ENTRY_QUANTITY);
@@ -136,26 +206,43 @@ describe("parallel writes through REST and GraphQL at once", () => {
   it.each([
     ["restaurant", "RESTAURANT"],
     ["grocery", "GROCERY"],
-  ] as const)("reports: 20 identical reports on a %s at once, mixed: one row, one created, the same report for all", async (kind, targetKind) => {
-    const target = kind === "restaurant" ? await newRestaurant(w) : await newGrocery(w);
-    const reporter = await s.signUp("reporter");
-    const field = kind === "restaurant" ? "reportRestaurant" : "reportGrocery";
-    const answers = await mixed(
-      20,
-      (i) => json("PUT", `/${kind === "restaurant" ? "restaurants" : "groceries"}/${target.id}`, { reason_type: "spam", reason_body: `try ${i}` }, reporter.token),
-      (i) =>
-        graphql(`mutation($id: ID!, $input: ReportInput!) { ${field}(id: $id, input: $input) { created report { id } } }`, {
-          id: target.id,
-          input: { reasonType: "spam", reasonBody: `try ${i}` },
-        }, reporter.token),
-    );
-    expectAllOk(answers);
-    // REST answers the report itself (with `created`); GraphQL a ReportResult.
-    const results = answers.map((a) => (a.json.data ? { id: a.json.data[field].report.id, created: a.json.data[field].created } : { id: a.json._id, created: a.json.created }));
-    expect(results.filter((r) => r.created)).toHaveLength(1);
-    expect(new Set(results.map((r) => r.id)).size).toBe(1);
-    expect(await s.db.report.count({ where: { reporterId: reporter.id, targetKind, targetId: target.id } })).toBe(1);
-  });
+  ] as const)(
+    "reports: 20 identical reports on a %s at once, mixed: one row, one created, the same report for all",
+    async (kind, targetKind) => {
+      const target = kind === "restaurant" ? await newRestaurant(w) : await newGrocery(w);
+      const reporter = await s.signUp("reporter");
+      const field = kind === "restaurant" ? "reportRestaurant" : "reportGrocery";
+      const answers = await mixed(
+        20,
+        (i) =>
+          json(
+            "PUT",
+            `/${kind === "restaurant" ? "restaurants" : "groceries"}/${target.id}`,
+            { reason_type: "spam", reason_body: `try ${i}` },
+            reporter.token,
+          ),
+        (i) =>
+          graphql(
+            `mutation($id: ID!, $input: ReportInput!) { ${field}(id: $id, input: $input) { created report { id } } }`,
+            {
+              id: target.id,
+              input: { reasonType: "spam", reasonBody: `try ${i}` },
+            },
+            reporter.token,
+          ),
+      );
+      expectAllOk(answers);
+      // REST answers the report itself (with `created`); GraphQL a ReportResult.
+      const results = answers.map((a) =>
+        a.json.data
+          ? { id: a.json.data[field].report.id, created: a.json.data[field].created }
+          : { id: a.json._id, created: a.json.created },
+      );
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.id)).size).toBe(1);
+      expect(await s.db.report.count({ where: { reporterId: reporter.id, targetKind, targetId: target.id } })).toBe(1);
+    },
+  );
 
   it("registration: 12 sign-ups with the same username at once: one account, the others 409 CONFLICT", async () => {
     const username = `same${Math.random().toString(36).slice(2, 8)}`;
@@ -163,9 +250,18 @@ describe("parallel writes through REST and GraphQL at once", () => {
       12,
       () => json("POST", "/users", { username, password: PASSWORD, first_name: "Twin" }),
       () =>
-        graphql(`mutation($input: RegisterInput!) { register(input: $input) { accessToken } }`, {
-          input: { username, password: PASSWORD, firstName: "Twin" },
-        }),
+        graphql(
+          `
+            mutation ($input: RegisterInput!) {
+              register(input: $input) {
+                accessToken
+              }
+            }
+          `,
+          {
+            input: { username, password: PASSWORD, firstName: "Twin" },
+          },
+        ),
     );
     expectNoServerError(answers);
     const created = answers.filter((a) => a.status === 201 || a.json?.data?.register);
@@ -181,7 +277,16 @@ describe("parallel writes through REST and GraphQL at once", () => {
     const answers = await mixed(
       12,
       () => send(s, `/restaurants/${r.id}`, { method: "DELETE", token: w.owner.token }),
-      () => graphql(`mutation($id: ID!) { deleteRestaurant(id: $id) }`, { id: r.id }, w.owner.token),
+      () =>
+        graphql(
+          `
+            mutation ($id: ID!) {
+              deleteRestaurant(id: $id)
+            }
+          `,
+          { id: r.id },
+          w.owner.token,
+        ),
     );
     expectNoServerError(answers);
     const done = answers.filter((a) => a.status === 204 || a.json?.data?.deleteRestaurant);
@@ -198,7 +303,19 @@ describe("parallel writes through REST and GraphQL at once", () => {
     const name = `Raced badge ${Math.random().toString(36).slice(2, 6)}`;
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        graphql(`mutation($id: ID!, $name: String!) { grantBadge(restaurantId: $id, name: $name) { badge { id } } }`, { id: r.id, name }, admins[i % 3].token),
+        graphql(
+          `
+            mutation ($id: ID!, $name: String!) {
+              grantBadge(restaurantId: $id, name: $name) {
+                badge {
+                  id
+                }
+              }
+            }
+          `,
+          { id: r.id, name },
+          admins[i % 3].token,
+        ),
       ),
     );
     expectAllOk(answers);

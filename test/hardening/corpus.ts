@@ -13,16 +13,27 @@ export const UNSTORABLE = { nul: "before\u0000after", loneHigh: "a\ud800b", lone
 export const INJECTIONS = [
   "' OR 1=1 --",
   '"; DROP TABLE "User"; --',
-  "1; DELETE FROM \"Restaurant\"",
+  '1; DELETE FROM "Restaurant"',
   "<script>alert(1)</script>",
   "{{7*7}}${7*7}",
 ];
 
 /** Path traversal, raw and percent-encoded once or twice. */
-export const TRAVERSALS = ["../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "..\\..\\windows\\win.ini"];
+export const TRAVERSALS = [
+  "../../etc/passwd",
+  "..%2F..%2Fetc%2Fpasswd",
+  "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+  "..\\..\\windows\\win.ini",
+];
 
 /** Valid Unicode that is easy to get wrong: RTL override, zero-width joiner, emoji, combining marks. */
-export const TRICKY_UNICODE = ["evil\u202Etxt.exe", "👩‍👩‍👧 family", "e\u0301 a\u0308 n\u0303", "\u200Bzero\u200Dwidth\u2060", "🍜🔥"];
+export const TRICKY_UNICODE = [
+  "evil\u202Etxt.exe",
+  "👩‍👩‍👧 family",
+  "e\u0301 a\u0308 n\u0303",
+  "\u200Bzero\u200Dwidth\u2060",
+  "🍜🔥",
+];
 
 /** A JSON value written as raw text where JSON.stringify cannot (Infinity, 2^64 as digits). */
 export class Raw {
@@ -44,10 +55,16 @@ export type Answer = { status: number; text: string; json: any };
 export async function send(
   s: TestServer,
   path: string,
-  init: Omit<RequestInit, "body" | "headers"> & { token?: string; body?: string | Buffer; headers?: Record<string, string | undefined> },
+  init: Omit<RequestInit, "body" | "headers"> & {
+    token?: string;
+    body?: string | Buffer;
+    headers?: Record<string, string | undefined>;
+  },
 ): Promise<Answer> {
   const { token, ...rest } = init;
-  const headers = new Headers(Object.entries(rest.headers ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+  const headers = new Headers(
+    Object.entries(rest.headers ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   if (token) headers.set("authorization", `Bearer ${token}`);
   let res: Response;
   try {
@@ -68,7 +85,10 @@ export async function send(
 
 /** Traces of internals in an answer (the values the client sent are taken out first: they may be echoed). */
 const LEAKS: [string, RegExp][] = [
-  ["a stack frame", /\bat (?:async )?[\w$.<>[\] ]+ \(|\bat (?:file:\/\/)?\/[\w./-]+:\d+:\d+|\.(?:ts|js|mjs|cjs):\d+:\d+/],
+  [
+    "a stack frame",
+    /\bat (?:async )?[\w$.<>[\] ]+ \(|\bat (?:file:\/\/)?\/[\w./-]+:\d+:\d+|\.(?:ts|js|mjs|cjs):\d+:\d+/,
+  ],
   ["node_modules", /node_modules/],
   ["prisma", /prisma/i],
   ["SQL", /\b(?:SELECT|INSERT|UPDATE\s+"|DELETE\s+FROM)\b/],
@@ -91,7 +111,8 @@ export function leaksIn(text: string, sent: string[] = []): string[] {
 export function errorOf(answer: Answer): { code?: string; message?: string } | undefined {
   const body = answer.json;
   if (body?.error && typeof body.error === "object") return body.error;
-  if (Array.isArray(body?.errors) && body.errors[0]) return { code: body.errors[0].extensions?.code, message: body.errors[0].message };
+  if (Array.isArray(body?.errors) && body.errors[0])
+    return { code: body.errors[0].extensions?.code, message: body.errors[0].message };
   return undefined;
 }
 
@@ -141,23 +162,32 @@ export async function tryInput(
   const refused = answer.status >= 400 || (answer.json?.errors?.length > 0 && !graphqlData);
   const changes = stateChanges(before, after);
   if (internal) tally.note(label, `server error ${answer.status} ${answer.text.slice(0, 300)}`);
-  else if (expect === "refused" && !refused) tally.note(label, `accepted (${answer.status}): ${answer.text.slice(0, 200)}`);
+  else if (expect === "refused" && !refused)
+    tally.note(label, `accepted (${answer.status}): ${answer.text.slice(0, 200)}`);
   if (changes.length) tally.note(label, `changed the database: ${changes.join(", ")}`);
   if (refused && !internal) {
     if (!error?.code) tally.note(label, `no error code in ${answer.status} ${answer.text.slice(0, 200)}`);
     if (!error?.message?.trim()) tally.note(label, `no message in ${answer.status} ${answer.text.slice(0, 200)}`);
-    else if (mentions && (answer.status === 400 || error.code === "BAD_USER_INPUT") && !mentions.some((m) => error.message!.includes(m))) {
+    else if (
+      mentions &&
+      (answer.status === 400 || error.code === "BAD_USER_INPUT") &&
+      !mentions.some((m) => error.message!.includes(m))
+    ) {
       tally.note(label, `message does not name ${mentions.join(" or ")}: ${error.message.slice(0, 200)}`);
     }
   }
-  if (process.env.CORPUS_VERBOSE) console.log(`${label} -> ${answer.status} ${error?.code ?? ""} ${error?.message?.slice(0, 160) ?? ""}`);
+  if (process.env.CORPUS_VERBOSE)
+    console.log(`${label} -> ${answer.status} ${error?.code ?? ""} ${error?.message?.slice(0, 160) ?? ""}`);
   const leaks = leaksIn(answer.text, sent);
   if (leaks.length) tally.note(label, `leaks ${leaks.join(", ")}: ${answer.text.slice(0, 300)}`);
   return answer;
 }
 
 /** A multipart body by hand (so it can be cut short or lack its boundary). */
-export function multipartText(boundary: string, parts: { name: string; value: string; filename?: string; type?: string }[]): string {
+export function multipartText(
+  boundary: string,
+  parts: { name: string; value: string; filename?: string; type?: string }[],
+): string {
   return (
     parts
       .map((p) => {

@@ -56,7 +56,12 @@ describe("SIGKILL in the middle of writes", () => {
       while (!stop) {
         const title = `crash-${w}-${sent++}`;
         try {
-          const r = await gql(service.url, CREATE, { input: { title, categories: CATEGORIES, openingHours: [{ open: "09:00", close: "17:00" }] } }, token);
+          const r = await gql(
+            service.url,
+            CREATE,
+            { input: { title, categories: CATEGORIES, openingHours: [{ open: "09:00", close: "17:00" }] } },
+            token,
+          );
           if (r.status === 200 && r.body.data?.createRestaurant?.id) acknowledged.push(title);
         } catch {
           return; // connection refused/reset: the process is gone
@@ -75,7 +80,12 @@ describe("SIGKILL in the middle of writes", () => {
     try {
       const seen = new Map<string, { categories: string[]; openingHours: unknown[] }>();
       for (let offset = 0; ; offset += 100) {
-        const page = await gql(service.url, `query($o: Int) { restaurants(first: 100, offset: $o, sort: TITLE) { nodes { title categories openingHours { open } } pageInfo { hasNextPage } } }`, { o: offset }, token);
+        const page = await gql(
+          service.url,
+          `query($o: Int) { restaurants(first: 100, offset: $o, sort: TITLE) { nodes { title categories openingHours { open } } pageInfo { hasNextPage } } }`,
+          { o: offset },
+          token,
+        );
         for (const r of page.body.data.restaurants.nodes) seen.set(r.title, r);
         if (!page.body.data.restaurants.pageInfo.hasNextPage) break;
       }
@@ -92,15 +102,21 @@ describe("SIGKILL in the middle of writes", () => {
   });
 });
 
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+  "base64",
+);
 
 /** createGrocery with a cover, as a GraphQL multipart request. */
 async function createGroceryWithCover(url: string, token: string, title: string) {
   const form = new FormData();
-  form.set("operations", JSON.stringify({
-    query: `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`,
-    variables: { input: { title, cover: null } },
-  }));
+  form.set(
+    "operations",
+    JSON.stringify({
+      query: `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`,
+      variables: { input: { title, cover: null } },
+    }),
+  );
   form.set("map", JSON.stringify({ 0: ["variables.input.cover"] }));
   form.set("0", new Blob([PNG], { type: "image/png" }), "cover.png");
   const res = await fetch(`${url}/graphql`, {
@@ -123,7 +139,8 @@ describe("SIGKILL in the middle of uploads", () => {
         const title = `upload-${n++}`;
         try {
           const r = await createGroceryWithCover(service.url, token, title);
-          if (r.status === 200 && r.body.data?.createGrocery?.cover) acknowledged.set(title, r.body.data.createGrocery.cover);
+          if (r.status === 200 && r.body.data?.createGrocery?.cover)
+            acknowledged.set(title, r.body.data.createGrocery.cover);
         } catch {
           return;
         }
@@ -138,14 +155,26 @@ describe("SIGKILL in the middle of uploads", () => {
 
     service = await startProcess(env); // sweeps unreferenced files on start-up
     try {
-      const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
+      const db = createDb({
+        provider: database.provider,
+        url: database.url,
+        poolSize: 2,
+        poolIdleTimeoutMs: 0,
+        sqliteSynchronous: "FULL",
+      });
       try {
-        const rows = await db.grocery.findMany({ where: { title: { startsWith: "upload-" } }, select: { title: true, cover: true } });
+        const rows = await db.grocery.findMany({
+          where: { title: { startsWith: "upload-" } },
+          select: { title: true, cover: true },
+        });
         const covers = new Map(rows.map((r) => [r.title, r.cover]));
         for (const [title, cover] of acknowledged) expect(covers.get(title), `acknowledged ${title}`).toBe(cover);
         const files = readdirSync(uploads);
         const referenced = new Set(rows.map((r) => r.cover));
-        expect(files.filter((f) => !referenced.has(f)), "orphan or temp files").toEqual([]);
+        expect(
+          files.filter((f) => !referenced.has(f)),
+          "orphan or temp files",
+        ).toEqual([]);
         for (const r of rows) expect(files, `${r.title}'s cover`).toContain(r.cover);
       } finally {
         await db.$disconnect();
@@ -160,7 +189,11 @@ describe("SIGKILL in the middle of uploads", () => {
 describe("SIGTERM", () => {
   it("finishes the requests in flight, then exits 0", async () => {
     const service = await startProcess({ ...env, LOG_LEVEL: "debug" });
-    const received = () => service.output().split("\n").filter((l) => l.includes('"request received"') && l.includes('"/users"')).length;
+    const received = () =>
+      service
+        .output()
+        .split("\n")
+        .filter((l) => l.includes('"request received"') && l.includes('"/users"')).length;
     // Registrations hash passwords with scrypt, so they stay in flight long enough to be caught.
     const requests = Array.from({ length: 6 }, (_, i) =>
       fetch(`${service.url}/users`, {
@@ -175,7 +208,13 @@ describe("SIGTERM", () => {
     expect(await service.exited).toBe(0);
     expect(service.output()).toContain('"msg":"stopped"');
 
-    const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
+    const db = createDb({
+      provider: database.provider,
+      url: database.url,
+      poolSize: 2,
+      poolIdleTimeoutMs: 0,
+      sqliteSynchronous: "FULL",
+    });
     try {
       expect(await db.user.count({ where: { username: { startsWith: "term" } } })).toBe(6);
     } finally {
@@ -191,10 +230,19 @@ describe("SIGTERM", () => {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ username: "too-late", password: "password-123", first_name: "L" }),
-    }).then((r) => r.status, (e) => (e as any).cause?.code as string);
+    }).then(
+      (r) => r.status,
+      (e) => (e as any).cause?.code as string,
+    );
     expect([503, "ECONNREFUSED", "ECONNRESET"]).toContain(late);
     expect(await service.exited).toBe(0);
-    const db = createDb({ provider: database.provider, url: database.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
+    const db = createDb({
+      provider: database.provider,
+      url: database.url,
+      poolSize: 2,
+      poolIdleTimeoutMs: 0,
+      sqliteSynchronous: "FULL",
+    });
     try {
       expect(await db.user.count({ where: { username: "too-late" } })).toBe(0);
     } finally {

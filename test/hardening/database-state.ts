@@ -20,7 +20,9 @@ const AGGREGATES: Record<string, string> = {
 };
 
 const STATEMENT = `SELECT ${[
-  ...Object.values(Prisma.ModelName).map((model) => `(SELECT count(*) FROM ${quote(model)}) AS ${quote(`${model}.rows`)}`),
+  ...Object.values(Prisma.ModelName).map(
+    (model) => `(SELECT count(*) FROM ${quote(model)}) AS ${quote(`${model}.rows`)}`,
+  ),
   ...Object.entries(AGGREGATES).map(([name, sql]) => `(${sql}) AS ${quote(name)}`),
 ].join(", ")}`;
 

@@ -12,7 +12,8 @@ function nested(levels: number, first = "first: $n", leaf = "id"): string {
   let inner = leaf;
   for (let level = 0; level < levels; level++) {
     const args = first ? `(${first})` : "";
-    inner = level === 0 ? `comments${args} { nodes { ${inner} } }` : `comments${args} { nodes { restaurant { ${inner} } } }`;
+    inner =
+      level === 0 ? `comments${args} { nodes { ${inner} } }` : `comments${args} { nodes { restaurant { ${inner} } } }`;
   }
   return inner;
 }
@@ -27,7 +28,10 @@ async function restaurantWithComments(s: TestServer, token: string, comments: nu
   const id = created.data.createRestaurant.id as string;
   for (let i = 0; i < comments; i++) {
     const added = await s.graphql(
-      `mutation($r: ID!) { addComment(restaurantId: $r, input: { title: "t", body: "b", rating: 3 }) { id } }`, { r: id }, token);
+      `mutation($r: ID!) { addComment(restaurantId: $r, input: { title: "t", body: "b", rating: 3 }) { id } }`,
+      { r: id },
+      token,
+    );
     expect(added.errors).toBeUndefined();
   }
   return id;
@@ -35,12 +39,16 @@ async function restaurantWithComments(s: TestServer, token: string, comments: nu
 
 /** The statements that read a page of comments (Restaurant.comments). */
 /** Reads of a page of comments (db/reads.ts commentPageFor cuts the page as `FROM "Comment" p`). */
-const commentReads = (s: TestServer) => s.sql.filter((q) => /FROM\s+\S*Comment\S*(\s+p)?\s+WHERE[\s\S]*ORDER BY/i.test(q));
+const commentReads = (s: TestServer) =>
+  s.sql.filter((q) => /FROM\s+\S*Comment\S*(\s+p)?\s+WHERE[\s\S]*ORDER BY/i.test(q));
 
 it("declares the page-size default in the schema, equal to the domain's (used for an explicit null)", () => {
   const schema = buildSchema();
-  const paged = Object.values(schema.getTypeMap()).filter(isObjectType)
-    .flatMap((type) => Object.values(type.getFields()).flatMap((field) => field.args.filter((arg) => arg.name === "first")));
+  const paged = Object.values(schema.getTypeMap())
+    .filter(isObjectType)
+    .flatMap((type) =>
+      Object.values(type.getFields()).flatMap((field) => field.args.filter((arg) => arg.name === "first")),
+    );
   expect(paged.length).toBeGreaterThan(5);
   for (const first of paged) expect(first.defaultValue).toBe(DEFAULT_PAGE_SIZE);
 });
@@ -87,12 +95,24 @@ describe("cost (GRAPHQL_MAX_COST=500; depth 30, as fragments count as levels)", 
 
   it("counts an omitted `first` (and `first: null`) as the default page size, 20", async () => {
     // 2 levels with `id title` at the bottom: 1 + 20 x (1 + 1 + 1 + 20 x 2 ...) = 863 > 500.
-    const omitted = await s.graphql(`query($r: ID!) { restaurant(id: $r) { ${nested(2, "", "id title")} } }`, { r: restaurantId }, token);
+    const omitted = await s.graphql(
+      `query($r: ID!) { restaurant(id: $r) { ${nested(2, "", "id title")} } }`,
+      { r: restaurantId },
+      token,
+    );
     expect(omitted.status).toBe(400);
     expect(omitted.errors?.[0].message).toMatch(/cost 863 is above the limit of 500/);
-    const asNull = await s.graphql(`query($r: ID!, $n: Int) { restaurant(id: $r) { ${nested(2, "first: $n", "id title")} } }`, { r: restaurantId, n: null }, token);
+    const asNull = await s.graphql(
+      `query($r: ID!, $n: Int) { restaurant(id: $r) { ${nested(2, "first: $n", "id title")} } }`,
+      { r: restaurantId, n: null },
+      token,
+    );
     expect(asNull.errors?.[0].message).toMatch(/cost 863 is above/);
-    const small = await s.graphql(`query($r: ID!) { restaurant(id: $r) { ${nested(2, "first: 2", "id title")} } }`, { r: restaurantId }, token);
+    const small = await s.graphql(
+      `query($r: ID!) { restaurant(id: $r) { ${nested(2, "first: 2", "id title")} } }`,
+      { r: restaurantId },
+      token,
+    );
     expect(small.errors).toBeUndefined();
   });
 
@@ -133,9 +153,12 @@ describe("cost (GRAPHQL_MAX_COST=500; depth 30, as fragments count as levels)", 
     expect(two.status).toBe(400);
     expect(two.errors?.[0].message).toMatch(/cost 610 is above the limit of 500/);
     // A wider circle costs more: 50 km adds 2,500 km² / 25 = 100 (restaurants 131, facets 202: 333 each).
-    const wide = (alias: string) => `${alias}: restaurants(first: 1, filter: { near: { latitude: 0, longitude: 0, radiusKm: 50 } }) { facets { exact } }`;
+    const wide = (alias: string) =>
+      `${alias}: restaurants(first: 1, filter: { near: { latitude: 0, longitude: 0, radiusKm: 50 } }) { facets { exact } }`;
     expect((await s.graphql(`{ ${wide("a")} }`, {}, token)).errors).toBeUndefined();
-    expect((await s.graphql(`{ ${wide("a")} ${wide("b")} }`, {}, token)).errors?.[0].message).toMatch(/cost 666 is above/);
+    expect((await s.graphql(`{ ${wide("a")} ${wide("b")} }`, {}, token)).errors?.[0].message).toMatch(
+      /cost 666 is above/,
+    );
   });
 
   it("applies the same limit to the REST shim's documents, with the page size from the request", async () => {
@@ -176,7 +199,11 @@ describe("response ceiling (GRAPHQL_MAX_RESPONSE_OBJECTS=100, cost limit out of 
   });
 
   it("answers what stays under the ceiling", async () => {
-    const ok = await s.graphql(`query($r: ID!, $n: Int) { restaurant(id: $r) { ${nested(2)} } }`, { r: restaurantId, n: 5 }, token);
+    const ok = await s.graphql(
+      `query($r: ID!, $n: Int) { restaurant(id: $r) { ${nested(2)} } }`,
+      { r: restaurantId, n: 5 },
+      token,
+    );
     expect(ok.status).toBe(200);
     expect(ok.errors).toBeUndefined();
   });
@@ -186,7 +213,10 @@ describe("response ceiling (GRAPHQL_MAX_RESPONSE_OBJECTS=100, cost limit out of 
     const refused = await s.fetch(`/restaurants?limit=100`, { token });
     expect(refused.status).toBe(400);
     const body = await refused.json();
-    expect(body.error).toMatchObject({ code: "BAD_USER_INPUT", message: expect.stringMatching(/more than 100 objects/) });
+    expect(body.error).toMatchObject({
+      code: "BAD_USER_INPUT",
+      message: expect.stringMatching(/more than 100 objects/),
+    });
     const ok = await s.fetch(`/restaurants?limit=50`, { token });
     expect(ok.status).toBe(200);
   });

@@ -23,7 +23,12 @@ const countDepth = (q: string) => {
 let s: TestServer;
 let token: string;
 beforeAll(async () => {
-  s = await startServer({ GRAPHQL_MAX_DEPTH: "6", GRAPHQL_MAX_ALIASES: "3", GRAPHQL_MAX_TOKENS: "200", GRAPHQL_MAX_COST: "500" });
+  s = await startServer({
+    GRAPHQL_MAX_DEPTH: "6",
+    GRAPHQL_MAX_ALIASES: "3",
+    GRAPHQL_MAX_TOKENS: "200",
+    GRAPHQL_MAX_COST: "500",
+  });
   token = (await s.signUp("lim")).token;
 });
 afterAll(async () => s?.close());
@@ -63,13 +68,21 @@ describe("GraphQL limits", () => {
   });
 
   it("refuses an operation whose cost is over the limit", async () => {
-    const fields = Array.from({ length: 3 }, (_, i) => `r${i}: restaurants(first: 100) { nodes { id title owner { id username } latestComment { id author { id } } } }`).join(" ");
+    const fields = Array.from(
+      { length: 3 },
+      (_, i) =>
+        `r${i}: restaurants(first: 100) { nodes { id title owner { id username } latestComment { id author { id } } } }`,
+    ).join(" ");
     const refused = await s.graphql(`{ ${fields} }`, {}, token);
     expect(refused.errors?.[0].message).toMatch(/cost/i);
   });
 
   it("does not take batched requests", async () => {
-    const res = await s.fetch("/graphql", { method: "POST", token, json: [{ query: "{ me { id } }" }, { query: "{ me { id } }" }] });
+    const res = await s.fetch("/graphql", {
+      method: "POST",
+      token,
+      json: [{ query: "{ me { id } }" }, { query: "{ me { id } }" }],
+    });
     expect(res.status).toBe(400);
   });
 });

@@ -10,8 +10,18 @@ const TYPOS: [string, string, Record<string, unknown>, RegExp][] = [
   ["argument", `{ restaurants(frist: 2) { nodes { id } } }`, {}, /"first"/],
   ["type", `query($s: RestaurantSrot) { restaurants(sort: $s) { nodes { id } } }`, {}, /"RestaurantSort"/],
   ["enum value in the document", `{ restaurants(sort: RATNG) { nodes { id } } }`, {}, /RATING/],
-  ["enum value in the variables", `query($s: RestaurantSort) { restaurants(sort: $s) { nodes { id } } }`, { s: "RATNG" }, /RATING/],
-  ["input field in the variables", `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id } } }`, { f: { cuisin: "x" } }, /"cuisine"/],
+  [
+    "enum value in the variables",
+    `query($s: RestaurantSort) { restaurants(sort: $s) { nodes { id } } }`,
+    { s: "RATNG" },
+    /RATING/,
+  ],
+  [
+    "input field in the variables",
+    `query($f: RestaurantFilter) { restaurants(filter: $f) { nodes { id } } }`,
+    { f: { cuisin: "x" } },
+    /"cuisine"/,
+  ],
 ];
 
 describe("GRAPHQL_INTROSPECTION=false", () => {

@@ -13,9 +13,13 @@ describe("rate limit", () => {
   afterAll(async () => s?.close());
 
   it("allows max requests per token, then answers 429 with Retry-After (REST) and RATE_LIMITED (GraphQL)", async () => {
-    const res = await s.fetch("/users", { method: "POST", json: { username: "limited", password: "password-1", first_name: "L" } });
+    const res = await s.fetch("/users", {
+      method: "POST",
+      json: { username: "limited", password: "password-1", first_name: "L" },
+    });
     const { access_token: token } = (await res.json()) as any;
-    for (let i = 0; i < 5; i++) expect((await s.fetch("/graphql", { method: "POST", token, json: { query: ME } })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await s.fetch("/graphql", { method: "POST", token, json: { query: ME } })).status).toBe(200);
 
     const overGraphql = await s.fetch("/graphql", { method: "POST", token, json: { query: ME } });
     expect(overGraphql.status).toBe(429);
@@ -35,7 +39,8 @@ describe("rate limit", () => {
     for (let i = 0; i < 10; i++) expect((await s.fetch("/healthz")).status).toBe(200);
     // The address's bucket: the sign-up in the test above used 1 of its 5 requests.
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await s.fetch("/graphql", { method: "POST", json: { query: "{ __typename }" } })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await s.fetch("/graphql", { method: "POST", json: { query: "{ __typename }" } })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
     // A token (however obtained) has a bucket of its own.
     const res = await s.fetch("/graphql", { method: "POST", token: "some-token", json: { query: "{ __typename }" } });
@@ -53,7 +58,11 @@ describe("rate limit per address", () => {
   it("caps one address however many made-up tokens it sends (RATE_LIMIT_ADDRESS_FACTOR x max)", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await s.fetch("/auth/token", { method: "POST", token: `made-up-${i}`, json: { username: "limited", password: "guess" } });
+      const res = await s.fetch("/auth/token", {
+        method: "POST",
+        token: `made-up-${i}`,
+        json: { username: "limited", password: "guess" },
+      });
       statuses.push(res.status);
     }
     // 10 = 5 x 2 requests pass (and fail the login: 401), the rest are refused before any work.
@@ -74,19 +83,30 @@ describe("body size", () => {
   };
 
   it("accepts a JSON body at the limit and refuses one byte over with 413, creating nothing", async () => {
-    const over = await s.fetch("/users", { method: "POST", headers: { "content-type": "application/json" }, body: bodyOfSize(4097) });
+    const over = await s.fetch("/users", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: bodyOfSize(4097),
+    });
     expect(over.status).toBe(413);
     expect(((await over.json()) as any).error.code).toBe("PAYLOAD_TOO_LARGE");
     expect(await s.db.user.count()).toBe(0);
 
-    const at = await s.fetch("/users", { method: "POST", headers: { "content-type": "application/json" }, body: bodyOfSize(4096) });
+    const at = await s.fetch("/users", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: bodyOfSize(4096),
+    });
     // Accepted by the HTTP layer; the domain then refuses a 4 KB first name (max 100) with 400.
     expect(at.status).toBe(400);
     expect(((await at.json()) as any).error.code).toBe("BAD_USER_INPUT");
   });
 
   it("answers an oversized GraphQL request in GraphQL's shape", async () => {
-    const res = await s.fetch("/graphql", { method: "POST", json: { query: `{ __typename }`, variables: { pad: "x".repeat(5000) } } });
+    const res = await s.fetch("/graphql", {
+      method: "POST",
+      json: { query: `{ __typename }`, variables: { pad: "x".repeat(5000) } },
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
   });
@@ -115,7 +135,9 @@ describe("headers", () => {
   it("has CORS off by default and on for configured origins only", async () => {
     const origin = { origin: "https://app.example" };
     expect((await s.fetch("/healthz", { headers: origin })).headers.get("access-control-allow-origin")).toBeNull();
-    expect((await withCors.fetch("/healthz", { headers: origin })).headers.get("access-control-allow-origin")).toBe("https://app.example");
+    expect((await withCors.fetch("/healthz", { headers: origin })).headers.get("access-control-allow-origin")).toBe(
+      "https://app.example",
+    );
     const stranger = await withCors.fetch("/healthz", { headers: { origin: "https://evil.example" } });
     expect(stranger.headers.get("access-control-allow-origin")).toBeNull();
   });
@@ -129,8 +151,13 @@ describe("behind a proxy (TRUST_PROXY)", () => {
   afterAll(async () => s?.close());
 
   it("counts each forwarded client address on its own", async () => {
-    const from = (ip: string) => s.fetch("/graphql", { method: "POST", headers: { "x-forwarded-for": ip }, json: { query: "{ __typename }" } });
-    expect([(await from("203.0.113.1")).status, (await from("203.0.113.1")).status, (await from("203.0.113.1")).status]).toEqual([200, 200, 429]);
+    const from = (ip: string) =>
+      s.fetch("/graphql", { method: "POST", headers: { "x-forwarded-for": ip }, json: { query: "{ __typename }" } });
+    expect([
+      (await from("203.0.113.1")).status,
+      (await from("203.0.113.1")).status,
+      (await from("203.0.113.1")).status,
+    ]).toEqual([200, 200, 429]);
     expect((await from("203.0.113.2")).status).toBe(200);
   });
 });

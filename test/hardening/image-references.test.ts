@@ -21,7 +21,14 @@ const HOSTILE = [
   "file:///etc/passwd",
 ];
 
-const ALLOWED = ["logo.png", "https://cdn.example/a.png", "http://cdn.example/b.jpg?size=2#top", "/uploads/0123456789abcdef0123456789abcdef.png", "//cdn.example/c.png", "images/café ☕.png"];
+const ALLOWED = [
+  "logo.png",
+  "https://cdn.example/a.png",
+  "http://cdn.example/b.jpg?size=2#top",
+  "/uploads/0123456789abcdef0123456789abcdef.png",
+  "//cdn.example/c.png",
+  "images/café ☕.png",
+];
 
 let s: TestServer;
 let owner: { token: string; id: string };
@@ -49,9 +56,17 @@ async function unchanged<T>(send: () => Promise<T>): Promise<T> {
   return result;
 }
 
-async function refusedGraphql(query: string, variables: Record<string, unknown>, token: string | undefined, field: string, value: string) {
+async function refusedGraphql(
+  query: string,
+  variables: Record<string, unknown>,
+  token: string | undefined,
+  field: string,
+  value: string,
+) {
   const r = await unchanged(() => s.graphql(query, variables, token));
-  expect(r.errors?.[0]?.extensions?.code, `${field} = ${JSON.stringify(value)}: ${JSON.stringify(r.body)}`).toBe("BAD_USER_INPUT");
+  expect(r.errors?.[0]?.extensions?.code, `${field} = ${JSON.stringify(value)}: ${JSON.stringify(r.body)}`).toBe(
+    "BAD_USER_INPUT",
+  );
   expect(r.errors?.[0]?.message).toMatch(new RegExp(`${field} must be an http\\(s\\) URL or a file name`));
 }
 
@@ -63,7 +78,11 @@ const refusedRest = (a: Answer, field: string, value: string) => {
 describe("GraphQL", () => {
   it("refuses script-capable schemes in logo, cover and photos, on create and on update", async () => {
     for (const value of HOSTILE) {
-      for (const [field, input] of [["logo", { logo: value }], ["cover", { cover: value }], ["photos", { photos: ["a.png", value] }]] as const) {
+      for (const [field, input] of [
+        ["logo", { logo: value }],
+        ["cover", { cover: value }],
+        ["photos", { photos: ["a.png", value] }],
+      ] as const) {
         await refusedGraphql(CREATE, { input: { title: "Hostile", ...input } }, owner.token, field, value);
         await refusedGraphql(UPDATE, { id: restaurantId, input }, owner.token, field, value);
       }
@@ -72,17 +91,40 @@ describe("GraphQL", () => {
 
   it("refuses them in a new account's avatar and a badge's cover", async () => {
     for (const value of HOSTILE) {
-      await refusedGraphql(REGISTER, { input: { username: `avatar${HOSTILE.indexOf(value)}`, password: "correct-horse", firstName: "A", avatar: value } }, undefined, "avatar", value);
+      await refusedGraphql(
+        REGISTER,
+        {
+          input: {
+            username: `avatar${HOSTILE.indexOf(value)}`,
+            password: "correct-horse",
+            firstName: "A",
+            avatar: value,
+          },
+        },
+        undefined,
+        "avatar",
+        value,
+      );
       await refusedGraphql(GRANT, { restaurantId, name: "Hostile badge", cover: value }, admin.token, "cover", value);
     }
   });
 
   it("keeps http(s) URLs and file names, as sent", async () => {
     for (const value of [...ALLOWED, " logo.png "]) {
-      const r = await s.graphql(UPDATE, { id: restaurantId, input: { logo: value, cover: value, photos: [value.trim()] } }, owner.token);
-      expect(r.data?.updateRestaurant, `${JSON.stringify(value)}: ${JSON.stringify(r.errors)}`).toMatchObject({ logo: value, cover: value, photos: [value.trim()] });
+      const r = await s.graphql(
+        UPDATE,
+        { id: restaurantId, input: { logo: value, cover: value, photos: [value.trim()] } },
+        owner.token,
+      );
+      expect(r.data?.updateRestaurant, `${JSON.stringify(value)}: ${JSON.stringify(r.errors)}`).toMatchObject({
+        logo: value,
+        cover: value,
+        photos: [value.trim()],
+      });
     }
-    const r = await s.graphql(REGISTER, { input: { username: "avatarok", password: "correct-horse", firstName: "A", avatar: "https://cdn.example/me.png" } });
+    const r = await s.graphql(REGISTER, {
+      input: { username: "avatarok", password: "correct-horse", firstName: "A", avatar: "https://cdn.example/me.png" },
+    });
     expect(r.data?.register.user.avatar).toBe("https://cdn.example/me.png");
     const g = await s.graphql(GRANT, { restaurantId, name: "Fine badge", cover: "badge.png" }, admin.token);
     expect(g.data?.grantBadge.badge.cover).toBe("badge.png");
@@ -92,17 +134,47 @@ describe("GraphQL", () => {
 describe("REST", () => {
   const form = (method: "POST" | "PUT", path: string, fields: Record<string, string | string[]>, token?: string) =>
     s
-      .fetch(path, { method, token, headers: { "content-type": "application/x-www-form-urlencoded" }, body: formBody(fields) })
+      .fetch(path, {
+        method,
+        token,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: formBody(fields),
+      })
       .then(async (res): Promise<Answer> => ({ status: res.status, body: await res.json(), headers: res.headers }));
 
   it("refuses them in JSON and forms: logo, cover and photos on create and edit, avatar on sign-up", async () => {
     for (const value of HOSTILE) {
-      refusedRest(await unchanged(() => sendJson(s, "POST", "/restaurants", { title: "Hostile", logo: value }, owner.token)), "logo", value);
-      refusedRest(await unchanged(() => form("POST", "/restaurants", { title: "Hostile", cover: value }, owner.token)), "cover", value);
-      refusedRest(await unchanged(() => form("PUT", `/restaurants/${restaurantId}`, { "photos[]": ["a.png", value] }, owner.token)), "photos", value);
-      refusedRest(await unchanged(() => sendJson(s, "PUT", `/restaurants/${restaurantId}`, { logo: value }, owner.token)), "logo", value);
       refusedRest(
-        await unchanged(() => sendJson(s, "POST", "/users", { username: `restavatar${HOSTILE.indexOf(value)}`, password: "correct-horse", first_name: "A", avatar: value })),
+        await unchanged(() => sendJson(s, "POST", "/restaurants", { title: "Hostile", logo: value }, owner.token)),
+        "logo",
+        value,
+      );
+      refusedRest(
+        await unchanged(() => form("POST", "/restaurants", { title: "Hostile", cover: value }, owner.token)),
+        "cover",
+        value,
+      );
+      refusedRest(
+        await unchanged(() =>
+          form("PUT", `/restaurants/${restaurantId}`, { "photos[]": ["a.png", value] }, owner.token),
+        ),
+        "photos",
+        value,
+      );
+      refusedRest(
+        await unchanged(() => sendJson(s, "PUT", `/restaurants/${restaurantId}`, { logo: value }, owner.token)),
+        "logo",
+        value,
+      );
+      refusedRest(
+        await unchanged(() =>
+          sendJson(s, "POST", "/users", {
+            username: `restavatar${HOSTILE.indexOf(value)}`,
+            password: "correct-horse",
+            first_name: "A",
+            avatar: value,
+          }),
+        ),
         "avatar",
         value,
       );
@@ -110,7 +182,13 @@ describe("REST", () => {
   });
 
   it("keeps an http(s) logo and file-name photos", async () => {
-    const a = await sendJson(s, "PUT", `/restaurants/${restaurantId}`, { logo: "https://cdn.example/logo.png", photos: ["a.jpg", "/uploads/b.jpg"] }, owner.token);
+    const a = await sendJson(
+      s,
+      "PUT",
+      `/restaurants/${restaurantId}`,
+      { logo: "https://cdn.example/logo.png", photos: ["a.jpg", "/uploads/b.jpg"] },
+      owner.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(200);
     expect(a.body).toMatchObject({ logo: "https://cdn.example/logo.png", photos: ["a.jpg", "/uploads/b.jpg"] });
   });

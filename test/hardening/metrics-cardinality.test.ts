@@ -17,17 +17,25 @@ describe("metric labels stay bounded whatever clients send", () => {
   afterAll(async () => s?.close());
 
   it("an operationName that names no operation of the document is not a label", async () => {
-    const res = await s.fetch("/graphql", { method: "POST", json: { query: "query Real { __typename }", operationName: "Invented" } });
+    const res = await s.fetch("/graphql", {
+      method: "POST",
+      json: { query: "query Real { __typename }", operationName: "Invented" },
+    });
     expect(res.status).toBe(400); // Apollo refuses an unknown operationName
     await s.fetch("/graphql", { method: "POST", json: { query: "{ __typename }", operationName: "AlsoInvented" } });
-    await s.fetch(`/graphql?query=${encodeURIComponent("{ __typename }")}&operationName=ViaGet`, { headers: { "apollo-require-preflight": "1" } });
+    await s.fetch(`/graphql?query=${encodeURIComponent("{ __typename }")}&operationName=ViaGet`, {
+      headers: { "apollo-require-preflight": "1" },
+    });
     const text = await (await s.fetch("/metrics")).text();
     expect(text).not.toContain("Invented");
     expect(text).not.toContain("ViaGet");
   });
 
   it("the name of the operation run is the label", async () => {
-    await s.fetch("/graphql", { method: "POST", json: { query: "query A { __typename } query B { __typename }", operationName: "B" } });
+    await s.fetch("/graphql", {
+      method: "POST",
+      json: { query: "query A { __typename } query B { __typename }", operationName: "B" },
+    });
     const text = await (await s.fetch("/metrics")).text();
     expect(text).toMatch(/http_requests_total\{method="POST",route="\/graphql",operation="B",status="200"\} 1/);
     expect(text).not.toMatch(/operation="A"/);
@@ -39,7 +47,10 @@ describe("metric labels stay bounded whatever clients send", () => {
     for (let i = 0; i < names.length; i += 50) {
       await Promise.all(
         names.slice(i, i + 50).map((name) =>
-          s.fetch("/graphql", { method: "POST", json: { query: `query ${name} { __typename }`, operationName: name } }),
+          s.fetch("/graphql", {
+            method: "POST",
+            json: { query: `query ${name} { __typename }`, operationName: name },
+          }),
         ),
       );
     }
@@ -50,7 +61,9 @@ describe("metric labels stay bounded whatever clients send", () => {
     expect(labels.size).toBeLessThanOrEqual(MAX_OPERATION_LABELS + 3); // + "", "anonymous", "other"
     expect(labels.has("other")).toBe(true);
     // Every request is still counted: the ones past the bound under "other".
-    const other = /http_requests_total\{method="POST",route="\/graphql",operation="other",status="200"\} (\d+)/.exec(text);
+    const other = /http_requests_total\{method="POST",route="\/graphql",operation="other",status="200"\} (\d+)/.exec(
+      text,
+    );
     expect(Number(other?.[1])).toBeGreaterThanOrEqual(2000 - MAX_OPERATION_LABELS);
     // Bounded: each admitted name costs one counter and one histogram (16 series); nothing per extra name.
     expect(added).toBeLessThanOrEqual((MAX_OPERATION_LABELS + 2) * 16);

@@ -41,14 +41,20 @@ export async function newGrocery(w: World, ownerId = w.owner.id) {
 }
 
 const restaurantRow = (w: World, id: string) =>
-  w.s.db.restaurant.findUnique({ where: { id }, include: { tags: true, photos: true, openingHours: true, badges: true } });
-const groceryRow = (w: World, id: string) => w.s.db.grocery.findUnique({ where: { id }, include: { tags: true, shoppingList: true } });
+  w.s.db.restaurant.findUnique({
+    where: { id },
+    include: { tags: true, photos: true, openingHours: true, badges: true },
+  });
+const groceryRow = (w: World, id: string) =>
+  w.s.db.grocery.findUnique({ where: { id }, include: { tags: true, shoppingList: true } });
 
 /** The valid call of each mutation. A mutation missing here fails the coverage tests. */
 export const MUTATIONS: Record<string, MutationCase> = {
   register: {
     access: "public",
-    call: async () => ({ variables: { input: { username: unique("newcomer"), password: PASSWORD, firstName: "New" } } }),
+    call: async () => ({
+      variables: { input: { username: unique("newcomer"), password: PASSWORD, firstName: "New" } },
+    }),
   },
   login: {
     access: "public",
@@ -63,7 +69,10 @@ export const MUTATIONS: Record<string, MutationCase> = {
     access: "ownerOrAdmin",
     call: async (w) => {
       const r = await newRestaurant(w);
-      return { variables: { id: r.id, input: { title: "Changed title", cuisines: ["thai"] } }, target: () => restaurantRow(w, r.id) };
+      return {
+        variables: { id: r.id, input: { title: "Changed title", cuisines: ["thai"] } },
+        target: () => restaurantRow(w, r.id),
+      };
     },
   },
   deleteRestaurant: {
@@ -77,21 +86,30 @@ export const MUTATIONS: Record<string, MutationCase> = {
     access: "signedIn",
     call: async (w) => {
       const r = await newRestaurant(w);
-      return { variables: { id: r.id, input: { reasonType: "spam", reasonBody: "Fake menu" } }, target: () => restaurantRow(w, r.id) };
+      return {
+        variables: { id: r.id, input: { reasonType: "spam", reasonBody: "Fake menu" } },
+        target: () => restaurantRow(w, r.id),
+      };
     },
   },
   addComment: {
     access: "signedIn",
     call: async (w) => {
       const r = await newRestaurant(w);
-      return { variables: { restaurantId: r.id, input: { title: "Nice", body: "Good soup", rating: 4 } }, target: () => restaurantRow(w, r.id) };
+      return {
+        variables: { restaurantId: r.id, input: { title: "Nice", body: "Good soup", rating: 4 } },
+        target: () => restaurantRow(w, r.id),
+      };
     },
   },
   orderRecipe: {
     access: "signedIn",
     call: async (w) => {
       const r = await newRestaurant(w);
-      return { variables: { input: { restaurantId: r.id, recipe: "Pho", quantity: 2 } }, target: () => restaurantRow(w, r.id) };
+      return {
+        variables: { input: { restaurantId: r.id, recipe: "Pho", quantity: 2 } },
+        target: () => restaurantRow(w, r.id),
+      };
     },
   },
   grantBadge: {
@@ -118,7 +136,10 @@ export const MUTATIONS: Record<string, MutationCase> = {
     access: "ownerOrAdmin",
     call: async (w) => {
       const g = await newGrocery(w);
-      return { variables: { id: g.id, input: { title: "Changed grocery", categories: ["grains"] } }, target: () => groceryRow(w, g.id) };
+      return {
+        variables: { id: g.id, input: { title: "Changed grocery", categories: ["grains"] } },
+        target: () => groceryRow(w, g.id),
+      };
     },
   },
   deleteGrocery: {
@@ -156,7 +177,9 @@ export const MUTATIONS: Record<string, MutationCase> = {
       // On everybody's list, so a call that went through would change something.
       const g = await newGrocery(w);
       const users = await w.s.db.user.findMany({ select: { id: true } });
-      await w.s.db.shoppingListEntry.createMany({ data: users.map((u) => ({ userId: u.id, groceryId: g.id, quantity: 1 })) });
+      await w.s.db.shoppingListEntry.createMany({
+        data: users.map((u) => ({ userId: u.id, groceryId: g.id, quantity: 1 })),
+      });
       return { variables: { groceryId: g.id }, target: () => groceryRow(w, g.id) };
     },
   },
@@ -164,8 +187,13 @@ export const MUTATIONS: Record<string, MutationCase> = {
     access: "admin",
     call: async (w) => {
       const r = await newRestaurant(w);
-      const report = await w.s.db.report.create({ data: { reporterId: w.other.id, targetKind: "RESTAURANT", targetId: r.id, reasonType: "spam" } });
-      return { variables: { id: report.id, resolution: "Checked" }, target: () => w.s.db.report.findUnique({ where: { id: report.id } }) };
+      const report = await w.s.db.report.create({
+        data: { reporterId: w.other.id, targetKind: "RESTAURANT", targetId: r.id, reasonType: "spam" },
+      });
+      return {
+        variables: { id: report.id, resolution: "Checked" },
+        target: () => w.s.db.report.findUnique({ where: { id: report.id } }),
+      };
     },
   },
 };
@@ -195,7 +223,10 @@ export function queryFields(): GraphQLField<unknown, unknown>[] {
 }
 
 /** `mutation($a: T!, ...) { name(a: $a, ...) { __typename } }`: every argument as a variable. */
-export function operationDocument(field: GraphQLField<unknown, unknown>, operation: "mutation" | "query" = "mutation"): string {
+export function operationDocument(
+  field: GraphQLField<unknown, unknown>,
+  operation: "mutation" | "query" = "mutation",
+): string {
   const declared = field.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(", ");
   const passed = field.args.map((a) => `${a.name}: $${a.name}`).join(", ");
   const selection = isObjectType(getNamedType(getNullableType(field.type))) ? " { __typename }" : "";

@@ -36,14 +36,29 @@ describe("field names nested 3,000 brackets deep", () => {
   });
 
   it("in a urlencoded form and in multipart field names, on create and on edit", async () => {
-    await refusedUnchanged(() => sendForm(s, "POST", "/restaurants", { title: "Deep form", [DEEP]: "1" }, owner.token), /body/);
-    await refusedUnchanged(() => sendForm(s, "PUT", `/restaurants/${restaurantId}`, { [DEEP]: "1", title: "Changed" }, owner.token), /body/);
-    await refusedUnchanged(() => sendMultipart(s, "POST", "/restaurants", { title: "Deep multipart", [DEEP]: "1" }, [], owner.token), /body/);
-    await refusedUnchanged(() => sendMultipart(s, "POST", "/groceries", { title: "Deep grocery", [DEEP]: "x" }, [], owner.token), /body/);
+    await refusedUnchanged(
+      () => sendForm(s, "POST", "/restaurants", { title: "Deep form", [DEEP]: "1" }, owner.token),
+      /body/,
+    );
+    await refusedUnchanged(
+      () => sendForm(s, "PUT", `/restaurants/${restaurantId}`, { [DEEP]: "1", title: "Changed" }, owner.token),
+      /body/,
+    );
+    await refusedUnchanged(
+      () => sendMultipart(s, "POST", "/restaurants", { title: "Deep multipart", [DEEP]: "1" }, [], owner.token),
+      /body/,
+    );
+    await refusedUnchanged(
+      () => sendMultipart(s, "POST", "/groceries", { title: "Deep grocery", [DEEP]: "x" }, [], owner.token),
+      /body/,
+    );
   });
 
   it("in the query string of a write (a field is read from the body, else the query)", async () => {
-    await refusedUnchanged(() => sendForm(s, "POST", `/restaurants?${DEEP}=1`, { title: "Deep query" }, owner.token), /query string/);
+    await refusedUnchanged(
+      () => sendForm(s, "POST", `/restaurants?${DEEP}=1`, { title: "Deep query" }, owner.token),
+      /query string/,
+    );
   });
 
   it("the server answers normally afterwards", async () => {
@@ -57,11 +72,20 @@ describe("nesting the legacy interface uses", () => {
       s,
       "PUT",
       `/restaurants/${restaurantId}`,
-      { "address[geo][lat]": "48.1", "address[geo][lng]": "11.5", "opening_hours[0][open]": "08:00", "opening_hours[0][close]": "12:00", "tags[]": "x" },
+      {
+        "address[geo][lat]": "48.1",
+        "address[geo][lng]": "11.5",
+        "opening_hours[0][open]": "08:00",
+        "opening_hours[0][close]": "12:00",
+        "tags[]": "x",
+      },
       owner.token,
     );
     expect(a.status, JSON.stringify(a.body)).toBe(200);
-    const row = await s.db.restaurant.findUniqueOrThrow({ where: { id: restaurantId }, include: { openingHours: true } });
+    const row = await s.db.restaurant.findUniqueOrThrow({
+      where: { id: restaurantId },
+      include: { openingHours: true },
+    });
     expect([row.latitude, row.longitude]).toEqual([48.1, 11.5]);
     expect(row.openingHours.map((h) => [h.open, h.close])).toEqual([["08:00", "12:00"]]);
   });
@@ -69,6 +93,11 @@ describe("nesting the legacy interface uses", () => {
   it(`accepts names ${MAX_KEY_DEPTH} levels deep and refuses ${MAX_KEY_DEPTH + 1}`, async () => {
     const at = (depth: number) => `extra${"[a]".repeat(depth)}`; // an unknown field: ignored when accepted
     expect((await get(s, `/restaurants?${at(MAX_KEY_DEPTH)}=1`, owner.token)).status).toBe(200);
-    expectError(await get(s, `/restaurants?${at(MAX_KEY_DEPTH + 1)}=1`, owner.token), 400, "BAD_REQUEST", /nested 6 brackets deep/);
+    expectError(
+      await get(s, `/restaurants?${at(MAX_KEY_DEPTH + 1)}=1`, owner.token),
+      400,
+      "BAD_REQUEST",
+      /nested 6 brackets deep/,
+    );
   });
 });

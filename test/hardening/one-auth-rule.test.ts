@@ -30,7 +30,11 @@ async function refusals(token?: string) {
   return {
     graphql: { code: graphql.errors?.[0]?.extensions?.code, message: graphql.errors?.[0]?.message },
     rest: { status: rest.status, ...(await rest.json()).error },
-    upload: await upload.json().then((body) => ({ status: upload.status, code: body.errors?.[0]?.extensions?.code, message: body.errors?.[0]?.message })),
+    upload: await upload.json().then((body) => ({
+      status: upload.status,
+      code: body.errors?.[0]?.extensions?.code,
+      message: body.errors?.[0]?.message,
+    })),
   };
 }
 
@@ -52,13 +56,17 @@ describe("the REST routes that need no token are those whose fields are @public"
   it("each compiled route's access is its document's, read from the schema", () => {
     const schema = buildSchema();
     const compiled = compileRoutes(testRunner(schema), routes);
-    for (const route of compiled) expect(route.access, `${route.method} ${route.path}`).toBe(documentAccess(schema, parse(route.document)));
+    for (const route of compiled)
+      expect(route.access, `${route.method} ${route.path}`).toBe(documentAccess(schema, parse(route.document)));
     const open = compiled.filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual(["POST /auth/token", "POST /signin", "POST /users"]);
   });
 
   it("a public route answers without a token; the others refuse before reading any field", async () => {
-    const signIn = await s.fetch("/auth/token", { method: "POST", json: { username: "nobody_here", password: "wrong password" } });
+    const signIn = await s.fetch("/auth/token", {
+      method: "POST",
+      json: { username: "nobody_here", password: "wrong password" },
+    });
     expect(signIn.status).toBe(401); // wrong credentials, not a missing token
     expect((await signIn.json()).error.message).toBe("username or password is wrong");
     const create = await s.fetch("/restaurants", { method: "POST", json: { title: "" } });

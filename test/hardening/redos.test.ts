@@ -16,14 +16,18 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Files that build a RegExp at run time -> a pattern built the same way, to be checked instead. */
 const BUILT_AT_RUN_TIME: Record<string, () => RegExp> = {
-  "src/rest/legacy-error-messages.ts": () => standaloneWords(["input.openingHours", "openingHours", "filter.title", "starRating", "a$b"]),
+  "src/rest/legacy-error-messages.ts": () =>
+    standaloneWords(["input.openingHours", "openingHours", "filter.title", "starRating", "a$b"]),
 };
 
 /** recheck's verdict, as one line when it is not "safe" (an unknown verdict counts as a failure: nothing was proven). */
 function verdict(p: Pick<SourcePattern, "where" | "source" | "flags">): string | null {
   const d = checkSync(p.source, p.flags);
   if (d.status === "safe") return null;
-  const how = d.status === "vulnerable" ? `${d.complexity.type}${"degree" in d.complexity ? ` (degree ${d.complexity.degree})` : ""}, attack ${d.attack.pattern}` : `unknown: ${d.error.kind}`;
+  const how =
+    d.status === "vulnerable"
+      ? `${d.complexity.type}${"degree" in d.complexity ? ` (degree ${d.complexity.degree})` : ""}, attack ${d.attack.pattern}`
+      : `unknown: ${d.error.kind}`;
   return `${p.where} /${p.source}/${p.flags}: ${d.status} ${how}`;
 }
 
@@ -33,14 +37,19 @@ describe("regular expressions in src", () => {
     const patterns = sourcePatterns(ROOT);
     // The collector must see the patterns it is meant to check (a broken parser would pass vacuously).
     expect(patterns.length).toBeGreaterThan(40);
-    expect(patterns.some((p) => p.where.startsWith("src/rest/fields.ts:") && p.source.includes("[eE][+-]?"))).toBe(true);
+    expect(patterns.some((p) => p.where.startsWith("src/rest/fields.ts:") && p.source.includes("[eE][+-]?"))).toBe(
+      true,
+    );
 
     const problems: string[] = [];
     for (const p of patterns) {
       if (p.dynamic) {
         const file = p.where.replace(/:\d+$/, "");
         const build = BUILT_AT_RUN_TIME[file];
-        if (!build) problems.push(`${p.where} builds ${p.dynamic.slice(0, 80)} at run time: list its builder in BUILT_AT_RUN_TIME`);
+        if (!build)
+          problems.push(
+            `${p.where} builds ${p.dynamic.slice(0, 80)} at run time: list its builder in BUILT_AT_RUN_TIME`,
+          );
         else {
           const built = build();
           const problem = verdict({ where: p.where, source: built.source, flags: built.flags });
@@ -63,7 +72,10 @@ describe("regular expressions in src", () => {
   });
 
   it("reads RegExp(...) calls: plain strings are checked, built ones must be listed", () => {
-    const found = patternsIn('const a = new RegExp("^(a+)+$", "i");\nconst b = RegExp(`x${y}`);\nconst c = a.source + "/not a regex/";', "calls.ts");
+    const found = patternsIn(
+      'const a = new RegExp("^(a+)+$", "i");\nconst b = RegExp(`x${y}`);\nconst c = a.source + "/not a regex/";',
+      "calls.ts",
+    );
     expect(found).toEqual([
       { where: "calls.ts:1", source: "^(a+)+$", flags: "i" },
       { where: "calls.ts:2", source: "RegExp(`x${y}`)", flags: "", dynamic: "RegExp(`x${y}`)" },
@@ -90,7 +102,12 @@ describe("over-long numbers and times sent to the REST interface", () => {
   afterAll(async () => s?.close());
 
   const form = async (method: "POST" | "PUT", path: string, fields: Record<string, string>): Promise<Answer> => {
-    const res = await s.fetch(path, { method, token: owner.token, headers: { "content-type": "application/x-www-form-urlencoded" }, body: formBody(fields) });
+    const res = await s.fetch(path, {
+      method,
+      token: owner.token,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: formBody(fields),
+    });
     return { status: res.status, body: await res.json(), headers: res.headers };
   };
 
@@ -108,24 +125,56 @@ describe("over-long numbers and times sent to the REST interface", () => {
     await refusedUnchanged(() => form("PUT", `/restaurants/${restaurantId}`, { star_rating: DIGITS }), /star_rating/);
   });
 
-  it("refuses it as a JSON string, and as address[geo][lat] (form) or address.geo.lat (JSON)", { timeout: 10_000 }, async () => {
-    await refusedUnchanged(() => sendJson(s, "POST", "/restaurants", { title: "x", star_rating: DIGITS }, owner.token), /star_rating/);
-    await refusedUnchanged(() => form("POST", "/restaurants", { title: "x", "address[geo][lat]": DIGITS }), /address\.geo\.lat/);
+  it(
+    "refuses it as a JSON string, and as address[geo][lat] (form) or address.geo.lat (JSON)",
+    { timeout: 10_000 },
+    async () => {
+      await refusedUnchanged(
+        () => sendJson(s, "POST", "/restaurants", { title: "x", star_rating: DIGITS }, owner.token),
+        /star_rating/,
+      );
+      await refusedUnchanged(
+        () => form("POST", "/restaurants", { title: "x", "address[geo][lat]": DIGITS }),
+        /address\.geo\.lat/,
+      );
+      await refusedUnchanged(
+        () =>
+          sendJson(
+            s,
+            "PUT",
+            `/restaurants/${restaurantId}`,
+            { address: { geo: { lat: DIGITS, lng: "1" } } },
+            owner.token,
+          ),
+        /address\.geo\.lat/,
+      );
+    },
+  );
+
+  it("refuses an over-long opening period and page size the same way", { timeout: 10_000 }, async () => {
     await refusedUnchanged(
-      () => sendJson(s, "PUT", `/restaurants/${restaurantId}`, { address: { geo: { lat: DIGITS, lng: "1" } } }, owner.token),
-      /address\.geo\.lat/,
+      () => form("PUT", `/restaurants/${restaurantId}`, { opening_hours: `${"0".repeat(40_000)}-12:00` }),
+      /opening_hours\[0\]/,
+    );
+    // URLs are limited to 16 KB: 1,000 digits there.
+    const page = await s.fetch(`/restaurants?limit=${"1".repeat(1000)}x`, { token: owner.token });
+    expectError(
+      { status: page.status, body: await page.json(), headers: page.headers },
+      400,
+      "BAD_USER_INPUT",
+      /limit .*at most 32 characters/,
     );
   });
 
-  it("refuses an over-long opening period and page size the same way", { timeout: 10_000 }, async () => {
-    await refusedUnchanged(() => form("PUT", `/restaurants/${restaurantId}`, { opening_hours: `${"0".repeat(40_000)}-12:00` }), /opening_hours\[0\]/);
-    // URLs are limited to 16 KB: 1,000 digits there.
-    const page = await s.fetch(`/restaurants?limit=${"1".repeat(1000)}x`, { token: owner.token });
-    expectError({ status: page.status, body: await page.json(), headers: page.headers }, 400, "BAD_USER_INPUT", /limit .*at most 32 characters/);
-  });
-
   it("still reads numbers of every documented form", async () => {
-    for (const [sent, stored] of [["4", 4], [" 4.5 ", 4.5], ["+3.", 3], [".5", 0.5], ["2e0", 2], ["0.0000000000000000000000000001", 1e-28]] as const) {
+    for (const [sent, stored] of [
+      ["4", 4],
+      [" 4.5 ", 4.5],
+      ["+3.", 3],
+      [".5", 0.5],
+      ["2e0", 2],
+      ["0.0000000000000000000000000001", 1e-28],
+    ] as const) {
       const a = await form("PUT", `/restaurants/${restaurantId}`, { star_rating: sent });
       expect(a.status, JSON.stringify(a.body)).toBe(200);
       expect((await s.db.restaurant.findUniqueOrThrow({ where: { id: restaurantId } })).starRating, sent).toBe(stored);

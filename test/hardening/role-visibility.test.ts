@@ -16,9 +16,15 @@ describe("User.role visibility", () => {
     const ann = await s.signUp("ann");
     expect((await s.graphql(`{ me { role } }`, {}, ann.token)).data.me.role).toBe("USER");
     expect((await s.graphql(USER, { id: ann.id }, ann.token)).data.user.role).toBe("USER");
-    const login = await s.graphql(`mutation($u: String!) { login(username: $u, password: "correct-horse") { user { role } } }`, { u: ann.username });
+    const login = await s.graphql(
+      `mutation($u: String!) { login(username: $u, password: "correct-horse") { user { role } } }`,
+      { u: ann.username },
+    );
     expect(login.data.login.user.role).toBe("USER");
-    const rest = await s.fetch("/users", { method: "POST", json: { username: "restrole", password: "correct-horse", first_name: "R" } });
+    const rest = await s.fetch("/users", {
+      method: "POST",
+      json: { username: "restrole", password: "correct-horse", first_name: "R" },
+    });
     expect(((await rest.json()) as any).user.role).toBe("user");
   });
 
@@ -29,8 +35,14 @@ describe("User.role visibility", () => {
     expect(seen.errors).toBeUndefined();
     expect(seen.data.user).toEqual({ id: admin.id, role: null });
 
-    const restaurant = await s.db.restaurant.create({ data: { title: "Boss place", titleSearch: "boss place", ownerId: admin.id } });
-    const owner = await s.graphql(`query($id: ID!) { restaurant(id: $id) { title owner { id role } } }`, { id: restaurant.id }, bob.token);
+    const restaurant = await s.db.restaurant.create({
+      data: { title: "Boss place", titleSearch: "boss place", ownerId: admin.id },
+    });
+    const owner = await s.graphql(
+      `query($id: ID!) { restaurant(id: $id) { title owner { id role } } }`,
+      { id: restaurant.id },
+      bob.token,
+    );
     expect(owner.data.restaurant).toEqual({ title: "Boss place", owner: { id: admin.id, role: null } });
   });
 

@@ -18,7 +18,11 @@ describe("secrets never reach the logs", () => {
   });
   afterAll(async () => s?.close());
 
-  const form = (fields: string) => ({ method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: fields });
+  const form = (fields: string) => ({
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: fields,
+  });
   const graphqlGet = (query: string, variables: unknown) =>
     s.fetch(`/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}`, {
       headers: { "apollo-require-preflight": "1" },
@@ -35,8 +39,14 @@ describe("secrets never reach the logs", () => {
     await s.fetch(`/restaurants?Access%5FToken=${token}`);
     await s.fetch(`/restaurants?token=${token}`);
     await s.fetch(`/restaurants?tags[access_token]=${token}`);
-    await accepted(await s.fetch(`/graphql?access%5Ftoken=${token}`, { method: "POST", json: { query: "{ me { id } }" } }));
-    await accepted(await s.fetch(`/graphql?query=${encodeURIComponent("{ me { id } }")}&%61ccess_token=${token}`, { headers: { "apollo-require-preflight": "1" } }));
+    await accepted(
+      await s.fetch(`/graphql?access%5Ftoken=${token}`, { method: "POST", json: { query: "{ me { id } }" } }),
+    );
+    await accepted(
+      await s.fetch(`/graphql?query=${encodeURIComponent("{ me { id } }")}&%61ccess_token=${token}`, {
+        headers: { "apollo-require-preflight": "1" },
+      }),
+    );
     await s.fetch("/restaurants", form(`title=x&access_token=${token}`));
     await s.fetch("/restaurants", { method: "POST", json: { title: "x", access_token: token } });
     await s.fetch("/auth/token", { method: "DELETE", headers: { authorization: `Bearer ${token}x` } });
@@ -61,15 +71,25 @@ describe("secrets never reach the logs", () => {
     await s.graphql(login, { u: username, p: password });
     await graphqlGet(login, { u: username, p: password });
     await graphqlGet("query($p: String) { __typename }", { p: password, password });
-    await s.fetch(`/graphql?query=${encodeURIComponent(`mutation { login(username: "${username}", password: "${password}") { accessToken } }`)}`, {
-      headers: { "apollo-require-preflight": "1" },
-    });
+    await s.fetch(
+      `/graphql?query=${encodeURIComponent(`mutation { login(username: "${username}", password: "${password}") { accessToken } }`)}`,
+      {
+        headers: { "apollo-require-preflight": "1" },
+      },
+    );
     await s.graphql("mutation($input: RegisterInput!) { register(input: $input) { accessToken } }", {
       input: { username: "other-user", password, bogus: 1 },
     });
-    await s.graphql("mutation($u: String!, $p: Int!) { login(username: $u, password: $p) { accessToken } }", { u: username, p: password });
+    await s.graphql("mutation($u: String!, $p: Int!) { login(username: $u, password: $p) { accessToken } }", {
+      u: username,
+      p: password,
+    });
     await s.fetch("/users", { method: "POST", json: { username: "x", password } });
-    await s.fetch("/users", { method: "POST", headers: { "content-type": "application/json" }, body: `{"username":"y","password":"${password}",` });
+    await s.fetch("/users", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"username":"y","password":"${password}",`,
+    });
     const all = s.logs.join("\n");
     expect(all).toContain("/auth/token");
     expect(all).not.toContain(password);

@@ -102,7 +102,9 @@ describe("REQUEST_TIMEOUT: the whole request must arrive in time", () => {
 
   it("a body arriving fast enough for any rate but never finishing is cut at the timeout", async () => {
     const c = await connect(s);
-    c.socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"username":"`);
+    c.socket.write(
+      `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"username":"`,
+    );
     const feed = setInterval(() => c.socket.writable && c.socket.write("a".repeat(2000)), 100);
     try {
       expect(await c.closedWithin(10_000)).toBe(true);
@@ -130,7 +132,12 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
   let s: TestServer;
   let token: string;
   beforeAll(async () => {
-    s = await startServer({ REQUEST_TIMEOUT: "60s", BODY_MIN_RATE: "1000", BODY_MIN_RATE_WINDOW: "500ms", LOG_LEVEL: "warn" });
+    s = await startServer({
+      REQUEST_TIMEOUT: "60s",
+      BODY_MIN_RATE: "1000",
+      BODY_MIN_RATE_WINDOW: "500ms",
+      LOG_LEVEL: "warn",
+    });
     token = (await s.signUp("uploader")).token;
   });
   afterAll(async () => s?.close());
@@ -152,7 +159,9 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
   it("a chunked body that stalls after its first chunk gets 408", async () => {
     const c = await connect(s);
     const start = `{"username":"chunky","password":"password-1","first_name":"C"`;
-    c.socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    c.socket.write(
+      `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     c.socket.write(`${start.length.toString(16)}\r\n${start}\r\n`);
     expect(await c.closedWithin(10_000)).toBe(true);
     expect(statusOf(c.received())).toBe(408);
@@ -172,7 +181,9 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
 
   it("a REST multipart upload that stops after its first part: 408, no grocery", async () => {
     const c = await connect(s);
-    c.socket.write(multipartHead("/groceries", 100_000, `Authorization: Bearer ${token}\r\n`) + textPart("title", "Half"));
+    c.socket.write(
+      multipartHead("/groceries", 100_000, `Authorization: Bearer ${token}\r\n`) + textPart("title", "Half"),
+    );
     expect(await c.closedWithin(10_000)).toBe(true);
     expect(statusOf(c.received())).toBe(408);
     expect(await s.db.grocery.count()).toBe(0);
@@ -184,9 +195,14 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
       variables: { input: { title: "Stalled", cover: null } },
     });
     const body =
-      textPart("operations", operations) + textPart("map", JSON.stringify({ 0: ["variables.input.cover"] })) + filePartHead("0");
+      textPart("operations", operations) +
+      textPart("map", JSON.stringify({ 0: ["variables.input.cover"] })) +
+      filePartHead("0");
     const c = await connect(s);
-    c.socket.write(multipartHead("/graphql", 1_000_000, `Authorization: Bearer ${token}\r\nApollo-Require-Preflight: true\r\n`) + body);
+    c.socket.write(
+      multipartHead("/graphql", 1_000_000, `Authorization: Bearer ${token}\r\nApollo-Require-Preflight: true\r\n`) +
+        body,
+    );
     c.socket.write(Buffer.concat([PNG, Buffer.alloc(64 * 1024, 1)]));
     expect(await c.closedWithin(10_000)).toBe(true);
     expect(statusOf(c.received())).toBe(408);
@@ -219,7 +235,8 @@ describe("a token in the header or query string is checked before the body is re
 
   it("REST multipart with a made-up bearer token: 401 after 1 KB of 5 MB, connection closed", async () => {
     const { c, answered } = await sendFirstKilobyte(
-      (length) => multipartHead("/groceries", length, "Authorization: Bearer made-up-token-made-up-token-made-up-token\r\n"),
+      (length) =>
+        multipartHead("/groceries", length, "Authorization: Bearer made-up-token-made-up-token-made-up-token\r\n"),
       textPart("title", "Nope") + filePartHead("cover"),
     );
     expect(answered).toBe(true);
@@ -233,7 +250,8 @@ describe("a token in the header or query string is checked before the body is re
     const { token } = await s.signUp("leaver");
     expect((await s.fetch("/auth/token", { method: "DELETE", token })).status).toBe(204);
     const { c, answered } = await sendFirstKilobyte(
-      (length) => `POST /restaurants?access_token=${token} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+      (length) =>
+        `POST /restaurants?access_token=${token} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
       `{"title":"`,
       512 * 1024, // under BODY_LIMIT_BYTES, so only the token can refuse it early
     );
@@ -305,7 +323,9 @@ describe("MAX_CONNECTIONS_PER_ADDRESS and MAX_CONNECTIONS, with room for health 
     try {
       const held = await hold(s, 5);
       const extra = await connect(s);
-      extra.socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`);
+      extra.socket.write(
+        `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`,
+      );
       expect(await extra.closedWithin(5000)).toBe(true);
       expect(statusOf(extra.received())).toBe(503);
 

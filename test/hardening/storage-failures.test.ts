@@ -54,8 +54,16 @@ const bigRestaurant = (title: string) => ({
 });
 
 type Outcome = { status: number; text: string; body: any };
-async function graphql(s: TestServer, query: string, variables: Record<string, unknown>, token: string): Promise<Outcome> {
-  const res = await answerWithin(s.fetch("/graphql", { method: "POST", json: { query, variables }, token }), "POST /graphql");
+async function graphql(
+  s: TestServer,
+  query: string,
+  variables: Record<string, unknown>,
+  token: string,
+): Promise<Outcome> {
+  const res = await answerWithin(
+    s.fetch("/graphql", { method: "POST", json: { query, variables }, token }),
+    "POST /graphql",
+  );
   const text = await res.text();
   return { status: res.status, text, body: JSON.parse(text) };
 }
@@ -89,7 +97,11 @@ async function expectNothingOf(s: TestServer, titlePrefix: string) {
   expect(await s.db.restaurantTag.count({ where: { value: { startsWith: titlePrefix } } })).toBe(0);
 }
 
-const sqliteFileDatabase = (dir: string): TestDatabase => ({ url: `file:${path.join(dir, "test.db")}`, provider: "sqlite", drop: async () => {} });
+const sqliteFileDatabase = (dir: string): TestDatabase => ({
+  url: `file:${path.join(dir, "test.db")}`,
+  provider: "sqlite",
+  drop: async () => {},
+});
 
 /** Whether this process may do what a test needs (root in a sandbox that allows it). */
 function allowed(command: string, args: string[], undo?: [string, string[]]): boolean {
@@ -102,10 +114,13 @@ function allowed(command: string, args: string[], undo?: [string, string[]]): bo
   }
 }
 const probeDir = mkdtempSync(path.join(tmpdir(), "gw-capability-"));
-const canMountTmpfs = testProvider() === "sqlite" && allowed("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probeDir], ["umount", [probeDir]]);
+const canMountTmpfs =
+  testProvider() === "sqlite" &&
+  allowed("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probeDir], ["umount", [probeDir]]);
 writeFileSync(path.join(probeDir, "file"), "");
 const canMakeImmutable =
-  testProvider() === "sqlite" && allowed("chattr", ["+i", path.join(probeDir, "file")], ["chattr", ["-i", path.join(probeDir, "file")]]);
+  testProvider() === "sqlite" &&
+  allowed("chattr", ["+i", path.join(probeDir, "file")], ["chattr", ["-i", path.join(probeDir, "file")]]);
 rmSync(probeDir, { recursive: true, force: true });
 
 // SQLite only: PRAGMA max_page_count makes SQLite answer SQLITE_FULL on demand. On PostgreSQL
@@ -117,7 +132,8 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite storage full (max_page_coun
   beforeAll(async () => {
     s = await startServer();
     user = await s.signUp("full");
-    restaurantId = (await graphql(s, CREATE, { input: { title: "Before the disk filled" } }, user.token)).body.data.createRestaurant.id;
+    restaurantId = (await graphql(s, CREATE, { input: { title: "Before the disk filled" } }, user.token)).body.data
+      .createRestaurant.id;
   });
   afterAll(() => closeWithin(s));
 
@@ -139,7 +155,11 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite storage full (max_page_coun
     // in what is left. They fill it, each acknowledged one kept.
     let commentRefused: Outcome | undefined;
     for (let i = 0; i < 50 && !commentRefused; i++) {
-      const outcome = await rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, { title: `kept-comment-${i}`, body: "b".repeat(5000), rating: 4 });
+      const outcome = await rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, {
+        title: `kept-comment-${i}`,
+        body: "b".repeat(5000),
+        rating: 4,
+      });
       if (outcome.status !== 201) commentRefused = outcome;
     }
     expectRefused(commentRefused!, 507, "STORAGE_FULL");
@@ -148,13 +168,21 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite storage full (max_page_coun
     const attempts = await Promise.all([
       graphql(s, CREATE, { input: bigRestaurant("never-graphql") }, user.token),
       rest(s, "POST", "/restaurants", user.token, bigRestaurant("never-rest")),
-      rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, { title: "never-comment", body: "b".repeat(5000), rating: 4 }),
+      rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, {
+        title: "never-comment",
+        body: "b".repeat(5000),
+        rating: 4,
+      }),
       graphql(s, CREATE, { input: bigRestaurant("never-parallel") }, user.token),
     ]);
     for (const outcome of attempts) expectRefused(outcome, 507, "STORAGE_FULL");
 
     await expectReadsWork(s, user.token, user.id, restaurantId);
-    expect(await readinessBecomes(s, 503)).toMatchObject({ status: "unavailable", database: "ok", writes: "storage full" });
+    expect(await readinessBecomes(s, 503)).toMatchObject({
+      status: "unavailable",
+      database: "ok",
+      writes: "storage full",
+    });
     await expectNothingOf(s, "never");
     expect(await s.db.comment.count({ where: { title: "never-comment" } })).toBe(0);
     expect(await s.db.restaurant.count({ where: { id: { in: acknowledged } } })).toBe(acknowledged.length);
@@ -166,9 +194,11 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite storage full (max_page_coun
     expect(after.status, after.text).toBe(200);
     expect(after.body.data.createRestaurant.id).toEqual(expect.any(String));
     // The readiness probe kept nothing.
-    expect(await s.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT COUNT(*) AS n FROM "_prisma_migrations" WHERE finished_at IS NULL`)).toEqual([
-      { n: 0n },
-    ]);
+    expect(
+      await s.db.$queryRawUnsafe<{ n: bigint }[]>(
+        `SELECT COUNT(*) AS n FROM "_prisma_migrations" WHERE finished_at IS NULL`,
+      ),
+    ).toEqual([{ n: 0n }]);
   });
 });
 
@@ -186,7 +216,8 @@ describe.skipIf(!canMountTmpfs)("SQLite on a full filesystem (2 MB tmpfs)", () =
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", dir]);
     s = await startServer({}, { database: sqliteFileDatabase(dir) });
     user = await s.signUp("disk");
-    restaurantId = (await graphql(s, CREATE, { input: { title: "Before the disk filled" } }, user.token)).body.data.createRestaurant.id;
+    restaurantId = (await graphql(s, CREATE, { input: { title: "Before the disk filled" } }, user.token)).body.data
+      .createRestaurant.id;
   });
   afterAll(async () => {
     await closeWithin(s);
@@ -204,7 +235,11 @@ describe.skipIf(!canMountTmpfs)("SQLite on a full filesystem (2 MB tmpfs)", () =
 
     const first = await graphql(s, CREATE, { input: bigRestaurant("never-first") }, user.token);
     expectRefused(first, 507, "STORAGE_FULL");
-    const comment = await rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, { title: "never", body: "b".repeat(5000), rating: 4 });
+    const comment = await rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, {
+      title: "never",
+      body: "b".repeat(5000),
+      rating: 4,
+    });
     expectRefused(comment, 507, "STORAGE_FULL");
     expectRefused(await rest(s, "POST", "/restaurants", user.token, bigRestaurant("never-rest")), 507, "STORAGE_FULL");
 
@@ -244,8 +279,16 @@ describe.skipIf(!canMakeImmutable)("SQLite with database files that cannot be wr
 
   it("answers 503 SERVICE_UNAVAILABLE instead of hanging, and recovers once the files can be written", async () => {
     execFileSync("chattr", ["+i", ...files()]);
-    expectRefused(await rest(s, "POST", "/restaurants", user.token, bigRestaurant("never-rest")), 503, "SERVICE_UNAVAILABLE");
-    expectRefused(await graphql(s, CREATE, { input: bigRestaurant("never-graphql") }, user.token), 503, "SERVICE_UNAVAILABLE");
+    expectRefused(
+      await rest(s, "POST", "/restaurants", user.token, bigRestaurant("never-rest")),
+      503,
+      "SERVICE_UNAVAILABLE",
+    );
+    expectRefused(
+      await graphql(s, CREATE, { input: bigRestaurant("never-graphql") }, user.token),
+      503,
+      "SERVICE_UNAVAILABLE",
+    );
     await expectReadsWork(s, user.token, user.id, restaurantId);
     expect(await readinessBecomes(s, 503)).toMatchObject({ database: "ok", writes: "failing" });
 
@@ -269,7 +312,10 @@ async function relayTo(target: URL) {
     }
     client.pipe(upstream).pipe(client);
   });
-  const listen = (port: number) => new Promise<number>((resolve) => server.listen(port, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port)));
+  const listen = (port: number) =>
+    new Promise<number>((resolve) =>
+      server.listen(port, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port)),
+    );
   const port = await listen(0);
   return {
     port,
@@ -315,7 +361,18 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL unreachable", () => {
     expectRefused(await graphql(s, CREATE, { input: { title: "never" } }, user.token), 503, "SERVICE_UNAVAILABLE");
     expectRefused(await rest(s, "GET", `/restaurants/${restaurantId}`, user.token), 503, "SERVICE_UNAVAILABLE");
     expectRefused(await rest(s, "POST", "/restaurants", user.token, { title: "never" }), 503, "SERVICE_UNAVAILABLE");
-    const loginRefused = await graphql(s, `mutation { login(username: "nobody", password: "whatever-123") { accessToken } }`, {}, "");
+    const loginRefused = await graphql(
+      s,
+      `
+        mutation {
+          login(username: "nobody", password: "whatever-123") {
+            accessToken
+          }
+        }
+      `,
+      {},
+      "",
+    );
     expectRefused(loginRefused, 503, "SERVICE_UNAVAILABLE");
     expect((await answerWithin(s.fetch("/healthz"), "GET /healthz")).status).toBe(200);
     expect(await readinessBecomes(s, 503)).toMatchObject({ status: "unavailable", database: "unreachable" });
@@ -371,13 +428,21 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL connection lost insid
       // restaurant's rating totals) waits inside BEGIN ... COMMIT; then its connection is killed.
       await admin.query("BEGIN");
       await admin.query(`SELECT id FROM "Restaurant" WHERE id = $1 FOR UPDATE`, [restaurantId]);
-      const comment = rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, { title: `lost-${round}`, body: "b", rating: 3 });
+      const comment = rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, {
+        title: `lost-${round}`,
+        body: "b",
+        rating: 3,
+      });
       await watcher.query("SELECT pg_terminate_backend($1)", [await waitingBackend()]);
       await admin.query("ROLLBACK");
       expectRefused(await comment, 503, "SERVICE_UNAVAILABLE");
     }
     expect((await graphql(s, ME, {}, user.token)).body).toEqual({ data: { me: { id: user.id } } });
-    const after = await rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, { title: "kept", body: "b", rating: 5 });
+    const after = await rest(s, "PUT", `/restaurants/${restaurantId}/comments`, user.token, {
+      title: "kept",
+      body: "b",
+      rating: 5,
+    });
     expect(after.status, after.text).toBe(201);
     expect(await s.db.comment.count({ where: { restaurantId } })).toBe(1);
   });

@@ -18,12 +18,18 @@ async function readiness() {
 
 describe("/readyz and the upload folder", () => {
   it("is ready while the folder can be written", async () => {
-    expect(await readiness()).toEqual({ status: 200, body: { status: "ok", database: "ok", writes: "ok", uploads: "ok" } });
+    expect(await readiness()).toEqual({
+      status: 200,
+      body: { status: "ok", database: "ok", writes: "ok", uploads: "ok" },
+    });
   });
 
   it("is not ready while the folder is gone, and ready again once it is back", async () => {
     rmSync(s.config.uploadDir, { recursive: true, force: true });
-    expect(await readiness()).toEqual({ status: 503, body: { status: "unavailable", database: "ok", writes: "ok", uploads: "not writable" } });
+    expect(await readiness()).toEqual({
+      status: 503,
+      body: { status: "unavailable", database: "ok", writes: "ok", uploads: "not writable" },
+    });
     mkdirSync(s.config.uploadDir);
     expect((await readiness()).status).toBe(200);
   });
@@ -44,8 +50,12 @@ describe("/readyz and the upload folder", () => {
     mkdirSync(s.config.uploadDir);
     const lines = s.logs.map((line) => JSON.parse(line));
     expect(lines.find((line) => line.msg === "not ready")).toMatchObject({ reason: "uploads not writable" });
-    expect(lines.find((line) => line.url === "/readyz")).toMatchObject({ status: 503, reason: "answered 503 Service Unavailable" });
-    for (const line of lines.filter((l) => l.level >= 40)) expect(line.reason || line.err?.message, JSON.stringify(line)).toBeTruthy();
+    expect(lines.find((line) => line.url === "/readyz")).toMatchObject({
+      status: 503,
+      reason: "answered 503 Service Unavailable",
+    });
+    for (const line of lines.filter((l) => l.level >= 40))
+      expect(line.reason || line.err?.message, JSON.stringify(line)).toBeTruthy();
   });
 
   it("keeps /healthz a liveness check: 200 whatever the folder", async () => {

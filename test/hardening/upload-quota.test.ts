@@ -16,7 +16,12 @@ const pngOfSize = (size: number) => {
   out.set(PNG_HEAD);
   return out;
 };
-const coverPart = (size: number): FilePart => ({ name: "cover", filename: "c.png", type: "image/png", content: pngOfSize(size) });
+const coverPart = (size: number): FilePart => ({
+  name: "cover",
+  filename: "c.png",
+  type: "image/png",
+  content: pngOfSize(size),
+});
 
 const CREATE = `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`;
 
@@ -26,7 +31,12 @@ async function graphqlCreate(s: TestServer, token: string, size: number) {
   form.append("operations", JSON.stringify({ query: CREATE, variables: { input: { title: "G", cover: null } } }));
   form.append("map", JSON.stringify({ 0: ["variables.input.cover"] }));
   form.append("0", new Blob([pngOfSize(size)], { type: "image/png" }), "c.png");
-  const res = await s.fetch("/graphql", { method: "POST", body: form, token, headers: { "apollo-require-preflight": "1" } });
+  const res = await s.fetch("/graphql", {
+    method: "POST",
+    body: form,
+    token,
+    headers: { "apollo-require-preflight": "1" },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -56,14 +66,31 @@ describe("per-user upload quota", () => {
     // Without a file, writing still works; another user has a quota of their own.
     expect((await sendMultipart(s, "POST", "/groceries", { title: "No cover" }, [], user.token)).status).toBe(201);
     const other = await s.signUp("other");
-    expect((await sendMultipart(s, "POST", "/groceries", { title: "Theirs" }, [coverPart(3000)], other.token)).status).toBe(201);
+    expect(
+      (await sendMultipart(s, "POST", "/groceries", { title: "Theirs" }, [coverPart(3000)], other.token)).status,
+    ).toBe(201);
     // Replacing a cover counts the new file instead of the old one.
-    const replaced = await sendMultipart(s, "PATCH", `/groceries?grocery_id=${made[0]}`, {}, [coverPart(4000)], user.token);
+    const replaced = await sendMultipart(
+      s,
+      "PATCH",
+      `/groceries?grocery_id=${made[0]}`,
+      {},
+      [coverPart(4000)],
+      user.token,
+    );
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(201);
-    expectError(await sendMultipart(s, "PATCH", `/groceries?grocery_id=${made[1]}`, {}, [coverPart(4000)], user.token), 413, "UPLOAD_QUOTA_EXCEEDED");
+    expectError(
+      await sendMultipart(s, "PATCH", `/groceries?grocery_id=${made[1]}`, {}, [coverPart(4000)], user.token),
+      413,
+      "UPLOAD_QUOTA_EXCEEDED",
+    );
     // Removing a grocery frees its cover's bytes.
-    expect((await s.fetch(`/groceries/${made[2]}?from=catalogue`, { method: "DELETE", token: user.token })).status).toBe(204);
-    expect((await sendMultipart(s, "POST", "/groceries", { title: "Again" }, [coverPart(3000)], user.token)).status).toBe(201);
+    expect(
+      (await s.fetch(`/groceries/${made[2]}?from=catalogue`, { method: "DELETE", token: user.token })).status,
+    ).toBe(204);
+    expect(
+      (await sendMultipart(s, "POST", "/groceries", { title: "Again" }, [coverPart(3000)], user.token)).status,
+    ).toBe(201);
   });
 
   it("GraphQL: createGrocery past the quota fails with UPLOAD_QUOTA_EXCEEDED and stores nothing", async () => {
@@ -84,14 +111,22 @@ describe("per-user upload quota", () => {
     await s.db.grocery.create({ data: { title: "Old", titleSearch: "old", cover: name, ownerId: user.id } });
     expect(await recordCoverSizes(s.db, s.config.uploadDir)).toBe(1);
     expect(await recordCoverSizes(s.db, s.config.uploadDir)).toBe(0);
-    expectError(await sendMultipart(s, "POST", "/groceries", { title: "New" }, [coverPart(3000)], user.token), 413, "UPLOAD_QUOTA_EXCEEDED");
-    expect((await sendMultipart(s, "POST", "/groceries", { title: "New" }, [coverPart(2000)], user.token)).status).toBe(201);
+    expectError(
+      await sendMultipart(s, "POST", "/groceries", { title: "New" }, [coverPart(3000)], user.token),
+      413,
+      "UPLOAD_QUOTA_EXCEEDED",
+    );
+    expect((await sendMultipart(s, "POST", "/groceries", { title: "New" }, [coverPart(2000)], user.token)).status).toBe(
+      201,
+    );
   });
 
   it("uploads sent at once never take a user past the quota", async () => {
     const user = await s.signUp("burst");
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => sendMultipart(s, "POST", "/groceries", { title: `B${i}` }, [coverPart(3000)], user.token)),
+      Array.from({ length: 8 }, (_, i) =>
+        sendMultipart(s, "POST", "/groceries", { title: `B${i}` }, [coverPart(3000)], user.token),
+      ),
     );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
     for (const a of answers.filter((a) => a.status !== 201)) expectError(a, 413, "UPLOAD_QUOTA_EXCEEDED");
@@ -111,7 +146,11 @@ describe("free-disk reserve", () => {
   it("refuses uploads with 507 STORAGE_FULL (REST) and STORAGE_FULL (GraphQL), storing nothing, while other writes work", async () => {
     const user = await s.signUp("disk");
     const files = filesIn(s);
-    expectError(await sendMultipart(s, "POST", "/groceries", { title: "Full" }, [coverPart(3000)], user.token), 507, "STORAGE_FULL");
+    expectError(
+      await sendMultipart(s, "POST", "/groceries", { title: "Full" }, [coverPart(3000)], user.token),
+      507,
+      "STORAGE_FULL",
+    );
     const viaGraphql = await graphqlCreate(s, user.token, 3000);
     expect(viaGraphql.body.errors?.[0]?.extensions?.code).toBe("STORAGE_FULL");
     expect(filesIn(s)).toEqual(files);
@@ -129,7 +168,14 @@ describe("free-disk reserve", () => {
     // inotify sees a file that is created and removed at once, which a listing after the answer would miss.
     const watcher = watch(s.config.uploadDir, (_event, name) => void (name && created.push(name)));
     try {
-      const big = await sendMultipart(s, "POST", "/groceries", { title: "Full" }, [coverPart(2 * 1024 * 1024)], user.token);
+      const big = await sendMultipart(
+        s,
+        "POST",
+        "/groceries",
+        { title: "Full" },
+        [coverPart(2 * 1024 * 1024)],
+        user.token,
+      );
       expectError(big, 507, "STORAGE_FULL");
       await new Promise((resolve) => setTimeout(resolve, 200)); // let inotify's events arrive
     } finally {
@@ -141,7 +187,9 @@ describe("free-disk reserve", () => {
 
   it("the OpenAPI document lists 507 for the routes that take a file, and only those", async () => {
     const doc = (await (await s.fetch("/openapi.json")).json()) as any;
-    expect(doc.paths["/groceries"].post.responses["507"]).toEqual({ $ref: "#/components/responses/InsufficientStorage" });
+    expect(doc.paths["/groceries"].post.responses["507"]).toEqual({
+      $ref: "#/components/responses/InsufficientStorage",
+    });
     expect(doc.paths["/groceries"].patch.responses["507"]).toBeDefined();
     expect(doc.paths["/restaurants"].post.responses["507"]).toBeUndefined();
   });

@@ -12,7 +12,10 @@ import type { TestDatabase } from "./database.ts";
 
 /** A PNG signature and header, then `tag`: recognised as a PNG, and each cover's bytes differ. */
 export function pngWith(tag: string): Uint8Array<ArrayBuffer> {
-  const head = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+  const head = Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+    "base64",
+  );
   return new Uint8Array(Buffer.concat([head, Buffer.from(tag)]));
 }
 
@@ -32,11 +35,18 @@ export async function createGroceryWithCover(api: Api, token: string, title: str
   const form = new FormData();
   form.set(
     "operations",
-    JSON.stringify({ query: `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`, variables: { input: { title, cover: null } } }),
+    JSON.stringify({
+      query: `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`,
+      variables: { input: { title, cover: null } },
+    }),
   );
   form.set("map", JSON.stringify({ 0: ["variables.input.cover"] }));
   form.set("0", new Blob([cover], { type: "image/png" }), "cover.png");
-  const res = await fetch(`${api.url}/graphql`, { method: "POST", headers: { authorization: `Bearer ${token}`, "apollo-require-preflight": "true" }, body: form });
+  const res = await fetch(`${api.url}/graphql`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "apollo-require-preflight": "true" },
+    body: form,
+  });
   const body = (await res.json()) as any;
   return body.data?.createGrocery as { id: string; cover: string } | undefined;
 }
@@ -94,7 +104,11 @@ export function sqliteDatabase(prefix = "gw-sqlite-"): TestDatabase & { dir: str
 export const tempDir = (prefix: string) => mkdtempSync(path.join(tmpdir(), prefix));
 
 /** Runs `work` over `items`, at most `concurrency` at a time (each a process: a loaded machine has few cores). */
-export async function eachLimited<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function eachLimited<T, R>(
+  items: T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(

@@ -14,7 +14,11 @@ export const testProvider = (): "sqlite" | "postgres" =>
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (testProvider() === "sqlite") {
     const dir = mkdtempSync(path.join(tmpdir(), "gw-test-"));
-    return { url: `file:${path.join(dir, "test.db")}`, provider: "sqlite", drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `file:${path.join(dir, "test.db")}`,
+      provider: "sqlite",
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const serverUrl = new URL(process.env.DATABASE_URL!);
   const name = `gw_test_${randomBytes(6).toString("hex")}`;

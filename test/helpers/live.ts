@@ -33,7 +33,10 @@ export class CountingBus extends InProcessBus {
  * Counts the listeners of a server's own bus (PostgreSQL, Redis, ...) without changing what it
  * does: cross-instance tests write only once the other instance's subscriptions listen.
  */
-export function countListeners(bus: EventBus): { listening(): number; untilListening(n: number, ms?: number): Promise<void> } {
+export function countListeners(bus: EventBus): {
+  listening(): number;
+  untilListening(n: number, ms?: number): Promise<void>;
+} {
   let listening = 0;
   const listen = bus.listen.bind(bus);
   bus.listen = (listener) => {
@@ -72,7 +75,9 @@ export function liveClient(server: TestServer, connectionParams?: Record<string,
     lazy: false,
     retryAttempts: 0,
     onNonLazyError: () => {},
-    on: { closed: (event) => void closes.push({ code: (event as CloseEvent).code, reason: (event as CloseEvent).reason }) },
+    on: {
+      closed: (event) => void closes.push({ code: (event as CloseEvent).code, reason: (event as CloseEvent).reason }),
+    },
   });
   return Object.assign(client, { closes });
 }
@@ -87,7 +92,12 @@ export type Sub = {
   stop(): void;
 };
 
-export function subscribe(client: Client, query: string, variables?: Record<string, unknown>, extensions?: Record<string, unknown>): Sub {
+export function subscribe(
+  client: Client,
+  query: string,
+  variables?: Record<string, unknown>,
+  extensions?: Record<string, unknown>,
+): Sub {
   const results: ExecutionResult<any>[] = [];
   let taken = 0;
   const waiters: (() => void)[] = [];
@@ -113,7 +123,10 @@ export function subscribe(client: Client, query: string, variables?: Record<stri
       while (results.length <= taken) {
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`no result within ${ms} ms (received ${results.length})`);
-        await Promise.race([new Promise<void>((wake) => waiters.push(wake)), new Promise((r) => setTimeout(r, Math.min(left, 100)))]);
+        await Promise.race([
+          new Promise<void>((wake) => waiters.push(wake)),
+          new Promise((r) => setTimeout(r, Math.min(left, 100))),
+        ]);
       }
       return results[taken++];
     },
@@ -124,7 +137,12 @@ export function subscribe(client: Client, query: string, variables?: Record<stri
 export async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -150,7 +168,11 @@ export function rawSocket(server: TestServer, options: WebSocket.ClientOptions =
  * A value of the server's /metrics (Prometheus text): the sample of `name` whose labels include
  * `labels`, 0 when there is none yet (a counter never incremented has no labelled sample).
  */
-export async function metricValue(server: TestServer, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metricValue(
+  server: TestServer,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const text = await (await server.fetch("/metrics")).text();
   const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
   for (const line of text.split("\n")) {

@@ -34,4 +34,7 @@ export async function rawConnection(address: string) {
 
 /** Resolves with false when `pending` has not settled within `ms` (a bound on "does it happen at all"). */
 export const within = (ms: number, pending: Promise<unknown>) =>
-  Promise.race([pending.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
+  Promise.race([
+    pending.then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
+  ]);

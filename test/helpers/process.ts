@@ -11,7 +11,11 @@ export type ServiceProcess = { url: string; child: ChildProcess; output: () => s
  * Starts the service and resolves once it listens (or rejects with its output if it exits first).
  * `nodeArgs`: flags for Node itself (V8's GC tracing, heap sizes).
  */
-export function startProcess(env: Record<string, string>, timeoutMs = 30_000, nodeArgs: string[] = []): Promise<ServiceProcess> {
+export function startProcess(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  nodeArgs: string[] = [],
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "test", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
@@ -73,10 +77,17 @@ export function runAdminWith(settings: Record<string, string>, ...args: string[]
 }
 
 /** The admin process, started: for tests that stop it halfway (`child.kill("SIGKILL")`). */
-export function startAdmin(settings: Record<string, string>, ...args: string[]): { child: ChildProcess; finished: Promise<AdminRun> } {
+export function startAdmin(
+  settings: Record<string, string>,
+  ...args: string[]
+): { child: ChildProcess; finished: Promise<AdminRun> } {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "test", ...settings };
   delete env.ADMIN_PASSWORD;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));

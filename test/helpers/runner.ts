@@ -7,5 +7,9 @@ import { operationRunner } from "../../src/graphql/execution/operation.ts";
 import { buildSchema } from "../../src/graphql/schema.ts";
 
 export function testRunner(schema = buildSchema(), env: Record<string, string> = {}) {
-  return operationRunner(schema, operationLimits(loadConfig(env)), compilingExecutor(schema, { after: 0, perMinute: 1 }));
+  return operationRunner(
+    schema,
+    operationLimits(loadConfig(env)),
+    compilingExecutor(schema, { after: 0, perMinute: 1 }),
+  );
 }

@@ -44,14 +44,18 @@ let counter = 0;
 
 /**
  * `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default.
-* `alongside`: another instance of the same deployment: this server uses that one's database and
+ * `alongside`: another instance of the same deployment: this server uses that one's database and
  * upload folder, and leaves both to it (close this one first).
  * `events`: the server's event bus (live updates); by default the one production would use for
  * this database (src/events/create-bus.ts).
  */
 export async function startServer(
   env: Record<string, string> = {},
-  { database, alongside, events: givenEvents }: { database?: TestDatabase; alongside?: TestServer; events?: EventBus } = {},
+  {
+    database,
+    alongside,
+    events: givenEvents,
+  }: { database?: TestDatabase; alongside?: TestServer; events?: EventBus } = {},
 ): Promise<TestServer> {
   database ??= alongside?.database ?? (await createTestDatabase());
   // The upload folder sits in a private folder of its own, so a test can check that nothing was
@@ -71,7 +75,9 @@ export async function startServer(
     LOGIN_BACKOFF_MAX: "0",
     // GRAPHQL_COMPILE_AFTER=1 runs every operation compiled (one CI suite does, with no compile budget), 0 none.
     ...(process.env.GRAPHQL_COMPILE_AFTER ? { GRAPHQL_COMPILE_AFTER: process.env.GRAPHQL_COMPILE_AFTER } : {}),
-    ...(process.env.GRAPHQL_COMPILES_PER_MINUTE ? { GRAPHQL_COMPILES_PER_MINUTE: process.env.GRAPHQL_COMPILES_PER_MINUTE } : {}),
+    ...(process.env.GRAPHQL_COMPILES_PER_MINUTE
+      ? { GRAPHQL_COMPILES_PER_MINUTE: process.env.GRAPHQL_COMPILES_PER_MINUTE }
+      : {}),
     ...env,
     DATABASE_URL: database.url,
   });

@@ -24,13 +24,14 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-const isNode = (v: unknown): v is AstNode => typeof v === "object" && v !== null && typeof (v as AstNode).type === "string";
+const isNode = (v: unknown): v is AstNode =>
+  typeof v === "object" && v !== null && typeof (v as AstNode).type === "string";
 
 const stringValue = (node: unknown): string | undefined => {
   if (!isNode(node)) return undefined;
   if (node.type === "Literal" && typeof node.value === "string") return node.value;
   if (node.type === "TemplateLiteral" && (node.expressions as unknown[]).length === 0) {
-    return ((node.quasis as { value: { cooked: string } }[])[0]?.value.cooked) ?? "";
+    return (node.quasis as { value: { cooked: string } }[])[0]?.value.cooked ?? "";
   }
   return undefined;
 };
@@ -53,12 +54,22 @@ export function patternsIn(text: string, file: string): SourcePattern[] {
     const regex = node.regex as { pattern: string; flags: string } | undefined;
     if (node.type === "Literal" && regex) found.push({ where, source: regex.pattern, flags: regex.flags });
     const callee = node.callee as AstNode | undefined;
-    if ((node.type === "NewExpression" || node.type === "CallExpression") && callee?.type === "Identifier" && callee.name === "RegExp") {
+    if (
+      (node.type === "NewExpression" || node.type === "CallExpression") &&
+      callee?.type === "Identifier" &&
+      callee.name === "RegExp"
+    ) {
       const [pattern, flags] = node.arguments as unknown[];
       const source = stringValue(pattern);
       const flagText = flags === undefined ? "" : stringValue(flags);
       if (source !== undefined && flagText !== undefined) found.push({ where, source, flags: flagText });
-      else found.push({ where, source: text.slice(node.start, node.end), flags: "", dynamic: text.slice(node.start, node.end) });
+      else
+        found.push({
+          where,
+          source: text.slice(node.start, node.end),
+          flags: "",
+          dynamic: text.slice(node.start, node.end),
+        });
     }
     for (const [key, value] of Object.entries(node)) if (key !== "type" && typeof value === "object") stack.push(value);
   }
@@ -67,5 +78,7 @@ export function patternsIn(text: string, file: string): SourcePattern[] {
 
 /** The patterns of every .ts file under `root` (e.g. "src"), relative to `base`. */
 export function sourcePatterns(base: string, root = "src"): SourcePattern[] {
-  return tsFiles(path.join(base, root)).flatMap((file) => patternsIn(readFileSync(file, "utf8"), path.relative(base, file)));
+  return tsFiles(path.join(base, root)).flatMap((file) =>
+    patternsIn(readFileSync(file, "utf8"), path.relative(base, file)),
+  );
 }

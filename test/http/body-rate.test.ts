@@ -16,7 +16,11 @@ async function listening() {
   app = Fastify({ forceCloseConnections: true });
   await app.register(bodyRatePlugin, { minBytesPerSecond: 1000, windowMs: 200 });
   app.post("/echo", async (request) => ({ bytes: String(request.body).length }));
-  app.post("/refused", { onRequest: async (_request, reply) => reply.code(401).send({ refused: true }) }, async () => ({}));
+  app.post(
+    "/refused",
+    { onRequest: async (_request, reply) => reply.code(401).send({ refused: true }) },
+    async () => ({}),
+  );
   return app.listen({ port: 0, host: "127.0.0.1" });
 }
 
@@ -60,7 +64,11 @@ describe("body-rate plugin", () => {
     app.post("/echo", async (request) => ({ bytes: String(request.body).length }));
     const url = await app.listen({ port: 0, host: "127.0.0.1" });
     for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${url}/echo`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" });
+      const res = await fetch(`${url}/echo`, {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: "hello",
+      });
       expect(res.status).toBe(200);
     }
     v8.setFlagsFromString("--expose-gc");

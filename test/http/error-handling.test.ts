@@ -30,7 +30,9 @@ describe("error-handling plugin", () => {
   it("answers on /graphql as a GraphQL response", async () => {
     const res = await (await app()).inject({ url: "/graphql" });
     expect(res.statusCode).toBe(413);
-    expect(res.json()).toEqual({ errors: [{ message: "The body is too large.", extensions: { code: "PAYLOAD_TOO_LARGE" } }] });
+    expect(res.json()).toEqual({
+      errors: [{ message: "The body is too large.", extensions: { code: "PAYLOAD_TOO_LARGE" } }],
+    });
   });
 
   it("answers a crash with 500 and no detail, and an unknown path with 404", async () => {

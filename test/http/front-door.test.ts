@@ -80,7 +80,8 @@ describe("GET /", () => {
     expectSecurityHeaders(res.headers);
     const html = brotliDecompressSync(res.body).toString();
     expect(html).toContain(`<title>${service.name} ${service.version}</title>`);
-    for (const href of ["/explorer", "/docs", "/openapi.json", "/healthz", "/readyz"]) expect(html).toContain(`href="${href}"`);
+    for (const href of ["/explorer", "/docs", "/openapi.json", "/healthz", "/readyz"])
+      expect(html).toContain(`href="${href}"`);
     expect(html).toContain("/users -H &#39;content-type: application/json&#39; -d");
     expect(html).toContain("/auth/token -d &#39;username=ann&amp;password=password-1&#39;");
     // Nothing to load: no src=, no stylesheet, no address of another host.
@@ -99,7 +100,9 @@ describe("GET /", () => {
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
     // The JSON index's tag does not validate the page.
-    expect((await get("/", { accept: BROWSER, "accept-encoding": "gzip", "if-none-match": json.headers.etag! })).status).toBe(200);
+    expect(
+      (await get("/", { accept: BROWSER, "accept-encoding": "gzip", "if-none-match": json.headers.etag! })).status,
+    ).toBe(200);
   });
 });
 
@@ -118,7 +121,8 @@ describe("GRAPHQL_EXPLORER=false", () => {
   it("answers 404 at /playground and /graphiql as at /explorer, and the door does not point at the IDE", async () => {
     const off = await startServer({ GRAPHQL_EXPLORER: "false" });
     try {
-      for (const path of ["/explorer", "/playground", "/graphiql"]) expect((await off.fetch(path, { redirect: "manual" })).status, path).toBe(404);
+      for (const path of ["/explorer", "/playground", "/graphiql"])
+        expect((await off.fetch(path, { redirect: "manual" })).status, path).toBe(404);
       const index = (await (await off.fetch("/")).json()) as { links: Record<string, string> };
       expect(index.links.graphqlIde).toBeUndefined();
       expect(index.links.restReference).toBe("/docs");
@@ -146,9 +150,14 @@ describe("GET /docs", () => {
     expect(html).toContain(`url":"/openapi.json"`);
     expect(html).toContain(`"validatorUrl":null`); // else a badge would load from validator.swagger.io
     expect(html).not.toMatch(/https?:\/\//);
-    expect(assetsOf(html)).toEqual([expect.stringMatching(/^\/docs\/swagger-ui\.[\w-]{22}\.css$/), expect.stringMatching(/^\/docs\/swagger-ui-bundle\.[\w-]{22}\.js$/)]);
+    expect(assetsOf(html)).toEqual([
+      expect.stringMatching(/^\/docs\/swagger-ui\.[\w-]{22}\.css$/),
+      expect.stringMatching(/^\/docs\/swagger-ui-bundle\.[\w-]{22}\.js$/),
+    ]);
     const csp = String(page.headers["content-security-policy"]);
-    expect(csp).toMatch(/^default-src 'none'; script-src 'self' 'sha256-[\w+/=]+'; style-src 'self'; img-src 'self' data:; connect-src 'self';/);
+    expect(csp).toMatch(
+      /^default-src 'none'; script-src 'self' 'sha256-[\w+/=]+'; style-src 'self'; img-src 'self' data:; connect-src 'self';/,
+    );
     expect(csp).not.toContain("unsafe");
   });
 
@@ -159,7 +168,9 @@ describe("GET /docs", () => {
       const br = await get(asset, { "accept-encoding": "br, gzip" });
       const gz = await get(asset, { "accept-encoding": "gzip" });
       expect(plain.status).toBe(200);
-      expect(plain.headers["content-type"]).toBe(asset.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8");
+      expect(plain.headers["content-type"]).toBe(
+        asset.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8",
+      );
       expect(plain.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
       expect(plain.body.toString()).not.toContain("sourceMappingURL"); // the maps are not served
       expectSecurityHeaders(plain.headers);

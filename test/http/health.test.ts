@@ -48,6 +48,12 @@ describe("health plugin", () => {
     const server = await app(path.join(folder, "missing"), { reachable: () => false });
     const res = await server.inject({ url: "/readyz" });
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toEqual({ status: "unavailable", database: "ok", writes: "ok", uploads: "not writable", redis: "unreachable" });
+    expect(res.json()).toEqual({
+      status: "unavailable",
+      database: "ok",
+      writes: "ok",
+      uploads: "not writable",
+      redis: "unreachable",
+    });
   });
 });

@@ -14,7 +14,12 @@ async function app() {
   return app;
 }
 
-const post = (payload: string | Buffer) => ({ method: "POST" as const, url: "/echo", headers: { "content-type": "application/json" }, payload });
+const post = (payload: string | Buffer) => ({
+  method: "POST" as const,
+  url: "/echo",
+  headers: { "content-type": "application/json" },
+  payload,
+});
 
 describe("json-body plugin", () => {
   it("parses UTF-8 JSON", async () => {
@@ -26,7 +31,9 @@ describe("json-body plugin", () => {
   it("refuses bytes that are not UTF-8 with a 400 in the API's error shape", async () => {
     const res = await (await app()).inject(post(Buffer.from('{"title":"Caf\xe9"}', "latin1")));
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: { code: "BAD_REQUEST", message: "The body is not valid UTF-8 text; send JSON encoded as UTF-8." } });
+    expect(res.json()).toEqual({
+      error: { code: "BAD_REQUEST", message: "The body is not valid UTF-8 text; send JSON encoded as UTF-8." },
+    });
   });
 
   it("keeps Fastify's refusals: bad JSON and prototype poisoning", async () => {

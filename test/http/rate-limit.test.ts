@@ -15,7 +15,12 @@ async function app(options: RateLimitOptions) {
   app.get("/x", async () => ({ ok: true }));
   app.get("/healthz", async () => ({ status: "ok" }));
   // GraphQL turns the refusal into its error (graphql/availability.ts); here it is shown as is.
-  app.get("/expensive", async (request) => ({ charged: await app.chargeRequests(request, 2).then(() => "ok", (error) => error.code) }));
+  app.get("/expensive", async (request) => ({
+    charged: await app.chargeRequests(request, 2).then(
+      () => "ok",
+      (error) => error.code,
+    ),
+  }));
   return app;
 }
 

@@ -30,7 +30,10 @@ describe("uploads plugin", () => {
     expect(res.body).toBe("png bytes");
     expect(res.headers["content-type"]).toBe("image/png");
     expect(res.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
-    const again = await server.inject({ url: `/uploads/${name}`, headers: { "if-none-match": String(res.headers.etag) } });
+    const again = await server.inject({
+      url: `/uploads/${name}`,
+      headers: { "if-none-match": String(res.headers.etag) },
+    });
     expect(again.statusCode).toBe(304);
   });
 

@@ -59,12 +59,16 @@ const registrable: Record<string, [FastifyPluginAsync<any>, object]> = {
 };
 
 /** `name` and every plugin it needs, directly or through another. */
-const closure = (name: string): string[] => [name, ...(declared(registrable[name][0])?.dependencies ?? []).flatMap(closure)];
+const closure = (name: string): string[] => [
+  name,
+  ...(declared(registrable[name][0])?.dependencies ?? []).flatMap(closure),
+];
 
 /** Registers the plugin named `name` after those it needs itself. */
 async function registerWithItsOwn(app: FastifyInstance, name: string) {
   const [plugin, options] = registrable[name];
-  for (const needed of declared(plugin)?.dependencies ?? []) if (!app.hasPlugin(needed)) await registerWithItsOwn(app, needed);
+  for (const needed of declared(plugin)?.dependencies ?? [])
+    if (!app.hasPlugin(needed)) await registerWithItsOwn(app, needed);
   if (!app.hasPlugin(name)) await app.register(plugin, options);
 }
 
@@ -93,7 +97,10 @@ describe("server plugins", () => {
         const app = Fastify();
         for (const other of others) await registerWithItsOwn(app, other);
         // The check runs before the plugin itself: its own options do not matter here.
-        await expect(app.register(plugin, {}).ready(), `${declared(plugin)?.name} without ${missing}`).rejects.toMatchObject({
+        await expect(
+          app.register(plugin, {}).ready(),
+          `${declared(plugin)?.name} without ${missing}`,
+        ).rejects.toMatchObject({
           code: "FST_ERR_PLUGIN_DEPENDENCY_NOT_REGISTERED",
           message: expect.stringContaining(`'${missing}'`),
         });
@@ -117,7 +124,10 @@ describe("server plugins", () => {
   it("default to the settings' own defaults (a plugin registered alone behaves as the server does)", () => {
     const settings = loadConfig({ NODE_ENV: "test", DATABASE_URL: "file:./unused.db" });
     expect(RATE_LIMIT_DEFAULTS).toEqual(settings.rateLimit);
-    expect(BODY_RATE_DEFAULTS).toEqual({ minBytesPerSecond: settings.slowClients.bodyMinRate, windowMs: settings.slowClients.bodyMinRateWindowMs });
+    expect(BODY_RATE_DEFAULTS).toEqual({
+      minBytesPerSecond: settings.slowClients.bodyMinRate,
+      windowMs: settings.slowClients.bodyMinRateWindowMs,
+    });
     const { maxConnections, maxConnectionsPerAddress } = settings.slowClients;
     expect(CONNECTION_LIMITS_DEFAULTS).toEqual({ maxConnections, maxConnectionsPerAddress });
     expect(settings.corsOrigins).toEqual([]); // security: CORS off by default
@@ -125,6 +135,7 @@ describe("server plugins", () => {
   });
 
   it("are all registered by the server", () => {
-    for (const plugin of plugins) expect(server.app.hasPlugin(declared(plugin)!.name!), declared(plugin)?.name).toBe(true);
+    for (const plugin of plugins)
+      expect(server.app.hasPlugin(declared(plugin)!.name!), declared(plugin)?.name).toBe(true);
   });
 });

@@ -4,10 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
-const PNG = new Uint8Array(Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64"));
+const PNG = new Uint8Array(
+  Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64"),
+);
 const GIF = new Uint8Array(Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"));
 
-async function sendCover(s: TestServer, method: "POST" | "PATCH", path: string, fields: Record<string, string>, image: Uint8Array<ArrayBuffer>, token: string) {
+async function sendCover(
+  s: TestServer,
+  method: "POST" | "PATCH",
+  path: string,
+  fields: Record<string, string>,
+  image: Uint8Array<ArrayBuffer>,
+  token: string,
+) {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   form.append("cover", new Blob([image], { type: "application/octet-stream" }), "cover.bin");

@@ -49,38 +49,57 @@ function acrossInstances(servers: () => { a: TestServer; b: TestServer }) {
     const { a } = servers();
     const id = await newRestaurant("Across instances");
     const sub = await followOnB(COMMENT_ADDED, { id });
-    const posted = await a.fetch(`/restaurants/${id}/comments`, { method: "PUT", token: writer.token, json: { title: "From A", body: "b", rating: 4 } });
+    const posted = await a.fetch(`/restaurants/${id}/comments`, {
+      method: "PUT",
+      token: writer.token,
+      json: { title: "From A", body: "b", rating: 4 },
+    });
     expect(posted.status).toBe(201);
     const event = await sub.next(10_000);
     expect(event.errors).toBeUndefined();
-    expect(event.data.commentAdded).toMatchObject({ title: "From A", rating: 4, author: { id: writer.id }, restaurant: { id, commentCount: 1 } });
+    expect(event.data.commentAdded).toMatchObject({
+      title: "From A",
+      rating: 4,
+      author: { id: writer.id },
+      restaurant: { id, commentCount: 1 },
+    });
   });
 
   it("a restaurant updated through REST on A reaches restaurantChanged on B", async () => {
     const { a } = servers();
     const id = await newRestaurant("Before");
     const sub = await followOnB(CHANGED, { id });
-    expect((await a.fetch(`/restaurants/${id}`, { method: "PUT", token: writer.token, json: { title: "Renamed on A" } })).status).toBe(200);
+    expect(
+      (await a.fetch(`/restaurants/${id}`, { method: "PUT", token: writer.token, json: { title: "Renamed on A" } }))
+        .status,
+    ).toBe(200);
     const event = await sub.next(10_000);
     expect(event.errors).toBeUndefined();
-    expect(event.data.restaurantChanged).toEqual({ change: "UPDATED", restaurantId: id, restaurant: { id, title: "Renamed on A" } });
+    expect(event.data.restaurantChanged).toEqual({
+      change: "UPDATED",
+      restaurantId: id,
+      restaurant: { id, title: "Renamed on A" },
+    });
   });
 }
 
-describe.skipIf(testProvider() !== "postgres")("two instances on one PostgreSQL (LISTEN/NOTIFY; runs with DATABASE_URL on PostgreSQL only)", () => {
-  let a: TestServer;
-  let b: TestServer;
-  beforeAll(async () => {
-    const [forA, forB] = shareTestDatabase(await createTestDatabase(), 2);
-    a = await startServer({}, { database: forA });
-    b = await startServer({}, { database: forB });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
-  acrossInstances(() => ({ a, b }));
-});
+describe.skipIf(testProvider() !== "postgres")(
+  "two instances on one PostgreSQL (LISTEN/NOTIFY; runs with DATABASE_URL on PostgreSQL only)",
+  () => {
+    let a: TestServer;
+    let b: TestServer;
+    beforeAll(async () => {
+      const [forA, forB] = shareTestDatabase(await createTestDatabase(), 2);
+      a = await startServer({}, { database: forA });
+      b = await startServer({}, { database: forB });
+    });
+    afterAll(async () => {
+      await b?.close();
+      await a?.close();
+    });
+    acrossInstances(() => ({ a, b }));
+  },
+);
 
 describe.skipIf(testProvider() !== "sqlite" || !redisServerInstalled)(
   "two SQLite instances sharing a file with REDIS_URL (Redis pub/sub; needs redis-server; .ci/run installs it)",

@@ -28,18 +28,30 @@ describe("fan-out", () => {
     for (let i = 0; i < SUBSCRIBERS; i++) {
       const client = liveClient(s, { authorization: `Bearer ${owner.token}` });
       clients.push(client);
-      subs.push(subscribe(client, `subscription($id: ID!) { commentAdded(restaurantId: $id) { id title } }`, { id: r.id }));
+      subs.push(
+        subscribe(client, `subscription($id: ID!) { commentAdded(restaurantId: $id) { id title } }`, { id: r.id }),
+      );
     }
     await bus.untilListening(before + SUBSCRIBERS);
     s.sql.length = 0; // from here on: the write and what its event costs
-    const added = await s.graphql(`mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Hello", body: "b", rating: 5 }) { id } }`, { id: r.id }, owner.token);
+    const added = await s.graphql(
+      `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Hello", body: "b", rating: 5 }) { id } }`,
+      { id: r.id },
+      owner.token,
+    );
     expect(added.errors).toBeUndefined();
     const results = await within(Promise.all(subs.map((sub) => sub.next())), "every subscriber's event");
-    for (const result of results) expect(result).toEqual({ data: { commentAdded: { id: added.data.addComment.id, title: "Hello" } } });
+    for (const result of results)
+      expect(result).toEqual({ data: { commentAdded: { id: added.data.addComment.id, title: "Hello" } } });
     // The write itself inserts the comment (and reads nothing back by id): every SELECT of a comment is an event's.
-    const commentReads = s.sql.filter((q) => /^\s*SELECT/i.test(q) && /FROM [`"](main|public)[`"]\.[`"]Comment[`"]/i.test(q));
+    const commentReads = s.sql.filter(
+      (q) => /^\s*SELECT/i.test(q) && /FROM [`"](main|public)[`"]\.[`"]Comment[`"]/i.test(q),
+    );
     // Prisma batches findUnique calls of one tick into `id IN (?, ?, ...)`: count the ids asked for, not statements.
     const idsAskedFor = (q: string) => /\bIN \(([^)]*)\)/i.exec(q)?.[1].split(",").length ?? 1;
-    expect(commentReads.reduce((sum, q) => sum + idsAskedFor(q), 0), commentReads.join("\n")).toBe(1);
+    expect(
+      commentReads.reduce((sum, q) => sum + idsAskedFor(q), 0),
+      commentReads.join("\n"),
+    ).toBe(1);
   });
 });

@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { MESSAGE_BURST } from "../../src/graphql/subscriptions/websocket.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { CountingBus, liveClient, metricValue, rawSocket, settle, subscribe, within, wsUrl, type LiveClient } from "../helpers/live.ts";
+import {
+  CountingBus,
+  liveClient,
+  metricValue,
+  rawSocket,
+  settle,
+  subscribe,
+  within,
+  wsUrl,
+  type LiveClient,
+} from "../helpers/live.ts";
 
 const clients: LiveClient[] = [];
 const sockets: WebSocket[] = [];
@@ -44,13 +54,23 @@ const HEAVY = `subscription($id: ID!) { commentAdded(restaurantId: $id) { restau
 async function heavyRestaurant(s: TestServer, ownerId: string, n: number) {
   const restaurant = await s.db.restaurant.create({ data: { title: "Heavy", titleSearch: "heavy", ownerId } });
   await s.db.comment.createMany({
-    data: Array.from({ length: n }, (_, i) => ({ restaurantId: restaurant.id, authorId: ownerId, title: `c${i}`, body: "x".repeat(10_000), rating: 5 })),
+    data: Array.from({ length: n }, (_, i) => ({
+      restaurantId: restaurant.id,
+      authorId: ownerId,
+      title: `c${i}`,
+      body: "x".repeat(10_000),
+      rating: 5,
+    })),
   });
   return restaurant.id;
 }
 
 const comment = (s: TestServer, token: string, restaurantId: string, title = "new") =>
-  s.graphql(`mutation($id: ID!, $t: String!) { addComment(restaurantId: $id, input: { title: $t, body: "b", rating: 4 }) { id } }`, { id: restaurantId, t: title }, token);
+  s.graphql(
+    `mutation($id: ID!, $t: String!) { addComment(restaurantId: $id, input: { title: $t, body: "b", rating: 4 }) { id } }`,
+    { id: restaurantId, t: title },
+    token,
+  );
 
 describe("one WebSocket that floods or stops reading", () => {
   let s: TestServer;
@@ -76,7 +96,9 @@ describe("one WebSocket that floods or stops reading", () => {
     const owner = await s.signUp("heavy");
     const restaurantId = await heavyRestaurant(s, owner.id, 100);
     const peer = await acknowledged(s, { token: owner.token });
-    peer.socket.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: HEAVY, variables: { id: restaurantId } } }));
+    peer.socket.send(
+      JSON.stringify({ id: "1", type: "subscribe", payload: { query: HEAVY, variables: { id: restaurantId } } }),
+    );
     await eventually(async () => (await metricValue(s, "graphql_subscriptions_active")) === 1, "the subscription runs");
     // Stop reading: from here on, what the server sends piles up on its side (after the kernel's buffers).
     (peer.socket as unknown as { _socket: { pause(): void } })._socket.pause();
@@ -84,10 +106,14 @@ describe("one WebSocket that floods or stops reading", () => {
     // Each event is ~1 MB of comment bodies: once the kernel's buffers and LIVE_MAX_BUFFERED_BYTES are
     // full, answers wait; nothing taken for LIVE_STALL_TIMEOUT drops the peer.
     let written = 0;
-    await eventually(async () => {
-      await comment(s, writer.token, restaurantId, `c${++written}`);
-      return (await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })) === 1;
-    }, "the peer is dropped", 30_000);
+    await eventually(
+      async () => {
+        await comment(s, writer.token, restaurantId, `c${++written}`);
+        return (await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })) === 1;
+      },
+      "the peer is dropped",
+      30_000,
+    );
     await eventually(async () => (await metricValue(s, "websocket_connections")) === 0, "the socket is gone");
     expect(await metricValue(s, "graphql_subscriptions_active")).toBe(0);
   });
@@ -104,7 +130,10 @@ describe("one WebSocket that reads slower than a burst arrives", () => {
     const owner = await s.signUp("slow");
     const restaurantId = await heavyRestaurant(s, owner.id, 100);
     const peer = await acknowledged(s, { token: owner.token });
-    for (const id of ["1", "2", "3"]) peer.socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: HEAVY, variables: { id: restaurantId } } }));
+    for (const id of ["1", "2", "3"])
+      peer.socket.send(
+        JSON.stringify({ id, type: "subscribe", payload: { query: HEAVY, variables: { id: restaurantId } } }),
+      );
     await eventually(async () => (await metricValue(s, "graphql_subscriptions_active")) === 3, "the subscriptions run");
     const tcp = (peer.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
     tcp.pause();
@@ -132,7 +161,11 @@ describe("one event stream that stops reading", () => {
     const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const request = http.request(url, {
         method: "POST",
-        headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${owner.token}` },
+        headers: {
+          accept: "text/event-stream",
+          "content-type": "application/json",
+          authorization: `Bearer ${owner.token}`,
+        },
       });
       request.on("response", resolve).on("error", reject);
       request.end(JSON.stringify({ query: HEAVY, variables: { id: restaurantId } }));
@@ -144,10 +177,14 @@ describe("one event stream that stops reading", () => {
     await eventually(async () => (await metricValue(s, "graphql_subscriptions_active")) === 1, "the subscription runs");
     const writer = await s.signUp("writer");
     let written = 0;
-    await eventually(async () => {
-      await comment(s, writer.token, restaurantId, `c${++written}`);
-      return (await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })) === 1;
-    }, "the stream is cut off", 30_000);
+    await eventually(
+      async () => {
+        await comment(s, writer.token, restaurantId, `c${++written}`);
+        return (await metricValue(s, "live_clients_dropped_total", { reason: "not reading" })) === 1;
+      },
+      "the stream is cut off",
+      30_000,
+    );
     await eventually(async () => (await metricValue(s, "graphql_event_streams")) === 0, "the stream is gone");
     expect(await metricValue(s, "graphql_subscriptions_active")).toBe(0);
     response.socket.destroy();
@@ -163,7 +200,11 @@ describe("shutdown with a stream whose peer does not read", () => {
       const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
         const request = http.request(new URL(`${t.url}/graphql/stream`), {
           method: "POST",
-          headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${owner.token}` },
+          headers: {
+            accept: "text/event-stream",
+            "content-type": "application/json",
+            authorization: `Bearer ${owner.token}`,
+          },
         });
         request.on("response", resolve).on("error", reject);
         request.end(JSON.stringify({ query: HEAVY, variables: { id: restaurantId } }));
@@ -171,7 +212,10 @@ describe("shutdown with a stream whose peer does not read", () => {
       response.socket.on("error", () => {});
       response.pause();
       response.socket.pause();
-      await eventually(async () => (await metricValue(t, "graphql_subscriptions_active")) === 1, "the subscription runs");
+      await eventually(
+        async () => (await metricValue(t, "graphql_subscriptions_active")) === 1,
+        "the subscription runs",
+      );
       // Enough unread answers that the end of the stream cannot reach the peer.
       for (let i = 0; i < 10; i++) await comment(t, owner.token, restaurantId, `c${i}`);
       await within(t.app.close(), "the server's close", 15_000);
@@ -193,13 +237,19 @@ describe("ids reused in one burst", () => {
 
   it("make one subscription per id, and none is left running once the socket is gone", async () => {
     const owner = await s.signUp("burst");
-    const restaurant = await s.db.restaurant.create({ data: { title: "Burst", titleSearch: "burst", ownerId: owner.id } });
+    const restaurant = await s.db.restaurant.create({
+      data: { title: "Burst", titleSearch: "burst", ownerId: owner.id },
+    });
     const query = `subscription($id: ID!) { commentAdded(restaurantId: $id) { title } }`;
     const peer = await acknowledged(s, { token: owner.token });
     const idle = bus.listening; // the server's own listeners (session cache, token watch)
     const ids = ["a", "b", "c", "d", "e"];
     for (const id of ids) {
-      const subscribeMessage = JSON.stringify({ id, type: "subscribe", payload: { query, variables: { id: restaurant.id } } });
+      const subscribeMessage = JSON.stringify({
+        id,
+        type: "subscribe",
+        payload: { query, variables: { id: restaurant.id } },
+      });
       peer.socket.send(subscribeMessage);
       peer.socket.send(JSON.stringify({ id, type: "complete" }));
       peer.socket.send(subscribeMessage);
@@ -241,12 +291,15 @@ describe("documents whose validation is the attack", () => {
 
   it("are charged before they are parsed (anonymous subscribe messages run out of the rate limit) and refused before the quadratic check", async () => {
     const peer = await acknowledged(s);
-    for (let i = 0; i < 10; i++) peer.socket.send(JSON.stringify({ id: String(i), type: "subscribe", payload: { query: REPEATED } }));
+    for (let i = 0; i < 10; i++)
+      peer.socket.send(JSON.stringify({ id: String(i), type: "subscribe", payload: { query: REPEATED } }));
     await eventually(() => peer.received.filter((m) => m.type === "error").length === 10, "ten answers");
     const codes = peer.received.filter((m) => m.type === "error").map((m) => m.payload[0].extensions.code);
     // The upgrade request took one of the address's 5; four documents were refused for what they are, the rest for the rate.
     expect(codes).toEqual([...Array(4).fill("BAD_USER_INPUT"), ...Array(6).fill("RATE_LIMITED")]);
-    expect(peer.received.find((m) => m.type === "error").payload[0].message).toMatch(/"reporter" appears 700 times in one selection/);
+    expect(peer.received.find((m) => m.type === "error").payload[0].message).toMatch(
+      /"reporter" appears 700 times in one selection/,
+    );
   });
 
   it("over HTTP too: 400 naming the repeated field, not a validation that runs for the attacker", async () => {
@@ -255,7 +308,10 @@ describe("documents whose validation is the attack", () => {
       const user = await t.signUp("repeat");
       const res = await t.graphql(`{ me { ${"id ".repeat(500)} } }`, {}, user.token);
       expect(res.status).toBe(400);
-      expect(res.errors?.[0]).toMatchObject({ message: expect.stringMatching(/"id" appears 500 times/), extensions: { code: "BAD_USER_INPUT" } });
+      expect(res.errors?.[0]).toMatchObject({
+        message: expect.stringMatching(/"id" appears 500 times/),
+        extensions: { code: "BAD_USER_INPUT" },
+      });
     } finally {
       await t.close();
     }
@@ -274,15 +330,24 @@ describe("many subscribers of one heavy selection", () => {
   it("share one execution per event, and a client's subscriptions are bounded by their summed cost", async () => {
     const owner = await s.signUp("many");
     const restaurantId = await heavyRestaurant(s, owner.id, 5);
-    const [a, b] = [liveClient(s, { authorization: `Bearer ${owner.token}` }), liveClient(s, { authorization: `Bearer ${owner.token}` })];
+    const [a, b] = [
+      liveClient(s, { authorization: `Bearer ${owner.token}` }),
+      liveClient(s, { authorization: `Bearer ${owner.token}` }),
+    ];
     clients.push(a, b);
     const idle = bus.listening; // the server's own listeners (session cache, token watch)
     // HEAVY costs 104 (1 + 1 + 1 + 100 x 1 + ...): 9 fit in 1,000, the 10th does not.
     const subs = Array.from({ length: 9 }, (_, i) => subscribe(i % 2 ? a : b, HEAVY, { id: restaurantId }));
     await bus.untilListening(idle + 9);
     const tenth = subscribe(a, HEAVY, { id: restaurantId });
-    const refusal = (await within(tenth.ended, "the refusal")) as { extensions?: { code?: string }; message?: string }[];
-    expect(refusal[0]).toMatchObject({ extensions: { code: "RATE_LIMITED" }, message: expect.stringMatching(/LIVE_MAX_COST_PER_CLIENT/) });
+    const refusal = (await within(tenth.ended, "the refusal")) as {
+      extensions?: { code?: string };
+      message?: string;
+    }[];
+    expect(refusal[0]).toMatchObject({
+      extensions: { code: "RATE_LIMITED" },
+      message: expect.stringMatching(/LIVE_MAX_COST_PER_CLIENT/),
+    });
     const before = await metricValue(s, "graphql_subscription_executions_total");
     // Another account asks the same thing: its answer is its own (viewers never share).
     const someoneElse = await s.signUp("else");
@@ -291,7 +356,8 @@ describe("many subscribers of one heavy selection", () => {
     const theirs = subscribe(c, HEAVY, { id: restaurantId });
     await bus.untilListening(idle + 10);
     await comment(s, owner.token, restaurantId);
-    for (const sub of [...subs, theirs]) expect((await sub.next()).data.commentAdded.restaurant.comments.nodes).toHaveLength(6);
+    for (const sub of [...subs, theirs])
+      expect((await sub.next()).data.commentAdded.restaurant.comments.nodes).toHaveLength(6);
     expect((await metricValue(s, "graphql_subscription_executions_total")) - before).toBe(2);
   });
 });
@@ -313,14 +379,24 @@ describe("sockets that hold slots without subscribing", () => {
     open.forEach(({ socket }) => sockets.push(socket));
     await Promise.all(open.map(({ opened }) => opened));
     const refused = new WebSocket(wsUrl(s), "graphql-transport-ws");
-    const status = await new Promise<number>((resolve) => refused.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)));
+    const status = await new Promise<number>((resolve) =>
+      refused.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)),
+    );
     expect(status).toBe(429);
     open.forEach(({ socket }) => socket.close());
     await Promise.all(open.map(({ closed }) => closed));
     await eventually(async () => (await metricValue(s, "websocket_connections")) === 0, "the sockets are gone");
     // An account: three sockets (two logins) fit; the fourth is closed when connection_init names the account.
     const user = await s.signUp("slots");
-    const tokens = [user.token, user.token, (await s.graphql(`mutation($u: String!) { login(username: $u, password: "correct-horse") { accessToken } }`, { u: user.username })).data.login.accessToken];
+    const tokens = [
+      user.token,
+      user.token,
+      (
+        await s.graphql(`mutation($u: String!) { login(username: $u, password: "correct-horse") { accessToken } }`, {
+          u: user.username,
+        })
+      ).data.login.accessToken,
+    ];
     const held = await Promise.all(tokens.map((token) => acknowledged(s, { token })));
     const fourth = rawSocket(s, { localAddress: "127.0.0.2" });
     sockets.push(fourth.socket);
@@ -340,7 +416,9 @@ describe("sockets that hold slots without subscribing", () => {
       [...a, b].forEach(({ socket }) => sockets.push(socket));
       await Promise.all([...a, b].map(({ opened }) => opened));
       const third = new WebSocket(wsUrl(t), "graphql-transport-ws", { headers: { "x-forwarded-for": "203.0.113.1" } });
-      const status = await new Promise<number>((resolve) => third.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)));
+      const status = await new Promise<number>((resolve) =>
+        third.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)),
+      );
       expect(status).toBe(429);
       [...a, b].forEach(({ socket }) => socket.close());
     } finally {
@@ -362,14 +440,26 @@ describe("events forged on the bus", () => {
     const owner = await s.signUp("x");
     const rival = await s.signUp("y");
     const buyer = await s.signUp("buyer");
-    const [x, y] = await Promise.all([owner, rival].map((o, i) => s.db.restaurant.create({ data: { title: `R${i}`, titleSearch: `r${i}`, ownerId: o.id } })));
+    const [x, y] = await Promise.all(
+      [owner, rival].map((o, i) =>
+        s.db.restaurant.create({ data: { title: `R${i}`, titleSearch: `r${i}`, ownerId: o.id } }),
+      ),
+    );
     const order = (restaurantId: string, recipe: string) =>
-      s.graphql(`mutation($id: ID!, $r: String!) { orderRecipe(input: { restaurantId: $id, recipe: $r }) { id } }`, { id: restaurantId, r: recipe }, buyer.token);
+      s.graphql(
+        `mutation($id: ID!, $r: String!) { orderRecipe(input: { restaurantId: $id, recipe: $r }) { id } }`,
+        { id: restaurantId, r: recipe },
+        buyer.token,
+      );
     const client = liveClient(s, { authorization: `Bearer ${owner.token}` });
     clients.push(client);
     const idle = bus.listening;
-    const orders = subscribe(client, `subscription($id: ID!) { orderPlaced(restaurantId: $id) { id recipe } }`, { id: x.id });
-    const comments = subscribe(client, `subscription($id: ID!) { commentAdded(restaurantId: $id) { title } }`, { id: x.id });
+    const orders = subscribe(client, `subscription($id: ID!) { orderPlaced(restaurantId: $id) { id recipe } }`, {
+      id: x.id,
+    });
+    const comments = subscribe(client, `subscription($id: ID!) { commentAdded(restaurantId: $id) { title } }`, {
+      id: x.id,
+    });
     await bus.untilListening(idle + 2);
     const theirs = (await order(y.id, "secret")).data.orderRecipe.id;
     const theirComment = (await comment(s, buyer.token, y.id, "theirs")).data.addComment.id;

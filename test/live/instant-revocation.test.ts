@@ -45,9 +45,16 @@ describe("subscriptions end at once when their token is revoked or the role chan
 
   it("Server-Sent Events: a logout ends the stream within a second", async () => {
     const user = await s.signUp("sseout");
-    const client = createClient({ url: `${s.url}/graphql/stream`, singleConnection: false, retryAttempts: 0, headers: { authorization: `Bearer ${user.token}` } });
+    const client = createClient({
+      url: `${s.url}/graphql/stream`,
+      singleConnection: false,
+      retryAttempts: 0,
+      headers: { authorization: `Bearer ${user.token}` },
+    });
     const before = bus.listening;
-    const ended = new Promise((resolve) => client.subscribe({ query: LIST }, { next: () => {}, error: resolve, complete: () => resolve("complete") }));
+    const ended = new Promise((resolve) =>
+      client.subscribe({ query: LIST }, { next: () => {}, error: resolve, complete: () => resolve("complete") }),
+    );
     await bus.untilListening(before + 1);
     expect((await s.fetch("/auth/token", { method: "DELETE", token: user.token })).status).toBe(204);
     await within(ended, "the stream's end", 1000);

@@ -39,14 +39,17 @@ function follow(client: Client, query: string, variables?: Record<string, unknow
   const results: ExecutionResult<any>[] = [];
   let wake = () => {};
   const ended = new Promise<unknown>((resolve) =>
-    client.subscribe({ query, variables }, {
-      next: (r) => {
-        results.push(r as ExecutionResult<any>);
-        wake();
+    client.subscribe(
+      { query, variables },
+      {
+        next: (r) => {
+          results.push(r as ExecutionResult<any>);
+          wake();
+        },
+        error: (e) => resolve(e),
+        complete: () => resolve("complete"),
       },
-      error: (e) => resolve(e),
-      complete: () => resolve("complete"),
-    }),
+    ),
   );
   const nth = async (n: number) => {
     while (results.length < n) await new Promise<void>((r) => (wake = r));
@@ -69,7 +72,11 @@ describe("subscriptions over Server-Sent Events", () => {
     const before = bus.listening;
     const sub = follow(sseClient(owner.token), COMMENT_ADDED, { id: r.id });
     await bus.untilListening(before + 1);
-    const res = await s.fetch(`/restaurants/${r.id}/comments`, { method: "PUT", token: owner.token, json: { title: "Streamed", body: "b", rating: 5 } });
+    const res = await s.fetch(`/restaurants/${r.id}/comments`, {
+      method: "PUT",
+      token: owner.token,
+      json: { title: "Streamed", body: "b", rating: 5 },
+    });
     expect(res.status).toBeLessThan(300);
     const first = await within(sub.nth(1), "the event");
     expect(first).toEqual({ data: { commentAdded: { title: "Streamed", author: { id: owner.id } } } });
@@ -78,7 +85,11 @@ describe("subscriptions over Server-Sent Events", () => {
   it("refuse an invalid token with 401, the same words as every face", async () => {
     const res = await fetch(streamUrl(), {
       method: "POST",
-      headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${"x".repeat(43)}` },
+      headers: {
+        accept: "text/event-stream",
+        "content-type": "application/json",
+        authorization: `Bearer ${"x".repeat(43)}`,
+      },
       body: JSON.stringify({ query: COMMENT_ADDED, variables: { id: "x" } }),
     });
     expect(res.status).toBe(401);
@@ -99,7 +110,11 @@ describe("subscriptions over Server-Sent Events", () => {
     const post = (query: string, variables?: unknown) =>
       fetch(streamUrl(), {
         method: "POST",
-        headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${owner.token}` },
+        headers: {
+          accept: "text/event-stream",
+          "content-type": "application/json",
+          authorization: `Bearer ${owner.token}`,
+        },
         body: JSON.stringify({ query, variables }),
       });
     const query = await post(`{ me { id } }`);
@@ -121,7 +136,11 @@ describe("subscriptions over Server-Sent Events", () => {
     await bus.untilListening(before + 2);
     const third = await fetch(streamUrl(), {
       method: "POST",
-      headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${user.token}` },
+      headers: {
+        accept: "text/event-stream",
+        "content-type": "application/json",
+        authorization: `Bearer ${user.token}`,
+      },
       body: JSON.stringify({ query: `subscription { shoppingListChanged { changedAt } }` }),
     });
     expect(third.status).toBe(429);
@@ -146,7 +165,12 @@ describe("shutdown", () => {
     const t = await startServer({}, { events: local });
     try {
       const user = await t.signUp("ssebye");
-      const client = createClient({ url: `${t.url}/graphql/stream`, singleConnection: false, retryAttempts: 0, headers: { authorization: `Bearer ${user.token}` } });
+      const client = createClient({
+        url: `${t.url}/graphql/stream`,
+        singleConnection: false,
+        retryAttempts: 0,
+        headers: { authorization: `Bearer ${user.token}` },
+      });
       clients.push(client);
       const before = local.listening;
       const sub = follow(client, `subscription { shoppingListChanged { changedAt } }`);

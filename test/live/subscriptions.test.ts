@@ -78,12 +78,28 @@ describe("commentAdded", () => {
       restaurant: { id: r.id, commentCount: 1 },
     });
 
-    expect((await rest("PUT", `/restaurants/${elsewhere.id}/comments`, owner.token, { title: "Elsewhere", body: "b", rating: 1 })).status).toBe(201);
-    const viaRest = await rest("PUT", `/restaurants/${r.id}/comments`, admin.token, { title: "Via REST", body: "b", rating: 2 });
+    expect(
+      (
+        await rest("PUT", `/restaurants/${elsewhere.id}/comments`, owner.token, {
+          title: "Elsewhere",
+          body: "b",
+          rating: 1,
+        })
+      ).status,
+    ).toBe(201);
+    const viaRest = await rest("PUT", `/restaurants/${r.id}/comments`, admin.token, {
+      title: "Via REST",
+      body: "b",
+      rating: 2,
+    });
     expect(viaRest.status).toBe(201);
     const second = await sub.next();
     // Fresh data per event: the count includes the second comment (no loader cached across events).
-    expect(second.data.commentAdded).toMatchObject({ title: "Via REST", author: { id: admin.id }, restaurant: { commentCount: 2 } });
+    expect(second.data.commentAdded).toMatchObject({
+      title: "Via REST",
+      author: { id: admin.id },
+      restaurant: { commentCount: 2 },
+    });
     await settle();
     expect(sub.results).toHaveLength(2); // the comment on the other restaurant never arrived
   });
@@ -100,9 +116,13 @@ describe("commentAdded", () => {
     );
     expect(failed.errors).toBeDefined();
     expect(failed.data?.addComment ?? null).toBeNull();
-    expect(await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id }, select: { ratingCount: true } })).toEqual({ ratingCount: 0 });
+    expect(await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id }, select: { ratingCount: true } })).toEqual({
+      ratingCount: 0,
+    });
     // A refused write (bad input, before any transaction) publishes nothing either.
-    expect((await rest("PUT", `/restaurants/${r.id}/comments`, owner.token, { title: "x", body: "b", rating: 9 })).status).toBe(400);
+    expect(
+      (await rest("PUT", `/restaurants/${r.id}/comments`, owner.token, { title: "x", body: "b", rating: 9 })).status,
+    ).toBe(400);
 
     const ok = await rest("PUT", `/restaurants/${r.id}/comments`, owner.token, { title: "kept", body: "b", rating: 3 });
     expect(ok.status).toBe(201);
@@ -121,7 +141,10 @@ describe("commentAdded", () => {
     const r = await newRestaurant();
     const anonymous = subscribe(connect(), COMMENT_ADDED, { id: r.id });
     await within(anonymous.ended, "the end of the refused subscription");
-    expect(anonymous.results[0].errors?.[0]).toMatchObject({ message: expect.stringMatching(/access token is required/), extensions: { code: "UNAUTHENTICATED" } });
+    expect(anonymous.results[0].errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/access token is required/),
+      extensions: { code: "UNAUTHENTICATED" },
+    });
   });
 });
 
@@ -132,14 +155,26 @@ describe("restaurantChanged", () => {
     const r = await newRestaurant();
     const sub = await follow(connect(other.token), CHANGED, { id: r.id });
 
-    const edit = await s.graphql(`mutation($id: ID!) { updateRestaurant(id: $id, input: { title: "Renamed", cover: "new-cover.png" }) { id } }`, { id: r.id }, owner.token);
+    const edit = await s.graphql(
+      `mutation($id: ID!) { updateRestaurant(id: $id, input: { title: "Renamed", cover: "new-cover.png" }) { id } }`,
+      { id: r.id },
+      owner.token,
+    );
     expect(edit.errors).toBeUndefined();
-    expect((await sub.next()).data.restaurantChanged).toEqual({ change: "UPDATED", restaurantId: r.id, restaurant: { id: r.id, title: "Renamed", badges: [] } });
+    expect((await sub.next()).data.restaurantChanged).toEqual({
+      change: "UPDATED",
+      restaurantId: r.id,
+      restaurant: { id: r.id, title: "Renamed", badges: [] },
+    });
 
     expect((await rest("PUT", `/restaurants/${r.id}`, owner.token, { title: "Via REST" })).status).toBe(200);
     expect((await sub.next()).data.restaurantChanged.restaurant.title).toBe("Via REST");
 
-    const badge = await s.graphql(`mutation($id: ID!) { grantBadge(restaurantId: $id, name: "Clean") { receivedAt } }`, { id: r.id }, admin.token);
+    const badge = await s.graphql(
+      `mutation($id: ID!) { grantBadge(restaurantId: $id, name: "Clean") { receivedAt } }`,
+      { id: r.id },
+      admin.token,
+    );
     expect(badge.errors).toBeUndefined();
     expect((await sub.next()).data.restaurantChanged.restaurant.badges).toEqual([{ badge: { name: "Clean" } }]);
 
@@ -147,7 +182,11 @@ describe("restaurantChanged", () => {
     expect((await rest("PUT", `/restaurants/${r.id}`, other.token, { title: "Hijacked" })).status).toBe(403);
 
     expect((await rest("DELETE", `/restaurants/${r.id}`, owner.token)).status).toBe(204);
-    expect((await sub.next()).data.restaurantChanged).toEqual({ change: "REMOVED", restaurantId: r.id, restaurant: null });
+    expect((await sub.next()).data.restaurantChanged).toEqual({
+      change: "REMOVED",
+      restaurantId: r.id,
+      restaurant: null,
+    });
     await settle();
     expect(sub.results).toHaveLength(4);
   });
@@ -161,12 +200,23 @@ describe("orderPlaced", () => {
     const mine = await follow(connect(owner.token), PLACED, { id: r.id });
     const admins = await follow(connect(admin.token), PLACED, { id: r.id });
 
-    const viaGraphql = await s.graphql(`mutation($id: ID!) { orderRecipe(input: { restaurantId: $id, recipe: "Pho", quantity: 2 }) { id } }`, { id: r.id }, other.token);
+    const viaGraphql = await s.graphql(
+      `mutation($id: ID!) { orderRecipe(input: { restaurantId: $id, recipe: "Pho", quantity: 2 }) { id } }`,
+      { id: r.id },
+      other.token,
+    );
     expect(viaGraphql.errors).toBeUndefined();
-    expect((await mine.next()).data.orderPlaced).toEqual({ id: viaGraphql.data.orderRecipe.id, recipe: "Pho", quantity: 2, restaurant: { id: r.id } });
+    expect((await mine.next()).data.orderPlaced).toEqual({
+      id: viaGraphql.data.orderRecipe.id,
+      recipe: "Pho",
+      quantity: 2,
+      restaurant: { id: r.id },
+    });
     expect((await admins.next()).data.orderPlaced.id).toBe(viaGraphql.data.orderRecipe.id);
 
-    expect((await rest("PUT", "/restaurants/order", other.token, { restaurant_id: r.id, recipe: "Laksa" })).status).toBe(201);
+    expect(
+      (await rest("PUT", "/restaurants/order", other.token, { restaurant_id: r.id, recipe: "Laksa" })).status,
+    ).toBe(201);
     expect((await mine.next()).data.orderPlaced.recipe).toBe("Laksa");
     expect((await admins.next()).data.orderPlaced.recipe).toBe("Laksa");
   });
@@ -175,7 +225,10 @@ describe("orderPlaced", () => {
     const r = await newRestaurant();
     const sub = subscribe(connect(other.token), PLACED, { id: r.id });
     await within(sub.ended, "the end of the refused subscription");
-    expect(sub.results[0].errors?.[0]).toMatchObject({ message: expect.stringMatching(/owner or an admin/), extensions: { code: "FORBIDDEN" } });
+    expect(sub.results[0].errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/owner or an admin/),
+      extensions: { code: "FORBIDDEN" },
+    });
   });
 });
 
@@ -188,11 +241,24 @@ describe("reportFiled", () => {
     const sub = await follow(connect(admin.token), FILED);
 
     expect((await rest("PUT", `/restaurants/${r.id}`, other.token, { reason_type: "spam" })).status).toBe(201);
-    expect((await sub.next()).data.reportFiled).toMatchObject({ targetKind: "RESTAURANT", targetId: r.id, reasonType: "spam", reporter: { id: other.id } });
+    expect((await sub.next()).data.reportFiled).toMatchObject({
+      targetKind: "RESTAURANT",
+      targetId: r.id,
+      reasonType: "spam",
+      reporter: { id: other.id },
+    });
     expect((await rest("PUT", `/restaurants/${r.id}`, other.token, { reason_type: "again" })).status).toBe(201); // created: false
-    const viaGraphql = await s.graphql(`mutation($id: ID!) { reportGrocery(id: $id, input: { reasonType: "wrong" }) { created } }`, { id: g.id }, other.token);
+    const viaGraphql = await s.graphql(
+      `mutation($id: ID!) { reportGrocery(id: $id, input: { reasonType: "wrong" }) { created } }`,
+      { id: g.id },
+      other.token,
+    );
     expect(viaGraphql.data.reportGrocery.created).toBe(true);
-    expect((await sub.next()).data.reportFiled).toMatchObject({ targetKind: "GROCERY", targetId: g.id, reasonType: "wrong" });
+    expect((await sub.next()).data.reportFiled).toMatchObject({
+      targetKind: "GROCERY",
+      targetId: g.id,
+      reasonType: "wrong",
+    });
     await settle();
     expect(sub.results).toHaveLength(2);
   });
@@ -220,11 +286,19 @@ describe("shoppingListChanged", () => {
       expect(event.shoppingList).toEqual({ totalCount: 1, nodes: [{ grocery: { id: g.id }, quantity: 2 }] });
       expect(Number.isNaN(Date.parse(event.changedAt))).toBe(false);
     }
-    const raised = await s.graphql(`mutation($id: ID!) { addToShoppingList(groceryId: $id, quantity: 3) { quantity } }`, { id: g.id }, other.token);
+    const raised = await s.graphql(
+      `mutation($id: ID!) { addToShoppingList(groceryId: $id, quantity: 3) { quantity } }`,
+      { id: g.id },
+      other.token,
+    );
     expect(raised.data.addToShoppingList.quantity).toBe(5);
     expect((await phone.next()).data.shoppingListChanged.shoppingList.nodes[0].quantity).toBe(5);
 
-    const removed = await s.graphql(`mutation($id: ID!) { removeFromShoppingList(groceryId: $id) }`, { id: g.id }, other.token);
+    const removed = await s.graphql(
+      `mutation($id: ID!) { removeFromShoppingList(groceryId: $id) }`,
+      { id: g.id },
+      other.token,
+    );
     expect(removed.data.removeFromShoppingList).toBe(true);
     expect((await phone.next()).data.shoppingListChanged.shoppingList.totalCount).toBe(0);
     // Removing what is not on the list changes nothing and publishes nothing.
@@ -244,10 +318,16 @@ describe("the connection", () => {
   it("takes the token as authorization, Authorization or token in connection_init", async () => {
     const r = await newRestaurant();
     const subs = [];
-    for (const params of [{ authorization: `Bearer ${other.token}` }, { Authorization: `Bearer ${other.token}` }, { token: other.token }]) {
+    for (const params of [
+      { authorization: `Bearer ${other.token}` },
+      { Authorization: `Bearer ${other.token}` },
+      { token: other.token },
+    ]) {
       subs.push(await follow(connect(undefined, params), COMMENT_ADDED, { id: r.id }));
     }
-    expect((await rest("PUT", `/restaurants/${r.id}/comments`, owner.token, { title: "all", body: "b", rating: 3 })).status).toBe(201);
+    expect(
+      (await rest("PUT", `/restaurants/${r.id}/comments`, owner.token, { title: "all", body: "b", rating: 3 })).status,
+    ).toBe(201);
     for (const sub of subs) expect((await sub.next()).data.commentAdded.title).toBe("all");
   });
 
@@ -261,12 +341,24 @@ describe("the connection", () => {
 
   it("takes the token from a headers object in connection_init, or from a subscribe's extensions.headers (GraphiQL's way)", async () => {
     const r = await newRestaurant();
-    const nested = await follow(connect(undefined, { headers: { Authorization: `Bearer ${other.token}` } }), COMMENT_ADDED, { id: r.id });
+    const nested = await follow(
+      connect(undefined, { headers: { Authorization: `Bearer ${other.token}` } }),
+      COMMENT_ADDED,
+      { id: r.id },
+    );
     // GraphiQL sends an empty connection_init and the Headers pane with each subscribe.
     const before = bus.listening;
-    const graphiqlWay = subscribe(connect(undefined, {}), COMMENT_ADDED, { id: r.id }, { headers: { Authorization: `Bearer ${other.token}` } });
+    const graphiqlWay = subscribe(
+      connect(undefined, {}),
+      COMMENT_ADDED,
+      { id: r.id },
+      { headers: { Authorization: `Bearer ${other.token}` } },
+    );
     await bus.untilListening(before + 1);
-    expect((await rest("PUT", `/restaurants/${r.id}/comments`, owner.token, { title: "headers", body: "b", rating: 2 })).status).toBe(201);
+    expect(
+      (await rest("PUT", `/restaurants/${r.id}/comments`, owner.token, { title: "headers", body: "b", rating: 2 }))
+        .status,
+    ).toBe(201);
     expect((await nested.next()).data.commentAdded.title).toBe("headers");
     expect((await graphiqlWay.next()).data.commentAdded.title).toBe("headers");
   });
@@ -275,16 +367,29 @@ describe("the connection", () => {
     const r = await newRestaurant();
     const codes = async (sub: ReturnType<typeof subscribe>) =>
       ((await within(sub.ended, "the refusal")) as { extensions?: { code?: string } }[]).map((e) => e.extensions?.code);
-    const madeUp = subscribe(connect(undefined, {}), COMMENT_ADDED, { id: r.id }, { headers: { authorization: "Bearer made-up" } });
+    const madeUp = subscribe(
+      connect(undefined, {}),
+      COMMENT_ADDED,
+      { id: r.id },
+      { headers: { authorization: "Bearer made-up" } },
+    );
     expect(await codes(madeUp)).toEqual(["UNAUTHENTICATED"]);
-    const mixed = subscribe(connect(owner.token), COMMENT_ADDED, { id: r.id }, { headers: { Authorization: `Bearer ${other.token}` } });
+    const mixed = subscribe(
+      connect(owner.token),
+      COMMENT_ADDED,
+      { id: r.id },
+      { headers: { Authorization: `Bearer ${other.token}` } },
+    );
     expect(await codes(mixed)).toEqual(["BAD_USER_INPUT"]);
   });
 
   it("leaves POST and GET /graphql over HTTP as they were", async () => {
     const post = await s.graphql(`{ me { id } }`, {}, owner.token);
     expect(post.data.me.id).toBe(owner.id);
-    const get = await s.fetch(`/graphql?query=${encodeURIComponent("{ me { id } }")}`, { token: owner.token, headers: { "apollo-require-preflight": "true" } });
+    const get = await s.fetch(`/graphql?query=${encodeURIComponent("{ me { id } }")}`, {
+      token: owner.token,
+      headers: { "apollo-require-preflight": "true" },
+    });
     expect(get.status).toBe(200);
     expect((await get.json()).data.me.id).toBe(owner.id);
   });
@@ -301,6 +406,8 @@ async function failInsertsOfCommentsTitled(title: string) {
       `CREATE OR REPLACE FUNCTION fail_comment() RETURNS trigger AS $$ BEGIN IF NEW.title = '${title}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
     );
     await s.db.$executeRawUnsafe(`DROP TRIGGER IF EXISTS fail_comment ON "Comment"`);
-    await s.db.$executeRawUnsafe(`CREATE TRIGGER fail_comment BEFORE INSERT ON "Comment" FOR EACH ROW EXECUTE FUNCTION fail_comment()`);
+    await s.db.$executeRawUnsafe(
+      `CREATE TRIGGER fail_comment BEFORE INSERT ON "Comment" FOR EACH ROW EXECUTE FUNCTION fail_comment()`,
+    );
   }
 }

@@ -54,12 +54,19 @@ describe("limits on one server", () => {
     subscribe(client, LIST);
     await bus.untilListening(bus.listening + 0); // both are being set up
     const third = subscribe(client, LIST);
-    expect(await codeOf(third)).toEqual({ code: "RATE_LIMITED", message: expect.stringMatching(/At most 2 subscriptions .* one connection \(WS_MAX_SUBSCRIPTIONS_PER_CONNECTION\)/) });
+    expect(await codeOf(third)).toEqual({
+      code: "RATE_LIMITED",
+      message: expect.stringMatching(
+        /At most 2 subscriptions .* one connection \(WS_MAX_SUBSCRIPTIONS_PER_CONNECTION\)/,
+      ),
+    });
     first.stop();
     const again = subscribe(client, LIST);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(again.results).toEqual([]);
-    await expect(Promise.race([again.ended, new Promise((r) => setTimeout(() => r("running"), 200))])).resolves.toBe("running");
+    await expect(Promise.race([again.ended, new Promise((r) => setTimeout(() => r("running"), 200))])).resolves.toBe(
+      "running",
+    );
   });
 
   it("refuses a subscription over the per-client quota across connections, and across the account's logins", async () => {
@@ -70,11 +77,20 @@ describe("limits on one server", () => {
     subscribe(a, LIST);
     subscribe(b, LIST);
     await bus.untilListening(before + 3);
-    expect(await codeOf(subscribe(b, LIST))).toEqual({ code: "RATE_LIMITED", message: expect.stringMatching(/LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT/) });
+    expect(await codeOf(subscribe(b, LIST))).toEqual({
+      code: "RATE_LIMITED",
+      message: expect.stringMatching(/LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT/),
+    });
     // A new login is a new token of the same account: the same quota.
-    const login = await s.graphql(`mutation($u: String!) { login(username: $u, password: "correct-horse") { accessToken } }`, { u: user.username });
+    const login = await s.graphql(
+      `mutation($u: String!) { login(username: $u, password: "correct-horse") { accessToken } }`,
+      { u: user.username },
+    );
     const again = connect(login.data.login.accessToken);
-    expect(await codeOf(subscribe(again, LIST))).toEqual({ code: "RATE_LIMITED", message: expect.stringMatching(/LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT/) });
+    expect(await codeOf(subscribe(again, LIST))).toEqual({
+      code: "RATE_LIMITED",
+      message: expect.stringMatching(/LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT/),
+    });
     // Another token is not held back.
     const someoneElse = await s.signUp("else");
     const before2 = bus.listening;
@@ -86,11 +102,19 @@ describe("limits on one server", () => {
     const user = await s.signUp("valid");
     const client = connect(user.token);
     const query = await codeOf(subscribe(client, `{ me { id } }`));
-    expect(query).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/Only subscriptions run over WebSocket; send queries with POST \/graphql/) });
+    expect(query).toEqual({
+      code: "BAD_USER_INPUT",
+      message: expect.stringMatching(/Only subscriptions run over WebSocket; send queries with POST \/graphql/),
+    });
     const deep = `subscription { commentAdded(restaurantId: "x") { restaurant { latestComment { restaurant { owner { id } } } } } }`;
     expect((await codeOf(subscribe(client, deep))).code).toBe("BAD_USER_INPUT");
-    const costly = await codeOf(subscribe(client, `subscription { shoppingListChanged { shoppingList(first: 100) { nodes { quantity } } } }`));
-    expect(costly).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/above the limit of 100 \(GRAPHQL_MAX_COST\)/) });
+    const costly = await codeOf(
+      subscribe(client, `subscription { shoppingListChanged { shoppingList(first: 100) { nodes { quantity } } } }`),
+    );
+    expect(costly).toEqual({
+      code: "BAD_USER_INPUT",
+      message: expect.stringMatching(/above the limit of 100 \(GRAPHQL_MAX_COST\)/),
+    });
     const unparsable = await codeOf(subscribe(client, `subscription {`));
     expect(unparsable.code).toBe("BAD_USER_INPUT");
   });
@@ -115,7 +139,8 @@ describe("limits on one server", () => {
     answering.socket.on("ping", () => pings++);
     const silent = rawSocket(s, { autoPong: false });
     await Promise.all([answering.opened, silent.opened]);
-    for (const { socket } of [answering, silent]) socket.send(JSON.stringify({ type: "connection_init", payload: { token: user.token } }));
+    for (const { socket } of [answering, silent])
+      socket.send(JSON.stringify({ type: "connection_init", payload: { token: user.token } }));
     expect((await within(silent.closed, "the silent peer being dropped", 5000)).code).toBe(1006);
     expect(pings).toBeGreaterThan(0);
     expect(answering.socket.readyState).toBe(WebSocket.OPEN);
@@ -130,7 +155,10 @@ describe("limits on one server", () => {
     await bus.untilListening(before + 1);
     // As a process whose events never reach this one (the admin command line on SQLite): only the re-check can end it.
     await revokeAllTokens(s.db, user.id, new InProcessBus());
-    const outcome = (await within(sub.ended, "the end of the revoked token's subscription", 5000)) as { code: number; reason: string };
+    const outcome = (await within(sub.ended, "the end of the revoked token's subscription", 5000)) as {
+      code: number;
+      reason: string;
+    };
     expect(outcome.code).toBe(4403);
     expect(outcome.reason).toMatch(/revoked or has expired/);
     await bus.untilListening(before); // the server stopped listening for it
@@ -154,7 +182,9 @@ describe("limits on one server", () => {
     const sub = subscribe(client, LIST);
     await bus.untilListening(before + 1);
     const grocery = await s.db.grocery.create({ data: { title: "Salt", titleSearch: "salt", ownerId: user.id } });
-    expect((await s.fetch(`/groceries/${grocery.id}`, { method: "PUT", token: user.token, json: {} })).status).toBe(201);
+    expect((await s.fetch(`/groceries/${grocery.id}`, { method: "PUT", token: user.token, json: {} })).status).toBe(
+      201,
+    );
     await sub.next();
     const text = await (await s.fetch("/metrics")).text();
     expect(Number(/^websocket_connections (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);

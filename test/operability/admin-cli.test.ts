@@ -45,7 +45,13 @@ const roleOf = async (username: string) => (await db.user.findUniqueOrThrow({ wh
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const settings = { provider: database.provider, url: database.url, poolSize: 4, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" } as const;
+  const settings = {
+    provider: database.provider,
+    url: database.url,
+    poolSize: 4,
+    poolIdleTimeoutMs: 0,
+    sqliteSynchronous: "FULL",
+  } as const;
   await migrate(settings);
   db = createDb(settings);
 });
@@ -59,7 +65,16 @@ describe("help and command-line errors", () => {
   it("help lists every command; <command> --help shows its usage and options", async () => {
     const help = await admin("--help");
     expect(help.code).toBe(0);
-    for (const name of ["create", "promote", "demote", "revoke-tokens", "grant-badge", "revoke-badge", "reports", "resolve-report"]) {
+    for (const name of [
+      "create",
+      "promote",
+      "demote",
+      "revoke-tokens",
+      "grant-badge",
+      "revoke-badge",
+      "reports",
+      "resolve-report",
+    ]) {
       expect(help.stdout).toContain(`  ${name}`);
     }
     const one = await admin("resolve-report", "--help");
@@ -95,7 +110,9 @@ describe("help and command-line errors", () => {
   it("a bad setting: exit 2, naming the variable", async () => {
     const { code, stderr } = await runAdmin("mysql://localhost/x", "reports");
     expect(code).toBe(2);
-    expect(stderr.trim()).toMatch(/^error: invalid setting: DATABASE_URL="mysql:\/\/localhost\/x": must start with file:/);
+    expect(stderr.trim()).toMatch(
+      /^error: invalid setting: DATABASE_URL="mysql:\/\/localhost\/x": must start with file:/,
+    );
   });
 });
 
@@ -118,7 +135,11 @@ describe("accounts", () => {
 
   it("create refuses a taken username (exit 1) and a short password (exit 2), creating nothing", async () => {
     expectRefusal(await admin("create", "boss", "--password", "password-other"), 1, /username "boss" is taken/);
-    expectRefusal(await admin("create", "newbie", "--password", "short"), 2, /password must have at least 8 characters/);
+    expectRefusal(
+      await admin("create", "newbie", "--password", "short"),
+      2,
+      /password must have at least 8 characters/,
+    );
     expect(await db.user.findUnique({ where: { username: "newbie" } })).toBeNull();
   });
 
@@ -155,8 +176,14 @@ describe("badges", () => {
   it("grant-badge gives the restaurant the badge (created on first use); granting again changes nothing", async () => {
     const run = await admin("grant-badge", restaurantId, "Best of Town", "--cover", "https://example.com/b.png");
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^restaurant "Chez Nous" \\(${restaurantId}\\) holds badge "Best of Town" since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\n$`));
-    expect((await held()).map((h) => [h.badge.name, h.badge.cover])).toEqual([["Best of Town", "https://example.com/b.png"]]);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^restaurant "Chez Nous" \\(${restaurantId}\\) holds badge "Best of Town" since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\n$`,
+      ),
+    );
+    expect((await held()).map((h) => [h.badge.name, h.badge.cover])).toEqual([
+      ["Best of Town", "https://example.com/b.png"],
+    ]);
     expect((await admin("grant-badge", restaurantId, "Best of Town")).code).toBe(0);
     expect(await held()).toHaveLength(1);
     expect(await db.badge.count({ where: { name: "Best of Town" } })).toBe(1);
@@ -173,8 +200,14 @@ describe("badges", () => {
     expect(run.stdout).toBe(`revoked badge "Best of Town" from restaurant "Chez Nous" (${restaurantId})\n`);
     expect((await held()).map((h) => h.badge.name)).toEqual(["Quiet"]);
     expect(await db.badge.count({ where: { name: "Best of Town" } })).toBe(1); // the badge itself stays
-    expect((await admin("revoke-badge", restaurantId, "Best of Town")).stdout).toMatch(/did not hold badge "Best of Town"; nothing changed/);
-    expectRefusal(await admin("revoke-badge", restaurantId, "Nope"), 1, /badge "Nope" does not exist \(badges: "Best of Town", "Quiet"\)/);
+    expect((await admin("revoke-badge", restaurantId, "Best of Town")).stdout).toMatch(
+      /did not hold badge "Best of Town"; nothing changed/,
+    );
+    expectRefusal(
+      await admin("revoke-badge", restaurantId, "Nope"),
+      1,
+      /badge "Nope" does not exist \(badges: "Best of Town", "Quiet"\)/,
+    );
     expectRefusal(await admin("revoke-badge", "no-such-id", "Quiet"), 1, /restaurant "no-such-id" does not exist/);
     expect((await held()).map((h) => h.badge.name)).toEqual(["Quiet"]);
   });
@@ -187,9 +220,17 @@ describe("reports", () => {
     const owner = await signUp("shopkeeper");
     const reporter = await signUp("rita");
     const restaurant = await createRestaurant(db, owner, { title: "Spam Palace" });
-    const grocery = await db.grocery.create({ data: { title: "Odd Beans", titleSearch: "odd beans", ownerId: owner.id } });
-    restaurantReport = (await report(db, new InProcessBus(), reporter, "RESTAURANT", restaurant.id, { reasonType: "spam", reasonBody: "posts adverts" })).report.id;
-    groceryReport = (await report(db, new InProcessBus(), reporter, "GROCERY", grocery.id, { reasonType: "wrong" })).report.id;
+    const grocery = await db.grocery.create({
+      data: { title: "Odd Beans", titleSearch: "odd beans", ownerId: owner.id },
+    });
+    restaurantReport = (
+      await report(db, new InProcessBus(), reporter, "RESTAURANT", restaurant.id, {
+        reasonType: "spam",
+        reasonBody: "posts adverts",
+      })
+    ).report.id;
+    groceryReport = (await report(db, new InProcessBus(), reporter, "GROCERY", grocery.id, { reasonType: "wrong" }))
+      .report.id;
     await signUp("plain");
   });
 
@@ -201,7 +242,9 @@ describe("reports", () => {
     expect(lines[1]).toMatch(/^-+( +-+)+$/);
     expect(lines).toHaveLength(2 + 2 + 2); // header, rule, two rows, blank, count
     const row = (id: string) => lines.find((l) => l.startsWith(`${id} `));
-    expect(row(restaurantReport)).toMatch(/^\S+\s+open\s+restaurant\s+\S+\s+Spam Palace\s+spam: posts adverts\s+rita\s+\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(row(restaurantReport)).toMatch(
+      /^\S+\s+open\s+restaurant\s+\S+\s+Spam Palace\s+spam: posts adverts\s+rita\s+\d{4}-\d\d-\d\d \d\d:\d\d$/,
+    );
     expect(row(groceryReport)).toMatch(/^\S+\s+open\s+grocery\s+\S+\s+Odd Beans\s+wrong\s+rita\s+\d{4}-/);
     expect(lines.at(-1)).toBe("2 open reports");
     const groceries = await admin("reports", "--kind", "grocery");
@@ -235,10 +278,22 @@ describe("reports", () => {
   });
 
   it("refuses an unknown report, an unknown or non-admin --as, and a too long note, changing nothing", async () => {
-    expectRefusal(await admin("resolve-report", "no-such-report", "--as", "boss"), 1, /report "no-such-report" does not exist/);
+    expectRefusal(
+      await admin("resolve-report", "no-such-report", "--as", "boss"),
+      1,
+      /report "no-such-report" does not exist/,
+    );
     expectRefusal(await admin("resolve-report", groceryReport, "--as", "ghost"), 1, /user "ghost" does not exist/);
-    expectRefusal(await admin("resolve-report", groceryReport, "--as", "plain"), 1, /"plain" is not an admin \(npm run admin -- promote plain\)/);
-    expectRefusal(await admin("resolve-report", groceryReport, "--as", "boss", "--note", "x".repeat(2001)), 2, /resolution must have at most 2000 characters/);
+    expectRefusal(
+      await admin("resolve-report", groceryReport, "--as", "plain"),
+      1,
+      /"plain" is not an admin \(npm run admin -- promote plain\)/,
+    );
+    expectRefusal(
+      await admin("resolve-report", groceryReport, "--as", "boss", "--note", "x".repeat(2001)),
+      2,
+      /resolution must have at most 2000 characters/,
+    );
     expect((await db.report.findUniqueOrThrow({ where: { id: groceryReport } })).resolvedAt).toBeNull();
   });
 

@@ -13,7 +13,15 @@ import { openConnection } from "../../src/backup/connection.ts";
 import { sqliteFilePath } from "../../src/db/sqlite-adapter.ts";
 import { createTestDatabase, testProvider, type TestDatabase } from "../helpers/database.ts";
 import {
-  CREATE_RESTAURANT, createGroceryWithCover, eachLimited, expectRefusal, graphql, jsonResult, pngWith, sqliteDatabase, tempDir,
+  CREATE_RESTAURANT,
+  createGroceryWithCover,
+  eachLimited,
+  expectRefusal,
+  graphql,
+  jsonResult,
+  pngWith,
+  sqliteDatabase,
+  tempDir,
 } from "../helpers/data-moves.ts";
 import { runAdminWith } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -24,7 +32,8 @@ const cleanup: string[] = [];
 /** Each test runs the real command line, a process or several: generous on a loaded machine. */
 const PROCESSES = 120_000;
 
-const backupOf = (database: string, dir: string, uploads = source.config.uploadDir) => runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "backup", dir);
+const backupOf = (database: string, dir: string, uploads = source.config.uploadDir) =>
+  runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "backup", dir);
 const restoreInto = (database: string, uploads: string, dir: string, ...more: string[]) =>
   runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "restore", dir, ...more);
 
@@ -51,11 +60,18 @@ async function fill(server: TestServer) {
   const user = await server.signUp("filler");
   for (let i = 0; i < 200; i++) {
     const description = randomBytes(1500).toString("base64"); // 2,000 characters, the most a description takes
-    const created = await graphql(server, CREATE_RESTAURANT, { input: { title: `Filler ${i}`, description } }, user.token);
+    const created = await graphql(
+      server,
+      CREATE_RESTAURANT,
+      { input: { title: `Filler ${i}`, description } },
+      user.token,
+    );
     expect(created.body.data?.createRestaurant?.id, JSON.stringify(created.body.errors)).toBeDefined();
   }
   for (let i = 0; i < 3; i++) {
-    expect(await createGroceryWithCover(server, user.token, `cover ${i}`, pngWith(randomBytes(30_000).toString("hex")))).toBeDefined();
+    expect(
+      await createGroceryWithCover(server, user.token, `cover ${i}`, pngWith(randomBytes(30_000).toString("hex"))),
+    ).toBeDefined();
   }
   return user;
 }
@@ -74,31 +90,50 @@ afterAll(async () => {
 });
 
 describe("backup refuses, creating nothing", () => {
-  it("a folder that is not empty, or not a folder", async () => {
-    const dir = scratch("gw-not-empty-");
-    writeFileSync(path.join(dir, "keep.txt"), "mine");
-    const file = path.join(dir, "keep.txt");
-    const [notEmpty, notFolder] = await Promise.all([backupOf(source.database.url, dir), backupOf(source.database.url, file)]);
-    expectRefusal(notEmpty, 1, /is not empty: a backup goes into a new or empty folder/);
-    expectRefusal(notFolder, 1, /exists and is not a folder/);
-    expect(readdirSync(dir)).toEqual(["keep.txt"]);
-    expect(readFileSync(file, "utf8")).toBe("mine");
-  }, PROCESSES);
+  it(
+    "a folder that is not empty, or not a folder",
+    async () => {
+      const dir = scratch("gw-not-empty-");
+      writeFileSync(path.join(dir, "keep.txt"), "mine");
+      const file = path.join(dir, "keep.txt");
+      const [notEmpty, notFolder] = await Promise.all([
+        backupOf(source.database.url, dir),
+        backupOf(source.database.url, file),
+      ]);
+      expectRefusal(notEmpty, 1, /is not empty: a backup goes into a new or empty folder/);
+      expectRefusal(notFolder, 1, /exists and is not a folder/);
+      expect(readdirSync(dir)).toEqual(["keep.txt"]);
+      expect(readFileSync(file, "utf8")).toBe("mine");
+    },
+    PROCESSES,
+  );
 
-  it("a database URL that is wrong, unreachable, missing or not a gateway database", async () => {
-    const parent = scratch("gw-no-folder-");
-    const notGateway = path.join(parent, "other.db");
-    writeFileSync(notGateway, "");
-    const cases: [string, 1 | 2, RegExp][] = [
-      ["mysql://localhost/gateway", 2, /invalid setting: DATABASE_URL="mysql:\/\/localhost\/gateway": must start with file:/],
-      ["postgresql://gw:secret@127.0.0.1:1/nowhere", 1, /cannot connect to postgresql:\/\/gw:\*\*\*@127\.0\.0\.1:1\/nowhere/],
-      [`file:${path.join(parent, "missing.db")}`, 1, /there is no SQLite database at .*missing\.db/],
-      [`file:${notGateway}`, 1, /is not a gateway database \(it has no migrations table\)/],
-    ];
-    const runs = await eachLimited(cases, 3, ([url], i) => backupOf(url, path.join(parent, `backup-${i}`)));
-    runs.forEach((run, i) => expectRefusal(run, cases[i]![1], cases[i]![2]));
-    expect(readdirSync(parent)).toEqual(["other.db"]);
-  }, PROCESSES);
+  it(
+    "a database URL that is wrong, unreachable, missing or not a gateway database",
+    async () => {
+      const parent = scratch("gw-no-folder-");
+      const notGateway = path.join(parent, "other.db");
+      writeFileSync(notGateway, "");
+      const cases: [string, 1 | 2, RegExp][] = [
+        [
+          "mysql://localhost/gateway",
+          2,
+          /invalid setting: DATABASE_URL="mysql:\/\/localhost\/gateway": must start with file:/,
+        ],
+        [
+          "postgresql://gw:secret@127.0.0.1:1/nowhere",
+          1,
+          /cannot connect to postgresql:\/\/gw:\*\*\*@127\.0\.0\.1:1\/nowhere/,
+        ],
+        [`file:${path.join(parent, "missing.db")}`, 1, /there is no SQLite database at .*missing\.db/],
+        [`file:${notGateway}`, 1, /is not a gateway database \(it has no migrations table\)/],
+      ];
+      const runs = await eachLimited(cases, 3, ([url], i) => backupOf(url, path.join(parent, `backup-${i}`)));
+      runs.forEach((run, i) => expectRefusal(run, cases[i]![1], cases[i]![2]));
+      expect(readdirSync(parent)).toEqual(["other.db"]);
+    },
+    PROCESSES,
+  );
 });
 
 describe("restore refuses, changing nothing", () => {
@@ -124,122 +159,190 @@ describe("restore refuses, changing nothing", () => {
     writeFileSync(file, JSON.stringify(manifest));
   };
 
-  it("folders that are not backups, damaged backups, newer schemas and formats", async () => {
-    const empty = scratch("gw-empty-");
-    const cases: [string, RegExp][] = [
-      [path.join(empty, "missing"), /is not a backup: it has no manifest\.json \(an unfinished backup has none\)/],
-      [empty, /is not a backup: it has no manifest\.json/],
-      [damaged((dir) => writeFileSync(path.join(dir, "manifest.json"), "{ not json")), /is not a backup: manifest\.json is not JSON/],
-      [damaged(editManifest((m) => (m.format = "tarball"))), /is not a backup: manifest\.json is not a gateway backup manifest/],
-      [damaged(editManifest((m) => m.migrations.push("29991231000000_from_the_future"))), /holds a newer schema \(migration 29991231000000_from_the_future\) than this version knows/],
-      [damaged(editManifest((m) => (m.formatVersion = 2))), /was written in backup format 2 by a newer gateway/],
-      [damaged(editManifest((m) => delete m.tables)), /is not a valid backup: manifest\.json tables/],
-      [damaged(editManifest((m) => (m.database.file = "../../../etc/passwd"))), /is not a valid backup: its database file must be database\.(sqlite|pgdump)/],
-      [
-        damaged((dir) => {
-          const file = path.join(dir, readdirSync(dir).find((f) => f.startsWith("database."))!);
-          const bytes = readFileSync(file);
-          bytes[bytes.length >> 1] ^= 0xff;
-          writeFileSync(file, bytes);
-        }),
-        /is damaged: database\.(sqlite|pgdump) does not match its checksum/,
-      ],
-      [damaged((dir) => rmSync(path.join(dir, "uploads", readdirSync(path.join(dir, "uploads"))[0]!))), /is damaged: 1 covers are missing from uploads\//],
-    ];
-    const runs = await eachLimited(cases, 3, ([dir]) => restoreInto(target.url, uploads, dir));
-    runs.forEach((run, i) => expectRefusal(run, 1, cases[i]![1]));
-    expect(await hasTables(target)).toBe(false);
-    expect(existsSync(uploads)).toBe(false);
-  }, PROCESSES);
+  it(
+    "folders that are not backups, damaged backups, newer schemas and formats",
+    async () => {
+      const empty = scratch("gw-empty-");
+      const cases: [string, RegExp][] = [
+        [path.join(empty, "missing"), /is not a backup: it has no manifest\.json \(an unfinished backup has none\)/],
+        [empty, /is not a backup: it has no manifest\.json/],
+        [
+          damaged((dir) => writeFileSync(path.join(dir, "manifest.json"), "{ not json")),
+          /is not a backup: manifest\.json is not JSON/,
+        ],
+        [
+          damaged(editManifest((m) => (m.format = "tarball"))),
+          /is not a backup: manifest\.json is not a gateway backup manifest/,
+        ],
+        [
+          damaged(editManifest((m) => m.migrations.push("29991231000000_from_the_future"))),
+          /holds a newer schema \(migration 29991231000000_from_the_future\) than this version knows/,
+        ],
+        [damaged(editManifest((m) => (m.formatVersion = 2))), /was written in backup format 2 by a newer gateway/],
+        [damaged(editManifest((m) => delete m.tables)), /is not a valid backup: manifest\.json tables/],
+        [
+          damaged(editManifest((m) => (m.database.file = "../../../etc/passwd"))),
+          /is not a valid backup: its database file must be database\.(sqlite|pgdump)/,
+        ],
+        [
+          damaged((dir) => {
+            const file = path.join(
+              dir,
+              readdirSync(dir).find((f) => f.startsWith("database."))!,
+            );
+            const bytes = readFileSync(file);
+            bytes[bytes.length >> 1] ^= 0xff;
+            writeFileSync(file, bytes);
+          }),
+          /is damaged: database\.(sqlite|pgdump) does not match its checksum/,
+        ],
+        [
+          damaged((dir) => rmSync(path.join(dir, "uploads", readdirSync(path.join(dir, "uploads"))[0]!))),
+          /is damaged: 1 covers are missing from uploads\//,
+        ],
+      ];
+      const runs = await eachLimited(cases, 3, ([dir]) => restoreInto(target.url, uploads, dir));
+      runs.forEach((run, i) => expectRefusal(run, 1, cases[i]![1]));
+      expect(await hasTables(target)).toBe(false);
+      expect(existsSync(uploads)).toBe(false);
+    },
+    PROCESSES,
+  );
 
-  it("a backup of the other kind of database", async () => {
-    const other = source.database.provider === "sqlite" ? "postgresql://postgres@127.0.0.1:1/elsewhere" : sqliteDatabase().url;
-    const run = await restoreInto(other, uploads, backupDir);
-    expectRefusal(run, 1, source.database.provider === "sqlite" ? /is a SQLite backup: restore it into SQLite/ : /is a PostgreSQL backup: restore it into PostgreSQL/);
-    expect(existsSync(uploads)).toBe(false);
-  }, PROCESSES);
+  it(
+    "a backup of the other kind of database",
+    async () => {
+      const other =
+        source.database.provider === "sqlite" ? "postgresql://postgres@127.0.0.1:1/elsewhere" : sqliteDatabase().url;
+      const run = await restoreInto(other, uploads, backupDir);
+      expectRefusal(
+        run,
+        1,
+        source.database.provider === "sqlite"
+          ? /is a SQLite backup: restore it into SQLite/
+          : /is a PostgreSQL backup: restore it into PostgreSQL/,
+      );
+      expect(existsSync(uploads)).toBe(false);
+    },
+    PROCESSES,
+  );
 
-  it("a database that is not empty; --overwrite replaces its data with the backup's", async () => {
-    const run = await restoreInto(source.database.url, uploads, backupDir);
-    expectRefusal(run, 1, /the target database is not empty \(User, .*\): restore into an empty database, or add --overwrite/);
-    expect(existsSync(uploads)).toBe(false);
+  it(
+    "a database that is not empty; --overwrite replaces its data with the backup's",
+    async () => {
+      const run = await restoreInto(source.database.url, uploads, backupDir);
+      expectRefusal(
+        run,
+        1,
+        /the target database is not empty \(User, .*\): restore into an empty database, or add --overwrite/,
+      );
+      expect(existsSync(uploads)).toBe(false);
 
-    const other = await startServer();
-    try {
-      const stranger = await other.signUp("stranger");
-      const replaced = await restoreInto(other.database.url, other.config.uploadDir, backupDir, "--overwrite");
-      expect(replaced.code, replaced.stderr).toBe(0);
-      expect(jsonResult(replaced)).toMatchObject({ command: "restore", ok: true, verification: { ok: true } });
-      expect(await other.db.user.findUnique({ where: { id: stranger.id } })).toBeNull();
-      expect(await other.db.restaurant.count()).toBe(await source.db.restaurant.count());
-    } finally {
-      await other.close();
-    }
-  }, PROCESSES);
+      const other = await startServer();
+      try {
+        const stranger = await other.signUp("stranger");
+        const replaced = await restoreInto(other.database.url, other.config.uploadDir, backupDir, "--overwrite");
+        expect(replaced.code, replaced.stderr).toBe(0);
+        expect(jsonResult(replaced)).toMatchObject({ command: "restore", ok: true, verification: { ok: true } });
+        expect(await other.db.user.findUnique({ where: { id: stranger.id } })).toBeNull();
+        expect(await other.db.restaurant.count()).toBe(await source.db.restaurant.count());
+      } finally {
+        await other.close();
+      }
+    },
+    PROCESSES,
+  );
 });
 
 describe("restore's verification", () => {
-  it("a table that does not match the manifest: the report names it, exit 1", async () => {
-    const dir = path.join(scratch("gw-mismatch-"), "backup");
-    cpSync(backupDir, dir, { recursive: true });
-    const file = path.join(dir, "manifest.json");
-    const manifest = JSON.parse(readFileSync(file, "utf8"));
-    manifest.tables.find((t: { name: string }) => t.name === "Restaurant").checksum = "0".repeat(64);
-    writeFileSync(file, JSON.stringify(manifest));
-    const target = await createTestDatabase();
-    try {
-      const run = await restoreInto(target.url, path.join(scratch("gw-mismatch-uploads-"), "uploads"), dir);
-      expect(run.code).toBe(1);
-      const report = JSON.parse(run.stdout.trim());
-      expect(report).toMatchObject({ command: "restore", ok: false, verification: { ok: false, tables: { Restaurant: { match: false }, User: { match: true } } } });
-      expect(run.stderr.trim()).toMatch(/^error: the restored data differs from the backup: Restaurant \(200 rows expected, 200 found, contents differ\)$/);
-    } finally {
-      await target.drop();
-    }
-  }, PROCESSES);
+  it(
+    "a table that does not match the manifest: the report names it, exit 1",
+    async () => {
+      const dir = path.join(scratch("gw-mismatch-"), "backup");
+      cpSync(backupDir, dir, { recursive: true });
+      const file = path.join(dir, "manifest.json");
+      const manifest = JSON.parse(readFileSync(file, "utf8"));
+      manifest.tables.find((t: { name: string }) => t.name === "Restaurant").checksum = "0".repeat(64);
+      writeFileSync(file, JSON.stringify(manifest));
+      const target = await createTestDatabase();
+      try {
+        const run = await restoreInto(target.url, path.join(scratch("gw-mismatch-uploads-"), "uploads"), dir);
+        expect(run.code).toBe(1);
+        const report = JSON.parse(run.stdout.trim());
+        expect(report).toMatchObject({
+          command: "restore",
+          ok: false,
+          verification: { ok: false, tables: { Restaurant: { match: false }, User: { match: true } } },
+        });
+        expect(run.stderr.trim()).toMatch(
+          /^error: the restored data differs from the backup: Restaurant \(200 rows expected, 200 found, contents differ\)$/,
+        );
+      } finally {
+        await target.drop();
+      }
+    },
+    PROCESSES,
+  );
 });
 
 describe("a cover a row names but the upload folder lacks", () => {
-  it("is reported by backup (counted, named in the manifest), and restore expects the others only", async () => {
-    const uploads = path.join(scratch("gw-absent-"), "uploads");
-    cpSync(source.config.uploadDir, uploads, { recursive: true });
-    const lost = readdirSync(uploads)[0]!;
-    rmSync(path.join(uploads, lost));
-    const dir = path.join(scratch("gw-absent-backup-"), "backup");
-    const run = await backupOf(source.database.url, dir, uploads);
-    expect(run.code, run.stderr).toBe(0);
-    expect(jsonResult(run).covers).toMatchObject({ files: 2, absent: 1 });
-    expect(JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")).uploads).toMatchObject({ files: 2, absentCount: 1, absent: [lost] });
-    const target = await createTestDatabase();
-    try {
-      const restored = await restoreInto(target.url, path.join(scratch("gw-absent-restored-"), "uploads"), dir);
-      expect(restored.code, restored.stderr).toBe(0);
-      expect(jsonResult(restored).verification).toMatchObject({ ok: true, covers: { expected: 2, present: 2 } });
-    } finally {
-      await target.drop();
-    }
-  }, PROCESSES);
+  it(
+    "is reported by backup (counted, named in the manifest), and restore expects the others only",
+    async () => {
+      const uploads = path.join(scratch("gw-absent-"), "uploads");
+      cpSync(source.config.uploadDir, uploads, { recursive: true });
+      const lost = readdirSync(uploads)[0]!;
+      rmSync(path.join(uploads, lost));
+      const dir = path.join(scratch("gw-absent-backup-"), "backup");
+      const run = await backupOf(source.database.url, dir, uploads);
+      expect(run.code, run.stderr).toBe(0);
+      expect(jsonResult(run).covers).toMatchObject({ files: 2, absent: 1 });
+      expect(JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")).uploads).toMatchObject({
+        files: 2,
+        absentCount: 1,
+        absent: [lost],
+      });
+      const target = await createTestDatabase();
+      try {
+        const restored = await restoreInto(target.url, path.join(scratch("gw-absent-restored-"), "uploads"), dir);
+        expect(restored.code, restored.stderr).toBe(0);
+        expect(jsonResult(restored).verification).toMatchObject({ ok: true, covers: { expected: 2, present: 2 } });
+      } finally {
+        await target.drop();
+      }
+    },
+    PROCESSES,
+  );
 });
 
 describe("on a terminal", () => {
   const hasScript = spawnSync("script", ["--version"]).status === 0;
   // `script` (util-linux, in every Debian) gives the command a pseudo-terminal.
-  it.skipIf(!hasScript)("backup draws its progress and ends with a readable summary instead of JSON", () => {
-    const dir = path.join(scratch("gw-tty-"), "backup");
-    const root = fileURLToPath(new URL("../..", import.meta.url));
-    const command = `${JSON.stringify(process.execPath)} --import tsx src/cli/admin.ts backup ${JSON.stringify(dir)}`;
-    const out = execFileSync("script", ["-qec", command, "/dev/null"], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir, NODE_ENV: "test" },
-      encoding: "utf8",
-    });
-    expect(out).toMatch(/\r\x1b\[Kcovers +\[[#-]+\] +\d+% \d+\/\d+ files/);
-    expect(out).toMatch(/database +\[#+\] 100% [\d,]+\/[\d,]+ pages|database \(pg_dump\)/);
-    expect(out).toMatch(/checksums +\[#+\] 100% 20\d\/20\d rows/);
-    expect(out).toMatch(/backup written to .* in \d+\.\d s \(snapshot at /);
-    expect(out).not.toMatch(/^\{"command"/m);
-    expect(existsSync(path.join(dir, "manifest.json"))).toBe(true);
-  }, PROCESSES);
+  it.skipIf(!hasScript)(
+    "backup draws its progress and ends with a readable summary instead of JSON",
+    () => {
+      const dir = path.join(scratch("gw-tty-"), "backup");
+      const root = fileURLToPath(new URL("../..", import.meta.url));
+      const command = `${JSON.stringify(process.execPath)} --import tsx src/cli/admin.ts backup ${JSON.stringify(dir)}`;
+      const out = execFileSync("script", ["-qec", command, "/dev/null"], {
+        cwd: root,
+        env: {
+          ...process.env,
+          DATABASE_URL: source.database.url,
+          UPLOAD_DIR: source.config.uploadDir,
+          NODE_ENV: "test",
+        },
+        encoding: "utf8",
+      });
+      expect(out).toMatch(/\r\x1b\[Kcovers +\[[#-]+\] +\d+% \d+\/\d+ files/);
+      expect(out).toMatch(/database +\[#+\] 100% [\d,]+\/[\d,]+ pages|database \(pg_dump\)/);
+      expect(out).toMatch(/checksums +\[#+\] 100% 20\d\/20\d rows/);
+      expect(out).toMatch(/backup written to .* in \d+\.\d s \(snapshot at /);
+      expect(out).not.toMatch(/^\{"command"/m);
+      expect(existsSync(path.join(dir, "manifest.json"))).toBe(true);
+    },
+    PROCESSES,
+  );
 });
 
 // A real full filesystem: a tmpfs mounted for the test (root, where the sandbox allows mounts:
@@ -271,35 +374,51 @@ describe.skipIf(!canMount)("a full disk halfway (a small tmpfs)", () => {
     for (const dir of mounted) execFileSync("umount", ["-l", dir]);
   });
 
-  it("backup: fails with one line saying the disk is full and removes the partial backup", async () => {
-    const disk = smallDisk("256k");
-    const run = await backupOf(source.database.url, path.join(disk, "backup"));
-    expectRefusal(run, 1, /the disk is full \(.*\); the partial backup was removed/);
-    expect(readdirSync(disk)).toEqual([]);
-    // An existing empty folder is emptied again, not removed.
-    mkdirSync(path.join(disk, "given"));
-    expectRefusal(await backupOf(source.database.url, path.join(disk, "given")), 1, /the disk is full/);
-    expect(readdirSync(disk)).toEqual(["given"]);
-    expect(readdirSync(path.join(disk, "given"))).toEqual([]);
-  }, PROCESSES);
-
-  it("restore: covers onto a full disk; nothing restored, the covers it added removed", async () => {
-    const target = await createTestDatabase();
-    try {
-      const disk = smallDisk("64k"); // two of the three ~60 KB covers do not fit
-      const run = await restoreInto(target.url, disk, backupDir);
-      expectRefusal(run, 1, /the disk is full \(.*\); nothing was restored: the database is as it was and the covers added were removed/);
+  it(
+    "backup: fails with one line saying the disk is full and removes the partial backup",
+    async () => {
+      const disk = smallDisk("256k");
+      const run = await backupOf(source.database.url, path.join(disk, "backup"));
+      expectRefusal(run, 1, /the disk is full \(.*\); the partial backup was removed/);
       expect(readdirSync(disk)).toEqual([]);
-      expect(await hasTables(target)).toBe(false);
-    } finally {
-      await target.drop();
-    }
-  }, PROCESSES);
+      // An existing empty folder is emptied again, not removed.
+      mkdirSync(path.join(disk, "given"));
+      expectRefusal(await backupOf(source.database.url, path.join(disk, "given")), 1, /the disk is full/);
+      expect(readdirSync(disk)).toEqual(["given"]);
+      expect(readdirSync(path.join(disk, "given"))).toEqual([]);
+    },
+    PROCESSES,
+  );
 
-  it.skipIf(testProvider() === "postgres")("restore (SQLite): the database onto a full disk; no database file left", async () => {
-    const disk = smallDisk("256k");
-    const run = await restoreInto(`file:${path.join(disk, "gateway.db")}`, scratch("gw-full-uploads-"), backupDir);
-    expectRefusal(run, 1, /the disk is full \(.*\); nothing was restored/);
-    expect(readdirSync(disk)).toEqual([]);
-  }, PROCESSES);
+  it(
+    "restore: covers onto a full disk; nothing restored, the covers it added removed",
+    async () => {
+      const target = await createTestDatabase();
+      try {
+        const disk = smallDisk("64k"); // two of the three ~60 KB covers do not fit
+        const run = await restoreInto(target.url, disk, backupDir);
+        expectRefusal(
+          run,
+          1,
+          /the disk is full \(.*\); nothing was restored: the database is as it was and the covers added were removed/,
+        );
+        expect(readdirSync(disk)).toEqual([]);
+        expect(await hasTables(target)).toBe(false);
+      } finally {
+        await target.drop();
+      }
+    },
+    PROCESSES,
+  );
+
+  it.skipIf(testProvider() === "postgres")(
+    "restore (SQLite): the database onto a full disk; no database file left",
+    async () => {
+      const disk = smallDisk("256k");
+      const run = await restoreInto(`file:${path.join(disk, "gateway.db")}`, scratch("gw-full-uploads-"), backupDir);
+      expectRefusal(run, 1, /the disk is full \(.*\); nothing was restored/);
+      expect(readdirSync(disk)).toEqual([]);
+    },
+    PROCESSES,
+  );
 });

@@ -10,7 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import {
-  ADD_COMMENT, CREATE_RESTAURANT, createGroceryWithCover, graphql, jsonResult, ORDER, orphanRows, pngWith, ratingMismatches, tempDir,
+  ADD_COMMENT,
+  CREATE_RESTAURANT,
+  createGroceryWithCover,
+  graphql,
+  jsonResult,
+  ORDER,
+  orphanRows,
+  pngWith,
+  ratingMismatches,
+  tempDir,
 } from "../helpers/data-moves.ts";
 import { runAdminWith } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -35,29 +44,45 @@ beforeAll(async () => {
   const writer = await source.signUp("writer");
   const restaurants: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const r = await graphql(source, CREATE_RESTAURANT, { input: { title: `Backed up ${i}`, categories: ["a", "b"], openingHours: [{ open: "09:00", close: "17:00" }] } }, writer.token);
+    const r = await graphql(
+      source,
+      CREATE_RESTAURANT,
+      { input: { title: `Backed up ${i}`, categories: ["a", "b"], openingHours: [{ open: "09:00", close: "17:00" }] } },
+      writer.token,
+    );
     restaurants.push(r.body.data.createRestaurant.id);
   }
 
   // Three writers, one per kind of write, each sending one write after another until told to stop.
   let stop = false;
   let n = 0;
-  const loop = (kind: Write["kind"], send: (title: string) => Promise<{ id: string; cover?: string } | undefined>) => async () => {
-    while (!stop) {
-      const title = `${kind}-${n++}`;
-      const startedAt = Date.now();
-      started.push({ kind, startedAt, title });
-      const done = await send(title);
-      if (done) writes.push({ kind, ...done, startedAt, ackedAt: Date.now() });
-    }
-  };
+  const loop =
+    (kind: Write["kind"], send: (title: string) => Promise<{ id: string; cover?: string } | undefined>) => async () => {
+      while (!stop) {
+        const title = `${kind}-${n++}`;
+        const startedAt = Date.now();
+        started.push({ kind, startedAt, title });
+        const done = await send(title);
+        if (done) writes.push({ kind, ...done, startedAt, ackedAt: Date.now() });
+      }
+    };
   const pick = () => restaurants[Math.floor(Math.random() * restaurants.length)];
   const load = Promise.all([
     loop("comment", async (title) => {
-      const r = await graphql(source, ADD_COMMENT, { id: pick(), input: { title, body: "steady", rating: 1 + Math.floor(Math.random() * 5) } }, writer.token);
+      const r = await graphql(
+        source,
+        ADD_COMMENT,
+        { id: pick(), input: { title, body: "steady", rating: 1 + Math.floor(Math.random() * 5) } },
+        writer.token,
+      );
       return r.body.data?.addComment;
     })(),
-    loop("order", async (title) => (await graphql(source, ORDER, { input: { restaurantId: pick(), recipe: title } }, writer.token)).body.data?.orderRecipe)(),
+    loop(
+      "order",
+      async (title) =>
+        (await graphql(source, ORDER, { input: { restaurantId: pick(), recipe: title } }, writer.token)).body.data
+          ?.orderRecipe,
+    )(),
     loop("grocery", (title) => createGroceryWithCover(source, writer.token, title, pngWith(title)))(),
   ]);
   const acknowledged = async (count: number) => {
@@ -66,7 +91,11 @@ beforeAll(async () => {
 
   await acknowledged(30);
   backupDir = path.join(tempDir("gw-backup-"), "backup");
-  const backupRun = await runAdminWith({ DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir }, "backup", backupDir);
+  const backupRun = await runAdminWith(
+    { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir },
+    "backup",
+    backupDir,
+  );
   backupEndedAt = Date.now();
   expect(backupRun.code, backupRun.stderr).toBe(0);
   backupJson = jsonResult(backupRun);
@@ -77,10 +106,20 @@ beforeAll(async () => {
 
   target = await createTestDatabase();
   restoredUploads = path.join(tempDir("gw-restored-"), "uploads");
-  const restoreRun = await runAdminWith({ DATABASE_URL: target.url, UPLOAD_DIR: restoredUploads }, "restore", backupDir);
+  const restoreRun = await runAdminWith(
+    { DATABASE_URL: target.url, UPLOAD_DIR: restoredUploads },
+    "restore",
+    backupDir,
+  );
   expect(restoreRun.code, restoreRun.stderr).toBe(0);
   restoreJson = jsonResult(restoreRun);
-  db = createDb({ provider: target.provider, url: target.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
+  db = createDb({
+    provider: target.provider,
+    url: target.url,
+    poolSize: 2,
+    poolIdleTimeoutMs: 0,
+    sqliteSynchronous: "FULL",
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -95,12 +134,20 @@ describe("a backup taken under a steady write load, restored into an empty datab
   it("the backup reports what it holds: a snapshot time inside the load, rows per table, covers", () => {
     expect(backupJson).toMatchObject({ command: "backup", ok: true, provider: source.database.provider });
     const snapshotAt = Date.parse(backupJson.snapshotAt);
-    expect(writes.some((w) => w.ackedAt < snapshotAt), "writes before the snapshot").toBe(true);
-    expect(writes.some((w) => w.startedAt > snapshotAt), "writes after the snapshot").toBe(true);
+    expect(
+      writes.some((w) => w.ackedAt < snapshotAt),
+      "writes before the snapshot",
+    ).toBe(true);
+    expect(
+      writes.some((w) => w.startedAt > snapshotAt),
+      "writes after the snapshot",
+    ).toBe(true);
     expect(backupJson.covers.files).toBe(readdirSync(path.join(backupDir, "uploads")).length);
     expect(statSync(backupDir).mode & 0o777, "password and token hashes: the owner's only").toBe(0o700);
     const manifest = JSON.parse(readFileSync(path.join(backupDir, "manifest.json"), "utf8"));
-    expect(manifest.tables.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["User", "AccessToken", "Restaurant", "Comment", "Grocery"]));
+    expect(manifest.tables.map((t: { name: string }) => t.name)).toEqual(
+      expect.arrayContaining(["User", "AccessToken", "Restaurant", "Comment", "Grocery"]),
+    );
   });
 
   it("every write acknowledged before the snapshot is restored, none started after the backup ended", async () => {
@@ -112,12 +159,18 @@ describe("a backup taken under a steady write load, restored into an empty datab
     };
     const before = writes.filter((w) => w.ackedAt <= snapshotAt);
     expect(before.length).toBeGreaterThan(10);
-    for (const w of before) expect(ids[w.kind].has(w.id), `${w.kind} ${w.id} acknowledged before the snapshot`).toBe(true);
+    for (const w of before)
+      expect(ids[w.kind].has(w.id), `${w.kind} ${w.id} acknowledged before the snapshot`).toBe(true);
     const late = writes.filter((w) => w.startedAt > backupEndedAt);
     expect(late.length).toBeGreaterThan(0);
     for (const w of late) expect(ids[w.kind].has(w.id), `${w.kind} ${w.id} started after the backup`).toBe(false);
-    const titles = new Set([...(await db.comment.findMany({ select: { title: true } })).map((c) => c.title), ...(await db.order.findMany({ select: { recipe: true } })).map((o) => o.recipe)]);
-    expect(started.filter((s) => s.startedAt > backupEndedAt && s.kind !== "grocery" && titles.has(s.title))).toEqual([]);
+    const titles = new Set([
+      ...(await db.comment.findMany({ select: { title: true } })).map((c) => c.title),
+      ...(await db.order.findMany({ select: { recipe: true } })).map((o) => o.recipe),
+    ]);
+    expect(started.filter((s) => s.startedAt > backupEndedAt && s.kind !== "grocery" && titles.has(s.title))).toEqual(
+      [],
+    );
   });
 
   it("ratings equal the sum of their comments, foreign keys hold, and the report says every table matches", async () => {
@@ -141,20 +194,29 @@ describe("a backup taken under a steady write load, restored into an empty datab
   });
 
   it("a server on the restored database is ready, serves the covers, finds text, and a token issued before the backup still works", async () => {
-    const restored = await startServer({ UPLOAD_DIR: restoredUploads }, { database: { ...target, drop: async () => {} } });
+    const restored = await startServer(
+      { UPLOAD_DIR: restoredUploads },
+      { database: { ...target, drop: async () => {} } },
+    );
     try {
       const ready = await restored.fetch("/readyz");
       expect(ready.status).toBe(200);
       expect(await ready.json()).toMatchObject({ status: "ok", database: "ok", uploads: "ok" });
       const me = await restored.graphql(`{ me { id } }`, {}, tokenBefore.token);
       expect(me.data?.me?.id).toBe(tokenBefore.id);
-      const found = await restored.graphql(`{ restaurants(filter: { search: "backed" }) { nodes { title } } }`, {}, tokenBefore.token);
+      const found = await restored.graphql(
+        `{ restaurants(filter: { search: "backed" }) { nodes { title } } }`,
+        {},
+        tokenBefore.token,
+      );
       expect(found.data?.restaurants?.nodes, JSON.stringify(found.errors)).toHaveLength(5);
       const { cover } = await db.grocery.findFirstOrThrow({ where: { cover: { not: null } }, select: { cover: true } });
       // The last request closes its connection: a keep-alive one still finishing when close() starts would hold it open.
       const served = await restored.fetch(`/uploads/${cover}`, { headers: { connection: "close" } });
       expect(served.status).toBe(200);
-      expect(Buffer.from(await served.arrayBuffer()).equals(readFileSync(path.join(source.config.uploadDir, cover!)))).toBe(true);
+      expect(
+        Buffer.from(await served.arrayBuffer()).equals(readFileSync(path.join(source.config.uploadDir, cover!))),
+      ).toBe(true);
     } finally {
       await restored.close();
     }

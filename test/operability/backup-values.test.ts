@@ -36,13 +36,22 @@ describe("one canonical value for both databases", () => {
     const bytes = Buffer.from([0, 1, 254, 255]);
     expect(canonical("bytes", bytes)).toBe("AAH+/w==");
     expect(storable("postgres", "bytes", "AAH+/w==")).toEqual(bytes);
-    expect(canonical("json", '{"b": [1, {"d": 2, "c": 3}], "a": null}')).toBe(canonical("json", '{"a":null,"b":[1,{"c":3,"d":2}]}'));
+    expect(canonical("json", '{"b": [1, {"d": 2, "c": 3}], "a": null}')).toBe(
+      canonical("json", '{"a":null,"b":[1,{"c":3,"d":2}]}'),
+    );
     expect(canonical("text", null)).toBeNull();
   });
 });
 
 describe("a table's checksum", () => {
-  const spec: TableSpec = { name: "T", columns: [{ name: "id", type: "text" }, { name: "n", type: "int" }], primaryKey: ["id"] };
+  const spec: TableSpec = {
+    name: "T",
+    columns: [
+      { name: "id", type: "text" },
+      { name: "n", type: "int" },
+    ],
+    primaryKey: ["id"],
+  };
   const rows = Array.from({ length: 50 }, (_, i) => [`id-${i}`, i]);
   const checksum = (order: (string | number)[][]) => {
     const sum = new RowSum();

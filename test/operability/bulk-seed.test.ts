@@ -6,7 +6,12 @@ import { loadConfig } from "../../src/config.ts";
 import { createDb, type Db } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { writeInBulk } from "../../src/seed/bulk.ts";
-import { badges, grocery as generatedGrocery, restaurant as generatedRestaurant, users } from "../../src/seed/dataset.ts";
+import {
+  badges,
+  grocery as generatedGrocery,
+  restaurant as generatedRestaurant,
+  users,
+} from "../../src/seed/dataset.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 const SIZE = { users: 20, restaurants: 300, groceries: 400, maxComments: 3 };
@@ -18,7 +23,9 @@ let settings: ReturnType<typeof loadConfig>["database"];
 async function schemaObjects(): Promise<string[]> {
   const rows =
     settings.provider === "sqlite"
-      ? await db.$queryRawUnsafe<{ name: string }[]>(`SELECT type || ' ' || name AS name FROM sqlite_master WHERE type IN ('index', 'trigger') ORDER BY 1`)
+      ? await db.$queryRawUnsafe<{ name: string }[]>(
+          `SELECT type || ' ' || name AS name FROM sqlite_master WHERE type IN ('index', 'trigger') ORDER BY 1`,
+        )
       : await db.$queryRawUnsafe<{ name: string }[]>(
           `SELECT CAST('index ' || indexname AS TEXT) AS name FROM pg_indexes WHERE schemaname = current_schema()
            UNION ALL SELECT CAST('trigger ' || tgname || ' ' || CAST(tgenabled AS TEXT) AS TEXT) FROM pg_trigger WHERE NOT tgisinternal
@@ -34,7 +41,9 @@ beforeAll(async () => {
   await migrate(settings);
   db = createDb({ ...settings, sqliteReaders: 0 });
   await db.user.createMany({ data: users(SIZE).map((u) => ({ ...u, passwordHash: "x" })) });
-  await db.badge.createMany({ data: badges().map(({ id, name, cover, createdAt }) => ({ id, name, cover, createdAt })) });
+  await db.badge.createMany({
+    data: badges().map(({ id, name, cover, createdAt }) => ({ id, name, cover, createdAt })),
+  });
 });
 afterAll(async () => {
   await db?.$disconnect();
@@ -48,8 +57,12 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     // Alone with the file (as the seed command leaves it), SQLite loads without the WAL and puts
     // it back; the second and third runs below load with this connection open, through the WAL.
     if (settings.provider === "sqlite") await db.$disconnect();
-    expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({ restaurants: 300, groceries: 400 });
-    if (settings.provider === "sqlite") expect(await db.$queryRawUnsafe(`PRAGMA journal_mode`)).toEqual([{ journal_mode: "wal" }]);
+    expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({
+      restaurants: 300,
+      groceries: 400,
+    });
+    if (settings.provider === "sqlite")
+      expect(await db.$queryRawUnsafe(`PRAGMA journal_mode`)).toEqual([{ journal_mode: "wal" }]);
     expect(await schemaObjects()).toEqual(before);
     expect(await db.restaurant.count()).toBe(300);
     expect(await db.restaurantTag.count({ where: { kind: "DISH" } })).toBe(900);
@@ -59,22 +72,49 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     const search = async (field: "restaurants" | "groceries", text: string) => {
       const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
       const { searchGroceries } = await import("../../src/domain/groceries.ts");
-      const page = field === "restaurants" ? await searchRestaurants(db, { filter: { search: text }, first: 100 }) : await searchGroceries(db, { filter: { search: text }, first: 100 });
+      const page =
+        field === "restaurants"
+          ? await searchRestaurants(db, { filter: { search: text }, first: 100 })
+          : await searchGroceries(db, { filter: { search: text }, first: 100 });
       return page.totalCount();
     };
     const some = await db.restaurant.findFirstOrThrow({ where: { id: "seed-r-00123" } });
     // The values are the generator's, as written (COPY's text format on PostgreSQL: dates,
     // floats, nulls, quotes): the same rows the chunked Prisma path writes.
     const generated = generatedRestaurant(123, SIZE);
-    const fields = ["title", "description", "createdAt", "latitude", "longitude", "starRating", "addressLine2", "landmark", "acceptsReservations", "timeZone", "ratingSum", "ratingCount"] as const;
-    expect(Object.fromEntries(fields.map((f) => [f, some[f]]))).toEqual(Object.fromEntries(fields.map((f) => [f, generated.row[f] ?? null])));
+    const fields = [
+      "title",
+      "description",
+      "createdAt",
+      "latitude",
+      "longitude",
+      "starRating",
+      "addressLine2",
+      "landmark",
+      "acceptsReservations",
+      "timeZone",
+      "ratingSum",
+      "ratingCount",
+    ] as const;
+    expect(Object.fromEntries(fields.map((f) => [f, some[f]]))).toEqual(
+      Object.fromEntries(fields.map((f) => [f, generated.row[f] ?? null])),
+    );
     const comments = await db.comment.findMany({ where: { restaurantId: some.id }, orderBy: { id: "asc" } });
-    expect(comments.map((c) => [c.id, c.title, c.body, c.rating, c.createdAt])).toEqual(generated.comments.map((c) => [c.id, c.title, c.body, c.rating, c.createdAt]));
-    const tags = await db.restaurantTag.findMany({ where: { restaurantId: some.id }, orderBy: [{ kind: "asc" }, { position: "asc" }] });
+    expect(comments.map((c) => [c.id, c.title, c.body, c.rating, c.createdAt])).toEqual(
+      generated.comments.map((c) => [c.id, c.title, c.body, c.rating, c.createdAt]),
+    );
+    const tags = await db.restaurantTag.findMany({
+      where: { restaurantId: some.id },
+      orderBy: [{ kind: "asc" }, { position: "asc" }],
+    });
     expect(tags.length).toBe(generated.tags.length);
     const titled = generatedGrocery(321, SIZE).row;
-    expect(await db.grocery.findUniqueOrThrow({ where: { id: titled.id }, select: { title: true, description: true, createdAt: true } }))
-      .toEqual({ title: titled.title, description: titled.description, createdAt: titled.createdAt });
+    expect(
+      await db.grocery.findUniqueOrThrow({
+        where: { id: titled.id },
+        select: { title: true, description: true, createdAt: true },
+      }),
+    ).toEqual({ title: titled.title, description: titled.description, createdAt: titled.createdAt });
     expect(await search("restaurants", some.title)).toBeGreaterThan(0);
     const grocery = await db.grocery.findFirstOrThrow({ where: { id: "seed-g-00321" } });
     expect(await search("groceries", grocery.title)).toBeGreaterThan(0);
@@ -82,7 +122,10 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     if (settings.provider === "postgres") {
       // Groceries that share their words share one computed document: each is what the refresh
       // function (the triggers' own) computes for that grocery.
-      const documents = () => db.$queryRawUnsafe<{ id: string; d: string }[]>(`SELECT "groceryId" AS id, CAST("document" AS TEXT) AS d FROM "GrocerySearch" ORDER BY 1`);
+      const documents = () =>
+        db.$queryRawUnsafe<{ id: string; d: string }[]>(
+          `SELECT "groceryId" AS id, CAST("document" AS TEXT) AS d FROM "GrocerySearch" ORDER BY 1`,
+        );
       const written = await documents();
       expect(written.length).toBe(400);
       await db.$executeRawUnsafe(`SELECT grocery_search_refresh(ARRAY(SELECT "id" FROM "Grocery"))`);
@@ -98,7 +141,8 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
        UNION ALL SELECT 'CITY', "citySearch", COUNT(*) FROM "Restaurant" WHERE "citySearch" IS NOT NULL GROUP BY 2
        UNION ALL SELECT 'ALL', '', COUNT(*) FROM "Restaurant" ORDER BY 1, 2`,
     );
-    const plain = (rows: { kind: string; valueKey: string; n: bigint | number }[]) => rows.map((r) => `${r.kind} ${r.valueKey} ${Number(r.n)}`);
+    const plain = (rows: { kind: string; valueKey: string; n: bigint | number }[]) =>
+      rows.map((r) => `${r.kind} ${r.valueKey} ${Number(r.n)}`);
     expect(plain(kept)).toEqual(plain(real));
     expect(kept.length).toBeGreaterThan(10);
     // Each restaurant's opening pattern, named by the load, is the one the triggers derive from
@@ -114,19 +158,34 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     expect(patterned.length).toBe(300);
     expect(patterned.filter((r) => r.named !== r.derived)).toEqual([]);
     expect(patterned.filter((r) => r.named === null)).toEqual([]);
-    const patternCount = (await db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "OpeningPattern"`))[0]!.n;
+    const patternCount = (
+      await db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "OpeningPattern"`)
+    )[0]!.n;
     expect(Number(patternCount)).toBe(new Set(patterned.map((r) => r.named)).size);
     // A near search finds a seeded restaurant by its own coordinates (SQLite: from the R*Tree).
     const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
-    const near = await searchRestaurants(db, { filter: { near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } }, first: 100 });
+    const near = await searchRestaurants(db, {
+      filter: { near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } },
+      first: 100,
+    });
     expect(near.nodes.map((r: { id: string }) => r.id)).toContain(some.id);
     // With words too: the circle is then tested on the search row's (SQLite) or the search
     // document's (PostgreSQL) copy of the coordinates, which the load fills.
-    const nearWords = await searchRestaurants(db, { filter: { search: some.title, near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } }, first: 100 });
+    const nearWords = await searchRestaurants(db, {
+      filter: { search: some.title, near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } },
+      first: 100,
+    });
     expect(nearWords.nodes.map((r: { id: string }) => r.id)).toContain(some.id);
 
     // The triggers work again: a restaurant written afterwards is found.
-    await db.restaurant.create({ data: { id: "after-bulk", title: "Zanzibarian Teahouse", titleSearch: "zanzibarian teahouse", ownerId: "seed-u-demo" } });
+    await db.restaurant.create({
+      data: {
+        id: "after-bulk",
+        title: "Zanzibarian Teahouse",
+        titleSearch: "zanzibarian teahouse",
+        ownerId: "seed-u-demo",
+      },
+    });
     expect(await search("restaurants", "zanzibarian")).toBe(1);
 
     expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({ restaurants: 0, groceries: 0 });
@@ -139,7 +198,9 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     expect(await db.restaurantTag.count({ where: { restaurantId: "seed-r-00300" } })).toBe(0);
     expect(await writeInBulk({ database: settings, size: SIZE, badgeIds })).toEqual({ restaurants: 2, groceries: 0 });
     expect(await db.restaurant.count()).toBe(301);
-    expect(await db.restaurantTag.count({ where: { restaurantId: "seed-r-00300" } })).toBe(generatedRestaurant(300, SIZE).tags.length);
+    expect(await db.restaurantTag.count({ where: { restaurantId: "seed-r-00300" } })).toBe(
+      generatedRestaurant(300, SIZE).tags.length,
+    );
     const readded = await db.$queryRawUnsafe<{ id: string; derived: string | null; named: string | null }[]>(
       `SELECT r."id", d."timeZone" || ' ' || d."periods" AS "derived", o."timeZone" || ' ' || o."periods" AS "named"
        FROM "Restaurant" r JOIN (${derived}) d ON d."restaurantId" = r."id" LEFT JOIN "OpeningPattern" o ON o."id" = r."openingPattern"
@@ -147,6 +208,10 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     );
     expect(readded.length).toBe(2);
     expect(readded.filter((r) => r.named !== r.derived)).toEqual([]);
-    expect(Number((await db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "OpeningPattern"`))[0]!.n)).toBe(Number(patternCount));
+    expect(
+      Number(
+        (await db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "OpeningPattern"`))[0]!.n,
+      ),
+    ).toBe(Number(patternCount));
   }, 120_000);
 });

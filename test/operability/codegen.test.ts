@@ -18,18 +18,25 @@ describe("generated GraphQL types", () => {
   it("are the ones schema.graphql and the route table give (if not: npm run codegen)", async () => {
     const files = await generate(ROOT);
     for (const [name, text] of Object.entries(files)) {
-      expect(readFileSync(join(ROOT, OUT, name), "utf8"), `${OUT}/${name} is out of date: run npm run codegen`).toBe(text);
+      expect(readFileSync(join(ROOT, OUT, name), "utf8"), `${OUT}/${name} is out of date: run npm run codegen`).toBe(
+        text,
+      );
     }
   });
 
   it("give every root field a resolver type, and every REST row its document's result type", async () => {
     const { "resolvers.ts": resolvers, "rest-routes.ts": restRoutes } = await generate(ROOT);
     const schema = buildSchema(schemaText);
-    const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()] as GraphQLObjectType[];
+    const roots = [
+      schema.getQueryType(),
+      schema.getMutationType(),
+      schema.getSubscriptionType(),
+    ] as GraphQLObjectType[];
     for (const root of roots) {
       const block = resolvers.slice(resolvers.indexOf(`export type ${root.name}Resolvers<`));
       const body = block.slice(0, block.indexOf("\n};"));
-      for (const field of Object.keys(root.getFields())) expect(body).toMatch(new RegExp(`\\n  ${field}\\?: (Subscription)?Resolver<`));
+      for (const field of Object.keys(root.getFields()))
+        expect(body).toMatch(new RegExp(`\\n  ${field}\\?: (Subscription)?Resolver<`));
     }
     for (const route of routes) expect(restRoutes).toContain(`${JSON.stringify(route.operation)}: Operations.`);
   });
@@ -42,9 +49,17 @@ describe("a schema change that breaks the code", () => {
   it("fails codegen, naming the route, when a REST document no longer validates", async () => {
     const other = mkdtempSync(join(tmpdir(), "codegen-"));
     try {
-      cpSync(join(ROOT, "src"), join(other, "src"), { recursive: true, filter: (path) => !path.includes("__generated__") });
-      writeFileSync(join(other, "schema.graphql"), schemaText.replace("  alsoKnownAs: String!\n", "  akaName: String!\n"));
-      await expect(generate(other)).rejects.toThrow(/REST route "Add grocery" \(POST \/groceries\): Cannot query field "alsoKnownAs" on type "Grocery"/);
+      cpSync(join(ROOT, "src"), join(other, "src"), {
+        recursive: true,
+        filter: (path) => !path.includes("__generated__"),
+      });
+      writeFileSync(
+        join(other, "schema.graphql"),
+        schemaText.replace("  alsoKnownAs: String!\n", "  akaName: String!\n"),
+      );
+      await expect(generate(other)).rejects.toThrow(
+        /REST route "Add grocery" \(POST \/groceries\): Cannot query field "alsoKnownAs" on type "Grocery"/,
+      );
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
@@ -52,7 +67,10 @@ describe("a schema change that breaks the code", () => {
 
   it("fails tsc in the resolver and in the REST shape that rely on it", { timeout: 240_000 }, async () => {
     // A copy of the checkout's code (the installed packages and Prisma clients linked, not copied).
-    cpSync(join(ROOT, "src"), join(copy, "src"), { recursive: true, filter: (path) => !path.includes("__generated__") });
+    cpSync(join(ROOT, "src"), join(copy, "src"), {
+      recursive: true,
+      filter: (path) => !path.includes("__generated__"),
+    });
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
     symlinkSync(join(ROOT, "generated"), join(copy, "generated"));
     const tsconfig = JSON.parse(readFileSync(join(ROOT, "tsconfig.json"), "utf8"));
@@ -66,14 +84,19 @@ describe("a schema change that breaks the code", () => {
     writeFileSync(join(copy, "schema.graphql"), changed);
 
     await writeGenerated(copy);
-    const tsc = await promisify(execFile)(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", copy], {
-      cwd: copy,
-      maxBuffer: 16 * 1024 * 1024,
-    }).then(
+    const tsc = await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", copy],
+      {
+        cwd: copy,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    ).then(
       () => "",
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );
-    const errorsIn = (file: string) => tsc.split("\n").filter((line) => line.startsWith(file) && line.includes("error TS"));
+    const errorsIn = (file: string) =>
+      tsc.split("\n").filter((line) => line.startsWith(file) && line.includes("error TS"));
     expect(errorsIn("src/graphql/resolvers/restaurants.ts").join("\n")).toMatch(/commentCount/);
     expect(errorsIn("src/rest/shapes/restaurant.ts").join("\n")).toMatch(/openingHours/);
   });

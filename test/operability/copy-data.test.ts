@@ -14,7 +14,17 @@ import { sqliteFilePath } from "../../src/db/sqlite-adapter.ts";
 import { seed } from "../../src/seed/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import {
-  ADD_COMMENT, createGroceryWithCover, eachLimited, expectRefusal, graphql, jsonResult, orphanRows, pngWith, ratingMismatches, sqliteDatabase, tempDir,
+  ADD_COMMENT,
+  createGroceryWithCover,
+  eachLimited,
+  expectRefusal,
+  graphql,
+  jsonResult,
+  orphanRows,
+  pngWith,
+  ratingMismatches,
+  sqliteDatabase,
+  tempDir,
 } from "../helpers/data-moves.ts";
 import { runAdminWith, startAdmin } from "../helpers/process.ts";
 import { startServer } from "../helpers/server.ts";
@@ -27,7 +37,8 @@ const dropLater: TestDatabase[] = [];
 const removeLater: string[] = [];
 
 /** copy-data from `from` (its covers in `uploads`) with these arguments. */
-const copy = (from: string, uploads: string, ...args: string[]) => runAdminWith({ DATABASE_URL: from, UPLOAD_DIR: uploads }, "copy-data", ...args);
+const copy = (from: string, uploads: string, ...args: string[]) =>
+  runAdminWith({ DATABASE_URL: from, UPLOAD_DIR: uploads }, "copy-data", ...args);
 
 async function fresh(): Promise<TestDatabase> {
   const database = await createTestDatabase();
@@ -50,13 +61,28 @@ beforeAll(async () => {
     await seed(server.db, { size: "small", uploadDir: sourceUploads, password: "seed-password" });
     signedIn = await server.signUp("mover");
     const restaurant = (await server.db.restaurant.findFirstOrThrow({ select: { id: true } })).id;
-    await graphql(server, ADD_COMMENT, { id: restaurant, input: { title: "before the move", body: "still here", rating: 5 } }, signedIn.token);
+    await graphql(
+      server,
+      ADD_COMMENT,
+      { id: restaurant, input: { title: "before the move", body: "still here", rating: 5 } },
+      signedIn.token,
+    );
     expect(await createGroceryWithCover(server, signedIn.token, "moved grocery", pngWith("moved"))).toBeDefined();
     for (const at of OPEN_AT) sourceOpen.set(at, await openAt(server, at));
     expect(OPEN_AT.map((at) => Number(sourceOpen.get(at)![0])).every((n) => n > 0)).toBe(true);
     const conn = await openConnection(source.url);
     sourceRows = {};
-    for (const table of ["User", "AccessToken", "Restaurant", "RestaurantTag", "Comment", "Grocery", "GroceryTag", "Badge", "Report"]) {
+    for (const table of [
+      "User",
+      "AccessToken",
+      "Restaurant",
+      "RestaurantTag",
+      "Comment",
+      "Grocery",
+      "GroceryTag",
+      "Badge",
+      "Report",
+    ]) {
       sourceRows[table] = Number((await conn.rows(`SELECT count(*) FROM "${table}"`))[0]![0]);
     }
     await conn.close();
@@ -71,8 +97,15 @@ beforeAll(async () => {
 /** The ids of the restaurants open at an instant, sorted (the small seed has a few hundred). */
 const OPEN_AT = ["2026-11-27T13:00:00Z", "2026-11-28T01:00:00Z", "2026-11-27T20:30:00Z"];
 const sourceOpen = new Map<string, string[]>();
-async function openAt(server: { graphql: (query: string, variables: Record<string, unknown>, token?: string) => Promise<any> }, at: string): Promise<string[]> {
-  const r = await server.graphql(`query($at: DateTime!) { restaurants(filter: { openAt: $at }, first: 100) { totalCount nodes { id } } }`, { at }, signedIn.token);
+async function openAt(
+  server: { graphql: (query: string, variables: Record<string, unknown>, token?: string) => Promise<any> },
+  at: string,
+): Promise<string[]> {
+  const r = await server.graphql(
+    `query($at: DateTime!) { restaurants(filter: { openAt: $at }, first: 100) { totalCount nodes { id } } }`,
+    { at },
+    signedIn.token,
+  );
   expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
   return [`${r.data.restaurants.totalCount}`, ...r.data.restaurants.nodes.map((n: { id: string }) => n.id).sort()];
 }
@@ -97,7 +130,14 @@ describe("SQLite -> the database under test -> SQLite", () => {
     there = jsonResult(run1);
     const end = sqliteDatabase("gw-copy-back-");
     removeLater.push(end.dir);
-    const run2 = await copy(middle.url, middleUploads, "--to", end.url, "--uploads-to", folder("gw-copy-back-uploads-"));
+    const run2 = await copy(
+      middle.url,
+      middleUploads,
+      "--to",
+      end.url,
+      "--uploads-to",
+      folder("gw-copy-back-uploads-"),
+    );
     expect(run2.code, run2.stderr).toBe(0);
     back = jsonResult(run2);
   }, 120_000);
@@ -121,16 +161,30 @@ describe("SQLite -> the database under test -> SQLite", () => {
     const server = await startServer({ UPLOAD_DIR: middleUploads }, { database: { ...middle, drop: async () => {} } });
     try {
       expect((await server.graphql(`{ me { id } }`, {}, signedIn.token)).data?.me?.id).toBe(signedIn.id);
-      const { cover } = await server.db.grocery.findFirstOrThrow({ where: { title: "moved grocery" }, select: { cover: true } });
+      const { cover } = await server.db.grocery.findFirstOrThrow({
+        where: { title: "moved grocery" },
+        select: { cover: true },
+      });
       const served = await server.fetch(`/uploads/${cover}`, { headers: { connection: "close" } });
       expect(Buffer.from(await served.arrayBuffer()).equals(readFileSync(path.join(sourceUploads, cover!)))).toBe(true);
       expect(await ratingMismatches(server.db)).toEqual([]);
       expect(await orphanRows(server.db)).toBe(0);
       // Search tables are derived: the target's own triggers built them as the rows arrived.
-      const found = await server.graphql(`{ groceries(filter: { search: "moved" }) { nodes { title } } }`, {}, signedIn.token);
+      const found = await server.graphql(
+        `{ groceries(filter: { search: "moved" }) { nodes { title } } }`,
+        {},
+        signedIn.token,
+      );
       expect(found.data?.groceries?.nodes, JSON.stringify(found.errors)).toEqual([{ title: "moved grocery" }]);
-      const { title } = await server.db.restaurant.findFirstOrThrow({ orderBy: { id: "asc" }, select: { title: true } });
-      const restaurants = await server.graphql(`query($q: String!) { restaurants(filter: { search: $q }) { nodes { title } } }`, { q: title }, signedIn.token);
+      const { title } = await server.db.restaurant.findFirstOrThrow({
+        orderBy: { id: "asc" },
+        select: { title: true },
+      });
+      const restaurants = await server.graphql(
+        `query($q: String!) { restaurants(filter: { search: $q }) { nodes { title } } }`,
+        { q: title },
+        signedIn.token,
+      );
       expect(restaurants.data?.restaurants?.nodes?.map((n: { title: string }) => n.title)).toContain(title);
       // So are the opening patterns (not copied: the target's triggers derived them again, with
       // ids of their own): the same restaurants are open at the same instants as in the source.
@@ -143,7 +197,13 @@ describe("SQLite -> the database under test -> SQLite", () => {
   it("refuses to copy into a database that is not empty, changing nothing", async () => {
     const run = await copy(source.url, sourceUploads, "--to", middle.url);
     expectRefusal(run, 1, /the target database is not empty \(User, .*hold rows\)/);
-    const db = createDb({ provider: middle.provider, url: middle.url, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
+    const db = createDb({
+      provider: middle.provider,
+      url: middle.url,
+      poolSize: 1,
+      poolIdleTimeoutMs: 0,
+      sqliteSynchronous: "FULL",
+    });
     try {
       expect(await db.user.count()).toBe(sourceRows.User);
     } finally {
@@ -156,7 +216,16 @@ describe("kill -9 halfway", () => {
   it("the next run goes on from the last committed batch and finishes, nothing doubled; a run from another source is refused", async () => {
     const target = await fresh();
     // 5 rows a batch, 20 ms apart: the copy lasts seconds, so the kill lands halfway on any machine.
-    const started = startAdmin({ DATABASE_URL: source.url, UPLOAD_DIR: sourceUploads }, "copy-data", "--to", target.url, "--batch-rows", "5", "--pause-ms", "20");
+    const started = startAdmin(
+      { DATABASE_URL: source.url, UPLOAD_DIR: sourceUploads },
+      "copy-data",
+      "--to",
+      target.url,
+      "--batch-rows",
+      "5",
+      "--pause-ms",
+      "20",
+    );
     const total = Object.values(sourceRows).reduce((a, b) => a + b, 0);
     let copied = 0;
     for (let i = 0; i < 600 && copied < 150; i++) {
@@ -173,13 +242,18 @@ describe("kill -9 halfway", () => {
     const other = sqliteDatabase("gw-copy-other-");
     removeLater.push(other.dir);
     await runAdminWith({ DATABASE_URL: other.url }, "reports"); // migrates it: a valid, empty source
-    expectRefusal(await copy(other.url, sourceUploads, "--to", target.url), 1, /holds an unfinished copy from file:.*gw-copy-source-.*--restart/);
+    expectRefusal(
+      await copy(other.url, sourceUploads, "--to", target.url),
+      1,
+      /holds an unfinished copy from file:.*gw-copy-source-.*--restart/,
+    );
 
     const resumed = await copy(source.url, sourceUploads, "--to", target.url, "--batch-rows", "5");
     expect(resumed.code, resumed.stderr).toBe(0);
     const report = jsonResult(resumed);
     expect(report).toMatchObject({ ok: true, resumed: true, verification: { ok: true } });
-    for (const [table, rows] of Object.entries(sourceRows)) expect(report.verification.tables[table].actual.rows, table).toBe(rows);
+    for (const [table, rows] of Object.entries(sourceRows))
+      expect(report.verification.tables[table].actual.rows, table).toBe(rows);
     const conn = await openConnection(target.url);
     try {
       await expect(conn.rows(`SELECT count(*) FROM "_gateway_copy_progress"`)).rejects.toThrow(); // removed once verified
@@ -195,10 +269,18 @@ describe("a source that changed between an interrupted run and the next", () => 
     const changed = sqliteDatabase("gw-copy-changed-");
     removeLater.push(changed.dir);
     for (const suffix of ["", "-wal", "-shm"]) {
-      if (existsSync(sqliteFilePath(source.url) + suffix)) copyFileSync(sqliteFilePath(source.url) + suffix, sqliteFilePath(changed.url) + suffix);
+      if (existsSync(sqliteFilePath(source.url) + suffix))
+        copyFileSync(sqliteFilePath(source.url) + suffix, sqliteFilePath(changed.url) + suffix);
     }
     const target = await fresh();
-    const started = startAdmin({ DATABASE_URL: changed.url, UPLOAD_DIR: sourceUploads }, "copy-data", "--to", target.url, "--batch-rows", "5");
+    const started = startAdmin(
+      { DATABASE_URL: changed.url, UPLOAD_DIR: sourceUploads },
+      "copy-data",
+      "--to",
+      target.url,
+      "--batch-rows",
+      "5",
+    );
     let done: string | undefined;
     for (let i = 0; i < 600 && !done; i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -220,7 +302,9 @@ describe("a source that changed between an interrupted run and the next", () => 
     expect(report.verification.tables[done!].match).toBe(false);
     expect(report.verification.tables[done!].actual.rows).toBe(report.verification.tables[done!].expected.rows + 1);
     expect(differing.stderr.trim().split("\n")).toHaveLength(1);
-    expect(differing.stderr).toMatch(new RegExp(`^error: the target differs from the source: .*${done}.*run copy-data again with --restart`));
+    expect(differing.stderr).toMatch(
+      new RegExp(`^error: the target differs from the source: .*${done}.*run copy-data again with --restart`),
+    );
 
     const again = await copy(changed.url, sourceUploads, "--to", target.url, "--restart");
     expect(again.code, again.stderr).toBe(0);
@@ -233,7 +317,9 @@ async function aCopiedTable(target: TestDatabase): Promise<string | undefined> {
   if (target.provider === "sqlite" && !existsSync(sqliteFilePath(target.url))) return undefined;
   const conn = await openConnection(target.url);
   try {
-    const rows = await conn.rows(`SELECT table_name FROM "_gateway_copy_progress" WHERE table_name <> '' AND rows_copied > 0 AND done = TRUE`);
+    const rows = await conn.rows(
+      `SELECT table_name FROM "_gateway_copy_progress" WHERE table_name <> '' AND rows_copied > 0 AND done = TRUE`,
+    );
     return rows.length ? String(rows[0]![0]) : undefined;
   } catch {
     return undefined;
@@ -262,9 +348,17 @@ describe("bad input: one line, exit code, nothing changed", () => {
     const cases: [string[], 1 | 2, RegExp][] = [
       [["--to", "mysql://localhost/gateway"], 2, /--to must be a database URL: postgresql:\/\/.* or file:/],
       [[], 2, /copy-data needs --to DATABASE_URL/],
-      [["--to", "postgresql://gw:secret@127.0.0.1:1/nowhere"], 1, /cannot connect to postgresql:\/\/gw:\*\*\*@127\.0\.0\.1:1\/nowhere/],
+      [
+        ["--to", "postgresql://gw:secret@127.0.0.1:1/nowhere"],
+        1,
+        /cannot connect to postgresql:\/\/gw:\*\*\*@127\.0\.0\.1:1\/nowhere/,
+      ],
       [["--to", source.url], 1, /--to names the database DATABASE_URL names/],
-      [["--to", empty.url, "--restart"], 1, /--restart empties a target that holds an unfinished copy; this target holds none/],
+      [
+        ["--to", empty.url, "--restart"],
+        1,
+        /--restart empties a target that holds an unfinished copy; this target holds none/,
+      ],
       [["--to", empty.url, "--batch-rows", "0"], 2, /--batch-rows must be a whole number from 1 to 10000/],
       [["--to", empty.url, "--pause-ms", "soon"], 2, /--pause-ms must be a whole number from 0 to 60000/],
     ];

@@ -18,7 +18,8 @@ beforeAll(async () => {
   uploads = mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
   service = await startProcess({ DATABASE_URL: database.url, UPLOAD_DIR: uploads });
   const deadline = Date.now() + 10_000;
-  while (!service.output().includes("npm run seed") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (!service.output().includes("npm run seed") && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   lines = service
     .output()
     .split("\n")
@@ -59,10 +60,18 @@ it("the printed token commands work as printed", async () => {
   const signIn = /curl -s (\S+) -d '([^']+)'$/.exec(text);
   expect(register?.[1]).toBe(`${service.url}/users`);
   expect(signIn?.[1]).toBe(`${service.url}/auth/token`);
-  const created = await fetch(register![1]!, { method: "POST", headers: { "content-type": "application/json" }, body: register![2] });
+  const created = await fetch(register![1]!, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: register![2],
+  });
   expect(created.status).toBe(201);
   // curl -d sends a urlencoded form.
-  const token = await fetch(signIn![1]!, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: signIn![2] });
+  const token = await fetch(signIn![1]!, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: signIn![2],
+  });
   expect(token.status).toBe(200);
   expect(((await token.json()) as any).access_token).toEqual(expect.any(String));
 });
@@ -70,13 +79,20 @@ it("the printed token commands work as printed", async () => {
 it("says which Node runs it, and why that one when npm install brought it (scripts/node-runtime)", () => {
   const runtime = line(/^runtime: /)?.msg ?? "";
   expect(runtime).toContain(`Node ${process.version}`); // the test spawns the service with its own Node
-  const fromNodeModules = realpathSync(process.execPath).includes(`${path.sep}node_modules${path.sep}.runtime${path.sep}`);
+  const fromNodeModules = realpathSync(process.execPath).includes(
+    `${path.sep}node_modules${path.sep}.runtime${path.sep}`,
+  );
   expect(runtime.includes("not a supported line")).toBe(fromNodeModules);
 });
 
 it("points at the demo data only while the database is empty; a terminal gets the same facts as a block", () => {
   expect(line(/database is empty: `npm run seed`/)).toBeDefined();
-  const block = bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: true, runtime: "Node v26.10.0" });
+  const block = bannerText({
+    address: "http://127.0.0.1:4000",
+    emptyDatabase: false,
+    explorer: true,
+    runtime: "Node v26.10.0",
+  });
   expect(block).toContain("http://127.0.0.1:4000/explorer");
   expect(block).toContain("http://127.0.0.1:4000/openapi.json");
   expect(block).toContain("http://127.0.0.1:4000/docs");
@@ -84,5 +100,7 @@ it("points at the demo data only while the database is empty; a terminal gets th
   expect(block).not.toContain("npm run seed");
   expect(block).toContain("Runtime       Node v26.10.0");
   // GRAPHQL_EXPLORER=false: the banner does not point at a page that answers 404.
-  expect(bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: false, runtime: "Node v26.10.0" })).not.toContain("/explorer");
+  expect(
+    bannerText({ address: "http://127.0.0.1:4000", emptyDatabase: false, explorer: false, runtime: "Node v26.10.0" }),
+  ).not.toContain("/explorer");
 });

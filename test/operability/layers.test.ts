@@ -21,7 +21,10 @@ const IMPORT = /^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gm;
 /** The repository paths a file imports (relative specifiers only), e.g. "src/db/reads.ts". */
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(ROOT, file), "utf8");
-  return [...text.matchAll(IMPORT)].map((m) => m[1]).filter((s) => s.startsWith(".")).map((s) => path.join(path.dirname(file), s));
+  return [...text.matchAll(IMPORT)]
+    .map((m) => m[1])
+    .filter((s) => s.startsWith("."))
+    .map((s) => path.join(path.dirname(file), s));
 }
 
 const RAW_READS = new Set(["src/db/reads.ts", "src/db/searches.ts"]);
@@ -34,43 +37,65 @@ describe("layers", () => {
     const skips = ["src/graphql", "src/rest", "src/http"].flatMap(tsFiles).flatMap((file) =>
       importsOf(file)
         .filter((target) => RAW_READS.has(target))
-        .filter((target) => !(target === "src/db/reads.ts" && file.startsWith(`src${path.sep}graphql${path.sep}data${path.sep}`)))
+        .filter(
+          (target) =>
+            !(target === "src/db/reads.ts" && file.startsWith(`src${path.sep}graphql${path.sep}data${path.sep}`)),
+        )
         .map((target) => `${file} imports ${target}`),
     );
     expect(skips).toEqual([]);
-    const readers = ["src/graphql", "src/rest", "src/http"].flatMap(tsFiles).filter((file) => importsOf(file).includes("src/db/reads.ts"));
+    const readers = ["src/graphql", "src/rest", "src/http"]
+      .flatMap(tsFiles)
+      .filter((file) => importsOf(file).includes("src/db/reads.ts"));
     expect(readers.sort()).toEqual(["src/graphql/data/loaders.ts", "src/graphql/data/restaurant-plan.ts"]);
   });
 
   it("keeps the raw reads out of the domain's exports: the domain hands out rules, not SQL", () => {
-    const reExports = tsFiles("src/domain").filter((file) => /^\s*export\s*\{[^}]*\}\s*from\s*"\.\.\/db\/(reads|searches)\.ts"/m.test(readFileSync(path.join(ROOT, file), "utf8")));
+    const reExports = tsFiles("src/domain").filter((file) =>
+      /^\s*export\s*\{[^}]*\}\s*from\s*"\.\.\/db\/(reads|searches)\.ts"/m.test(
+        readFileSync(path.join(ROOT, file), "utf8"),
+      ),
+    );
     expect(reExports).toEqual([]);
   });
 
   it("GraphQL, REST and HTTP code calls no Prisma model: every read and write goes through the domain", () => {
-    const prismaCall = /\bdb\.[a-z]\w*\.(find|create|update|delete|upsert|count|aggregate|groupBy)\w*\(|\$(queryRaw|executeRaw|transaction)\b/;
-    const calls = ["src/graphql", "src/rest", "src/http"].flatMap(tsFiles).filter((file) => prismaCall.test(readFileSync(path.join(ROOT, file), "utf8")));
+    const prismaCall =
+      /\bdb\.[a-z]\w*\.(find|create|update|delete|upsert|count|aggregate|groupBy)\w*\(|\$(queryRaw|executeRaw|transaction)\b/;
+    const calls = ["src/graphql", "src/rest", "src/http"]
+      .flatMap(tsFiles)
+      .filter((file) => prismaCall.test(readFileSync(path.join(ROOT, file), "utf8")));
     expect(calls).toEqual([]);
   });
 
   it("only src/db/client.ts imports a generated Prisma client", () => {
     const direct = ["src", "test", "scripts", "bench"].flatMap(tsFiles).flatMap((file) =>
-      importsOf(file).filter((target) => target.startsWith("generated/")).map((target) => `${file} imports ${target}`),
+      importsOf(file)
+        .filter((target) => target.startsWith("generated/"))
+        .map((target) => `${file} imports ${target}`),
     );
     expect(direct.length).toBeGreaterThan(0);
     expect(direct.filter((line) => !line.startsWith("src/db/client.ts "))).toEqual([]);
   });
 
   it("defines each row type once, in src/db/rows.ts", () => {
-    const elsewhere = tsFiles("src").filter((file) => file !== "src/db/rows.ts" && /GetPayload</.test(readFileSync(path.join(ROOT, file), "utf8")));
+    const elsewhere = tsFiles("src").filter(
+      (file) => file !== "src/db/rows.ts" && /GetPayload</.test(readFileSync(path.join(ROOT, file), "utf8")),
+    );
     expect(elsewhere).toEqual([]);
   });
 
   it("keeps HTTP statuses out of the domain: each error code's facts are in one table, src/contract/error-codes.ts", () => {
-    const withStatus = tsFiles("src/domain").filter((file) => /\bstatus\s*:\s*\d|\bhttp\s*:\s*\{/.test(readFileSync(path.join(ROOT, file), "utf8")));
+    const withStatus = tsFiles("src/domain").filter((file) =>
+      /\bstatus\s*:\s*\d|\bhttp\s*:\s*\{/.test(readFileSync(path.join(ROOT, file), "utf8")),
+    );
     expect(withStatus).toEqual([]);
     // Any table pairing a code with a status, either way round.
-    const maps = tsFiles("src").filter((file) => /RATE_LIMITED["']?\s*:\s*(\{\s*status\s*:\s*)?429|429\s*:\s*["']RATE_LIMITED/.test(readFileSync(path.join(ROOT, file), "utf8")));
+    const maps = tsFiles("src").filter((file) =>
+      /RATE_LIMITED["']?\s*:\s*(\{\s*status\s*:\s*)?429|429\s*:\s*["']RATE_LIMITED/.test(
+        readFileSync(path.join(ROOT, file), "utf8"),
+      ),
+    );
     expect(maps).toEqual(["src/contract/error-codes.ts"]);
   });
 
@@ -89,7 +114,11 @@ describe("layers", () => {
   });
 
   it("keeps src/contract (the vocabulary every layer shares) free of the project's other code", () => {
-    const imports = tsFiles("src/contract").flatMap((file) => importsOf(file).filter((target) => !target.startsWith(`src${path.sep}contract`)).map((t) => `${file} imports ${t}`));
+    const imports = tsFiles("src/contract").flatMap((file) =>
+      importsOf(file)
+        .filter((target) => !target.startsWith(`src${path.sep}contract`))
+        .map((t) => `${file} imports ${t}`),
+    );
     expect(imports).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@ import { metricValue } from "../helpers/live.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 /** Each sample line of the Prometheus text format: name{labels} value. */
-const SAMPLE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? -?(\d+(\.\d+)?(e[+-]?\d+)?|NaN|\+Inf|-Inf)$/;
+const SAMPLE =
+  /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? -?(\d+(\.\d+)?(e[+-]?\d+)?|NaN|\+Inf|-Inf)$/;
 
 function parsePrometheus(text: string): Map<string, number> {
   const samples = new Map<string, number>();
@@ -38,7 +39,11 @@ describe("logs", () => {
   });
 
   it("name the GraphQL operation", async () => {
-    await s.fetch("/graphql", { method: "POST", headers: { "x-request-id": "op-1" }, json: { query: "query WhoAmI { me { id } }" } });
+    await s.fetch("/graphql", {
+      method: "POST",
+      headers: { "x-request-id": "op-1" },
+      json: { query: "query WhoAmI { me { id } }" },
+    });
     expect(lines().find((l) => l.reqId === "op-1")).toMatchObject({ route: "/graphql", operation: "WhoAmI" });
   });
 
@@ -78,20 +83,28 @@ describe("metrics", () => {
     const samples = parsePrometheus(await res.text());
     expect(samples.get(key)).toBe(before + 3);
     expect(samples.get('api_errors_total{code="UNAUTHENTICATED"}')).toBeGreaterThanOrEqual(1);
-    expect([...samples.keys()].some((k) => k.startsWith('db_statement_duration_seconds_count{kind="insert"}'))).toBe(true);
+    expect([...samples.keys()].some((k) => k.startsWith('db_statement_duration_seconds_count{kind="insert"}'))).toBe(
+      true,
+    );
     expect(samples.has("process_resident_memory_bytes")).toBe(true);
   });
 
   it("count each error under the code its answer carried, on every face (one table: src/contract/error-codes.ts)", async () => {
     const count = (code: string) => metricValue(s, "api_errors_total", { code });
-    const [badInput, badRequest, notFound] = await Promise.all(["BAD_USER_INPUT", "BAD_REQUEST", "NOT_FOUND"].map(count));
+    const [badInput, badRequest, notFound] = await Promise.all(
+      ["BAD_USER_INPUT", "BAD_REQUEST", "NOT_FOUND"].map(count),
+    );
     const user = await s.signUp("codes");
     // REST: an invalid field is BAD_USER_INPUT in the body, and so in the metrics (a 400 either way).
     const invalid = await s.fetch("/restaurants?limit=0", { token: user.token });
     expect(invalid.status).toBe(400);
     expect((await invalid.json()).error.code).toBe("BAD_USER_INPUT");
     // A body that is not JSON is BAD_REQUEST, in the body and in the metrics.
-    const notJson = await s.fetch("/users", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    const notJson = await s.fetch("/users", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
     expect((await notJson.json()).error.code).toBe("BAD_REQUEST");
     expect((await s.fetch("/no-such-path")).status).toBe(404);
     expect(await count("BAD_USER_INPUT")).toBe(badInput + 1);

@@ -8,7 +8,10 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 
 describe.skipIf(testProvider() !== "postgres")("DB_POOL_IDLE_TIMEOUT", () => {
   /** Starts a server on a database of its own, with a watcher of that database's backends. */
-  async function withServer(idleTimeout: string, test: (s: TestServer, poolBackends: () => Promise<number>) => Promise<void>) {
+  async function withServer(
+    idleTimeout: string,
+    test: (s: TestServer, poolBackends: () => Promise<number>) => Promise<void>,
+  ) {
     const s = await startServer({ DB_POOL_IDLE_TIMEOUT: idleTimeout, SESSION_CACHE_TTL: "0" });
     const watcher = new pg.Client({ connectionString: s.database.url, application_name: "test-watcher" });
     await watcher.connect();
@@ -31,7 +34,11 @@ describe.skipIf(testProvider() !== "postgres")("DB_POOL_IDLE_TIMEOUT", () => {
   /** Makes the pool open several connections: concurrent requests. */
   async function busyPool(s: TestServer): Promise<void> {
     const user = await s.signUp("pool");
-    await Promise.all(Array.from({ length: 12 }, () => s.graphql(`{ me { id } restaurants(first: 5) { totalCount } }`, undefined, user.token)));
+    await Promise.all(
+      Array.from({ length: 12 }, () =>
+        s.graphql(`{ me { id } restaurants(first: 5) { totalCount } }`, undefined, user.token),
+      ),
+    );
   }
 
   const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -20,24 +20,39 @@ const PAGE = `query($first: Int) { restaurants(first: $first) { totalCount pageI
   nodes { id title description rating commentCount address { city district } owner { id username firstName } } } }`;
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(service.url + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  fetch(service.url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  service = await startProcess({ DATABASE_URL: database.url, UPLOAD_DIR: "/tmp/gw-lifetime-uploads", RATE_LIMIT_MAX: "0", SIGNUP_RATE_LIMIT: "0" }, 60_000, [
-    "--trace-gc-nvp",
-    "--max-semi-space-size=4",
-  ]);
+  service = await startProcess(
+    { DATABASE_URL: database.url, UPLOAD_DIR: "/tmp/gw-lifetime-uploads", RATE_LIMIT_MAX: "0", SIGNUP_RATE_LIMIT: "0" },
+    60_000,
+    ["--trace-gc-nvp", "--max-semi-space-size=4"],
+  );
   const signUp = await post("/users", { username: "lifetime", password: "password-123", first_name: "Lee" });
   expect(signUp.status).toBe(201);
-  token = ((await (await post("/auth/token", { username: "lifetime", password: "password-123" })).json()) as { access_token: string }).access_token;
+  token = (
+    (await (await post("/auth/token", { username: "lifetime", password: "password-123" })).json()) as {
+      access_token: string;
+    }
+  ).access_token;
   const auth = { authorization: `Bearer ${token}` };
   for (let i = 0; i < 30; i++) {
     const res = await post(
       "/graphql",
       {
         query: "mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }",
-        variables: { input: { title: `Kept ${i}`, description: "A description long enough to give each row some weight. ".repeat(6), address: { city: `City ${i % 5}` } } },
+        variables: {
+          input: {
+            title: `Kept ${i}`,
+            description: "A description long enough to give each row some weight. ".repeat(6),
+            address: { city: `City ${i % 5}` },
+          },
+        },
       },
       auth,
     );
@@ -84,10 +99,13 @@ async function promotedShare(send: () => Promise<void>): Promise<number> {
 }
 
 describe("what a request builds is let go of with its answer", () => {
-
   it("a GraphQL page: young collections promote almost nothing", async () => {
     const share = await promotedShare(async () => {
-      const res = await post("/graphql", { query: PAGE, variables: { first: 30 } }, { authorization: `Bearer ${token}` });
+      const res = await post(
+        "/graphql",
+        { query: PAGE, variables: { first: 30 } },
+        { authorization: `Bearer ${token}` },
+      );
       const body = (await res.json()) as { data: { restaurants: { nodes: unknown[] } } };
       expect(body.data.restaurants.nodes).toHaveLength(30);
     });

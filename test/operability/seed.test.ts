@@ -28,14 +28,18 @@ async function snapshot(db: Db) {
     users: await db.user.findMany({ orderBy: { id: "asc" } }),
     badges: await db.badge.findMany({ orderBy: { id: "asc" } }),
     restaurants: await db.restaurant.findMany({ orderBy: { id: "asc" } }),
-    restaurantTags: await db.restaurantTag.findMany({ orderBy: [{ restaurantId: "asc" }, { kind: "asc" }, { position: "asc" }] }),
+    restaurantTags: await db.restaurantTag.findMany({
+      orderBy: [{ restaurantId: "asc" }, { kind: "asc" }, { position: "asc" }],
+    }),
     openingHours: await db.openingHours.findMany({ orderBy: [{ restaurantId: "asc" }, { position: "asc" }] }),
     restaurantBadges: await db.restaurantBadge.findMany({ orderBy: [{ restaurantId: "asc" }, { badgeId: "asc" }] }),
     comments: await db.comment.findMany({ orderBy: { id: "asc" } }),
     orders: await db.order.findMany({ orderBy: { id: "asc" } }),
     reports: await db.report.findMany({ orderBy: { id: "asc" } }),
     groceries: await db.grocery.findMany({ orderBy: { id: "asc" } }),
-    groceryTags: await db.groceryTag.findMany({ orderBy: [{ groceryId: "asc" }, { kind: "asc" }, { position: "asc" }] }),
+    groceryTags: await db.groceryTag.findMany({
+      orderBy: [{ groceryId: "asc" }, { kind: "asc" }, { position: "asc" }],
+    }),
     shoppingListEntries: await db.shoppingListEntry.findMany({ orderBy: [{ userId: "asc" }, { groceryId: "asc" }] }),
   };
 }
@@ -43,14 +47,18 @@ async function snapshot(db: Db) {
 const files = (dir: string) =>
   readdirSync(dir)
     .sort()
-    .map((name) => ({ name, size: statSync(path.join(dir, name)).size, mtimeMs: statSync(path.join(dir, name)).mtimeMs }));
+    .map((name) => ({
+      name,
+      size: statSync(path.join(dir, name)).size,
+      mtimeMs: statSync(path.join(dir, name)).mtimeMs,
+    }));
 
 /** Reads a PNG the long way (chunks, CRCs, inflated pixel data) and returns its size; throws if anything is off. */
 function readPng(bytes: Buffer): { width: number; height: number } {
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   if (!bytes.subarray(0, 8).equals(signature)) throw new Error("no PNG signature");
   const chunks: { type: string; data: Buffer }[] = [];
-  for (let at = 8; at < bytes.length; ) {
+  for (let at = 8; at < bytes.length;) {
     const length = bytes.readUInt32BE(at);
     const type = bytes.toString("latin1", at + 4, at + 8);
     const data = bytes.subarray(at + 8, at + 8 + length);
@@ -98,7 +106,8 @@ describe("seeding a fresh database (small)", () => {
     expect(before.comments.length).toBeGreaterThan(SMALL.restaurants); // tens to hundreds
     expect(before.orders.length).toBeGreaterThan(0);
     expect(before.shoppingListEntries.length).toBeGreaterThan(0);
-    for (const [table, rows] of Object.entries(before)) expect(first.inserted[table as keyof SeedReport["inserted"]], table).toBe(rows.length);
+    for (const [table, rows] of Object.entries(before))
+      expect(first.inserted[table as keyof SeedReport["inserted"]], table).toBe(rows.length);
     expect(first.inserted.files).toBe(SMALL.restaurants + SMALL.groceries + before.badges.length);
   });
 
@@ -137,16 +146,29 @@ describe("seeding a fresh database (small)", () => {
 
   it("gives restaurants the variety a demo needs", () => {
     expect(new Set(before.restaurants.map((r) => r.city)).size).toBeGreaterThanOrEqual(5);
-    expect(before.restaurants.every((r) => r.latitude !== null && r.longitude !== null && r.citySearch === r.city!.toLowerCase())).toBe(true);
-    expect(new Set(before.restaurantTags.map((t) => t.kind))).toEqual(new Set(["TYPE", "CATEGORY", "CUISINE", "PAYMENT_METHOD", "PRICE_RANGE", "DISH"]));
+    expect(
+      before.restaurants.every(
+        (r) => r.latitude !== null && r.longitude !== null && r.citySearch === r.city!.toLowerCase(),
+      ),
+    ).toBe(true);
+    expect(new Set(before.restaurantTags.map((t) => t.kind))).toEqual(
+      new Set(["TYPE", "CATEGORY", "CUISINE", "PAYMENT_METHOD", "PRICE_RANGE", "DISH"]),
+    );
     expect(before.restaurantTags.every((t) => t.valueKey === t.value.trim().toLowerCase())).toBe(true);
     expect(before.openingHours.some((h) => h.close < h.open)).toBe(true); // some run past midnight
-    expect(before.openingHours.every((h) => /^([01]\d|2[0-3]):[0-5]\d$/.test(h.open) && /^([01]\d|2[0-3]):[0-5]\d$/.test(h.close))).toBe(true);
+    expect(
+      before.openingHours.every(
+        (h) => /^([01]\d|2[0-3]):[0-5]\d$/.test(h.open) && /^([01]\d|2[0-3]):[0-5]\d$/.test(h.close),
+      ),
+    ).toBe(true);
     expect(before.restaurantBadges.length).toBeGreaterThan(0);
-    expect(new Set(before.groceryTags.filter((t) => t.kind === "CATEGORY").map((t) => t.value)).size).toBeGreaterThanOrEqual(8);
+    expect(
+      new Set(before.groceryTags.filter((t) => t.kind === "CATEGORY").map((t) => t.value)).size,
+    ).toBeGreaterThanOrEqual(8);
     expect(before.groceryTags.some((t) => t.kind === "METRIC_UNIT")).toBe(true);
     // Seeded accounts obey the sign-up rules, so they can sign in and be edited like any other.
-    for (const u of before.users) expect(registrationInput.safeParse({ ...u, password: PASSWORD }).success, u.username).toBe(true);
+    for (const u of before.users)
+      expect(registrationInput.safeParse({ ...u, password: PASSWORD }).success, u.username).toBe(true);
   });
 
   it("stores every cover as a valid PNG under an upload-style name", () => {
@@ -177,8 +199,15 @@ describe("seeding a fresh database (small)", () => {
       { id: r.id },
       token,
     );
-    const newest = before.comments.filter((c) => c.restaurantId === r.id).sort((a, b) => +b.createdAt - +a.createdAt)[0]!;
-    expect(read.data.restaurant).toMatchObject({ title: r.title, rating: r.ratingAvg, commentCount: r.ratingCount, latestComment: { id: newest.id } });
+    const newest = before.comments
+      .filter((c) => c.restaurantId === r.id)
+      .sort((a, b) => +b.createdAt - +a.createdAt)[0]!;
+    expect(read.data.restaurant).toMatchObject({
+      title: r.title,
+      rating: r.ratingAvg,
+      commentCount: r.ratingCount,
+      latestComment: { id: newest.id },
+    });
     const mine = await s.graphql(`{ restaurants(first: 100) { nodes { id owner { username } } } }`, {}, token);
     expect(mine.data.restaurants.nodes.filter((n: any) => n.owner.username === "demo").length).toBeGreaterThan(0);
 
@@ -186,14 +215,22 @@ describe("seeding a fresh database (small)", () => {
     const image = await s.fetch(`/uploads/${cover}`, { token });
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
-    expect(Buffer.from(await image.arrayBuffer()).equals(readFileSync(path.join(s.config.uploadDir, cover)))).toBe(true);
+    expect(Buffer.from(await image.arrayBuffer()).equals(readFileSync(path.join(s.config.uploadDir, cover)))).toBe(
+      true,
+    );
   });
 
   it("generates the same data in another database (fixed ids, fixed PRNG, fixed dates)", async () => {
     const other = await createTestDatabase();
     const uploads = mkdtempSync(path.join(tmpdir(), "gw-seed-"));
     try {
-      const database = { provider: other.provider, url: other.url, poolSize: 2, poolIdleTimeoutMs: 0, sqliteSynchronous: "NORMAL" as const };
+      const database = {
+        provider: other.provider,
+        url: other.url,
+        poolSize: 2,
+        poolIdleTimeoutMs: 0,
+        sqliteSynchronous: "NORMAL" as const,
+      };
       await migrate(database);
       const db = createDb(database);
       try {
@@ -203,7 +240,9 @@ describe("seeding a fresh database (small)", () => {
         expect(withoutHashes(again)).toEqual(withoutHashes(before));
         expect(readdirSync(uploads).sort()).toEqual(filesBefore.map((f) => f.name));
         const name = filesBefore[0]!.name;
-        expect(readFileSync(path.join(uploads, name)).equals(readFileSync(path.join(s.config.uploadDir, name)))).toBe(true);
+        expect(readFileSync(path.join(uploads, name)).equals(readFileSync(path.join(s.config.uploadDir, name)))).toBe(
+          true,
+        );
       } finally {
         await db.$disconnect();
       }
@@ -231,7 +270,9 @@ describe("npm run seed (the command line)", () => {
       const once = run([], env);
       expect(once.status, once.stderr).toBe(0);
       expect(once.stdout).toMatch(/added \d+ users, 8 badges, 40 restaurants/);
-      expect(once.stdout).toMatch(/demo user: demo\n\s+admin:\s+admin\n\s+password:\s+from-the-environment \(from SEED_PASSWORD\)/);
+      expect(once.stdout).toMatch(
+        /demo user: demo\n\s+admin:\s+admin\n\s+password:\s+from-the-environment \(from SEED_PASSWORD\)/,
+      );
       const twice = run(["--size", "small"], env);
       expect(twice.status, twice.stderr).toBe(0);
       expect(twice.stdout).toContain("nothing added");

@@ -24,7 +24,14 @@ let url: string;
 beforeAll(async () => {
   database = await createTestDatabase();
   uploads = mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", UPLOAD_DIR: uploads, RATE_LIMIT_MAX: "0", TRACING: "otlp", DATABASE_URL: database.url });
+  const config = loadConfig({
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    UPLOAD_DIR: uploads,
+    RATE_LIMIT_MAX: "0",
+    TRACING: "otlp",
+    DATABASE_URL: database.url,
+  });
   await migrate(config.database);
   const tracing = await startTracing(config, { spanProcessors: [new SimpleSpanProcessor(exporter)] });
   db = createDb({ ...config.database, onQuery: tracing.statement });
@@ -40,7 +47,11 @@ afterAll(async () => {
 });
 
 const post = (p: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url + p, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  fetch(url + p, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
@@ -50,14 +61,22 @@ describe("tracing", () => {
     const { access_token: token } = (await signUp.json()) as any;
     exporter.reset();
 
-    const res = await post("/graphql", { query: "query Mine { me { username } }", operationName: "Mine" }, { authorization: `Bearer ${token}` });
+    const res = await post(
+      "/graphql",
+      { query: "query Mine { me { username } }", operationName: "Mine" },
+      { authorization: `Bearer ${token}` },
+    );
     expect(res.status).toBe(200);
     const spans = exporter.getFinishedSpans();
 
     const request = spans.find((s) => s.name === "POST /graphql");
     expect(request, spans.map((s) => s.name).join(", ")).toBeDefined();
     expect(parentOf(request!)).toBeUndefined();
-    expect(request!.attributes).toMatchObject({ "http.route": "/graphql", "http.response.status_code": 200, "graphql.operation.name": "Mine" });
+    expect(request!.attributes).toMatchObject({
+      "http.route": "/graphql",
+      "http.response.status_code": 200,
+      "graphql.operation.name": "Mine",
+    });
 
     const resolve = spans.find((s) => s.name === "Query.me");
     expect(resolve).toBeDefined();
@@ -76,7 +95,11 @@ describe("tracing", () => {
   it("continues a caller's trace from traceparent, and REST routes trace the same way", async () => {
     exporter.reset();
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
-    const res = await post("/auth/token", { username: "tracy", password: "password-1" }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    const res = await post(
+      "/auth/token",
+      { username: "tracy", password: "password-1" },
+      { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    );
     expect(res.status).toBe(200);
     const spans = exporter.getFinishedSpans();
     const request = spans.find((s) => s.name === "POST /auth/token");

@@ -23,10 +23,26 @@ async function world(s: TestServer): Promise<World> {
   const owner = await s.signUp("owner");
   const other = await s.signUp("other");
   const stranger = await s.signUp("stranger");
-  const restaurant = await sendJson(s, "POST", "/restaurants", { title: "Open Kitchen", url: "open-kitchen", address: { city: "Lyon" } }, owner.token);
+  const restaurant = await sendJson(
+    s,
+    "POST",
+    "/restaurants",
+    { title: "Open Kitchen", url: "open-kitchen", address: { city: "Lyon" } },
+    owner.token,
+  );
   expect(restaurant.status, JSON.stringify(restaurant.body)).toBe(201);
   const restaurantId = restaurant.body._id as string;
-  expect((await sendJson(s, "PUT", `/restaurants/${restaurantId}/comments`, { title: "Good", body: "Very", rating: 4 }, other.token)).status).toBe(201);
+  expect(
+    (
+      await sendJson(
+        s,
+        "PUT",
+        `/restaurants/${restaurantId}/comments`,
+        { title: "Good", body: "Very", rating: 4 },
+        other.token,
+      )
+    ).status,
+  ).toBe(201);
   const badge = await s.db.badge.create({ data: { name: `badge-${restaurantId}` } });
   await s.db.restaurantBadge.create({ data: { restaurantId, badgeId: badge.id } });
   const grocery = await sendJson(s, "POST", "/groceries", { title: "Open rice", categories: ["grain"] }, owner.token);
@@ -56,7 +72,11 @@ const GROCERY = `id title cover coverUrl metricUnits categories owner { ${USER} 
 
 /** The GraphQL reads, selecting every field that depends on who asks. */
 const QUERIES = (w: World) => [
-  { name: "restaurant", query: `query($id: ID!) { restaurant(id: $id) { ${RESTAURANT} } }`, variables: { id: w.restaurantId } },
+  {
+    name: "restaurant",
+    query: `query($id: ID!) { restaurant(id: $id) { ${RESTAURANT} } }`,
+    variables: { id: w.restaurantId },
+  },
   { name: "restaurants", query: `{ restaurants(first: 5) { totalCount nodes { ${RESTAURANT} } } }`, variables: {} },
   { name: "grocery", query: `query($id: ID!) { grocery(id: $id) { ${GROCERY} } }`, variables: { id: w.groceryId } },
   { name: "groceries", query: `{ groceries(first: 5) { totalCount nodes { ${GROCERY} } } }`, variables: {} },
@@ -107,9 +127,22 @@ async function expectWritesRefused(s: TestServer, w: World) {
 describe("the declaration", () => {
   it("opens exactly the searches and gets of restaurants and groceries, and the REST rows that only run them", () => {
     const schema = buildSchema();
-    expect([...anonymouslyReadable(schema)].sort()).toEqual(["Query.groceries", "Query.grocery", "Query.restaurant", "Query.restaurants"]);
-    const open = compileRoutes(testRunner(schema), routes).filter((r) => r.access === "anonymousReads").map((r) => `${r.method} ${r.path}`);
-    expect(open.sort()).toEqual(["GET /groceries", "GET /groceries/:grocery_id", "GET /restaurants", "GET /restaurants/:restaurant_id", "GET /restaurants/:restaurant_id/comments"]);
+    expect([...anonymouslyReadable(schema)].sort()).toEqual([
+      "Query.groceries",
+      "Query.grocery",
+      "Query.restaurant",
+      "Query.restaurants",
+    ]);
+    const open = compileRoutes(testRunner(schema), routes)
+      .filter((r) => r.access === "anonymousReads")
+      .map((r) => `${r.method} ${r.path}`);
+    expect(open.sort()).toEqual([
+      "GET /groceries",
+      "GET /groceries/:grocery_id",
+      "GET /restaurants",
+      "GET /restaurants/:restaurant_id",
+      "GET /restaurants/:restaurant_id/comments",
+    ]);
   });
 });
 
@@ -160,8 +193,15 @@ describe("ANONYMOUS_READS=true", () => {
       expect(anonymous.body, path).toEqual(signedIn.body);
     }
     const detail = await get(s, `/restaurants/${w.restaurantId}`);
-    expect(detail.body).toMatchObject({ title: "Open Kitchen", url: "open-kitchen", comments: { comment: "Very", rating: 4 } });
-    expect((await get(s, `/groceries/${w.groceryId}`)).body).toMatchObject({ title: "Open rice", categories: ["grain"] });
+    expect(detail.body).toMatchObject({
+      title: "Open Kitchen",
+      url: "open-kitchen",
+      comments: { comment: "Very", rating: 4 },
+    });
+    expect((await get(s, `/groceries/${w.groceryId}`)).body).toMatchObject({
+      title: "Open rice",
+      categories: ["grain"],
+    });
   });
 
   it("answers 404 for a read of nothing, as to a signed-in user", async () => {
@@ -194,12 +234,19 @@ describe("ANONYMOUS_READS=true", () => {
     expect(r.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
   });
 
-  it("still refuses every write and private read without a token, changing nothing", async () => expectWritesRefused(s, w));
+  it("still refuses every write and private read without a token, changing nothing", async () =>
+    expectWritesRefused(s, w));
 
   it("documents the token as optional on those reads only", async () => {
     const doc = (await (await s.fetch("/openapi.json")).json()) as any;
     const optional = [{ bearer: [] }, { accessTokenQuery: [] }, {}];
-    for (const path of ["/restaurants", "/restaurants/{restaurant_id}", "/restaurants/{restaurant_id}/comments", "/groceries", "/groceries/{grocery_id}"]) {
+    for (const path of [
+      "/restaurants",
+      "/restaurants/{restaurant_id}",
+      "/restaurants/{restaurant_id}/comments",
+      "/groceries",
+      "/groceries/{grocery_id}",
+    ]) {
       expect(doc.paths[path].get.security, path).toEqual(optional);
     }
     expect(doc.paths["/restaurants"].post.security).toBeUndefined();

@@ -25,7 +25,8 @@ async function addGrocery(fields: Record<string, unknown> = {}, token = owner.to
 }
 
 const onList = async (token: string) =>
-  (await s.graphql(`{ myShoppingList { nodes { grocery { id } quantity } } }`, {}, token)).data.myShoppingList.nodes as {
+  (await s.graphql(`{ myShoppingList { nodes { grocery { id } quantity } } }`, {}, token)).data.myShoppingList
+    .nodes as {
     grocery: { id: string };
     quantity: number;
   }[];
@@ -36,7 +37,13 @@ describe("Add grocery: POST /groceries", () => {
       s,
       "POST",
       "/groceries",
-      { title: "Granny Smith", description: "green apple", also_known_as: "", "metric_units[]": ["kg", "piece"], categories: '["fruit","fresh"]' },
+      {
+        title: "Granny Smith",
+        description: "green apple",
+        also_known_as: "",
+        "metric_units[]": ["kg", "piece"],
+        categories: '["fruit","fresh"]',
+      },
       [cover()],
       owner.token,
     );
@@ -63,23 +70,59 @@ describe("Add grocery: POST /groceries", () => {
   });
 
   it("adds from JSON and from a form (repeated keys) without a cover", async () => {
-    const json = await sendJson(s, "POST", "/groceries", { title: "Pear", metric_units: ["kg"], categories: ["fruit"] }, owner.token);
+    const json = await sendJson(
+      s,
+      "POST",
+      "/groceries",
+      { title: "Pear", metric_units: ["kg"], categories: ["fruit"] },
+      owner.token,
+    );
     expect(json.status).toBe(201);
     expectShape(json.body, GROCERY);
-    expect(json.body).toMatchObject({ title: "Pear", cover: null, description: "", also_known_as: "", metric_units: ["kg"], categories: ["fruit"] });
-    const form = await sendForm(s, "POST", "/groceries", { title: "Plum", categories: ["fruit", "stone fruit"], also_known_as: "damson" }, owner.token);
+    expect(json.body).toMatchObject({
+      title: "Pear",
+      cover: null,
+      description: "",
+      also_known_as: "",
+      metric_units: ["kg"],
+      categories: ["fruit"],
+    });
+    const form = await sendForm(
+      s,
+      "POST",
+      "/groceries",
+      { title: "Plum", categories: ["fruit", "stone fruit"], also_known_as: "damson" },
+      owner.token,
+    );
     expect(form.status).toBe(201);
     expect(form.body).toMatchObject({ title: "Plum", categories: ["fruit", "stone fruit"], also_known_as: "damson" });
   });
 
   it("refuses bad input by legacy names and stores nothing", async () => {
     const before = await s.db.grocery.count();
-    expectError(await sendJson(s, "POST", "/groceries", { description: "no title" }, owner.token), 400, "BAD_USER_INPUT", /^title is required$/);
-    expectError(await sendJson(s, "POST", "/groceries", { title: "X", cover: "apple.png" }, owner.token), 400, "BAD_USER_INPUT", /cover must be a file/);
+    expectError(
+      await sendJson(s, "POST", "/groceries", { description: "no title" }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /^title is required$/,
+    );
+    expectError(
+      await sendJson(s, "POST", "/groceries", { title: "X", cover: "apple.png" }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /cover must be a file/,
+    );
     const aka = await sendJson(s, "POST", "/groceries", { title: "X", also_known_as: "x".repeat(201) }, owner.token);
     expectError(aka, 400, "BAD_USER_INPUT", /also_known_as/);
     expect(aka.body.error.message).not.toMatch(/alsoKnownAs/);
-    const notImage = await sendMultipart(s, "POST", "/groceries", { title: "X" }, [cover(new TextEncoder().encode("not an image"))], owner.token);
+    const notImage = await sendMultipart(
+      s,
+      "POST",
+      "/groceries",
+      { title: "X" },
+      [cover(new TextEncoder().encode("not an image"))],
+      owner.token,
+    );
     expectError(notImage, 400, "BAD_USER_INPUT", /cover/);
     expect(await s.db.grocery.count()).toBe(before);
   });
@@ -87,8 +130,19 @@ describe("Add grocery: POST /groceries", () => {
   it("refuses a cover above the size limit with 413, and two files with 413", async () => {
     const big = new Uint8Array(5 * 1024 * 1024 + 10);
     big.set(PNG);
-    expectError(await sendMultipart(s, "POST", "/groceries", { title: "Big" }, [cover(big)], owner.token), 413, "PAYLOAD_TOO_LARGE");
-    const two = await sendMultipart(s, "POST", "/groceries", { title: "Two" }, [cover(), { ...cover(), name: "photo" }], owner.token);
+    expectError(
+      await sendMultipart(s, "POST", "/groceries", { title: "Big" }, [cover(big)], owner.token),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
+    const two = await sendMultipart(
+      s,
+      "POST",
+      "/groceries",
+      { title: "Two" },
+      [cover(), { ...cover(), name: "photo" }],
+      owner.token,
+    );
     expectError(two, 413, "PAYLOAD_TOO_LARGE");
     expect(await s.db.grocery.count({ where: { title: { in: ["Big", "Two"] } } })).toBe(0);
   });
@@ -103,8 +157,14 @@ describe("Search groceries: GET /groceries and Get grocery: GET groceries/:groce
     expect(a.status).toBe(200);
     expect(a.body.map((g: any) => g._id)).toEqual([second._id, first._id]);
     for (const g of a.body) expectShape(g, GROCERY);
-    expect((await get(s, `/groceries?title=${tag.toUpperCase()}&categories=organic`, other.token)).body.map((g: any) => g._id)).toEqual([second._id]);
-    expect((await get(s, `/groceries?title=${tag}&limit=1&offset=1`, other.token)).body.map((g: any) => g._id)).toEqual([first._id]);
+    expect(
+      (await get(s, `/groceries?title=${tag.toUpperCase()}&categories=organic`, other.token)).body.map(
+        (g: any) => g._id,
+      ),
+    ).toEqual([second._id]);
+    expect((await get(s, `/groceries?title=${tag}&limit=1&offset=1`, other.token)).body.map((g: any) => g._id)).toEqual(
+      [first._id],
+    );
     expectError(await get(s, "/groceries?limit=0", other.token), 400, "BAD_USER_INPUT", /limit/);
     expectError(await get(s, "/groceries?offset=-1", other.token), 400, "BAD_USER_INPUT", /offset/);
   });
@@ -124,10 +184,22 @@ describe("Search groceries: GET /groceries and Get grocery: GET groceries/:groce
 describe("Edit grocery: PATCH /groceries", () => {
   it("finds the target by _id in the body: 201 with the changed grocery; only given fields change", async () => {
     const g = await addGrocery({ title: "Tomatoe", categories: ["veg"], description: "red" });
-    const a = await sendJson(s, "PATCH", "/groceries", { _id: g._id, title: "Tomato", metric_units: ["kg"] }, owner.token);
+    const a = await sendJson(
+      s,
+      "PATCH",
+      "/groceries",
+      { _id: g._id, title: "Tomato", metric_units: ["kg"] },
+      owner.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(201);
     expectShape(a.body, GROCERY);
-    expect(a.body).toMatchObject({ _id: g._id, title: "Tomato", metric_units: ["kg"], categories: ["veg"], description: "red" });
+    expect(a.body).toMatchObject({
+      _id: g._id,
+      title: "Tomato",
+      metric_units: ["kg"],
+      categories: ["veg"],
+      description: "red",
+    });
   });
 
   it("accepts id or grocery_id in the query string, and a new cover by multipart", async () => {
@@ -135,7 +207,14 @@ describe("Edit grocery: PATCH /groceries", () => {
     const byQuery = await sendForm(s, "PATCH", `/groceries?id=${g._id}`, { description: "fuzzy" }, owner.token);
     expect(byQuery.status).toBe(201);
     expect(byQuery.body.description).toBe("fuzzy");
-    const withCover = await sendMultipart(s, "PATCH", `/groceries/?grocery_id=${g._id}`, { also_known_as: "kiwifruit" }, [cover()], owner.token);
+    const withCover = await sendMultipart(
+      s,
+      "PATCH",
+      `/groceries/?grocery_id=${g._id}`,
+      { also_known_as: "kiwifruit" },
+      [cover()],
+      owner.token,
+    );
     expect(withCover.status, JSON.stringify(withCover.body)).toBe(201);
     expect(withCover.body).toMatchObject({ _id: g._id, also_known_as: "kiwifruit", description: "fuzzy" });
     expect(withCover.body.cover).toMatch(/\.png$/);
@@ -144,10 +223,19 @@ describe("Edit grocery: PATCH /groceries", () => {
   });
 
   it("answers 400 without a target, 404 for an unknown one, 403 for someone else's (unchanged)", async () => {
-    expectError(await sendJson(s, "PATCH", "/groceries", { title: "X" }, owner.token), 400, "BAD_USER_INPUT", /^_id is required$/);
+    expectError(
+      await sendJson(s, "PATCH", "/groceries", { title: "X" }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /^_id is required$/,
+    );
     expectError(await sendJson(s, "PATCH", "/groceries", { _id: "nope", title: "X" }, owner.token), 404, "NOT_FOUND");
     const g = await addGrocery({ title: "Mine" });
-    expectError(await sendJson(s, "PATCH", "/groceries", { _id: g._id, title: "Theirs" }, other.token), 403, "FORBIDDEN");
+    expectError(
+      await sendJson(s, "PATCH", "/groceries", { _id: g._id, title: "Theirs" }, other.token),
+      403,
+      "FORBIDDEN",
+    );
     expect((await get(s, `/groceries/${g._id}`, owner.token)).body.title).toBe("Mine");
   });
 });
@@ -163,13 +251,24 @@ describe("Add grocery to shopping list / Report grocery: PUT /groceries/:grocery
     expect(again.status).toBe(201);
     expect(again.body.quantity).toBe(3);
     expect((await onList(other.token)).find((e) => e.grocery.id === g._id)?.quantity).toBe(3);
-    expectError(await sendForm(s, "PUT", `/groceries/${g._id}`, { quantity: "lots" }, other.token), 400, "BAD_USER_INPUT", /quantity must be a whole number/);
+    expectError(
+      await sendForm(s, "PUT", `/groceries/${g._id}`, { quantity: "lots" }, other.token),
+      400,
+      "BAD_USER_INPUT",
+      /quantity must be a whole number/,
+    );
     expectError(await sendJson(s, "PUT", "/groceries/nope", {}, other.token), 404, "NOT_FOUND");
   });
 
   it("is Report with reason_type: the two values are type then body (repeated form key): 200 with the report", async () => {
     const g = await addGrocery({ title: "Spam can" });
-    const a = await sendForm(s, "PUT", `/groceries/${g._id}`, { reason_type: ["spam", "it is an advert"] }, other.token);
+    const a = await sendForm(
+      s,
+      "PUT",
+      `/groceries/${g._id}`,
+      { reason_type: ["spam", "it is an advert"] },
+      other.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(200);
     expectShape(a.body, REPORT);
     expect(a.body).toMatchObject({
@@ -186,20 +285,54 @@ describe("Add grocery to shopping list / Report grocery: PUT /groceries/:grocery
 
   it("accepts reason_type[] keys, a JSON array, the query string, and reason_body", async () => {
     const [g1, g2, g3, g4] = [await addGrocery(), await addGrocery(), await addGrocery(), await addGrocery()];
-    const brackets = await sendForm(s, "PUT", `/groceries/${g1._id}`, { "reason_type[]": ["wrong", "not a fruit"] }, other.token);
+    const brackets = await sendForm(
+      s,
+      "PUT",
+      `/groceries/${g1._id}`,
+      { "reason_type[]": ["wrong", "not a fruit"] },
+      other.token,
+    );
     expect(brackets.body).toMatchObject({ reason_type: "wrong", reason_body: "not a fruit" });
-    const json = await sendJson(s, "PUT", `/groceries/${g2._id}`, { reason_type: ["offensive", "bad words"] }, other.token);
+    const json = await sendJson(
+      s,
+      "PUT",
+      `/groceries/${g2._id}`,
+      { reason_type: ["offensive", "bad words"] },
+      other.token,
+    );
     expect(json.body).toMatchObject({ reason_type: "offensive", reason_body: "bad words" });
-    const query = await sendJson(s, "PUT", `/groceries/${g3._id}?reason_type=spam&reason_type=buy+now`, undefined, other.token);
+    const query = await sendJson(
+      s,
+      "PUT",
+      `/groceries/${g3._id}?reason_type=spam&reason_type=buy+now`,
+      undefined,
+      other.token,
+    );
     expect(query.status).toBe(200);
     expect(query.body).toMatchObject({ reason_type: "spam", reason_body: "buy now" });
-    const named = await sendJson(s, "PUT", `/groceries/${g4._id}`, { reason_type: "spam", reason_body: "explained" }, other.token);
+    const named = await sendJson(
+      s,
+      "PUT",
+      `/groceries/${g4._id}`,
+      { reason_type: "spam", reason_body: "explained" },
+      other.token,
+    );
     expect(named.body).toMatchObject({ reason_type: "spam", reason_body: "explained" });
     const repeat = await sendJson(s, "PUT", `/groceries/${g4._id}`, { reason_type: "other" }, other.token);
     expect(repeat.status).toBe(200);
     expect(repeat.body).toMatchObject({ _id: named.body._id, reason_type: "spam", created: false });
-    expectError(await sendJson(s, "PUT", `/groceries/${g4._id}`, { reason_type: ["a", "b", "c"] }, other.token), 400, "BAD_USER_INPUT", /reason_type/);
-    expectError(await sendJson(s, "PUT", `/groceries/${g4._id}`, { reason_type: "" }, other.token), 400, "BAD_USER_INPUT", /reason_type is required/);
+    expectError(
+      await sendJson(s, "PUT", `/groceries/${g4._id}`, { reason_type: ["a", "b", "c"] }, other.token),
+      400,
+      "BAD_USER_INPUT",
+      /reason_type/,
+    );
+    expectError(
+      await sendJson(s, "PUT", `/groceries/${g4._id}`, { reason_type: "" }, other.token),
+      400,
+      "BAD_USER_INPUT",
+      /reason_type is required/,
+    );
   });
 });
 
@@ -216,8 +349,14 @@ describe("Remove grocery from shopping list / Remove grocery: DELETE /groceries/
 
   it("from=catalogue removes the grocery (owner only: 403 for others): 204", async () => {
     const g = await addGrocery();
-    expectError(await sendJson(s, "DELETE", `/groceries/${g._id}/?from=catalogue`, undefined, other.token), 403, "FORBIDDEN");
-    expect((await sendJson(s, "DELETE", `/groceries/${g._id}/?from=catalogue`, undefined, owner.token)).status).toBe(204);
+    expectError(
+      await sendJson(s, "DELETE", `/groceries/${g._id}/?from=catalogue`, undefined, other.token),
+      403,
+      "FORBIDDEN",
+    );
+    expect((await sendJson(s, "DELETE", `/groceries/${g._id}/?from=catalogue`, undefined, owner.token)).status).toBe(
+      204,
+    );
     expectError(await get(s, `/groceries/${g._id}`, owner.token), 404, "NOT_FOUND");
   });
 
@@ -235,7 +374,12 @@ describe("Remove grocery from shopping list / Remove grocery: DELETE /groceries/
 
   it("refuses an unknown from value with 400 and changes nothing", async () => {
     const g = await addGrocery();
-    expectError(await sendJson(s, "DELETE", `/groceries/${g._id}?from=everywhere`, undefined, owner.token), 400, "BAD_USER_INPUT", /from must be one of/);
+    expectError(
+      await sendJson(s, "DELETE", `/groceries/${g._id}?from=everywhere`, undefined, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /from must be one of/,
+    );
     expect((await get(s, `/groceries/${g._id}`, owner.token)).status).toBe(200);
   });
 });

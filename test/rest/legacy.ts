@@ -14,7 +14,13 @@ async function answer(res: Response): Promise<Answer> {
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
 
-export async function sendJson(s: TestServer, method: Method, path: string, json?: unknown, token?: string): Promise<Answer> {
+export async function sendJson(
+  s: TestServer,
+  method: Method,
+  path: string,
+  json?: unknown,
+  token?: string,
+): Promise<Answer> {
   return answer(await s.fetch(path, { method, json, token }));
 }
 
@@ -27,9 +33,20 @@ export function formBody(fields: Record<string, string | number | boolean | (str
   return params.toString();
 }
 
-export async function sendForm(s: TestServer, method: Method, path: string, fields: Parameters<typeof formBody>[0], token?: string): Promise<Answer> {
+export async function sendForm(
+  s: TestServer,
+  method: Method,
+  path: string,
+  fields: Parameters<typeof formBody>[0],
+  token?: string,
+): Promise<Answer> {
   return answer(
-    await s.fetch(path, { method, token, headers: { "content-type": "application/x-www-form-urlencoded" }, body: formBody(fields) }),
+    await s.fetch(path, {
+      method,
+      token,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: formBody(fields),
+    }),
   );
 }
 
@@ -44,8 +61,10 @@ export async function sendMultipart(
   token?: string,
 ): Promise<Answer> {
   const form = new FormData();
-  for (const [key, value] of Object.entries(fields)) for (const v of Array.isArray(value) ? value : [value]) form.append(key, v);
-  for (const f of files) form.append(f.name, new Blob([f.content as Uint8Array<ArrayBuffer>], { type: f.type }), f.filename);
+  for (const [key, value] of Object.entries(fields))
+    for (const v of Array.isArray(value) ? value : [value]) form.append(key, v);
+  for (const f of files)
+    form.append(f.name, new Blob([f.content as Uint8Array<ArrayBuffer>], { type: f.type }), f.filename);
   return answer(await s.fetch(path, { method, token, body: form }));
 }
 
@@ -55,7 +74,10 @@ export async function get(s: TestServer, path: string, token?: string): Promise<
 
 /** A 1x1 PNG: real image bytes, so servers that sniff content accept it. */
 export const PNG = Uint8Array.from(
-  Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"),
+  Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    "base64",
+  ),
 );
 
 /**
@@ -97,12 +119,22 @@ export function expectShape(value: unknown, spec: Spec, path = "body"): void {
     (value as unknown[]).forEach((item, i) => expectShape(item, spec[0], `${path}[${i}]`));
     return;
   }
-  expect(value !== null && typeof value === "object" && !Array.isArray(value), `${path} should be an object, got ${JSON.stringify(value)}`).toBe(true);
+  expect(
+    value !== null && typeof value === "object" && !Array.isArray(value),
+    `${path} should be an object, got ${JSON.stringify(value)}`,
+  ).toBe(true);
   expect(Object.keys(value as object).sort(), `keys of ${path}`).toEqual(Object.keys(spec).sort());
-  for (const [key, sub] of Object.entries(spec)) expectShape((value as Record<string, unknown>)[key], sub, `${path}.${key}`);
+  for (const [key, sub] of Object.entries(spec))
+    expectShape((value as Record<string, unknown>)[key], sub, `${path}.${key}`);
 }
 
-const PERSON: Spec = { user_id: "string", user_avatar: "string|null", user_username: "string", user_first_name: "string", user_rating: "number|null" };
+const PERSON: Spec = {
+  user_id: "string",
+  user_avatar: "string|null",
+  user_username: "string",
+  user_first_name: "string",
+  user_rating: "number|null",
+};
 
 export const ADDRESS: Spec = {
   addressLine1: "string|null",
@@ -138,7 +170,9 @@ export const restaurantEditedSpec = (address: Spec = ADDRESS): Record<string, Sp
 
 export const restaurantDetailSpec = (opts: { address?: Spec; badges?: boolean; comment?: boolean } = {}): Spec => ({
   ...restaurantEditedSpec(opts.address),
-  badges: opts.badges ? [{ badge_id: "string", badge_name: "string", badge_cover: "string|null", recieved: "string" }] : [],
+  badges: opts.badges
+    ? [{ badge_id: "string", badge_name: "string", badge_cover: "string|null", recieved: "string" }]
+    : [],
   comments: opts.comment ? { ...(PERSON as object), comment: "string", rating: "integer" } : "null",
 });
 

@@ -43,37 +43,70 @@ describe("which rows need one of their fields", () => {
 
 describe("PUT /restaurants/:restaurant_id", () => {
   it("refuses the original documentation's old Comment payload with 400 pointing to PUT /restaurants/:id/comments", async () => {
-    const a = await unchanged(() => sendJson(s, "PUT", `/restaurants/${restaurantId}`, { comment: "great", rating: 4 }, owner.token));
+    const a = await unchanged(() =>
+      sendJson(s, "PUT", `/restaurants/${restaurantId}`, { comment: "great", rating: 4 }, owner.token),
+    );
     expectError(a, 400, "BAD_USER_INPUT", /PUT \/restaurants\/:restaurant_id\/comments/);
     expect(a.body.error.message).toMatch(/needs at least one of its fields: title, description, logo/);
-    expect(a.body.error.details.accepted).toEqual(expect.arrayContaining(["title", "url", "serves_cuisine", "address", "contact"]));
+    expect(a.body.error.details.accepted).toEqual(
+      expect.arrayContaining(["title", "url", "serves_cuisine", "address", "contact"]),
+    );
     expect(a.body.error.details.accepted).not.toContain("restaurant_id");
     expect(await s.db.comment.count()).toBe(0);
   });
 
   it("refuses an empty JSON object, an empty form and a bodiless request alike", async () => {
     await unchanged(async () => {
-      expectError(await sendJson(s, "PUT", `/restaurants/${restaurantId}`, {}, owner.token), 400, "BAD_USER_INPUT", /needs at least one/);
-      expectError(await sendForm(s, "PUT", `/restaurants/${restaurantId}`, { _: "1700000000000" }, owner.token), 400, "BAD_USER_INPUT");
-      expectError(await sendJson(s, "PUT", `/restaurants/${restaurantId}`, undefined, owner.token), 400, "BAD_USER_INPUT");
+      expectError(
+        await sendJson(s, "PUT", `/restaurants/${restaurantId}`, {}, owner.token),
+        400,
+        "BAD_USER_INPUT",
+        /needs at least one/,
+      );
+      expectError(
+        await sendForm(s, "PUT", `/restaurants/${restaurantId}`, { _: "1700000000000" }, owner.token),
+        400,
+        "BAD_USER_INPUT",
+      );
+      expectError(
+        await sendJson(s, "PUT", `/restaurants/${restaurantId}`, undefined, owner.token),
+        400,
+        "BAD_USER_INPUT",
+      );
     });
   });
 
   it("still ignores extra fields beside a real one, and takes a field that clears (null)", async () => {
-    const a = await sendJson(s, "PUT", `/restaurants/${restaurantId}`, { title: "Kababish Bangalore", comment: "great", _id: "x" }, owner.token);
+    const a = await sendJson(
+      s,
+      "PUT",
+      `/restaurants/${restaurantId}`,
+      { title: "Kababish Bangalore", comment: "great", _id: "x" },
+      owner.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(200);
     expect(a.body.title).toBe("Kababish Bangalore");
     const cleared = await sendJson(s, "PUT", `/restaurants/${restaurantId}`, { url: null }, owner.token);
     expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
     // `contact` alone is a field too.
-    const contact = await sendJson(s, "PUT", `/restaurants/${restaurantId}`, { contact: { phone: "+91 80 1234" } }, owner.token);
+    const contact = await sendJson(
+      s,
+      "PUT",
+      `/restaurants/${restaurantId}`,
+      { contact: { phone: "+91 80 1234" } },
+      owner.token,
+    );
     expect(contact.status, JSON.stringify(contact.body)).toBe(200);
     expect(contact.body.contact.phone).toBe("+91 80 1234");
   });
 
   it("still answers a stranger's empty edit with 400 before anything (a request error, not a permission)", async () => {
     const other = await s.signUp("other");
-    expectError(await sendJson(s, "PUT", `/restaurants/${restaurantId}`, { rating: 4 }, other.token), 400, "BAD_USER_INPUT");
+    expectError(
+      await sendJson(s, "PUT", `/restaurants/${restaurantId}`, { rating: 4 }, other.token),
+      400,
+      "BAD_USER_INPUT",
+    );
   });
 });
 
@@ -88,12 +121,23 @@ describe("the OpenAPI document", () => {
 
 describe("PATCH /groceries", () => {
   it("refuses an edit that carries only the grocery's id, naming the editable fields", async () => {
-    const a = await unchanged(() => sendJson(s, "PATCH", "/groceries", { _id: groceryId, name: "Basmati" }, owner.token));
-    expectError(a, 400, "BAD_USER_INPUT", /Edit grocery \(PATCH \/groceries\) needs at least one of its fields: title, description, also_known_as, cover, metric_units, categories, remove_cover/);
+    const a = await unchanged(() =>
+      sendJson(s, "PATCH", "/groceries", { _id: groceryId, name: "Basmati" }, owner.token),
+    );
+    expectError(
+      a,
+      400,
+      "BAD_USER_INPUT",
+      /Edit grocery \(PATCH \/groceries\) needs at least one of its fields: title, description, also_known_as, cover, metric_units, categories, remove_cover/,
+    );
     expect(a.body.error.details.accepted).not.toContain("_id");
     await unchanged(async () => {
       expectError(await sendForm(s, "PATCH", `/groceries?_id=${groceryId}`, {}, owner.token), 400, "BAD_USER_INPUT");
-      expectError(await sendMultipart(s, "PATCH", "/groceries", { _id: groceryId }, [], owner.token), 400, "BAD_USER_INPUT");
+      expectError(
+        await sendMultipart(s, "PATCH", "/groceries", { _id: groceryId }, [], owner.token),
+        400,
+        "BAD_USER_INPUT",
+      );
     });
   });
 
@@ -102,7 +146,13 @@ describe("PATCH /groceries", () => {
   });
 
   it("takes any one editable field, extra fields beside it ignored", async () => {
-    const a = await sendJson(s, "PATCH", "/groceries", { _id: groceryId, categories: ["grain"], owner: "someone" }, owner.token);
+    const a = await sendJson(
+      s,
+      "PATCH",
+      "/groceries",
+      { _id: groceryId, categories: ["grain"], owner: "someone" },
+      owner.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(201);
     expect(a.body.categories).toEqual(["grain"]);
     const removeCover = await sendForm(s, "PATCH", "/groceries", { _id: groceryId, remove_cover: "true" }, owner.token);
@@ -113,6 +163,8 @@ describe("PATCH /groceries", () => {
 describe("operations whose fields are all optional by design", () => {
   it("keep answering a request without fields: adding to the shopping list (quantity 1) and removals", async () => {
     expect((await sendJson(s, "PUT", `/groceries/${groceryId}`, {}, owner.token)).status).toBe(201);
-    expect((await sendJson(s, "DELETE", `/groceries/${groceryId}?from=shopping_list`, undefined, owner.token)).status).toBe(204);
+    expect(
+      (await sendJson(s, "DELETE", `/groceries/${groceryId}?from=shopping_list`, undefined, owner.token)).status,
+    ).toBe(204);
   });
 });

@@ -41,10 +41,13 @@ describe("GET /openapi.json", () => {
       expect(operation["x-legacy-operations"]).toContain(row.operation);
       expect(operation.description).toContain(row.operation);
       expect(operation.responses[String(row.status)], `${row.operation} ${row.status}`).toBeDefined();
-      if (row.response) expect(operation.responses[String(row.status)].content["application/json"].schema).toBeDefined();
+      if (row.response)
+        expect(operation.responses[String(row.status)].content["application/json"].schema).toBeDefined();
       else expect(operation.responses[String(row.status)].content).toBeUndefined();
     }
-    const documented = Object.values(doc.paths).flatMap((ops: any) => Object.values(ops).flatMap((op: any) => op["x-legacy-operations"]));
+    const documented = Object.values(doc.paths).flatMap((ops: any) =>
+      Object.values(ops).flatMap((op: any) => op["x-legacy-operations"]),
+    );
     expect(documented.sort()).toEqual(routes.map((r) => r.operation).sort());
   });
 
@@ -86,7 +89,9 @@ describe("GET /openapi.json", () => {
     const del = doc.paths["/groceries/{grocery_id}"].delete;
     expect(del["x-legacy-operations"]).toEqual(["Remove grocery from shopping list", "Remove grocery"]);
     expect(del.parameters.find((p: any) => p.name === "from")).toMatchObject({ in: "query", required: false });
-    expect(del.parameters.find((p: any) => p.name === "from").schema.enum).toEqual(expect.arrayContaining(["shopping_list", "catalogue"]));
+    expect(del.parameters.find((p: any) => p.name === "from").schema.enum).toEqual(
+      expect.arrayContaining(["shopping_list", "catalogue"]),
+    );
   });
 
   it("gives the legacy response schemas, spelling included", () => {
@@ -97,7 +102,9 @@ describe("GET /openapi.json", () => {
     const search = doc.paths["/restaurants"].get.responses["200"].content["application/json"].schema;
     expect(search.type).toBe("array");
     expect(search.items.properties.rating.type).toEqual(["number", "null"]);
-    expect(doc.paths["/restaurants/{restaurant_id}"].delete.responses["204"]).toEqual({ description: "Remove Restaurant" });
+    expect(doc.paths["/restaurants/{restaurant_id}"].delete.responses["204"]).toEqual({
+      description: "Remove Restaurant",
+    });
     expect(doc.paths["/restaurants"].post.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthenticated" });
     expect(doc.paths["/users"].post.security).toEqual([]);
   });

@@ -40,12 +40,20 @@ describe("REST_PREFIXES=/v1,/api with CORS_ORIGINS (a browser page on another or
   afterAll(async () => s?.close());
 
   it("answers every route under each prefix, with and without a trailing slash, the same as unprefixed", async () => {
-    for (const path of ["/groceries", "/v1/groceries", "/api/groceries", "/api/groceries/", `/api/groceries/${groceryId}`]) {
+    for (const path of [
+      "/groceries",
+      "/v1/groceries",
+      "/api/groceries",
+      "/api/groceries/",
+      `/api/groceries/${groceryId}`,
+    ]) {
       const a = await get(s, path, token);
       expect(a.status, path).toBe(200);
     }
     expect((await get(s, "/api/groceries", token)).body).toEqual((await get(s, "/groceries", token)).body);
-    expect((await sendJson(s, "POST", "/api/signin", { username: "nobody", password: "wrong-password" })).status).toBe(401);
+    expect((await sendJson(s, "POST", "/api/signin", { username: "nobody", password: "wrong-password" })).status).toBe(
+      401,
+    );
     // A known path asked with another method: 405 with Allow under the prefix too.
     const wrong = await s.fetch("/api/groceries", { method: "DELETE", token });
     expect(wrong.status).toBe(405);
@@ -56,7 +64,11 @@ describe("REST_PREFIXES=/v1,/api with CORS_ORIGINS (a browser page on another or
   it("answers the page's CORS preflight and request for /api/groceries", async () => {
     const preflight = await s.fetch("/api/groceries", {
       method: "OPTIONS",
-      headers: { origin: PAGE, "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+      headers: {
+        origin: PAGE,
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "authorization",
+      },
     });
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get("access-control-allow-origin")).toBe(PAGE);
@@ -87,14 +99,17 @@ describe("REST_PREFIXES=none", () => {
 });
 
 describe("bad REST_PREFIXES values", () => {
-  it.each([["api"], ["/api/"], ["/v1, /api"], ["/a b"], ["/v1,"], ["/"], ["/.."], ["/api/:id"], ["/v1,/v1"]])("refuses %j naming the variable", (value) => {
-    expect(() => loadConfig({ REST_PREFIXES: value })).toThrow(ConfigError);
-    try {
-      loadConfig({ REST_PREFIXES: value });
-    } catch (error) {
-      expect((error as ConfigError).problems.join("\n")).toMatch(/^REST_PREFIXES=/);
-    }
-  });
+  it.each([["api"], ["/api/"], ["/v1, /api"], ["/a b"], ["/v1,"], ["/"], ["/.."], ["/api/:id"], ["/v1,/v1"]])(
+    "refuses %j naming the variable",
+    (value) => {
+      expect(() => loadConfig({ REST_PREFIXES: value })).toThrow(ConfigError);
+      try {
+        loadConfig({ REST_PREFIXES: value });
+      } catch (error) {
+        expect((error as ConfigError).problems.join("\n")).toMatch(/^REST_PREFIXES=/);
+      }
+    },
+  );
 
   it("accepts several segments", () => {
     expect(loadConfig({ REST_PREFIXES: "/api/v2,/legacy_1" }).legacy.restPrefixes).toEqual(["/api/v2", "/legacy_1"]);

@@ -26,16 +26,26 @@ describe("where the access token is read from", () => {
   });
 
   it("accepts an access_token JSON body field, form field and multipart field", async () => {
-    expect((await sendJson(s, "POST", "/restaurants", { title: "JSON token", access_token: user.token })).status).toBe(201);
-    expect((await sendForm(s, "POST", "/restaurants", { title: "Form token", access_token: user.token })).status).toBe(201);
-    expect((await sendMultipart(s, "POST", "/restaurants", { title: "Multipart token", access_token: user.token })).status).toBe(201);
-    const owners = await s.db.restaurant.findMany({ where: { title: { in: ["JSON token", "Form token", "Multipart token"] } } });
+    expect((await sendJson(s, "POST", "/restaurants", { title: "JSON token", access_token: user.token })).status).toBe(
+      201,
+    );
+    expect((await sendForm(s, "POST", "/restaurants", { title: "Form token", access_token: user.token })).status).toBe(
+      201,
+    );
+    expect(
+      (await sendMultipart(s, "POST", "/restaurants", { title: "Multipart token", access_token: user.token })).status,
+    ).toBe(201);
+    const owners = await s.db.restaurant.findMany({
+      where: { title: { in: ["JSON token", "Form token", "Multipart token"] } },
+    });
     expect(owners.map((r) => r.ownerId)).toEqual([user.id, user.id, user.id]);
   });
 
   it("reads Authorization: Bearer first, then the query string", async () => {
     expect((await get(s, "/restaurants?access_token=made-up", user.token)).status).toBe(200);
-    const bad = await s.fetch(`/restaurants?access_token=${user.token}`, { headers: { authorization: "Bearer made-up" } });
+    const bad = await s.fetch(`/restaurants?access_token=${user.token}`, {
+      headers: { authorization: "Bearer made-up" },
+    });
     expect(bad.status).toBe(401);
   });
 
@@ -47,8 +57,16 @@ describe("where the access token is read from", () => {
       ["DELETE", "/groceries/x/"],
       ["PATCH", "/groceries"],
     ] as const) {
-      expectError(await sendJson(s, method, path, method === "GET" || method === "DELETE" ? undefined : {}), 401, "UNAUTHENTICATED");
-      expectError(await sendJson(s, method, path, method === "GET" || method === "DELETE" ? undefined : {}, "made-up"), 401, "UNAUTHENTICATED");
+      expectError(
+        await sendJson(s, method, path, method === "GET" || method === "DELETE" ? undefined : {}),
+        401,
+        "UNAUTHENTICATED",
+      );
+      expectError(
+        await sendJson(s, method, path, method === "GET" || method === "DELETE" ? undefined : {}, "made-up"),
+        401,
+        "UNAUTHENTICATED",
+      );
     }
     const other = await s.signUp("revoked");
     expect((await sendJson(s, "DELETE", "/auth/token", undefined, other.token)).status).toBe(204);
@@ -62,9 +80,18 @@ describe("paths", () => {
   it("serves every row with and without a trailing slash, and under /v1", async () => {
     // DELETE /auth/token revokes the token it is sent with: each request gets a fresh one.
     for (const row of routes) {
-      for (const path of [sample(row.path), `${sample(row.path)}/`, `/v1${sample(row.path)}`, `/v1${sample(row.path)}/`]) {
+      for (const path of [
+        sample(row.path),
+        `${sample(row.path)}/`,
+        `/v1${sample(row.path)}`,
+        `/v1${sample(row.path)}/`,
+      ]) {
         const { token } = await s.signUp("paths");
-        const res = await s.fetch(path, { method: row.method, token, ...(row.method === "GET" || row.method === "DELETE" ? {} : { json: {} }) });
+        const res = await s.fetch(path, {
+          method: row.method,
+          token,
+          ...(row.method === "GET" || row.method === "DELETE" ? {} : { json: {} }),
+        });
         const body = (await res.text()) || "{}";
         expect(JSON.parse(body).error?.message ?? "", `${row.method} ${path}`).not.toMatch(/^No route/);
         expect(res.status, `${row.method} ${path}`).not.toBe(405);
@@ -110,13 +137,28 @@ describe("paths", () => {
 
 describe("error statuses", () => {
   it("answers malformed JSON with 400 and an unsupported content type with 415", async () => {
-    const bad = await s.fetch("/restaurants", { method: "POST", token: user.token, headers: { "content-type": "application/json" }, body: '{"title": ' });
+    const bad = await s.fetch("/restaurants", {
+      method: "POST",
+      token: user.token,
+      headers: { "content-type": "application/json" },
+      body: '{"title": ',
+    });
     expect(bad.status).toBe(400);
     expectShape(await bad.json(), ERROR);
-    const text = await s.fetch("/restaurants", { method: "POST", token: user.token, headers: { "content-type": "text/plain" }, body: "title=X" });
+    const text = await s.fetch("/restaurants", {
+      method: "POST",
+      token: user.token,
+      headers: { "content-type": "text/plain" },
+      body: "title=X",
+    });
     expect(text.status).toBe(415);
     expect(((await text.json()) as any).error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
-    const xml = await s.fetch("/groceries", { method: "PATCH", token: user.token, headers: { "content-type": "application/xml" }, body: "<a/>" });
+    const xml = await s.fetch("/groceries", {
+      method: "PATCH",
+      token: user.token,
+      headers: { "content-type": "application/xml" },
+      body: "<a/>",
+    });
     expect(xml.status).toBe(415);
   });
 
@@ -128,11 +170,22 @@ describe("error statuses", () => {
     const del = await s.fetch(`/groceries/${g}?from=shopping_list`, { method: "DELETE", token: user.token, headers });
     expect(del.status).toBe(204);
     const empty = await s.fetch("/restaurants", { method: "POST", token: user.token, headers, body: "" });
-    expectError({ status: empty.status, body: await empty.json(), headers: empty.headers }, 400, "BAD_USER_INPUT", /title is required/);
+    expectError(
+      { status: empty.status, body: await empty.json(), headers: empty.headers },
+      400,
+      "BAD_USER_INPUT",
+      /title is required/,
+    );
   });
 
   it("answers a body over the limit with 413", async () => {
-    const a = await sendJson(s, "POST", "/restaurants", { title: "x".repeat(s.config.bodyLimitBytes + 10) }, user.token);
+    const a = await sendJson(
+      s,
+      "POST",
+      "/restaurants",
+      { title: "x".repeat(s.config.bodyLimitBytes + 10) },
+      user.token,
+    );
     expectError(a, 413, "PAYLOAD_TOO_LARGE");
   });
 
@@ -189,7 +242,7 @@ describe("error statuses", () => {
       method: "POST",
       token: user.token,
       headers: { "content-type": "multipart/form-data; boundary=xyz" },
-      body: "--xyz\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nunterminated",
+      body: '--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nunterminated',
     });
     expect(junk.status).toBeLessThan(500);
     expect((await get(s, `/restaurants?limit=99999999999999999999&offset=abc`, user.token)).status).toBe(400);

@@ -76,7 +76,13 @@ describe("Add restaurant: POST /restaurants", () => {
       price_range: [],
       photos: ["a.jpg", "b.jpg"],
       contact: { email: "ann@chez-ann.example", phone: "+33 1 23 45 67 89" },
-      owner: { user_id: owner.id, user_username: owner.username, user_first_name: "owner", user_avatar: null, user_rating: null },
+      owner: {
+        user_id: owner.id,
+        user_username: owner.username,
+        user_first_name: "owner",
+        user_avatar: null,
+        user_rating: null,
+      },
       badges: [],
       comments: null,
     });
@@ -119,37 +125,79 @@ describe("Add restaurant: POST /restaurants", () => {
 
   it("refuses bad input with 400 naming the legacy field, and creates nothing", async () => {
     const before = await s.db.restaurant.count();
-    expectError(await sendJson(s, "POST", "/restaurants", { ...REGISTRATION, title: undefined }, owner.token), 400, "BAD_USER_INPUT", /^title is required$/);
+    expectError(
+      await sendJson(s, "POST", "/restaurants", { ...REGISTRATION, title: undefined }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /^title is required$/,
+    );
     expectError(
       await sendForm(s, "POST", "/restaurants", { title: "X", accepts_reservations: "maybe" }, owner.token),
       400,
       "BAD_USER_INPUT",
       /accepts_reservations must be true or false/,
     );
-    expectError(await sendForm(s, "POST", "/restaurants", { title: "X", star_rating: "four" }, owner.token), 400, "BAD_USER_INPUT", /star_rating must be a number/);
-    expectError(await sendForm(s, "POST", "/restaurants", { title: "X", star_rating: "1e400" }, owner.token), 400, "BAD_USER_INPUT", /star_rating must be a number/);
+    expectError(
+      await sendForm(s, "POST", "/restaurants", { title: "X", star_rating: "four" }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /star_rating must be a number/,
+    );
+    expectError(
+      await sendForm(s, "POST", "/restaurants", { title: "X", star_rating: "1e400" }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /star_rating must be a number/,
+    );
     const range = await sendJson(s, "POST", "/restaurants", { title: "X", star_rating: 7 }, owner.token);
     expectError(range, 400, "BAD_USER_INPUT", /star_rating/);
     expect(range.body.error.message).not.toMatch(/starRating/);
-    const hours = await sendJson(s, "POST", "/restaurants", { title: "X", opening_hours: [{ open: "25:00", close: "26:00" }] }, owner.token);
+    const hours = await sendJson(
+      s,
+      "POST",
+      "/restaurants",
+      { title: "X", opening_hours: [{ open: "25:00", close: "26:00" }] },
+      owner.token,
+    );
     expectError(hours, 400, "BAD_USER_INPUT", /opening_hours/);
     expect(hours.body.error.message).not.toMatch(/openingHours|\$input/);
-    expectError(await sendJson(s, "POST", "/restaurants", { title: "X", can_home_delever: "often" }, owner.token), 400, "BAD_USER_INPUT", /can_home_delever/);
+    expectError(
+      await sendJson(s, "POST", "/restaurants", { title: "X", can_home_delever: "often" }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /can_home_delever/,
+    );
     expect(await s.db.restaurant.count()).toBe(before);
   });
 
   // A url that was not a web address used to get 400: that refusal was the bug (issue 14). The
   // spec types url as a String; the original documentation's example is the slug below.
   it("takes url as free text, such as the original documentation's slug; website keeps its check", async () => {
-    const slug = await sendJson(s, "POST", "/restaurants", { title: "Kababish", url: "kababish-bangalore" }, owner.token);
+    const slug = await sendJson(
+      s,
+      "POST",
+      "/restaurants",
+      { title: "Kababish", url: "kababish-bangalore" },
+      owner.token,
+    );
     expect(slug.status, JSON.stringify(slug.body)).toBe(201);
     expect(slug.body.url).toBe("kababish-bangalore");
     const form = await sendForm(s, "PUT", `/restaurants/${slug.body._id}`, { url: "user friendly url" }, owner.token);
     expect(form.status, JSON.stringify(form.body)).toBe(200);
     expect(form.body.url).toBe("user friendly url");
     expect((await get(s, `/restaurants/${slug.body._id}`, owner.token)).body.url).toBe("user friendly url");
-    expectError(await sendJson(s, "POST", "/restaurants", { title: "X", url: "u".repeat(2001) }, owner.token), 400, "BAD_USER_INPUT", /url.*2000/);
-    expectError(await sendJson(s, "POST", "/restaurants", { title: "X", website: "not a web address" }, owner.token), 400, "BAD_USER_INPUT", /website/);
+    expectError(
+      await sendJson(s, "POST", "/restaurants", { title: "X", url: "u".repeat(2001) }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /url.*2000/,
+    );
+    expectError(
+      await sendJson(s, "POST", "/restaurants", { title: "X", website: "not a web address" }, owner.token),
+      400,
+      "BAD_USER_INPUT",
+      /website/,
+    );
   });
 
   it("answers 401 without a token and creates nothing", async () => {
@@ -169,13 +217,24 @@ describe("Get Restaurant: GET /restaurants/:restaurant_id", () => {
     );
     expect(granted.errors).toBeUndefined();
     await sendJson(s, "PUT", `/restaurants/${r._id}/comments`, { title: "First", body: "ok", rating: 3 }, other.token);
-    await sendJson(s, "PUT", `/restaurants/${r._id}/comments`, { title: "Second", body: "great food", rating: 5 }, admin.token);
+    await sendJson(
+      s,
+      "PUT",
+      `/restaurants/${r._id}/comments`,
+      { title: "Second", body: "great food", rating: 5 },
+      admin.token,
+    );
 
     const a = await get(s, `/restaurants/${r._id}`, other.token);
     expect(a.status).toBe(200);
     expectShape(a.body, restaurantDetailSpec({ badges: true, comment: true }));
     expect(a.body.badges).toEqual([
-      { badge_id: expect.any(String), badge_name: "Hygiene 5 stars", badge_cover: "hygiene.png", recieved: granted.data.grantBadge.receivedAt },
+      {
+        badge_id: expect.any(String),
+        badge_name: "Hygiene 5 stars",
+        badge_cover: "hygiene.png",
+        recieved: granted.data.grantBadge.receivedAt,
+      },
     ]);
     expect(a.body.comments).toEqual({
       user_id: admin.id,
@@ -240,7 +299,12 @@ describe("Edit Restaurant / Report Restaurant: PUT /restaurants/:restaurant_id",
     );
     expect(a.status, JSON.stringify(a.body)).toBe(200);
     expectShape(a.body, restaurantEditedSpec(ADDRESS_WITH_GEO));
-    expect(a.body.address).toMatchObject({ addressLine1: "1 rue de la Paix", city: "Paris", country: "France", geo: { latitude: 48.8686, longitude: 2.3314 } });
+    expect(a.body.address).toMatchObject({
+      addressLine1: "1 rue de la Paix",
+      city: "Paris",
+      country: "France",
+      geo: { latitude: 48.8686, longitude: 2.3314 },
+    });
     expect(a.body.accepts_reservations).toBe("false");
   });
 
@@ -253,10 +317,23 @@ describe("Edit Restaurant / Report Restaurant: PUT /restaurants/:restaurant_id",
 
   it("is Report when reason_type is in the body: 201 with the report; a repeat changes nothing", async () => {
     const r = await addRestaurant({ title: "Reported" });
-    const a = await sendJson(s, "PUT", `/restaurants/${r._id}`, { reason_type: "spam", reason_body: "ads only", title: "Hacked" }, other.token);
+    const a = await sendJson(
+      s,
+      "PUT",
+      `/restaurants/${r._id}`,
+      { reason_type: "spam", reason_body: "ads only", title: "Hacked" },
+      other.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(201);
     expectShape(a.body, REPORT);
-    expect(a.body).toMatchObject({ target_type: "restaurant", target_id: r._id, reason_type: "spam", reason_body: "ads only", status: "open", created: true });
+    expect(a.body).toMatchObject({
+      target_type: "restaurant",
+      target_id: r._id,
+      reason_type: "spam",
+      reason_body: "ads only",
+      status: "open",
+      created: true,
+    });
     // Not an edit: the title is unchanged.
     expect((await get(s, `/restaurants/${r._id}`, owner.token)).body.title).toBe("Reported");
 
@@ -283,15 +360,33 @@ describe("Edit Restaurant / Report Restaurant: PUT /restaurants/:restaurant_id",
 describe("Order Recipe: PUT /restaurants/order", () => {
   it("places the recipe (JSON) with quantity 1 by default: 201 with the order; not an edit of a restaurant named order", async () => {
     const r = await addRestaurant();
-    const a = await sendJson(s, "PUT", "/restaurants/order", { restaurant_id: r._id, recipe: "Ratatouille" }, other.token);
+    const a = await sendJson(
+      s,
+      "PUT",
+      "/restaurants/order",
+      { restaurant_id: r._id, recipe: "Ratatouille" },
+      other.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(201);
-    expectShape(a.body, { _id: "string", restaurant_id: "string", recipe: "string", quantity: "integer", created_at: "string" });
+    expectShape(a.body, {
+      _id: "string",
+      restaurant_id: "string",
+      recipe: "string",
+      quantity: "integer",
+      created_at: "string",
+    });
     expect(a.body).toMatchObject({ restaurant_id: r._id, recipe: "Ratatouille", quantity: 1 });
   });
 
   it("accepts a form with item_id for recipe and quantity as text, also under /v1 and with a trailing slash", async () => {
     const r = await addRestaurant();
-    const a = await sendForm(s, "PUT", "/v1/restaurants/order/", { restaurant_id: r._id, item_id: "Soup", quantity: "3" }, other.token);
+    const a = await sendForm(
+      s,
+      "PUT",
+      "/v1/restaurants/order/",
+      { restaurant_id: r._id, item_id: "Soup", quantity: "3" },
+      other.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(201);
     expect(a.body).toMatchObject({ recipe: "Soup", quantity: 3 });
     const orders = await s.graphql(`{ myOrders { nodes { recipe quantity restaurant { id } } } }`, {}, other.token);
@@ -299,27 +394,71 @@ describe("Order Recipe: PUT /restaurants/order", () => {
   });
 
   it("refuses missing fields by their legacy names, and an unknown restaurant with 404", async () => {
-    expectError(await sendJson(s, "PUT", "/restaurants/order", {}, other.token), 400, "BAD_USER_INPUT", /restaurant_id is required; recipe is required/);
-    expectError(await sendJson(s, "PUT", "/restaurants/order", { restaurant_id: "nope", recipe: "X" }, other.token), 404, "NOT_FOUND");
-    expectError(await sendForm(s, "PUT", "/restaurants/order", { restaurant_id: "x", recipe: "X", quantity: "2.5" }, other.token), 400, "BAD_USER_INPUT", /quantity must be a whole number/);
+    expectError(
+      await sendJson(s, "PUT", "/restaurants/order", {}, other.token),
+      400,
+      "BAD_USER_INPUT",
+      /restaurant_id is required; recipe is required/,
+    );
+    expectError(
+      await sendJson(s, "PUT", "/restaurants/order", { restaurant_id: "nope", recipe: "X" }, other.token),
+      404,
+      "NOT_FOUND",
+    );
+    expectError(
+      await sendForm(s, "PUT", "/restaurants/order", { restaurant_id: "x", recipe: "X", quantity: "2.5" }, other.token),
+      400,
+      "BAD_USER_INPUT",
+      /quantity must be a whole number/,
+    );
   });
 });
 
 describe("Comment Restaurant and Get Comments: /restaurants/:restaurant_id/comments", () => {
   it("comments from a form (rating as text): 201 with the comment, rating a string", async () => {
     const r = await addRestaurant();
-    const a = await sendForm(s, "PUT", `/restaurants/${r._id}/comments`, { title: "Nice", body: "Loved it", rating: "4" }, other.token);
+    const a = await sendForm(
+      s,
+      "PUT",
+      `/restaurants/${r._id}/comments`,
+      { title: "Nice", body: "Loved it", rating: "4" },
+      other.token,
+    );
     expect(a.status, JSON.stringify(a.body)).toBe(201);
     expectShape(a.body, COMMENT);
-    expect(a.body).toMatchObject({ user: { _id: other.id, username: other.username, first_name: "other" }, title: "Nice", body: "Loved it", rating: "4" });
+    expect(a.body).toMatchObject({
+      user: { _id: other.id, username: other.username, first_name: "other" },
+      title: "Nice",
+      body: "Loved it",
+      rating: "4",
+    });
   });
 
   it("refuses a bad rating naming the field; 404 for an unknown restaurant", async () => {
     const r = await addRestaurant();
-    expectError(await sendForm(s, "PUT", `/restaurants/${r._id}/comments`, { title: "t", body: "b", rating: "4.5" }, other.token), 400, "BAD_USER_INPUT", /^rating must be a whole number/);
-    expectError(await sendJson(s, "PUT", `/restaurants/${r._id}/comments`, { title: "t", body: "b", rating: 9 }, other.token), 400, "BAD_USER_INPUT", /rating/);
-    expectError(await sendJson(s, "PUT", `/restaurants/${r._id}/comments`, { title: "t", rating: 3 }, other.token), 400, "BAD_USER_INPUT", /^body is required$/);
-    expectError(await sendJson(s, "PUT", `/restaurants/nope/comments`, { title: "t", body: "b", rating: 3 }, other.token), 404, "NOT_FOUND");
+    expectError(
+      await sendForm(s, "PUT", `/restaurants/${r._id}/comments`, { title: "t", body: "b", rating: "4.5" }, other.token),
+      400,
+      "BAD_USER_INPUT",
+      /^rating must be a whole number/,
+    );
+    expectError(
+      await sendJson(s, "PUT", `/restaurants/${r._id}/comments`, { title: "t", body: "b", rating: 9 }, other.token),
+      400,
+      "BAD_USER_INPUT",
+      /rating/,
+    );
+    expectError(
+      await sendJson(s, "PUT", `/restaurants/${r._id}/comments`, { title: "t", rating: 3 }, other.token),
+      400,
+      "BAD_USER_INPUT",
+      /^body is required$/,
+    );
+    expectError(
+      await sendJson(s, "PUT", `/restaurants/nope/comments`, { title: "t", body: "b", rating: 3 }, other.token),
+      404,
+      "NOT_FOUND",
+    );
     expect(await s.db.comment.count({ where: { restaurantId: r._id } })).toBe(0);
   });
 
@@ -348,7 +487,13 @@ describe("Search restaurants: GET /restaurants", () => {
     const tag = `s${Date.now().toString(36)}`;
     const a = await addRestaurant({ title: `${tag} Alpha`, can_home_delever: false, serves_cuisine: ["thai"] });
     const b = await addRestaurant({ title: `${tag} Bravo`, can_home_delever: true, categories: ["late night"] });
-    await sendJson(s, "PUT", `/restaurants/${a._id}`, { address: { city: "Lyon", geo: { latitude: 45.76, longitude: 4.83 } } }, owner.token);
+    await sendJson(
+      s,
+      "PUT",
+      `/restaurants/${a._id}`,
+      { address: { city: "Lyon", geo: { latitude: 45.76, longitude: 4.83 } } },
+      owner.token,
+    );
     await sendJson(s, "PUT", `/restaurants/${b._id}/comments`, { title: "t", body: "b", rating: 4 }, other.token);
     await sendJson(s, "PUT", `/restaurants/${b._id}/comments`, { title: "t", body: "b", rating: 1 }, admin.token);
 
@@ -376,22 +521,43 @@ describe("Search restaurants: GET /restaurants", () => {
 
     const delivering = await get(s, `/restaurants?q=${tag}&can_home_delever=1`, other.token);
     expect(delivering.body.map((r: any) => r._id)).toEqual([b._id]);
-    expect((await get(s, `/restaurants?q=${tag}&can_home_delever=false`, other.token)).body.map((r: any) => r._id)).toEqual([a._id]);
+    expect(
+      (await get(s, `/restaurants?q=${tag}&can_home_delever=false`, other.token)).body.map((r: any) => r._id),
+    ).toEqual([a._id]);
     expect((await get(s, `/restaurants?q=${tag}&city=lyon`, other.token)).body.map((r: any) => r._id)).toEqual([a._id]);
-    expect((await get(s, `/restaurants?q=${tag}&cuisine=THAI`, other.token)).body.map((r: any) => r._id)).toEqual([a._id]);
-    expect((await get(s, `/restaurants?q=${tag}&category=late%20night`, other.token)).body.map((r: any) => r._id)).toEqual([b._id]);
+    expect((await get(s, `/restaurants?q=${tag}&cuisine=THAI`, other.token)).body.map((r: any) => r._id)).toEqual([
+      a._id,
+    ]);
+    expect(
+      (await get(s, `/restaurants?q=${tag}&category=late%20night`, other.token)).body.map((r: any) => r._id),
+    ).toEqual([b._id]);
     expect((await get(s, `/restaurants?q=${tag}&sort=rating`, other.token)).body[0]._id).toBe(b._id);
     const page = await get(s, `/restaurants?q=${tag}&sort=title&limit=1&offset=1`, other.token);
     expect(page.body.map((r: any) => r._id)).toEqual([b._id]);
   });
 
   it("refuses bad search parameters with 400 naming them", async () => {
-    expectError(await get(s, "/restaurants?sort=best", other.token), 400, "BAD_USER_INPUT", /sort must be one of relevance, distance, rating, title, newest/);
-    expectError(await get(s, "/restaurants?limit=many", other.token), 400, "BAD_USER_INPUT", /limit must be a whole number/);
+    expectError(
+      await get(s, "/restaurants?sort=best", other.token),
+      400,
+      "BAD_USER_INPUT",
+      /sort must be one of relevance, distance, rating, title, newest/,
+    );
+    expectError(
+      await get(s, "/restaurants?limit=many", other.token),
+      400,
+      "BAD_USER_INPUT",
+      /limit must be a whole number/,
+    );
     const tooMany = await get(s, "/restaurants?limit=101", other.token);
     expectError(tooMany, 400, "BAD_USER_INPUT", /limit/);
     expect(tooMany.body.error.message).not.toMatch(/\bfirst\b/);
-    expectError(await get(s, "/restaurants?can_home_delever=perhaps", other.token), 400, "BAD_USER_INPUT", /can_home_delever/);
+    expectError(
+      await get(s, "/restaurants?can_home_delever=perhaps", other.token),
+      400,
+      "BAD_USER_INPUT",
+      /can_home_delever/,
+    );
   });
 
   it("answers 20 items by default", async () => {

@@ -34,8 +34,17 @@ describe("POST /signin", () => {
 
   it("refuses what POST /auth/token refuses, with the same answers", async () => {
     for (const path of ["/auth/token", "/signin"]) {
-      expectError(await sendJson(s, "POST", path, { username: ann.username, password: "wrong-password" }), 401, "UNAUTHENTICATED");
-      expectError(await sendJson(s, "POST", path, { username: ann.username }), 400, "BAD_USER_INPUT", /password is required/);
+      expectError(
+        await sendJson(s, "POST", path, { username: ann.username, password: "wrong-password" }),
+        401,
+        "UNAUTHENTICATED",
+      );
+      expectError(
+        await sendJson(s, "POST", path, { username: ann.username }),
+        400,
+        "BAD_USER_INPUT",
+        /password is required/,
+      );
     }
   });
 });
@@ -71,10 +80,22 @@ describe("the same limits as sign-in", () => {
     const t = await startServer({ LOGIN_FREE_ATTEMPTS: "2", LOGIN_BACKOFF_MAX: "1h" });
     try {
       const victim = await t.signUp("victim");
-      expect((await sendJson(t, "POST", "/auth/token", { username: victim.username, password: "guess-1" })).status).toBe(401);
-      expect((await sendJson(t, "POST", "/signin", { username: victim.username, password: "guess-2" })).status).toBe(401);
-      expectError(await sendJson(t, "POST", "/signin", { username: victim.username, password: PASSWORD }), 429, "RATE_LIMITED");
-      expectError(await sendJson(t, "POST", "/auth/token", { username: victim.username, password: PASSWORD }), 429, "RATE_LIMITED");
+      expect(
+        (await sendJson(t, "POST", "/auth/token", { username: victim.username, password: "guess-1" })).status,
+      ).toBe(401);
+      expect((await sendJson(t, "POST", "/signin", { username: victim.username, password: "guess-2" })).status).toBe(
+        401,
+      );
+      expectError(
+        await sendJson(t, "POST", "/signin", { username: victim.username, password: PASSWORD }),
+        429,
+        "RATE_LIMITED",
+      );
+      expectError(
+        await sendJson(t, "POST", "/auth/token", { username: victim.username, password: PASSWORD }),
+        429,
+        "RATE_LIMITED",
+      );
     } finally {
       await t.close();
     }
@@ -84,7 +105,8 @@ describe("the same limits as sign-in", () => {
     const t = await startServer({ RATE_LIMIT_MAX: "2" });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await sendJson(t, "POST", "/signin", { username: "nobody", password: "guess-guess" })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await sendJson(t, "POST", "/signin", { username: "nobody", password: "guess-guess" })).status);
       expect(statuses).toEqual([401, 401, 429]);
     } finally {
       await t.close();
@@ -97,8 +119,13 @@ describe("the OpenAPI document", () => {
     const doc = (await (await s.fetch("/openapi.json")).json()) as any;
     expect(doc.paths["/signin"].post.security).toEqual([]);
     expect(doc.paths["/signin"].post.description).toMatch(/POST \/auth\/token/);
-    expect(doc.paths["/signin"].post.requestBody.content["application/x-www-form-urlencoded"].schema.required).toEqual(["username", "password"]);
-    expect(doc.paths["/signout"].get.responses["200"].content["application/json"].schema.properties.signed_out).toBeDefined();
+    expect(doc.paths["/signin"].post.requestBody.content["application/x-www-form-urlencoded"].schema.required).toEqual([
+      "username",
+      "password",
+    ]);
+    expect(
+      doc.paths["/signout"].get.responses["200"].content["application/json"].schema.properties.signed_out,
+    ).toBeDefined();
     expect(doc.paths["/signout"].get.security).toBeUndefined();
   });
 });

@@ -15,8 +15,17 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
-async function sendRawForm(method: "POST" | "PUT", path: string, body: Uint8Array<ArrayBuffer> | string): Promise<Answer> {
-  const res = await s.fetch(path, { method, token: user.token, headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+async function sendRawForm(
+  method: "POST" | "PUT",
+  path: string,
+  body: Uint8Array<ArrayBuffer> | string,
+): Promise<Answer> {
+  const res = await s.fetch(path, {
+    method,
+    token: user.token,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body,
+  });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
@@ -50,7 +59,13 @@ describe("form bodies", () => {
   });
 
   it("keeps the legacy form shapes: repeated keys and brackets", async () => {
-    const a = await sendForm(s, "POST", "/groceries", { title: "Crème fraîche", "categories[]": ["dairy", "crèmerie"] }, user.token);
+    const a = await sendForm(
+      s,
+      "POST",
+      "/groceries",
+      { title: "Crème fraîche", "categories[]": ["dairy", "crèmerie"] },
+      user.token,
+    );
     expect(a.status).toBe(201);
     expect(a.body.title).toBe("Crème fraîche");
     expect(a.body.categories).toEqual(["dairy", "crèmerie"]);
@@ -61,9 +76,17 @@ describe("multipart bodies", () => {
   const boundary = "utf8boundary";
 
   /** The parts, written as one multipart body in the given byte encoding. */
-  async function sendMultipart(parts: Parameters<typeof multipartText>[1], encoding: "utf8" | "latin1"): Promise<Answer> {
+  async function sendMultipart(
+    parts: Parameters<typeof multipartText>[1],
+    encoding: "utf8" | "latin1",
+  ): Promise<Answer> {
     const body = Uint8Array.from(Buffer.from(multipartText(boundary, parts), encoding));
-    const res = await s.fetch("/groceries", { method: "POST", token: user.token, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body });
+    const res = await s.fetch("/groceries", {
+      method: "POST",
+      token: user.token,
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
     return { status: res.status, body: await res.json(), headers: res.headers };
   }
 
@@ -71,7 +94,10 @@ describe("multipart bodies", () => {
     const utf8 = await sendMultipart([{ name: "title", value: "Crème brûlée" }], "utf8");
     expect(utf8.status).toBe(201);
     expect(utf8.body.title).toBe("Crème brûlée");
-    const declared = await sendMultipart([{ name: "title", value: "Pâté maison", type: "text/plain; charset=iso-8859-1" }], "latin1");
+    const declared = await sendMultipart(
+      [{ name: "title", value: "Pâté maison", type: "text/plain; charset=iso-8859-1" }],
+      "latin1",
+    );
     expect(declared.status).toBe(201);
     expect(declared.body.title).toBe("Pâté maison");
   });
@@ -80,7 +106,13 @@ describe("multipart bodies", () => {
     const before = await s.db.grocery.count();
     const a = await sendMultipart([{ name: "title", value: "Café" }], "latin1");
     expectError(a, 400, "BAD_USER_INPUT", /multipart field title is not valid UTF-8/);
-    const other = await sendMultipart([{ name: "title", value: "Cafe" }, { name: "description", value: "crème" }], "latin1");
+    const other = await sendMultipart(
+      [
+        { name: "title", value: "Cafe" },
+        { name: "description", value: "crème" },
+      ],
+      "latin1",
+    );
     expectError(other, 400, "BAD_USER_INPUT", /multipart field description is not valid UTF-8/);
     expect(await s.db.grocery.count()).toBe(before);
   });
@@ -90,7 +122,12 @@ describe("query strings", () => {
   it("refuses an escape that is not UTF-8, on reads and writes", async () => {
     expectError(await get(s, "/groceries?title=caf%E9", user.token), 400, "BAD_REQUEST", /%E9, which is not UTF-8/);
     const before = await s.db.grocery.count();
-    expectError(await sendJson(s, "POST", "/groceries?title=caf%E9", {}, user.token), 400, "BAD_REQUEST", /query string/);
+    expectError(
+      await sendJson(s, "POST", "/groceries?title=caf%E9", {}, user.token),
+      400,
+      "BAD_REQUEST",
+      /query string/,
+    );
     expect(await s.db.grocery.count()).toBe(before);
   });
 

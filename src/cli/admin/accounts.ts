@@ -17,7 +17,10 @@ const create: Command = {
   name: "create",
   args: ["username"],
   options: {
-    password: { value: "PASSWORD", help: "its password (8 to 200 characters); else ADMIN_PASSWORD, else a random one, printed once" },
+    password: {
+      value: "PASSWORD",
+      help: "its password (8 to 200 characters); else ADMIN_PASSWORD, else a random one, printed once",
+    },
     "first-name": { value: "NAME", help: "the name shown for it (default: the username)" },
   },
   summary: "Creates an admin account.",

@@ -18,9 +18,14 @@ const grant: Command = {
   summary: "Grants a badge to a restaurant; a badge of that name is created if none exists.",
   details: "Granting a badge the restaurant already holds changes nothing.",
   async run({ db, events, print }, { args, options }) {
-    const held = await grantBadge(db, events, args["restaurant-id"]!, { name: args["badge-name"], cover: options.cover });
+    const held = await grantBadge(db, events, args["restaurant-id"]!, {
+      name: args["badge-name"],
+      cover: options.cover,
+    });
     const title = await restaurantTitle(db, held.restaurantId);
-    print(`restaurant "${title}" (${held.restaurantId}) holds badge "${held.badge.name}" since ${shortTime(held.receivedAt)} UTC`);
+    print(
+      `restaurant "${title}" (${held.restaurantId}) holds badge "${held.badge.name}" since ${shortTime(held.receivedAt)} UTC`,
+    );
   },
 };
 
@@ -34,8 +39,13 @@ const revoke: Command = {
     const title = await restaurantTitle(db, restaurantId);
     const badge = await db.badge.findUnique({ where: { name }, select: { id: true } });
     if (!badge) {
-      const names = (await db.badge.findMany({ select: { name: true }, orderBy: { name: "asc" }, take: 20 })).map((b) => `"${b.name}"`);
-      throw new DomainError("NOT_FOUND", `badge "${name}" does not exist${names.length ? ` (badges: ${names.join(", ")})` : " (there are no badges yet)"}`);
+      const names = (await db.badge.findMany({ select: { name: true }, orderBy: { name: "asc" }, take: 20 })).map(
+        (b) => `"${b.name}"`,
+      );
+      throw new DomainError(
+        "NOT_FOUND",
+        `badge "${name}" does not exist${names.length ? ` (badges: ${names.join(", ")})` : " (there are no badges yet)"}`,
+      );
     }
     const held = await revokeBadge(db, events, restaurantId, badge.id);
     print(

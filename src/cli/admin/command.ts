@@ -72,7 +72,11 @@ export function commandHelp(command: Command): string {
     command.summary,
     ...(command.details ? ["", command.details] : []),
     ...(options.length
-      ? ["", "Options:", ...options.map(([name, o]) => `  ${`--${name}${o.value ? ` ${o.value}` : ""}`.padEnd(width)}  ${o.help}`)]
+      ? [
+          "",
+          "Options:",
+          ...options.map(([name, o]) => `  ${`--${name}${o.value ? ` ${o.value}` : ""}`.padEnd(width)}  ${o.help}`),
+        ]
       : []),
   ].join("\n");
 }
@@ -92,7 +96,10 @@ export function parseCommandLine(command: Command, argv: string[]): CommandInput
     const spec = specs[name];
     if (!spec) {
       const known = Object.keys(specs).map((o) => `--${o}`);
-      throw new UsageError(`${command.name} has no option --${name}${known.length ? ` (it takes ${known.join(", ")})` : ""}`, command);
+      throw new UsageError(
+        `${command.name} has no option --${name}${known.length ? ` (it takes ${known.join(", ")})` : ""}`,
+        command,
+      );
     }
     if (!spec.value) {
       if (inline !== undefined) throw new UsageError(`--${name} takes no value`, command);
@@ -115,7 +122,8 @@ export function parseCommandLine(command: Command, argv: string[]): CommandInput
   const empty = command.args.findIndex((_, i) => !positional[i]!.trim());
   if (empty >= 0) throw new UsageError(`<${command.args[empty]}> must not be empty`, command);
   for (const [name, spec] of Object.entries(specs)) {
-    if (spec.required && options[name] === undefined) throw new UsageError(`${command.name} needs --${name} ${spec.value}`, command);
+    if (spec.required && options[name] === undefined)
+      throw new UsageError(`${command.name} needs --${name} ${spec.value}`, command);
   }
   return { args: Object.fromEntries(command.args.map((name, i) => [name, positional[i]!])), options };
 }

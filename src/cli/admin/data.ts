@@ -22,7 +22,13 @@ async function withProgress<T>(ctx: DataContext, work: (progress: Progress) => P
 }
 
 /** Prints the verification (a table, or as part of the JSON line) and fails when it found differences. */
-function printVerified(ctx: DataContext, v: Verification, labels: { expected: string; actual: string }, json: Record<string, unknown>, done: string[]) {
+function printVerified(
+  ctx: DataContext,
+  v: Verification,
+  labels: { expected: string; actual: string },
+  json: Record<string, unknown>,
+  done: string[],
+) {
   if (ctx.interactive) {
     for (const line of [...reportLines(v, labels), ...done]) ctx.print(line);
   } else {
@@ -53,7 +59,10 @@ On failure (e.g. a full disk) the partial folder is removed.`,
         ctx.print(`  ${m.database.file}  ${megabytes(m.database.bytes)}  schema ${m.migrations.at(-1)}`);
         ctx.print(`  ${count(rows)} rows in ${m.tables.length} tables (counts and checksums in manifest.json)`);
         ctx.print(`  ${count(m.uploads.files)} covers, ${megabytes(m.uploads.bytes)}`);
-        if (m.uploads.absentCount) ctx.print(`  ${count(m.uploads.absentCount)} covers named by rows were not in UPLOAD_DIR (the first listed in manifest.json)`);
+        if (m.uploads.absentCount)
+          ctx.print(
+            `  ${count(m.uploads.absentCount)} covers named by rows were not in UPLOAD_DIR (the first listed in manifest.json)`,
+          );
       } else {
         ctx.print(
           JSON.stringify({
@@ -87,14 +96,27 @@ every table with the manifest (exit 1 on a difference) and applies newer migrati
       const overwrite = input.options.overwrite === true;
       const { restore } = await import("../../backup/restore.ts");
       const result = await withProgress(ctx, (progress) =>
-        restore({ dir: input.args.dir!, url: ctx.config.database.url, uploadDir: ctx.config.uploadDir, overwrite, progress }),
+        restore({
+          dir: input.args.dir!,
+          url: ctx.config.database.url,
+          uploadDir: ctx.config.uploadDir,
+          overwrite,
+          progress,
+        }),
       ).catch((error) => reportFailure(ctx, "restore", error, { expected: "backup", actual: "restored" }));
       const m = result.manifest;
       printVerified(
         ctx,
         result.verification,
         { expected: "backup", actual: "restored" },
-        { command: "restore", ok: true, seconds: Number(result.seconds.toFixed(3)), snapshotAt: m.snapshotAt, coversAdded: result.coversAdded, migrated: result.migrated },
+        {
+          command: "restore",
+          ok: true,
+          seconds: Number(result.seconds.toFixed(3)),
+          snapshotAt: m.snapshotAt,
+          coversAdded: result.coversAdded,
+          migrated: result.migrated,
+        },
         [
           `restored the backup of ${m.snapshotAt} into ${redactUrl(ctx.config.database.url)} in ${seconds(result.seconds)}; ${count(result.coversAdded)} covers added`,
           ...(result.migrated.length ? [`then migrated: ${result.migrated.join(", ")}`] : []),
@@ -107,13 +129,24 @@ every table with the manifest (exit 1 on a difference) and applies newer migrati
     args: [],
     data: true,
     options: {
-      to: { value: "DATABASE_URL", required: true, help: "the database to fill: postgresql://... or file:... (it must be empty)" },
-      "uploads-to": { value: "DIR", help: "copy the covers into this folder too (default: leave them in UPLOAD_DIR, shared by the new instances)" },
+      to: {
+        value: "DATABASE_URL",
+        required: true,
+        help: "the database to fill: postgresql://... or file:... (it must be empty)",
+      },
+      "uploads-to": {
+        value: "DIR",
+        help: "copy the covers into this folder too (default: leave them in UPLOAD_DIR, shared by the new instances)",
+      },
       "batch-rows": { value: "N", help: "rows per committed batch (1 to 10000, default 2000)" },
-      "pause-ms": { value: "MS", help: "pause after each batch, sparing a source that serves meanwhile (0 to 60000, default 0)" },
+      "pause-ms": {
+        value: "MS",
+        help: "pause after each batch, sparing a source that serves meanwhile (0 to 60000, default 0)",
+      },
       restart: { help: "empty a target holding an unfinished or differing copy, and copy again" },
     },
-    summary: "copies every table (and covers) from the database DATABASE_URL names into another one, e.g. SQLite -> PostgreSQL",
+    summary:
+      "copies every table (and covers) from the database DATABASE_URL names into another one, e.g. SQLite -> PostgreSQL",
     details: `Migrates the target first, then copies each table in batches, parents first: ids, timestamps,
 token hashes (signed-in users stay signed in), rating sums, tags and positions as they are.
 Resumable: after an interruption (even kill -9), run the same command again; it goes on from the
@@ -121,29 +154,56 @@ last committed batch. Ends with a verification report (rows and checksum per tab
 covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
     async run(ctx, input) {
       const to = String(input.options.to);
-      if (!providerOf(to)) throw new UsageError(`--to must be a database URL: postgresql://user:password@host:5432/db or file:path/to.db (got "${redactUrl(to)}")`);
-      if (providerOf(to) === "postgres" && !URL.canParse(to)) throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
+      if (!providerOf(to))
+        throw new UsageError(
+          `--to must be a database URL: postgresql://user:password@host:5432/db or file:path/to.db (got "${redactUrl(to)}")`,
+        );
+      if (providerOf(to) === "postgres" && !URL.canParse(to))
+        throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
       const uploadsTo = typeof input.options["uploads-to"] === "string" ? input.options["uploads-to"] : undefined;
       const batchRows = wholeNumber(input, "batch-rows", 2000, 1, 10_000);
       const pauseMs = wholeNumber(input, "pause-ms", 0, 0, 60_000);
       const restart = input.options.restart === true;
       const { copyData } = await import("../../backup/copy-data.ts");
       const result = await withProgress(ctx, (progress) =>
-        copyData({ sourceUrl: ctx.config.database.url, targetUrl: to, uploadDir: ctx.config.uploadDir, uploadsTo, batchRows, pauseMs, restart, progress }),
+        copyData({
+          sourceUrl: ctx.config.database.url,
+          targetUrl: to,
+          uploadDir: ctx.config.uploadDir,
+          uploadsTo,
+          batchRows,
+          pauseMs,
+          restart,
+          progress,
+        }),
       ).catch((error) => reportFailure(ctx, "copy-data", error, { expected: "source", actual: "target" }));
       printVerified(
         ctx,
         result.verification,
         { expected: "source", actual: "target" },
-        { command: "copy-data", ok: true, seconds: Number(result.seconds.toFixed(3)), rows: result.rows, resumed: result.resumed, coversCopied: result.coversCopied },
-        [`copied ${count(result.rows)} rows${result.resumed ? " (resumed)" : ""} and ${count(result.coversCopied)} cover files into ${redactUrl(to)} in ${seconds(result.seconds)}; source and target agree`],
+        {
+          command: "copy-data",
+          ok: true,
+          seconds: Number(result.seconds.toFixed(3)),
+          rows: result.rows,
+          resumed: result.resumed,
+          coversCopied: result.coversCopied,
+        },
+        [
+          `copied ${count(result.rows)} rows${result.resumed ? " (resumed)" : ""} and ${count(result.coversCopied)} cover files into ${redactUrl(to)} in ${seconds(result.seconds)}; source and target agree`,
+        ],
       );
     },
   },
 ];
 
 /** A verification that found differences: the report goes out (stdout), then the one-line error. Other errors pass. */
-function reportFailure(ctx: DataContext, command: string, error: unknown, labels: { expected: string; actual: string }): never {
+function reportFailure(
+  ctx: DataContext,
+  command: string,
+  error: unknown,
+  labels: { expected: string; actual: string },
+): never {
   if (!(error instanceof VerificationFailed)) throw error;
   if (ctx.interactive) for (const line of reportLines(error.verification, labels)) ctx.print(line);
   else ctx.print(JSON.stringify({ command, ok: false, verification: reportJson(error.verification) }));

@@ -24,7 +24,10 @@ async function namesFor(db: Db, reports: ReportRow[]) {
   ]);
   const titles = new Map([...restaurants, ...groceries].map((t) => [t.id, t.title]));
   const usernames = new Map(users.map((u) => [u.id, u.username]));
-  return { title: (id: string) => titles.get(id) ?? "(removed)", username: (id: string | null) => (id ? (usernames.get(id) ?? "(removed)") : "") };
+  return {
+    title: (id: string) => titles.get(id) ?? "(removed)",
+    username: (id: string | null) => (id ? (usernames.get(id) ?? "(removed)") : ""),
+  };
 }
 
 const list: Command = {
@@ -47,7 +50,9 @@ const list: Command = {
     const page = await listReports(db, { status: all ? null : "OPEN", targetKind }, { first, offset });
     const what = `${all ? "" : "open "}${targetKind ? `${kindName} ` : ""}report${page.totalCount === 1 ? "" : "s"}`;
     if (page.nodes.length === 0) {
-      print(page.totalCount === 0 ? `no ${what}` : `no ${what} after the first ${page.totalCount} (--offset ${offset})`);
+      print(
+        page.totalCount === 0 ? `no ${what}` : `no ${what} after the first ${page.totalCount} (--offset ${offset})`,
+      );
       return;
     }
     const names = await namesFor(db, page.nodes);
@@ -73,7 +78,12 @@ const list: Command = {
           { header: "REASON", max: 40 },
           { header: "REPORTER", max: 20 },
           { header: "CREATED (UTC)" },
-          ...(all ? [{ header: "RESOLVED BY", max: 20 }, { header: "NOTE", max: 40 }] : []),
+          ...(all
+            ? [
+                { header: "RESOLVED BY", max: 20 },
+                { header: "NOTE", max: 40 },
+              ]
+            : []),
         ],
         rows,
       ),
@@ -100,14 +110,26 @@ const resolve: Command = {
     const id = args["report-id"]!;
     const admin = await userNamed(db, options.as as string);
     if (admin.role !== "ADMIN") {
-      throw new DomainError("FORBIDDEN", `"${admin.username}" is not an admin (npm run admin -- promote ${admin.username})`);
+      throw new DomainError(
+        "FORBIDDEN",
+        `"${admin.username}" is not an admin (npm run admin -- promote ${admin.username})`,
+      );
     }
     const before = await db.report.findUnique({ where: { id }, select: { resolvedAt: true } });
     // The command line has no token: the admin acts here without one.
-    const report = await resolveReport(db, { id: admin.id, username: admin.username, role: "ADMIN", tokenId: "" }, id, options.note);
+    const report = await resolveReport(
+      db,
+      { id: admin.id, username: admin.username, role: "ADMIN", tokenId: "" },
+      id,
+      options.note,
+    );
     if (before?.resolvedAt) {
-      const by = report.resolvedById ? (await db.user.findUnique({ where: { id: report.resolvedById }, select: { username: true } }))?.username : undefined;
-      print(`report ${id} was already resolved on ${shortTime(report.resolvedAt)} UTC${by ? ` by "${by}"` : ""}; nothing changed`);
+      const by = report.resolvedById
+        ? (await db.user.findUnique({ where: { id: report.resolvedById }, select: { username: true } }))?.username
+        : undefined;
+      print(
+        `report ${id} was already resolved on ${shortTime(report.resolvedAt)} UTC${by ? ` by "${by}"` : ""}; nothing changed`,
+      );
       return;
     }
     print(`report ${id} resolved by "${admin.username}"${report.resolution ? `: ${report.resolution}` : ""}`);

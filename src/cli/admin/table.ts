@@ -21,4 +21,5 @@ export function formatTable(columns: Column[], rows: string[][]): string {
 }
 
 /** "2026-03-01 14:05" (UTC), the way the tables show times. */
-export const shortTime = (date: Date | null | undefined) => (date ? date.toISOString().slice(0, 16).replace("T", " ") : "");
+export const shortTime = (date: Date | null | undefined) =>
+  date ? date.toISOString().slice(0, 16).replace("T", " ") : "";

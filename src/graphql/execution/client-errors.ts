@@ -23,7 +23,12 @@ export function toClientError(error: unknown): ClientError | null {
   const original = error instanceof GraphQLError ? error.originalError : error;
   // A database failure is the server's condition (503/507). GraphQL's own errors are never one:
   // their messages may quote the client's text.
-  const known = original instanceof DomainError ? original : original instanceof GraphQLError ? null : databaseUnavailable(original);
+  const known =
+    original instanceof DomainError
+      ? original
+      : original instanceof GraphQLError
+        ? null
+        : databaseUnavailable(original);
   if (known) return { code: known.code, message: known.message, ...(known.details ? { details: known.details } : {}) };
   if (!(error instanceof GraphQLError)) return null;
   // The outer error's message is the one to show: plugins (e.g. the suggestion mask) edit it in place.

@@ -14,7 +14,16 @@
 // either way. Where graphql-jit's words could differ from graphql-js's (variables that do not
 // coerce: nothing has run yet), the operation is handed to graphql-js, so clients always read
 // graphql-js's messages.
-import { execute, getOperationAST, GraphQLError, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  visit,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 
 /** Most documents kept compiled; each holds a generated function and its closures (tens of kB). */
@@ -46,7 +55,11 @@ export type Executor = (execution: Execution) => Promise<ExecutionResult> | Exec
 type Entry = { runs: number; compiled?: CompiledQuery; interpreted?: boolean };
 
 /** One compiled function for one operation of a document (a document may hold several operations). */
-function compileOperation(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): CompiledQuery | undefined {
+function compileOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+): CompiledQuery | undefined {
   const compiled = compileQuery(schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
   return isCompiledQuery(compiled) ? compiled : undefined;
 }
@@ -57,13 +70,21 @@ function compileOperation(schema: GraphQLSchema, document: DocumentNode, operati
  * locations and original error.
  */
 function asGraphqlJsError(error: GraphQLError): GraphQLError {
-  const copy = new GraphQLError(error.message, { path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions });
+  const copy = new GraphQLError(error.message, {
+    path: error.path,
+    originalError: error.originalError ?? undefined,
+    extensions: error.extensions,
+  });
   (copy as { locations?: GraphQLError["locations"] }).locations = error.locations;
   return copy;
 }
 
 /** Runs a compiled operation; a request error (no `data`: nothing ran) is answered by graphql-js instead. */
-async function runCompiled(schema: GraphQLSchema, compiled: CompiledQuery, execution: Execution): Promise<ExecutionResult> {
+async function runCompiled(
+  schema: GraphQLSchema,
+  compiled: CompiledQuery,
+  execution: Execution,
+): Promise<ExecutionResult> {
   const result = await compiled.query(undefined, execution.context, execution.variables ?? {});
   if (!("data" in result)) return runInterpreted(schema, execution);
   return result.errors ? { ...result, errors: result.errors.map(asGraphqlJsError) } : result;
@@ -86,7 +107,8 @@ function fieldCount(document: DocumentNode): number {
 }
 
 const compilable = (document: DocumentNode, operation: OperationDefinitionNode | null | undefined) =>
-  (operation?.operation === "query" || operation?.operation === "mutation") && fieldCount(document) <= MAX_COMPILED_FIELDS;
+  (operation?.operation === "query" || operation?.operation === "mutation") &&
+  fieldCount(document) <= MAX_COMPILED_FIELDS;
 
 /**
  * An executor that compiles an operation on its `after`-th execution. Documents are keyed by

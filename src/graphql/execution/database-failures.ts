@@ -23,13 +23,15 @@ export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (field, _name, typeName) => {
       if (!ROOT_TYPES.has(typeName)) return field;
-      const answered = (run: GraphQLFieldResolver<unknown, Context>): GraphQLFieldResolver<unknown, Context> => async (source, args, ctx, info) => {
-        try {
-          return await run(source, args, ctx, info);
-        } catch (error) {
-          throw databaseUnavailable(error, writeHealthOf(ctx.db)?.failure?.kind) ?? error;
-        }
-      };
+      const answered =
+        (run: GraphQLFieldResolver<unknown, Context>): GraphQLFieldResolver<unknown, Context> =>
+        async (source, args, ctx, info) => {
+          try {
+            return await run(source, args, ctx, info);
+          } catch (error) {
+            throw databaseUnavailable(error, writeHealthOf(ctx.db)?.failure?.kind) ?? error;
+          }
+        };
       field.resolve = answered(field.resolve ?? defaultFieldResolver);
       // A subscription's start (its ownership check reads the database) answers the same way.
       if (field.subscribe) field.subscribe = answered(field.subscribe);
@@ -42,7 +44,9 @@ export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
 export function contextFailure(error: unknown): unknown {
   const down = databaseUnavailable(error);
   if (!down) return error;
-  return new GraphQLError(down.message, { extensions: { code: down.code, http: { status: statusForCode(down.code) } } });
+  return new GraphQLError(down.message, {
+    extensions: { code: down.code, http: { status: statusForCode(down.code) } },
+  });
 }
 
 /**
@@ -57,7 +61,9 @@ export function databaseFailureStatusPlugin(): ApolloServerPlugin<Context> {
           if (response.body.kind !== "single") return;
           const { data, errors } = response.body.singleResult;
           if (!errors?.length || (data != null && Object.values(data).some((value) => value !== null))) return;
-          const code = errors.map((e) => e.extensions?.code).find((c) => typeof c === "string" && AVAILABILITY_CODES.has(c));
+          const code = errors
+            .map((e) => e.extensions?.code)
+            .find((c) => typeof c === "string" && AVAILABILITY_CODES.has(c));
           if (typeof code === "string") response.http.status = statusForCode(code);
         },
       };

@@ -57,7 +57,9 @@ export type Refused = { errors: GraphQLError[] };
 
 export type OperationRunner = ReturnType<typeof operationRunner>;
 
-const refusal = (code: string, message: string): Refused => ({ errors: [new GraphQLError(message, { extensions: { code } })] });
+const refusal = (code: string, message: string): Refused => ({
+  errors: [new GraphQLError(message, { extensions: { code } })],
+});
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -65,7 +67,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** The error GraphQL's own steps raise, or the RATE_LIMITED (and other domain) errors charging throws. */
 function asGraphqlError(error: unknown): GraphQLError {
   if (error instanceof GraphQLError) return error;
-  return new GraphQLError(error instanceof Error ? error.message : "The operation was refused.", { originalError: error instanceof Error ? error : undefined });
+  return new GraphQLError(error instanceof Error ? error.message : "The operation was refused.", {
+    originalError: error instanceof Error ? error : undefined,
+  });
 }
 
 export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, executor: Executor) {
@@ -79,7 +83,12 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
   const maxCost = limits.maxCost;
 
   /** Step 4, for a document already validated: the cost (throws past the limit) and the charge of extra @expensive fields. */
-  async function check(document: DocumentNode, operationName: string | null | undefined, variables: unknown, caller: Caller): Promise<number> {
+  async function check(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: unknown,
+    caller: Caller,
+  ): Promise<number> {
     const cost = operationCost(schema, document, operationName, isRecord(variables) ? variables : undefined);
     if (cost !== undefined && cost > maxCost) throw costLimitError(cost, maxCost);
     const extra = expensiveFieldCount(schema, document, operationName) - 1;
@@ -91,28 +100,44 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
    * Steps 1 to 4 for a document sent as text (WebSocket, Server-Sent Events): the admitted
    * operation, or the errors that refuse it. `only`: the one kind of operation this face runs.
    */
-  async function admit(text: OperationText, caller: Caller, { only, face }: { only?: "query" | "mutation" | "subscription"; face: string }): Promise<Admitted | Refused> {
+  async function admit(
+    text: OperationText,
+    caller: Caller,
+    { only, face }: { only?: "query" | "mutation" | "subscription"; face: string },
+  ): Promise<Admitted | Refused> {
     try {
       if (!caller.prepaid) await caller.chargeRequests(1);
     } catch (error) {
       return { errors: [asGraphqlError(error)] };
     }
-    if (typeof text.query !== "string" || text.query.length === 0) return refusal("BAD_USER_INPUT", "Send the operation's text as `query`.");
-    if (text.operationName != null && typeof text.operationName !== "string") return refusal("BAD_USER_INPUT", "`operationName` must be a string.");
-    if (text.variables != null && !isRecord(text.variables)) return refusal("BAD_USER_INPUT", "`variables` must be an object.");
+    if (typeof text.query !== "string" || text.query.length === 0)
+      return refusal("BAD_USER_INPUT", "Send the operation's text as `query`.");
+    if (text.operationName != null && typeof text.operationName !== "string")
+      return refusal("BAD_USER_INPUT", "`operationName` must be a string.");
+    if (text.variables != null && !isRecord(text.variables))
+      return refusal("BAD_USER_INPUT", "`variables` must be an object.");
     let document: DocumentNode;
     try {
       document = parse(text.query, parseOptions);
     } catch (error) {
-      return { errors: [error instanceof GraphQLError ? error : new GraphQLError("The operation could not be parsed.")] };
+      return {
+        errors: [error instanceof GraphQLError ? error : new GraphQLError("The operation could not be parsed.")],
+      };
     }
     const invalid = validateWith(validationRules, document);
     if (invalid.length > 0) return { errors: [...invalid] };
     const operationName = text.operationName ?? undefined;
     const operation = getOperationAST(document, operationName);
-    if (!operation) return refusal("BAD_USER_INPUT", "Name the operation to run (operationName): the document holds none or several.");
+    if (!operation)
+      return refusal(
+        "BAD_USER_INPUT",
+        "Name the operation to run (operationName): the document holds none or several.",
+      );
     if (only && operation.operation !== only) {
-      return refusal("BAD_USER_INPUT", `Only ${only === "subscription" ? "subscriptions" : `${only} operations`} run over ${face}; send ${operation.operation === "query" ? "queries" : "mutations"} with POST /graphql.`);
+      return refusal(
+        "BAD_USER_INPUT",
+        `Only ${only === "subscription" ? "subscriptions" : `${only} operations`} run over ${face}; send ${operation.operation === "query" ? "queries" : "mutations"} with POST /graphql.`,
+      );
     }
     const variables = text.variables ?? undefined;
     try {
@@ -127,17 +152,28 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
    * Step 5: runs an admitted operation (`rootValue`: a subscription's event); a crossed response
    * ceiling answers with its one error instead of partial data.
    */
-  async function execute(document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined, context: Context, rootValue?: unknown): Promise<ExecutionResult> {
+  async function execute(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Record<string, unknown> | null | undefined,
+    context: Context,
+    rootValue?: unknown,
+  ): Promise<ExecutionResult> {
     // Its reads count against its client's share of SQLite's reader threads (sqlite-readers.ts).
     const client = clientKeyOf(context.viewer, context.guards.clientAddress);
-    const result = await asRequester(client, () => executor({ document, operationName, variables, context, rootValue }));
+    const result = await asRequester(client, () =>
+      executor({ document, operationName, variables, context, rootValue }),
+    );
     const crossed = ceilingCrossed(context);
     if (!crossed) return result;
-    return { errors: [new GraphQLError(crossed.message, { extensions: { code: crossed.code, http: { status: 400 } } })] };
+    return {
+      errors: [new GraphQLError(crossed.message, { extensions: { code: crossed.code, http: { status: 400 } } })],
+    };
   }
 
   /** The error as a client may see it: "did you mean" suggestions cut when the schema is hidden (suggestions.ts). */
-  const hideSuggestions = (known: ClientError): ClientError => (limits.hideSuggestions ? withoutSuggestions(known) : known);
+  const hideSuggestions = (known: ClientError): ClientError =>
+    limits.hideSuggestions ? withoutSuggestions(known) : known;
 
   /** What a client may see of an error (null: an internal one, to be logged, never shown). */
   const clientError = (error: unknown): ClientError | null => {
@@ -149,7 +185,9 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
    * The error in the shape every face sends: code, a message that helps, locations and path; an
    * internal error becomes INTERNAL_SERVER_ERROR and goes to `onInternal` (the log) instead.
    */
-  const formatError = (onInternal: (error: unknown) => void): ((formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError) =>
+  const formatError = (
+    onInternal: (error: unknown) => void,
+  ): ((formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError) =>
     formatClientError(onInternal, { hideSuggestions: limits.hideSuggestions });
 
   /** Step 3: the errors that refuse the document (none: valid). A rule that throws (repeated-fields.ts) refuses it too. */
@@ -179,5 +217,16 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
    */
   const validateOwn = (document: DocumentNode) => validateWith(serverRules, document);
 
-  return { schema, parseOptions, admit, validated, check, execute, clientError, hideSuggestions, formatError, validateOwn };
+  return {
+    schema,
+    parseOptions,
+    admit,
+    validated,
+    check,
+    execute,
+    clientError,
+    hideSuggestions,
+    formatError,
+    validateOwn,
+  };
 }

@@ -3,7 +3,13 @@
 // ANONYMOUS_READS is on (legacy clients of the original service read without one); the REST shim
 // reads the same declaration (anonymouslyReadable) to decide which routes need a token.
 import { getDirective, MapperKind, mapSchema } from "@graphql-tools/utils";
-import { defaultFieldResolver, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import {
+  defaultFieldResolver,
+  Kind,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from "graphql";
 import { forbidden, signInRequired, type DomainError } from "../../contract/errors.ts";
 import type { Context } from "../data/context.ts";
 
@@ -44,15 +50,21 @@ export function anonymouslyReadable(schema: GraphQLSchema): Set<string> {
 /** Whether every root field a document's operation selects is declared anonymousReads (plain fields only). */
 export function anonymouslyReadableDocument(schema: GraphQLSchema, document: DocumentNode): boolean {
   const readable = anonymouslyReadable(schema);
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   if (operation?.operation !== "query") return false;
   const selections = operation.selectionSet.selections;
-  return selections.length > 0 && selections.every((s) => s.kind === Kind.FIELD && readable.has(`Query.${s.name.value}`));
+  return (
+    selections.length > 0 && selections.every((s) => s.kind === Kind.FIELD && readable.has(`Query.${s.name.value}`))
+  );
 }
 
 /** Whether every root field a document's operation selects is declared @public (plain fields only). */
 function publicDocument(schema: GraphQLSchema, document: DocumentNode): boolean {
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   const root = operation && schema.getRootType(operation.operation);
   const selections = operation?.selectionSet.selections ?? [];
   return (

@@ -91,7 +91,8 @@ class CostWalker {
     if (known !== undefined) return known;
     const definition = this.fragments.get(name);
     const on = definition && this.schema.getType(definition.typeCondition.name.value);
-    const cost = definition && on && isCompositeType(on) ? this.selectionSet(on, definition.selectionSet, listItems) : 0;
+    const cost =
+      definition && on && isCompositeType(on) ? this.selectionSet(on, definition.selectionSet, listItems) : 0;
     this.fragmentCosts.set(key, cost);
     return cost;
   }
@@ -121,8 +122,12 @@ class CostWalker {
  * The operation's cost, or undefined when it cannot run (unknown operation, variables that do
  * not coerce): execution then refuses it before any resolver, with graphql-js's own message.
  */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined,
-  rawVariables: Variables | null | undefined): number | undefined {
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Variables | null | undefined,
+): number | undefined {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return undefined;

@@ -8,8 +8,17 @@
 // trusted (a variable decides them), so a field counts wherever it is written.
 import { getDirective } from "@graphql-tools/utils";
 import {
-  getOperationAST, GraphQLError, isObjectType, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema,
-  type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule,
+  getOperationAST,
+  GraphQLError,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
 } from "graphql";
 
 const ROOTS = ["Query", "Mutation", "Subscription"];
@@ -27,7 +36,8 @@ export function expensiveRootFields(schema: GraphQLSchema): ExpensiveFields {
     for (const field of Object.values(type.getFields())) {
       const rule = getDirective(schema, field, "expensive")?.[0] as { max?: number } | undefined;
       if (rule) fields.set(field.name, { max: rule.max ?? undefined });
-      else if (typeName === "Mutation") throw new Error(`Mutation.${field.name} is a write and must declare @expensive`);
+      else if (typeName === "Mutation")
+        throw new Error(`Mutation.${field.name} is a write and must declare @expensive`);
     }
     byType.set(typeName, fields);
   }
@@ -89,12 +99,18 @@ const expensiveBySchema = new WeakMap<GraphQLSchema, ExpensiveFields>();
  * admission path (operation.ts) charges each beyond the first to the caller's rate-limit buckets
  * before anything runs. 0 for an operation the document does not hold.
  */
-export function expensiveFieldCount(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): number {
+export function expensiveFieldCount(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): number {
   let expensive = expensiveBySchema.get(schema);
   if (!expensive) expensiveBySchema.set(schema, (expensive = expensiveRootFields(schema)));
   const operation = getOperationAST(document, operationName);
   const fields = operation && expensive.get(schema.getRootType(operation.operation)?.name ?? "");
   if (!operation || !fields?.size) return 0;
-  const fragments = new Map(document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d] as const));
+  const fragments = new Map(
+    document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d] as const),
+  );
   return expensiveIn(fields, operation, (name) => fragments.get(name)).length;
 }

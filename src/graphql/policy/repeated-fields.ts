@@ -45,7 +45,8 @@ export function repeatedFieldsRule(_context: ValidationContext): ASTVisitor {
             { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } },
           );
         }
-        for (const selection of set.selections) if ("selectionSet" in selection && selection.selectionSet) pending.push(selection.selectionSet);
+        for (const selection of set.selections)
+          if ("selectionSet" in selection && selection.selectionSet) pending.push(selection.selectionSet);
       }
     },
   };

@@ -53,12 +53,17 @@ const message = (max: number) =>
  */
 function stopped(tally: Tally, max: number, info: GraphQLResolveInfo): GraphQLError {
   tally.crossed = true;
-  return (tally.stop ??= new GraphQLError(message(max), { path: responsePathAsArray(info.path), extensions: { code: "BAD_USER_INPUT" } }));
+  return (tally.stop ??= new GraphQLError(message(max), {
+    path: responsePathAsArray(info.path),
+    extensions: { code: "BAD_USER_INPUT" },
+  }));
 }
 
 /** The ceiling error when this request's execution crossed it, else null. */
 export function ceilingCrossed(context: Context): ClientError | null {
-  return tallies.get(context)?.crossed ? { code: "BAD_USER_INPUT", message: message(context.settings.maxResponseObjects) } : null;
+  return tallies.get(context)?.crossed
+    ? { code: "BAD_USER_INPUT", message: message(context.settings.maxResponseObjects) }
+    : null;
 }
 
 function add(tally: Tally, max: number, objects: number, info: GraphQLResolveInfo): void {
@@ -66,7 +71,8 @@ function add(tally: Tally, max: number, objects: number, info: GraphQLResolveInf
   if (tally.objects > max) throw stopped(tally, max, info);
 }
 
-const isListOfObjects = (type: GraphQLOutputType) => isListType(getNullableType(type)) && isCompositeType(getNamedType(type));
+const isListOfObjects = (type: GraphQLOutputType) =>
+  isListType(getNullableType(type)) && isCompositeType(getNamedType(type));
 
 /** Whether a paged field's selection (fragments included) reads its items, not only `totalCount` or `pageInfo`. */
 const selectsItemsCache = new WeakMap<FieldNode, boolean>();

@@ -45,14 +45,24 @@ const values = (match: { anyOf?: unknown[]; allOf?: unknown[] } | null | undefin
 
 function textPrice(filter: Args, wordsField: string, substringField: string): number {
   const n = words(filter[wordsField]);
-  return (n > 0 ? SEARCH_PRICES.search + SEARCH_PRICES.perExtraWord * Math.min(n - 1, 7) : 0) + (filter[substringField] ? SEARCH_PRICES.text : 0);
+  return (
+    (n > 0 ? SEARCH_PRICES.search + SEARCH_PRICES.perExtraWord * Math.min(n - 1, 7) : 0) +
+    (filter[substringField] ? SEARCH_PRICES.text : 0)
+  );
 }
 
 function restaurantFilterPrice(filter: Args | null | undefined): number {
   if (!filter) return 0;
   const radius = typeof filter.near?.radiusKm === "number" ? filter.near.radiusKm : 5;
-  const lists = (filter.category ? 1 : 0) + (filter.cuisine ? 1 : 0) + values(filter.cuisines) + values(filter.categories) + (filter.priceRange?.length ? 1 : 0);
-  const columns = ["city", "canHomeDeliver", "acceptsReservations", "minRating"].filter((k) => filter[k] != null).length;
+  const lists =
+    (filter.category ? 1 : 0) +
+    (filter.cuisine ? 1 : 0) +
+    values(filter.cuisines) +
+    values(filter.categories) +
+    (filter.priceRange?.length ? 1 : 0);
+  const columns = ["city", "canHomeDeliver", "acceptsReservations", "minRating"].filter(
+    (k) => filter[k] != null,
+  ).length;
   return (
     textPrice(filter, "search", "text") +
     (filter.near ? SEARCH_PRICES.near + Math.ceil(radius * radius * SEARCH_PRICES.perSquareKm) : 0) +
@@ -64,7 +74,9 @@ function restaurantFilterPrice(filter: Args | null | undefined): number {
 
 function groceryFilterPrice(filter: Args | null | undefined): number {
   if (!filter) return 0;
-  return textPrice(filter, "search", "title") + ((filter.category ? 1 : 0) + values(filter.categories)) * SEARCH_PRICES.list;
+  return (
+    textPrice(filter, "search", "title") + ((filter.category ? 1 : 0) + values(filter.categories)) * SEARCH_PRICES.list
+  );
 }
 
 /** PRICES by type, then field: the cost walk asks for every field of every request, and a lookup

@@ -11,7 +11,8 @@ export function applyVisibilityDirectives(schema: GraphQLSchema): GraphQLSchema 
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       if (!getDirective(schema, field, "selfOrAdmin")?.[0]) return field;
       if (typeName !== "User") throw new Error(`${typeName}.${fieldName}: @selfOrAdmin is for fields of User`);
-      if (isNonNullType(field.type)) throw new Error(`${typeName}.${fieldName}: @selfOrAdmin needs a nullable type (others get null)`);
+      if (isNonNullType(field.type))
+        throw new Error(`${typeName}.${fieldName}: @selfOrAdmin needs a nullable type (others get null)`);
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = (user: { id: string }, args, ctx: Context, info) =>
         // An account that has just signed in or registered sees itself in its AuthPayload.

@@ -8,10 +8,8 @@ export const badgesResolvers: Resolvers = {
     badges: (_, __, ctx) => badges.listBadges(ctx.db),
   },
   Mutation: {
-    grantBadge: (_, args, ctx) =>
-      badges.grantBadge(ctx.db, ctx.events, args.restaurantId, args),
-    revokeBadge: (_, args, ctx) =>
-      badges.revokeBadge(ctx.db, ctx.events, args.restaurantId, args.badgeId),
+    grantBadge: (_, args, ctx) => badges.grantBadge(ctx.db, ctx.events, args.restaurantId, args),
+    revokeBadge: (_, args, ctx) => badges.revokeBadge(ctx.db, ctx.events, args.restaurantId, args.badgeId),
   },
   Restaurant: {
     badges: (r, _, ctx) => badgesOf(ctx, r),

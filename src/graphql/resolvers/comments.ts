@@ -9,13 +9,13 @@ import { selectionOf } from "../data/selection.ts";
 
 export const commentsResolvers: Resolvers = {
   Mutation: {
-    addComment: (_, args, ctx) =>
-      comments.addComment(ctx.db, ctx.events, viewerOf(ctx), args.restaurantId, args.input),
+    addComment: (_, args, ctx) => comments.addComment(ctx.db, ctx.events, viewerOf(ctx), args.restaurantId, args.input),
   },
   Restaurant: {
     latestComment: (restaurant, _, ctx) => latestCommentOf(ctx, restaurant),
     // The page's statement also counts the comments when the selection shows the total.
-    comments: (restaurant, args, ctx, info) => comments.listComments(ctx.db, restaurant.id, args, selectionOf(info).has("totalCount")),
+    comments: (restaurant, args, ctx, info) =>
+      comments.listComments(ctx.db, restaurant.id, args, selectionOf(info).has("totalCount")),
   },
   // Counted only when asked (LazyConnection): an explicit resolver, since compiled execution
   // reads a field without one as a plain property and never calls it.
@@ -24,7 +24,8 @@ export const commentsResolvers: Resolvers = {
   },
   Comment: {
     // A comment read with its author (CommentWithAuthor) answers it at once (see restaurant-plan.ts).
-    author: (comment, _, ctx) => (comment as Partial<CommentWithAuthor>).author ?? referenced(loadUser(ctx, comment.authorId)),
+    author: (comment, _, ctx) =>
+      (comment as Partial<CommentWithAuthor>).author ?? referenced(loadUser(ctx, comment.authorId)),
     restaurant: (comment, _, ctx) => referenced(loadRestaurant(ctx, comment.restaurantId)),
   },
 };

@@ -10,7 +10,9 @@ import { groceryListsOf, loadGrocery, loadUser, referenced } from "../data/loade
 import { defineLoader } from "../data/loader-definition.ts";
 import { incomingFile } from "../transport/multipart-request.ts";
 
-const myShoppingListQuantity = defineLoader("myShoppingListQuantity", (ctx: Context, ids: readonly string[]) => quantitiesOnList(ctx.db, viewerOf(ctx).id, ids));
+const myShoppingListQuantity = defineLoader("myShoppingListQuantity", (ctx: Context, ids: readonly string[]) =>
+  quantitiesOnList(ctx.db, viewerOf(ctx).id, ids),
+);
 const quantityOnMyList = (ctx: Context, groceryId: string) => ctx.loaderOf(myShoppingListQuantity).load(groceryId);
 
 const list = (field: groceries.ListField) => async (g: GroceryRow, _: unknown, ctx: Context) =>

@@ -7,24 +7,19 @@ import { loadGrocery, loadRestaurant, loadUser, referenced } from "../data/loade
 
 export const reportsResolvers: Resolvers = {
   Query: {
-    reports: (_, args, ctx) =>
-      reports.listReports(ctx.db, { status: args.status, targetKind: args.targetKind }, args),
+    reports: (_, args, ctx) => reports.listReports(ctx.db, { status: args.status, targetKind: args.targetKind }, args),
   },
   Mutation: {
     reportRestaurant: (_, args, ctx) =>
       reports.report(ctx.db, ctx.events, viewerOf(ctx), "RESTAURANT", args.id, args.input),
-    reportGrocery: (_, args, ctx) =>
-      reports.report(ctx.db, ctx.events, viewerOf(ctx), "GROCERY", args.id, args.input),
-    resolveReport: (_, args, ctx) =>
-      reports.resolveReport(ctx.db, viewerOf(ctx), args.id, args.resolution),
+    reportGrocery: (_, args, ctx) => reports.report(ctx.db, ctx.events, viewerOf(ctx), "GROCERY", args.id, args.input),
+    resolveReport: (_, args, ctx) => reports.resolveReport(ctx.db, viewerOf(ctx), args.id, args.resolution),
   },
   Report: {
     status: (report) => reports.reportStatus(report),
     // Null when the target is of the other kind or has been removed since.
-    restaurant: (report, _, ctx) =>
-      report.targetKind === "RESTAURANT" ? loadRestaurant(ctx, report.targetId) : null,
-    grocery: (report, _, ctx) =>
-      report.targetKind === "GROCERY" ? loadGrocery(ctx, report.targetId) : null,
+    restaurant: (report, _, ctx) => (report.targetKind === "RESTAURANT" ? loadRestaurant(ctx, report.targetId) : null),
+    grocery: (report, _, ctx) => (report.targetKind === "GROCERY" ? loadGrocery(ctx, report.targetId) : null),
     reporter: (report, _, ctx) => referenced(loadUser(ctx, report.reporterId)),
     resolvedBy: (report, _, ctx) => (report.resolvedById ? loadUser(ctx, report.resolvedById) : null),
   },

@@ -5,7 +5,16 @@ import * as restaurants from "../../domain/restaurants.ts";
 import { canEdit } from "../../domain/ownership.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf } from "../data/context.ts";
-import { column, listOf, openingHoursOf, ownerOf, ownerRatingOf, photosOf, restaurantFor, restaurantPageFor } from "../data/restaurant-plan.ts";
+import {
+  column,
+  listOf,
+  openingHoursOf,
+  ownerOf,
+  ownerRatingOf,
+  photosOf,
+  restaurantFor,
+  restaurantPageFor,
+} from "../data/restaurant-plan.ts";
 
 export const restaurantsResolvers: Resolvers = {
   Query: {

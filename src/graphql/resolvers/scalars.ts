@@ -9,9 +9,12 @@ const MAX_DATE_TEXT = 40;
 const MAX_TIME_TEXT = 16;
 
 function toDate(value: unknown): Date {
-  if (typeof value === "string" && value.length > MAX_DATE_TEXT) throw invalid(`DateTime must be an ISO-8601 string of at most ${MAX_DATE_TEXT} characters`);
-  const date = value instanceof Date ? value : typeof value === "string" || typeof value === "number" ? new Date(value) : null;
-  if (!date || Number.isNaN(date.getTime())) throw invalid("DateTime must be an ISO-8601 string, e.g. 2026-11-22T10:15:00Z");
+  if (typeof value === "string" && value.length > MAX_DATE_TEXT)
+    throw invalid(`DateTime must be an ISO-8601 string of at most ${MAX_DATE_TEXT} characters`);
+  const date =
+    value instanceof Date ? value : typeof value === "string" || typeof value === "number" ? new Date(value) : null;
+  if (!date || Number.isNaN(date.getTime()))
+    throw invalid("DateTime must be an ISO-8601 string, e.g. 2026-11-22T10:15:00Z");
   return date;
 }
 
@@ -41,7 +44,7 @@ export const Time = new GraphQLScalarType({
   serialize: (value) => parseTime(value),
   parseValue: parseTime,
   parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING) throw invalid("Time must be a string such as \"08:30\"");
+    if (ast.kind !== Kind.STRING) throw invalid('Time must be a string such as "08:30"');
     return parseTime(ast.value);
   },
 });

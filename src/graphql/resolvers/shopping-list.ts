@@ -9,8 +9,7 @@ export const shoppingListResolvers: Resolvers = {
     myShoppingList: (_, args, ctx) => shoppingList.myShoppingList(ctx.db, viewerOf(ctx), args),
   },
   Mutation: {
-    addToShoppingList: (_, args, ctx) =>
-      shoppingList.addToShoppingList(ctx.db, ctx.events, viewerOf(ctx), args),
+    addToShoppingList: (_, args, ctx) => shoppingList.addToShoppingList(ctx.db, ctx.events, viewerOf(ctx), args),
     removeFromShoppingList: (_, args, ctx) =>
       shoppingList.removeFromShoppingList(ctx.db, ctx.events, viewerOf(ctx), args.groceryId),
   },

@@ -34,7 +34,10 @@ export const subscriptionResolvers: Resolvers = {
         return liveEvents(ctx.events, "commentAdded", (e) => e.restaurantId === id);
       },
       resolve: async (event: LiveOf<"commentAdded">, args: { restaurantId: string }, ctx: Context) =>
-        ofRestaurant(await onceForEvent(event, "comment", () => commentById(ctx.db, event.commentId)), args.restaurantId),
+        ofRestaurant(
+          await onceForEvent(event, "comment", () => commentById(ctx.db, event.commentId)),
+          args.restaurantId,
+        ),
     },
     restaurantChanged: {
       subscribe: async (_, args, ctx) => {
@@ -66,8 +69,7 @@ export const subscriptionResolvers: Resolvers = {
   },
   RestaurantChange: {
     // After REMOVED, null; an UPDATED restaurant removed before this event was read is null too.
-    restaurant: (event, _, ctx) =>
-      event.change === "REMOVED" ? null : loadRestaurant(ctx, event.restaurantId),
+    restaurant: (event, _, ctx) => (event.change === "REMOVED" ? null : loadRestaurant(ctx, event.restaurantId)),
   },
   ShoppingListChange: {
     changedAt: (event) => new Date(event.publishedAt),

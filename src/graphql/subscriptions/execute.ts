@@ -52,9 +52,18 @@ function isLiveEvent(value: unknown): value is PublishedEvent {
  * ends it with `return()` when the client completes or leaves), or, when it could not start
  * (refused, unknown restaurant), the single result with the errors.
  */
-export async function executeSubscription(operation: LiveOperation, hooks: SubscriptionHooks): Promise<AsyncIterableIterator<LiveAnswer> | ExecutionResult> {
+export async function executeSubscription(
+  operation: LiveOperation,
+  hooks: SubscriptionHooks,
+): Promise<AsyncIterableIterator<LiveAnswer> | ExecutionResult> {
   const { schema, document, operationName, variables, context, shareKey } = operation;
-  const source = await createSourceEventStream({ schema, document, operationName, variableValues: variables, contextValue: context });
+  const source = await createSourceEventStream({
+    schema,
+    document,
+    operationName,
+    variableValues: variables,
+    contextValue: context,
+  });
   if (!(Symbol.asyncIterator in source)) return source;
   const events = source as AsyncGenerator<unknown>;
   const answer = (event: unknown) =>
@@ -70,7 +79,10 @@ export async function executeSubscription(operation: LiveOperation, hooks: Subsc
         const step = await events.next();
         if (step.done) return { value: undefined, done: true };
         const event = step.value;
-        const payload = typeof event === "object" && event !== null ? await sharedAnswer(event, shareKey, () => answer(event)) : await answer(event);
+        const payload =
+          typeof event === "object" && event !== null
+            ? await sharedAnswer(event, shareKey, () => answer(event))
+            : await answer(event);
         if (payload === null) continue;
         return { value: { payload, event: isLiveEvent(event) ? event : undefined }, done: false };
       }

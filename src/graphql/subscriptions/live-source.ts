@@ -19,7 +19,11 @@ export class SubscriberTooSlow extends DomainError {
 
 export type LiveOf<T extends LiveTopic> = Extract<PublishedEvent, { topic: T }>;
 
-export function liveEvents<T extends LiveTopic>(bus: EventBus, topic: T, accept: (event: LiveOf<T>) => boolean): AsyncGenerator<LiveOf<T>> {
+export function liveEvents<T extends LiveTopic>(
+  bus: EventBus,
+  topic: T,
+  accept: (event: LiveOf<T>) => boolean,
+): AsyncGenerator<LiveOf<T>> {
   const queue: LiveOf<T>[] = [];
   const waiting: ((result: IteratorResult<LiveOf<T>>) => void)[] = [];
   let ended = false;

@@ -42,7 +42,10 @@ export class LiveSubscription {
    * peer that has no room makes its subscription wait, not the server keep answers. Resolves
    * with how it ended.
    */
-  async pump(answers: AsyncIterator<LiveAnswer>, send: (answer: LiveAnswer) => Promise<boolean>): Promise<"completed" | "ended" | { failed: unknown }> {
+  async pump(
+    answers: AsyncIterator<LiveAnswer>,
+    send: (answer: LiveAnswer) => Promise<boolean>,
+  ): Promise<"completed" | "ended" | { failed: unknown }> {
     this.#answers = answers;
     if (this.#ended) {
       void answers.return?.().catch(() => {});
@@ -80,7 +83,8 @@ export type LiveStartDeps = {
  * field itself, e.g. auth or an unknown restaurant, rather than a limit or the server); or ended
  * (by the client) while it was being set up.
  */
-export type Started = { answers: AsyncIterator<LiveAnswer> } | { errors: GraphQLFormattedError[]; byField?: true } | { ended: true };
+export type Started =
+  { answers: AsyncIterator<LiveAnswer> } | { errors: GraphQLFormattedError[]; byField?: true } | { ended: true };
 
 const refusalOf = (code: string, message: string) => [new GraphQLError(message, { extensions: { code } })];
 
@@ -89,7 +93,13 @@ const refusalOf = (code: string, message: string) => [new GraphQLError(message, 
  * context, the subscription's start (its `subscribe`: auth and ownership). `query` is the text
  * the subscriber sent (with the variables and viewer, it keys the shared executions).
  */
-export async function beginSubscription(deps: LiveStartDeps, subscription: LiveSubscription, query: string, admitted: Admitted, who: Subscriber): Promise<Started> {
+export async function beginSubscription(
+  deps: LiveStartDeps,
+  subscription: LiveSubscription,
+  query: string,
+  admitted: Admitted,
+  who: Subscriber,
+): Promise<Started> {
   const { runner, quota, createContext, metrics } = deps;
   if (subscription.ended) return { ended: true };
   const viewer = who.auth.state === "valid" ? who.auth.viewer : null;
@@ -104,17 +114,32 @@ export async function beginSubscription(deps: LiveStartDeps, subscription: LiveS
     const context = await contextFor();
     if (subscription.ended) return { ended: true };
     source = await executeSubscription(
-      { schema: runner.schema, document: admitted.document, operationName: admitted.operationName, variables: admitted.variables, context, shareKey: shareKey(query, admitted.operationName, admitted.variables, viewer) },
+      {
+        schema: runner.schema,
+        document: admitted.document,
+        operationName: admitted.operationName,
+        variables: admitted.variables,
+        context,
+        shareKey: shareKey(query, admitted.operationName, admitted.variables, viewer),
+      },
       {
         eventContext: contextFor,
-        execute: (eventContext, event) => runner.execute(admitted.document, admitted.operationName, admitted.variables, eventContext, event),
-        serialise: (result: ExecutionResult) => JSON.stringify(result.errors?.length ? { ...result, errors: deps.format(result.errors) } : result),
+        execute: (eventContext, event) =>
+          runner.execute(admitted.document, admitted.operationName, admitted.variables, eventContext, event),
+        serialise: (result: ExecutionResult) =>
+          JSON.stringify(result.errors?.length ? { ...result, errors: deps.format(result.errors) } : result),
         track: deps.track,
       },
     );
   } catch (error) {
     // A database failure answers 503/507 (client-errors.ts); anything else is logged as internal.
-    return { errors: deps.format([error instanceof GraphQLError ? error : new GraphQLError("The subscription could not start.", { originalError: error as Error })]) };
+    return {
+      errors: deps.format([
+        error instanceof GraphQLError
+          ? error
+          : new GraphQLError("The subscription could not start.", { originalError: error as Error }),
+      ]),
+    };
   }
   if (!(Symbol.asyncIterator in source)) return { errors: deps.format(source.errors ?? []), byField: true };
   return { answers: source };

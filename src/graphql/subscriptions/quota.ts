@@ -50,7 +50,9 @@ export class LiveQuota {
   /** One more open socket or stream for `client`: its release, or why not. */
   connect(client: string): (() => void) | Refusal {
     if (!this.mayConnect(client)) {
-      return { refused: `At most ${this.limits.maxConnectionsPerClient} live-update sockets and streams may be open for one client (LIVE_MAX_CONNECTIONS_PER_CLIENT); close some first.` };
+      return {
+        refused: `At most ${this.limits.maxConnectionsPerClient} live-update sockets and streams may be open for one client (LIVE_MAX_CONNECTIONS_PER_CLIENT); close some first.`,
+      };
     }
     this.of(client).connections++;
     return this.releaser(client, (held) => held.connections--);
@@ -61,7 +63,9 @@ export class LiveQuota {
     const held = this.of(client);
     const { maxSubscriptionsPerClient, maxCostPerClient } = this.limits;
     if (held.subscriptions >= maxSubscriptionsPerClient) {
-      return { refused: `At most ${maxSubscriptionsPerClient} subscriptions may run for one client (LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT); complete some first.` };
+      return {
+        refused: `At most ${maxSubscriptionsPerClient} subscriptions may run for one client (LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT); complete some first.`,
+      };
     }
     if (held.cost + cost > maxCostPerClient) {
       return {

@@ -27,7 +27,18 @@ export function sharedAnswer(event: object, key: string, run: () => Promise<stri
 }
 
 /** What makes two subscriptions' answers the same: everything a resolver may read that differs between them. */
-export function shareKey(query: string, operationName: string | undefined, variables: Record<string, unknown> | undefined, viewer: Viewer | null): string {
-  const asked = createHash("sha256").update(query).update("\0").update(operationName ?? "").update("\0").update(JSON.stringify(variables ?? {})).digest("base64url");
+export function shareKey(
+  query: string,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+  viewer: Viewer | null,
+): string {
+  const asked = createHash("sha256")
+    .update(query)
+    .update("\0")
+    .update(operationName ?? "")
+    .update("\0")
+    .update(JSON.stringify(variables ?? {}))
+    .digest("base64url");
   return `${asked}:${viewer ? `${viewer.id}:${viewer.role}` : "anonymous"}`;
 }

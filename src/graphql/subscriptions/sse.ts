@@ -49,11 +49,13 @@ export type GraphqlSseOptions = {
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The operation a request carries: the JSON body of a POST, or GET's query string (variables as JSON text). */
 function operationOf(request: FastifyRequest): OperationText | string {
-  if (request.method === "POST") return isRecord(request.body) ? request.body : "Send the subscription as a JSON body: {\"query\": ...}.";
+  if (request.method === "POST")
+    return isRecord(request.body) ? request.body : 'Send the subscription as a JSON body: {"query": ...}.';
   const query = (request.query ?? {}) as Record<string, unknown>;
   let variables: unknown = query.variables;
   if (typeof variables === "string") {
@@ -83,16 +85,26 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
   const refusal = (code: string, message: string): GraphQLFormattedError[] => [{ message, extensions: { code } }];
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
-    if (closing) return answer(reply, refusal("SERVICE_UNAVAILABLE", "The server is shutting down; subscribe again shortly."));
+    if (closing)
+      return answer(reply, refusal("SERVICE_UNAVAILABLE", "The server is shutting down; subscribe again shortly."));
     if (!String(request.headers.accept ?? "").includes("text/event-stream")) {
-      return answer(reply, refusal("BAD_REQUEST", "Send `Accept: text/event-stream`: this path streams subscriptions (queries and mutations go to POST /graphql)."));
+      return answer(
+        reply,
+        refusal(
+          "BAD_REQUEST",
+          "Send `Accept: text/event-stream`: this path streams subscriptions (queries and mutations go to POST /graphql).",
+        ),
+      );
     }
     const token = tokenFromRequest(request, {});
     let auth: Authentication;
     try {
       auth = await createContext.authenticate(token);
     } catch {
-      return answer(reply, refusal("SERVICE_UNAVAILABLE", "The access token could not be checked now; try again later."));
+      return answer(
+        reply,
+        refusal("SERVICE_UNAVAILABLE", "The access token could not be checked now; try again later."),
+      );
     }
     if (token && auth.state !== "valid") {
       const { code, message } = signInRequired(true);
@@ -110,7 +122,11 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
       const caller = { chargeRequests: (units: number) => app.chargeRequests(request, units), prepaid: true };
       const admitted = await runner.admit(text, caller, { only: "subscription", face: "Server-Sent Events" });
       if ("errors" in admitted) return answer(reply, format(admitted.errors));
-      const started = await beginSubscription(deps, subscription, text.query as string, admitted, { token, auth, clientAddress: request.ip });
+      const started = await beginSubscription(deps, subscription, text.query as string, admitted, {
+        token,
+        auth,
+        clientAddress: request.ip,
+      });
       if ("ended" in started) return;
       if ("errors" in started && !started.byField) return answer(reply, started.errors);
       stream(reply, subscription, started, { token, auth });
@@ -120,7 +136,12 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
   }
 
   /** Writes the stream until the subscription ends; its events, then `complete`. */
-  function stream(reply: FastifyReply, subscription: LiveSubscription, started: Started, who: { token: string | undefined; auth: Authentication }) {
+  function stream(
+    reply: FastifyReply,
+    subscription: LiveSubscription,
+    started: Started,
+    who: { token: string | undefined; auth: Authentication },
+  ) {
     const raw = reply.raw;
     reply.hijack();
     streams.add(reply);
@@ -139,7 +160,9 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
       open: () => !raw.destroyed && !raw.writableEnded,
       drop: () => raw.destroy(),
     };
-    const outbox = new Outbox(peer, config.live.maxBufferedBytes, config.live.stallTimeoutMs, () => metrics.live.dropped.inc({ reason: "not reading" }));
+    const outbox = new Outbox(peer, config.live.maxBufferedBytes, config.live.stallTimeoutMs, () =>
+      metrics.live.dropped.inc({ reason: "not reading" }),
+    );
     const write = (text: string) => outbox.sendNow(text);
     write(":\n\n"); // some browsers show nothing until a first chunk
     const keepAlive = setInterval(() => write(":\n\n"), KEEPALIVE_MS);

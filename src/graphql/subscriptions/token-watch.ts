@@ -43,7 +43,12 @@ export function tokenWatcher({ authenticate, sessionTtlMs, events }: TokenWatche
   };
   // The session cache heard the same event first (it listens from start-up) and forgot the token.
   const unlisten = events.listen((event) => {
-    const checks = event.topic === "sessionRevoked" ? bySession.get(event.sessionId) : event.topic === "userChanged" ? byUser.get(event.userId) : undefined;
+    const checks =
+      event.topic === "sessionRevoked"
+        ? bySession.get(event.sessionId)
+        : event.topic === "userChanged"
+          ? byUser.get(event.userId)
+          : undefined;
     for (const check of [...(checks ?? [])]) check();
   });
 

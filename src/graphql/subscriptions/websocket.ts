@@ -70,7 +70,8 @@ export type GraphqlWebSocketOptions = {
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * The token of connection_init: `authorization` in any letter case ("Bearer x"), or `token` ("x"),
@@ -90,7 +91,9 @@ export function tokenFromConnectionParams(params: unknown): string | undefined {
  * executors) send the Headers pane there, not in connection_init, whose payload stays empty.
  */
 export function tokenFromSubscribeExtensions(extensions: unknown): string | undefined {
-  return isObject(extensions) && isObject(extensions.headers) ? tokenFromConnectionParams(extensions.headers) : undefined;
+  return isObject(extensions) && isObject(extensions.headers)
+    ? tokenFromConnectionParams(extensions.headers)
+    : undefined;
 }
 
 const OTHER_TOKEN = "This connection is signed in with another access token; open a new connection to use this one.";
@@ -143,7 +146,11 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   const deps: LiveStartDeps = { runner, quota, createContext, metrics, format, track: inFlight.track };
 
   await app.register(websocket, {
-    options: { maxPayload: limits.maxMessageBytes, handleProtocols: (protocols) => (protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL) ? GRAPHQL_TRANSPORT_WS_PROTOCOL : false) },
+    options: {
+      maxPayload: limits.maxMessageBytes,
+      handleProtocols: (protocols) =>
+        protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL) ? GRAPHQL_TRANSPORT_WS_PROTOCOL : false,
+    },
     // Shutdown: no new subscriptions, the events being executed are sent, then every socket is
     // closed with 1001 (going away) so clients reconnect (to another instance).
     preClose: async function closeSockets(this: FastifyInstance) {
@@ -175,7 +182,9 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
         socket.terminate(); // its buffer is full: the close frame would wait behind it
       },
     };
-    return new Outbox(peer, limits.maxBufferedBytes, limits.stallTimeoutMs, () => metrics.live.dropped.inc({ reason: "not reading" }));
+    return new Outbox(peer, limits.maxBufferedBytes, limits.stallTimeoutMs, () =>
+      metrics.live.dropped.inc({ reason: "not reading" }),
+    );
   }
 
   /** A protocol message (acknowledgement, pong, error, complete): small, sent at once. */
@@ -184,7 +193,10 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   function armIdle(live: LiveSocket) {
     clearTimeout(live.idleTimer);
     if (!live.acknowledged || live.subscriptions.size > 0) return;
-    live.idleTimer = setTimeout(() => close(live, CLOSE.IDLE, "No subscription for LIVE_IDLE_TIMEOUT; reconnect to subscribe."), limits.idleTimeoutMs);
+    live.idleTimer = setTimeout(
+      () => close(live, CLOSE.IDLE, "No subscription for LIVE_IDLE_TIMEOUT; reconnect to subscribe."),
+      limits.idleTimeoutMs,
+    );
     live.idleTimer.unref();
   }
 
@@ -193,7 +205,13 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
       token: live.token,
       auth: live.auth,
       onEnd: (why) =>
-        close(live, CLOSE.FORBIDDEN, why === "revoked" ? "The access token was revoked or has expired; sign in again." : "The account's role changed; reconnect."),
+        close(
+          live,
+          CLOSE.FORBIDDEN,
+          why === "revoked"
+            ? "The access token was revoked or has expired; sign in again."
+            : "The account's role changed; reconnect.",
+        ),
       onValid: (auth) => (live.auth = auth),
     });
   }
@@ -211,7 +229,8 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   }
 
   async function onInit(live: LiveSocket, payload: unknown) {
-    if (live.initialised) return close(live, CloseCode.TooManyInitialisationRequests, "Too many initialisation requests");
+    if (live.initialised)
+      return close(live, CloseCode.TooManyInitialisationRequests, "Too many initialisation requests");
     live.initialised = true;
     const token = tokenFromConnectionParams(payload);
     let auth: Authentication;
@@ -220,7 +239,8 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     } catch {
       return close(live, CLOSE.TRY_AGAIN_LATER, "The access token could not be checked now; try again later.");
     }
-    if (token && auth.state !== "valid") return close(live, CLOSE.FORBIDDEN, "The access token is invalid, expired or revoked; sign in again.");
+    if (token && auth.state !== "valid")
+      return close(live, CLOSE.FORBIDDEN, "The access token is invalid, expired or revoked; sign in again.");
     if (auth.state === "valid" && !signIn(live, token!, auth)) return;
     live.acknowledged = true;
     message(live, { type: MessageType.ConnectionAck });
@@ -251,19 +271,33 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     } catch {
       return { code: "SERVICE_UNAVAILABLE", message: "The access token could not be checked now; try again later." };
     }
-    if (auth.state !== "valid") return { code: "UNAUTHENTICATED", message: "The access token is invalid, expired or revoked; sign in again." };
+    if (auth.state !== "valid")
+      return { code: "UNAUTHENTICATED", message: "The access token is invalid, expired or revoked; sign in again." };
     // Another subscribe on this socket may have signed it in while this one was checked.
     if (live.token === token) return undefined;
     if (live.token) return { code: "BAD_USER_INPUT", message: OTHER_TOKEN };
-    return signIn(live, token, auth) ? undefined : { code: "RATE_LIMITED", message: "Too many live-update sockets for this account." };
+    return signIn(live, token, auth)
+      ? undefined
+      : { code: "RATE_LIMITED", message: "Too many live-update sockets for this account." };
   }
 
-  const refuse = (live: LiveSocket, id: string, errors: GraphQLFormattedError[]) => message(live, { id, type: MessageType.Error, payload: errors });
+  const refuse = (live: LiveSocket, id: string, errors: GraphQLFormattedError[]) =>
+    message(live, { id, type: MessageType.Error, payload: errors });
   const refuseWith = (live: LiveSocket, id: string, { code, message: text }: Refusal) =>
     refuse(live, id, [{ message: text, extensions: { code } }]);
 
-  async function onSubscribe(live: LiveSocket, id: string, payload: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null; extensions?: unknown }) {
-    if (live.subscriptions.has(id)) return close(live, CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+  async function onSubscribe(
+    live: LiveSocket,
+    id: string,
+    payload: {
+      query: string;
+      operationName?: string | null;
+      variables?: Record<string, unknown> | null;
+      extensions?: unknown;
+    },
+  ) {
+    if (live.subscriptions.has(id))
+      return close(live, CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
     const subscription = new LiveSubscription();
     live.subscriptions.set(id, subscription);
     clearTimeout(live.idleTimer);
@@ -278,8 +312,17 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     }
   }
 
-  async function follow(live: LiveSocket, id: string, payload: Parameters<typeof onSubscribe>[2], subscription: LiveSubscription) {
-    if (closing) return refuseWith(live, id, { code: "SERVICE_UNAVAILABLE", message: "The server is shutting down; subscribe again after reconnecting." });
+  async function follow(
+    live: LiveSocket,
+    id: string,
+    payload: Parameters<typeof onSubscribe>[2],
+    subscription: LiveSubscription,
+  ) {
+    if (closing)
+      return refuseWith(live, id, {
+        code: "SERVICE_UNAVAILABLE",
+        message: "The server is shutting down; subscribe again after reconnecting.",
+      });
     if (live.subscriptions.size > limits.maxSubscriptionsPerConnection) {
       return refuseWith(live, id, {
         code: "RATE_LIMITED",
@@ -293,7 +336,11 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     const adopted = await adoptSubscribeToken(live, tokenFromSubscribeExtensions(payload.extensions));
     if (subscription.ended) return;
     if (adopted) return refuseWith(live, id, adopted);
-    const started = await beginSubscription(deps, subscription, payload.query, admitted, { token: live.token, auth: live.auth, clientAddress: live.request.ip });
+    const started = await beginSubscription(deps, subscription, payload.query, admitted, {
+      token: live.token,
+      auth: live.auth,
+      clientAddress: live.request.ip,
+    });
     if ("ended" in started) return;
     const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
     if ("errors" in started) {
@@ -332,7 +379,9 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
         return;
       case MessageType.Subscribe:
         if (!live.acknowledged) return close(live, CloseCode.Unauthorized, "Unauthorized");
-        return void onSubscribe(live, received.id, received.payload).catch((error) => live.request.log.error({ err: error }, "subscription failed"));
+        return void onSubscribe(live, received.id, received.payload).catch((error) =>
+          live.request.log.error({ err: error }, "subscription failed"),
+        );
       case MessageType.Complete: {
         const subscription = live.subscriptions.get(received.id);
         live.subscriptions.delete(received.id); // the id may be used again at once
@@ -361,7 +410,12 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   async function beforeUpgrade(request: FastifyRequest, reply: FastifyReply) {
     if (!request.ws || quota.mayConnect(liveClientOf(null, request.ip))) return;
     metrics.live.dropped.inc({ reason: "too many sockets" });
-    return reply.code(429).send({ error: { code: "RATE_LIMITED", message: `Too many live-update sockets from this address (LIVE_MAX_CONNECTIONS_PER_CLIENT).` } });
+    return reply.code(429).send({
+      error: {
+        code: "RATE_LIMITED",
+        message: `Too many live-update sockets from this address (LIVE_MAX_CONNECTIONS_PER_CLIENT).`,
+      },
+    });
   }
 
   function handler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest) {
@@ -369,7 +423,8 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     metrics.live.connections.inc();
     const stopPings = keepAlive(live);
     const initTimer = setTimeout(() => {
-      if (!live.initialised) close(live, CloseCode.ConnectionInitialisationTimeout, "Connection initialisation timeout");
+      if (!live.initialised)
+        close(live, CloseCode.ConnectionInitialisationTimeout, "Connection initialisation timeout");
     }, limits.connectionInitTimeoutMs);
     initTimer.unref();
     socket.once("close", () => {
@@ -383,7 +438,8 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
       live.subscriptions.clear();
       live.releaseSlot();
     });
-    if (socket.protocol !== GRAPHQL_TRANSPORT_WS_PROTOCOL) return close(live, CloseCode.SubprotocolNotAcceptable, "Subprotocol not acceptable");
+    if (socket.protocol !== GRAPHQL_TRANSPORT_WS_PROTOCOL)
+      return close(live, CloseCode.SubprotocolNotAcceptable, "Subprotocol not acceptable");
     // Before connection_init the socket is its address's.
     if (!countAgainst(live, liveClientOf(null, request.ip))) return;
     socket.on("message", (data) => onMessage(live, data));
@@ -393,4 +449,8 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
 }
 
 const asGraphqlError = (failure: unknown) =>
-  failure instanceof GraphQLError ? failure : new GraphQLError(failure instanceof Error ? failure.message : "The subscription failed.", { originalError: failure instanceof Error ? failure : undefined });
+  failure instanceof GraphQLError
+    ? failure
+    : new GraphQLError(failure instanceof Error ? failure.message : "The subscription failed.", {
+        originalError: failure instanceof Error ? failure : undefined,
+      });

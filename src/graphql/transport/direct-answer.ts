@@ -51,7 +51,13 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-type DirectRequest = { document: DocumentNode; operation: OperationDefinitionNode; operationName: string | undefined; variables: Record<string, unknown> | undefined; mediaType: string };
+type DirectRequest = {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  mediaType: string;
+};
 
 export type DirectAnswerOptions = {
   runner: OperationRunner;
@@ -98,7 +104,13 @@ export function directAnswer({ runner, known, context: contextOf, apollo: viaApo
     if (!operation || operation.operation === "subscription") return undefined;
     const mediaType = mediaTypeFor(request.headers.accept);
     if (!mediaType) return undefined;
-    return { document, operation, operationName: operationName ?? undefined, variables: variables ?? undefined, mediaType };
+    return {
+      document,
+      operation,
+      operationName: operationName ?? undefined,
+      variables: variables ?? undefined,
+      mediaType,
+    };
   }
 
   /** Hands the request to Apollo, with what already ran for it. */

@@ -23,7 +23,11 @@ const html = `<!doctype html>
 export function explorerLandingPage(): ApolloServerPlugin<any> {
   return {
     async serverWillStart() {
-      return { async renderLandingPage() { return { html }; } };
+      return {
+        async renderLandingPage() {
+          return { html };
+        },
+      };
     },
   };
 }

@@ -2,7 +2,10 @@
 // REST shim uses, with the token from the Authorization header or the access_token query parameter.
 // GET /graphql also takes WebSocket upgrades (subscriptions, websocket.ts); plain GETs go to Apollo.
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from "@apollo/server";
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from "@apollo/server/plugin/disabled";
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
 import type { WebsocketHandler } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
@@ -42,7 +45,11 @@ export type ApolloOptions = {
  * (Apollo's own validation is off: it would run graphql-js's rules before ours could refuse a
  * document whose validation is the attack, see repeated-fields.ts), costs and executes.
  */
-const admissionPlugin = (runner: OperationRunner, known: KnownDocuments, format: ReturnType<OperationRunner["formatError"]>): ApolloServerPlugin<Context> => ({
+const admissionPlugin = (
+  runner: OperationRunner,
+  known: KnownDocuments,
+  format: ReturnType<OperationRunner["formatError"]>,
+): ApolloServerPlugin<Context> => ({
   async requestDidStart() {
     let invalid: readonly GraphQLError[] = [];
     return {
@@ -56,7 +63,10 @@ const admissionPlugin = (runner: OperationRunner, known: KnownDocuments, format:
         invalid = runner.validated(document);
         if (invalid.length > 0) return;
         if (typeof request.query === "string") known.remember(request.query, document);
-        await runner.check(document, operationName, request.variables, { chargeRequests: contextValue.chargeRequests, prepaid: true });
+        await runner.check(document, operationName, request.variables, {
+          chargeRequests: contextValue.chargeRequests,
+          prepaid: true,
+        });
       },
       // Every validation error goes back (a hook that throws could carry only one), with the
       // status GraphQL over HTTP gives a document that does not validate (request-error-status.ts).
@@ -136,7 +146,17 @@ async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
   };
   const viaApollo = fastifyApolloHandler(options.apollo, { context });
   // POST: a document validated before is answered directly when all goes well, else by Apollo.
-  app.route({ method: "POST", url: "/graphql", handler: directAnswer({ runner: options.runner, known: options.known, context, apollo: viaApollo, observe: options.observeAnswer }) });
+  app.route({
+    method: "POST",
+    url: "/graphql",
+    handler: directAnswer({
+      runner: options.runner,
+      known: options.known,
+      context,
+      apollo: viaApollo,
+      observe: options.observeAnswer,
+    }),
+  });
   app.route({ method: "OPTIONS", url: "/graphql", handler: viaApollo });
   // @fastify/websocket serves a route's upgrades only when the route is GET alone, hence its own route.
   app.route({

@@ -11,7 +11,6 @@ import { tooLarge, type IncomingFile } from "../../storage/image-files.ts";
 
 export type UploadLimits = { maxFileBytes: number; maxFiles: number };
 
-
 const isMultipart = (request: FastifyRequest) => /^multipart\/form-data\b/i.test(request.headers["content-type"] ?? "");
 /** Apollo's CSRF prevention refuses a multipart request without one: it is left unparsed, no file read. */
 const hasPreflightHeader = (request: FastifyRequest) => PREFLIGHTED_HEADERS.some((h) => !!request.headers[h]);
@@ -86,7 +85,10 @@ export function registerGraphqlUploads(app: FastifyInstance, limits: UploadLimit
     try {
       // busboy flags a file that reaches its limit as truncated, even at exactly that size: one
       // byte more lets a file of exactly maxFileBytes through (the storage enforces the real cap).
-      operations = await processRequest(request.raw, reply.raw, { maxFileSize: limits.maxFileBytes + 1, maxFiles: limits.maxFiles });
+      operations = await processRequest(request.raw, reply.raw, {
+        maxFileSize: limits.maxFileBytes + 1,
+        maxFiles: limits.maxFiles,
+      });
     } catch (error) {
       throw multipartError(error, limits);
     }
@@ -109,7 +111,8 @@ function uploadError(error: unknown, field: string, maxBytes: number): unknown {
   if (status === 413) return tooLarge(field, maxBytes);
   if (typeof status === "number" && status < 500) return badInput(`${field}: ${(error as Error).message}`, { field });
   // The multipart parser's own errors carry no status: the body was malformed or cut short.
-  if (status === undefined && error instanceof Error) return badInput(`${field}: the multipart body could not be read (${error.message}).`, { field });
+  if (status === undefined && error instanceof Error)
+    return badInput(`${field}: the multipart body could not be read (${error.message}).`, { field });
   return error;
 }
 

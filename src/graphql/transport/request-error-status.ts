@@ -16,9 +16,11 @@ import Negotiator from "negotiator";
 const DOCUMENT_ERRORS = new Set(["GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "OPERATION_RESOLUTION_FAILURE"]);
 
 /** A variable that does not coerce: graphql-js points at its definition (Apollo tells them apart the same way). */
-const uncoercedVariable = (error: GraphQLError) => error.extensions?.code === "BAD_USER_INPUT" && error.nodes?.[0]?.kind === Kind.VARIABLE_DEFINITION;
+const uncoercedVariable = (error: GraphQLError) =>
+  error.extensions?.code === "BAD_USER_INPUT" && error.nodes?.[0]?.kind === Kind.VARIABLE_DEFINITION;
 
-const requestError = (error: GraphQLError) => DOCUMENT_ERRORS.has(String(error.extensions?.code)) || uncoercedVariable(error);
+const requestError = (error: GraphQLError) =>
+  DOCUMENT_ERRORS.has(String(error.extensions?.code)) || uncoercedVariable(error);
 
 // As Apollo Server names them when it picks the response's type (with the charset it answers in).
 const APPLICATION_JSON = "application/json; charset=utf-8";
@@ -28,7 +30,10 @@ const GRAPHQL_RESPONSE_JSON = "application/graphql-response+json; charset=utf-8"
 export function readsJsonOnly(accept: string | undefined): boolean {
   if (!accept) return true;
   const negotiator = new Negotiator({ headers: { accept } });
-  return negotiator.mediaTypes([GRAPHQL_RESPONSE_JSON]).length === 0 && negotiator.mediaTypes([APPLICATION_JSON]).length === 1;
+  return (
+    negotiator.mediaTypes([GRAPHQL_RESPONSE_JSON]).length === 0 &&
+    negotiator.mediaTypes([APPLICATION_JSON]).length === 1
+  );
 }
 
 export const requestErrorStatusPlugin: ApolloServerPlugin = {

@@ -19,7 +19,9 @@ export function retryLaterPlugin(): ApolloServerPlugin<Context> {
             if (!(original instanceof RetryLaterError)) continue;
             const retryAfter = String(original.details.retryAfterSeconds);
             // Apollo iterates these headers (a HeaderMap); graphql-yoga's typing of the key wants a record.
-            Object.assign(error.extensions, { http: { status: statusForCode(original.code), headers: new HeaderMap([["retry-after", retryAfter]]) } });
+            Object.assign(error.extensions, {
+              http: { status: statusForCode(original.code), headers: new HeaderMap([["retry-after", retryAfter]]) },
+            });
           }
         },
       };

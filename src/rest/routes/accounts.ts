@@ -35,7 +35,11 @@ const register: RestRouteOf<"Register"> = {
   method: "POST",
   path: "/users",
   params: [
-    inBody("username", text, { required: true, to: "input.username", description: "3 to 40 letters, digits, '_', '.' or '-'" }),
+    inBody("username", text, {
+      required: true,
+      to: "input.username",
+      description: "3 to 40 letters, digits, '_', '.' or '-'",
+    }),
     inBody("password", text, { required: true, to: "input.password", description: "8 to 200 characters" }),
     inBody("first_name", text, { required: true, aliases: ["firstName"], to: "input.firstName" }),
     inBody("avatar", text, { to: "input.avatar", description: "URL or file name of a picture" }),

@@ -21,7 +21,13 @@ import * as s from "../json-schema.ts";
 import { inBody, inPath, inQuery } from "../params.ts";
 import type { RestParam, RestRequest, RestRoute } from "../route-row.ts";
 import { found } from "../answers.ts";
-import { GROCERY_FIELDS, grocerySchema, legacyGrocery, legacyShoppingListEntry, shoppingListEntrySchema } from "../shapes/grocery.ts";
+import {
+  GROCERY_FIELDS,
+  grocerySchema,
+  legacyGrocery,
+  legacyShoppingListEntry,
+  shoppingListEntrySchema,
+} from "../shapes/grocery.ts";
 import { legacyReport, REPORT_FIELDS, reportSchema } from "../shapes/report.ts";
 import { reportParams, reportVariables } from "./report-request.ts";
 
@@ -39,11 +45,16 @@ function groceryFields({ titleRequired }: { titleRequired: boolean }): RestParam
 }
 
 /** DELETE's `from`: the same field for both removal rows (the rows' `when` tells them apart). */
-const removalScope = inQuery("from", choice({ shopping_list: "SHOPPING_LIST", catalogue: "CATALOGUE", catalog: "CATALOGUE" }), {
-  to: "from",
-  default: "SHOPPING_LIST_OR_CATALOGUE",
-  description: "shopping_list or catalogue; without it: off the caller's list if the grocery is on it, else removed from the catalogue",
-});
+const removalScope = inQuery(
+  "from",
+  choice({ shopping_list: "SHOPPING_LIST", catalogue: "CATALOGUE", catalog: "CATALOGUE" }),
+  {
+    to: "from",
+    default: "SHOPPING_LIST_OR_CATALOGUE",
+    description:
+      "shopping_list or catalogue; without it: off the caller's list if the grocery is on it, else removed from the catalogue",
+  },
+);
 
 const fromIs = (req: RestRequest, value: string) => {
   const from = req.field("from");
@@ -71,11 +82,23 @@ export const groceryRoutes: RestRoute[] = [
     path: "/groceries",
     params: [
       inQuery("title", text, { to: "filter.title", description: "case-insensitive part of the title" }),
-      inQuery("search", text, { to: "filter.search", description: 'words in the title, other name, categories and description, best match first, e.g. "olive oil"' }),
+      inQuery("search", text, {
+        to: "filter.search",
+        description: 'words in the title, other name, categories and description, best match first, e.g. "olive oil"',
+      }),
       inQuery("categories", text, { aliases: ["category"], to: "filter.category", description: "a category name" }),
-      inQuery("categories_any", textList, { to: "filter.categories.anyOf", description: "categories, any of them (repeat the key)" }),
-      inQuery("categories_all", textList, { to: "filter.categories.allOf", description: "categories, all of them (repeat the key)" }),
-      inQuery("sort", choice({ relevance: "RELEVANCE", newest: "NEWEST" }), { to: "sort", description: "default relevance with search, else newest" }),
+      inQuery("categories_any", textList, {
+        to: "filter.categories.anyOf",
+        description: "categories, any of them (repeat the key)",
+      }),
+      inQuery("categories_all", textList, {
+        to: "filter.categories.allOf",
+        description: "categories, all of them (repeat the key)",
+      }),
+      inQuery("sort", choice({ relevance: "RELEVANCE", newest: "NEWEST" }), {
+        to: "sort",
+        description: "default relevance with search, else newest",
+      }),
       inQuery("limit", integer, { to: "first", default: 20, description: "1 to 100" }),
       inQuery("offset", integer, { to: "offset", description: "items to skip" }),
     ],
@@ -88,12 +111,18 @@ export const groceryRoutes: RestRoute[] = [
   },
   {
     operation: "Edit grocery",
-    summary: "Changes a grocery (owner or admin): only the fields given change. Send a new cover as multipart/form-data.",
+    summary:
+      "Changes a grocery (owner or admin): only the fields given change. Send a new cover as multipart/form-data.",
     tag: "groceries",
     method: "PATCH",
     path: "/groceries",
     params: [
-      inBody("_id", text, { required: true, aliases: ["id", "grocery_id"], to: "id", description: "the grocery to change (also id or grocery_id; body or query)" }),
+      inBody("_id", text, {
+        required: true,
+        aliases: ["id", "grocery_id"],
+        to: "id",
+        description: "the grocery to change (also id or grocery_id; body or query)",
+      }),
       ...groceryFields({ titleRequired: false }),
       inBody("remove_cover", boolean, { to: "input.removeCover", description: "true removes the cover" }),
     ],
@@ -137,7 +166,10 @@ export const groceryRoutes: RestRoute[] = [
     method: "PUT",
     path: "/groceries/:grocery_id",
     whenText: "otherwise",
-    params: [inPath("grocery_id", { to: "groceryId" }), inBody("quantity", integer, { to: "quantity", default: 1, description: "1 to 1000" })],
+    params: [
+      inPath("grocery_id", { to: "groceryId" }),
+      inBody("quantity", integer, { to: "quantity", default: 1, description: "1 to 1000" }),
+    ],
     document: `mutation AddToShoppingList($groceryId: ID!, $quantity: Int) {
       addToShoppingList(groceryId: $groceryId, quantity: $quantity) { grocery { ...LegacyGrocery } quantity addedAt updatedAt }
     } ${GROCERY_FIELDS}`,
@@ -159,7 +191,8 @@ export const groceryRoutes: RestRoute[] = [
   },
   {
     operation: "Remove grocery",
-    summary: "Removes a grocery (owner or admin); without `from`, takes it off the caller's list instead when it is on it.",
+    summary:
+      "Removes a grocery (owner or admin); without `from`, takes it off the caller's list instead when it is on it.",
     tag: "groceries",
     method: "DELETE",
     path: "/groceries/:grocery_id",

@@ -10,12 +10,16 @@ export const reportParams: RestParam[] = [
     to: "input.reasonType",
     description: "the reason's type (e.g. spam); a second value, if any, is the reason's body",
   }),
-  inBody("reason_body", text, { to: "input.reasonBody", description: "the reporter's explanation; wins over a second reason_type" }),
+  inBody("reason_body", text, {
+    to: "input.reasonBody",
+    description: "the reporter's explanation; wins over a second reason_type",
+  }),
 ];
 
 export function reportVariables(values: FieldValues) {
   const reasons = (values.reason_type as string[] | null | undefined) ?? [];
   if (reasons.length === 0) throw badInput("reason_type is required", { field: "reason_type" });
-  if (reasons.length > 2) throw badInput("reason_type takes at most two values: the reason's type, then its body", { field: "reason_type" });
+  if (reasons.length > 2)
+    throw badInput("reason_type takes at most two values: the reason's type, then its body", { field: "reason_type" });
   return { input: { reasonType: reasons[0], reasonBody: values.reason_body ?? reasons[1] } };
 }

@@ -50,9 +50,16 @@ function restaurantFields({ titleRequired }: { titleRequired: boolean }): RestPa
     inBody("accepts_reservations", boolean, { to: "input.acceptsReservations" }),
     inBody("serves_cuisine", textList, { to: "input.cuisines" }),
     inBody("star_rating", decimal, { to: "input.starRating", description: "0 to 5" }),
-    inBody("opening_hours", openingHours, { to: "input.openingHours", description: 'HH:MM 24-hour times; also "HH:MM-HH:MM" strings' }),
+    inBody("opening_hours", openingHours, {
+      to: "input.openingHours",
+      description: 'HH:MM 24-hour times; also "HH:MM-HH:MM" strings',
+    }),
     inBody("payment_methods", textList, { to: "input.paymentMethods" }),
-    inBody("can_home_delever", boolean, { aliases: ["can_home_deliver"], to: "input.canHomeDeliver", description: "spelt so" }),
+    inBody("can_home_delever", boolean, {
+      aliases: ["can_home_deliver"],
+      to: "input.canHomeDeliver",
+      description: "spelt so",
+    }),
     inBody("price_range", textList, { to: "input.priceRange" }),
     inBody("photos", textList, { to: "input.photos" }),
     inBody("email", text, { to: "input.email" }),
@@ -73,11 +80,16 @@ function contactVariables(values: FieldValues) {
 
 /** latitude and longitude make a point only together; radius_km needs them. */
 function nearVariables(values: FieldValues) {
-  const given = ["latitude", "longitude", "radius_km"].filter((name) => Object.hasOwn(values, name) && values[name] != null);
+  const given = ["latitude", "longitude", "radius_km"].filter(
+    (name) => Object.hasOwn(values, name) && values[name] != null,
+  );
   if (given.length > 0 && !(given.includes("latitude") && given.includes("longitude"))) {
-    throw badInput(`${given.join(" and ")}: give latitude and longitude together (radius_km with them) for a near search`, {
-      field: given[0],
-    });
+    throw badInput(
+      `${given.join(" and ")}: give latitude and longitude together (radius_km with them) for a near search`,
+      {
+        field: given[0],
+      },
+    );
   }
   return {};
 }
@@ -109,27 +121,70 @@ export const restaurantRoutes: RestRoute[] = [
     path: "/restaurants",
     params: [
       inQuery("q", text, { to: "filter.text", description: "case-insensitive part of the title" }),
-      inQuery("search", text, { to: "filter.search", description: 'words in the title, description, cuisines, categories and dishes, best match first, e.g. "creme brulee" (accents and case ignored, the last word may be unfinished, one typo in a word of 5 letters or more)' }),
+      inQuery("search", text, {
+        to: "filter.search",
+        description:
+          'words in the title, description, cuisines, categories and dishes, best match first, e.g. "creme brulee" (accents and case ignored, the last word may be unfinished, one typo in a word of 5 letters or more)',
+      }),
       inQuery("category", text, { to: "filter.category" }),
       inQuery("cuisine", text, { to: "filter.cuisine" }),
-      inQuery("cuisines_any", textList, { to: "filter.cuisines.anyOf", description: "cuisines, any of them (repeat the key: cuisines_any=italian&cuisines_any=greek)" }),
-      inQuery("cuisines_all", textList, { to: "filter.cuisines.allOf", description: "cuisines, all of them (repeat the key)" }),
-      inQuery("categories_any", textList, { to: "filter.categories.anyOf", description: "categories, any of them (repeat the key)" }),
-      inQuery("categories_all", textList, { to: "filter.categories.allOf", description: "categories, all of them (repeat the key)" }),
+      inQuery("cuisines_any", textList, {
+        to: "filter.cuisines.anyOf",
+        description: "cuisines, any of them (repeat the key: cuisines_any=italian&cuisines_any=greek)",
+      }),
+      inQuery("cuisines_all", textList, {
+        to: "filter.cuisines.allOf",
+        description: "cuisines, all of them (repeat the key)",
+      }),
+      inQuery("categories_any", textList, {
+        to: "filter.categories.anyOf",
+        description: "categories, any of them (repeat the key)",
+      }),
+      inQuery("categories_all", textList, {
+        to: "filter.categories.allOf",
+        description: "categories, all of them (repeat the key)",
+      }),
       inQuery("city", text, { to: "filter.city" }),
       inQuery("can_home_delever", boolean, { aliases: ["can_home_deliver"], to: "filter.canHomeDeliver" }),
       inQuery("accepts_reservations", boolean, { to: "filter.acceptsReservations" }),
-      inQuery("min_rating", decimal, { to: "filter.minRating", description: "users' mean rating at least this, 0 to 5" }),
-      inQuery("price_range", textList, { to: "filter.priceRange", description: 'price range labels, any of them (repeat the key: price_range=$&price_range=$$)' }),
-      inQuery("latitude", decimal, { aliases: ["lat"], to: "filter.near.latitude", description: "with longitude: only restaurants within radius_km of this point" }),
-      inQuery("longitude", decimal, { aliases: ["lng", "lon"], to: "filter.near.longitude", description: "with latitude" }),
-      inQuery("radius_km", decimal, { to: "filter.near.radiusKm", description: "more than 0, at most 50; default 5 (with latitude and longitude)" }),
-      inQuery("open_now", boolean, { to: "filter.openNow", description: "true: open now, in each restaurant's own time zone" }),
-      inQuery("open_at", text, { to: "filter.openAt", description: "open at this ISO-8601 instant, e.g. 2026-11-27T20:30:00Z, in each restaurant's own time zone" }),
-      inQuery("sort", choice({ relevance: "RELEVANCE", distance: "DISTANCE", rating: "RATING", title: "TITLE", newest: "NEWEST" }), {
-        to: "sort",
-        description: "default relevance with search, distance with latitude and longitude, else newest",
+      inQuery("min_rating", decimal, {
+        to: "filter.minRating",
+        description: "users' mean rating at least this, 0 to 5",
       }),
+      inQuery("price_range", textList, {
+        to: "filter.priceRange",
+        description: "price range labels, any of them (repeat the key: price_range=$&price_range=$$)",
+      }),
+      inQuery("latitude", decimal, {
+        aliases: ["lat"],
+        to: "filter.near.latitude",
+        description: "with longitude: only restaurants within radius_km of this point",
+      }),
+      inQuery("longitude", decimal, {
+        aliases: ["lng", "lon"],
+        to: "filter.near.longitude",
+        description: "with latitude",
+      }),
+      inQuery("radius_km", decimal, {
+        to: "filter.near.radiusKm",
+        description: "more than 0, at most 50; default 5 (with latitude and longitude)",
+      }),
+      inQuery("open_now", boolean, {
+        to: "filter.openNow",
+        description: "true: open now, in each restaurant's own time zone",
+      }),
+      inQuery("open_at", text, {
+        to: "filter.openAt",
+        description: "open at this ISO-8601 instant, e.g. 2026-11-27T20:30:00Z, in each restaurant's own time zone",
+      }),
+      inQuery(
+        "sort",
+        choice({ relevance: "RELEVANCE", distance: "DISTANCE", rating: "RATING", title: "TITLE", newest: "NEWEST" }),
+        {
+          to: "sort",
+          description: "default relevance with search, distance with latitude and longitude, else newest",
+        },
+      ),
       ...paging,
     ],
     variables: nearVariables,
@@ -148,7 +203,12 @@ export const restaurantRoutes: RestRoute[] = [
     path: "/restaurants/order",
     params: [
       inBody("restaurant_id", text, { required: true, to: "input.restaurantId" }),
-      inBody("recipe", text, { required: true, aliases: ["item_id"], to: "input.recipe", description: "the dish's name" }),
+      inBody("recipe", text, {
+        required: true,
+        aliases: ["item_id"],
+        to: "input.recipe",
+        description: "the dish's name",
+      }),
       inBody("quantity", integer, { to: "input.quantity", default: 1, description: "1 to 1000" }),
     ],
     document: `mutation OrderRecipe($input: OrderRecipeInput!) { orderRecipe(input: $input) { ...LegacyOrder } } ${ORDER_FIELDS}`,
@@ -192,7 +252,8 @@ export const restaurantRoutes: RestRoute[] = [
     whenText: "otherwise",
     params: [restaurantId, ...restaurantFields({ titleRequired: false })],
     // The original documentation once sent comments here as {comment, rating}.
-    nothingSentHint: "To comment on and rate the restaurant, send title, body and rating to PUT /restaurants/:restaurant_id/comments.",
+    nothingSentHint:
+      "To comment on and rate the restaurant, send title, body and rating to PUT /restaurants/:restaurant_id/comments.",
     variables: (values) => ({ input: {}, ...contactVariables(values) }),
     document: `mutation EditRestaurant($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { ...LegacyRestaurantEdited } } ${RESTAURANT_EDITED}`,
     status: 200,

@@ -60,7 +60,7 @@ const editedProperties = {
   categories: s.arrayOf(s.string()),
   accepts_reservations: s.string({ enum: ["true", "false"] }),
   serves_cuisine: s.arrayOf(s.string()),
-  star_rating: s.nullable(s.string({ description: "the number as a string, e.g. \"4.5\"" })),
+  star_rating: s.nullable(s.string({ description: 'the number as a string, e.g. "4.5"' })),
   opening_hours: s.arrayOf(s.string({ pattern: "^\\d{2}:\\d{2}-\\d{2}:\\d{2}$", description: "HH:MM-HH:MM" })),
   payment_methods: s.arrayOf(s.string()),
   can_home_delever: s.boolean(),
@@ -76,7 +76,12 @@ export const restaurantEditedSchema = s.answer(editedProperties);
 export const restaurantDetailSchema = s.answer({
   ...editedProperties,
   badges: s.arrayOf(
-    s.answer({ badge_id: s.string(), badge_name: s.string(), badge_cover: s.nullable(s.string()), recieved: s.string({ format: "date-time" }) }),
+    s.answer({
+      badge_id: s.string(),
+      badge_name: s.string(),
+      badge_cover: s.nullable(s.string()),
+      recieved: s.string({ format: "date-time" }),
+    }),
   ),
   comments: s.nullable(
     s.answer(
@@ -99,7 +104,9 @@ export const restaurantSearchItemSchema = s.answer({
   title: s.string(),
   url: s.nullable(s.string()),
   cover: s.nullable(s.string()),
-  opening_hours: s.arrayOf(s.answer({ open: s.string({ description: "HH:MM" }), close: s.string({ description: "HH:MM" }) })),
+  opening_hours: s.arrayOf(
+    s.answer({ open: s.string({ description: "HH:MM" }), close: s.string({ description: "HH:MM" }) }),
+  ),
   can_home_delever: s.boolean(),
   address: addressSchema,
   email: s.nullable(s.string()),
@@ -134,7 +141,12 @@ export function legacyRestaurantDetail(r: LegacyRestaurantDetailFragment) {
   const latest = r.latestComment;
   return {
     ...legacyRestaurantEdited(r),
-    badges: r.badges.map((b) => ({ badge_id: b.badge.id, badge_name: b.badge.name, badge_cover: b.badge.cover, recieved: b.receivedAt })),
+    badges: r.badges.map((b) => ({
+      badge_id: b.badge.id,
+      badge_name: b.badge.name,
+      badge_cover: b.badge.cover,
+      recieved: b.receivedAt,
+    })),
     comments: latest ? { ...legacyPerson(latest.author), comment: latest.body, rating: latest.rating } : null,
   };
 }
