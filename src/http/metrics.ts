@@ -18,7 +18,7 @@ export type Metrics = {
   /** GraphQL operations run, by how (compiled or on graphql-js), and how many are compiled now. */
   executions: Counter<"mode">;
   compiledOperations: Gauge;
-  /** POST /graphql answers by road: "direct" (a known document that ran clean, direct-answer.ts) or "apollo". */
+  /** GET and POST /graphql answers by road: "direct" (a known document that ran clean, direct-answer.ts) or "apollo". */
   graphqlAnswers: Counter<"road">;
   /** GraphQL operation names admitted as label values so far (bounded by MAX_OPERATION_LABELS). */
   operationNames: Set<string>;
@@ -77,7 +77,7 @@ export function createMetrics(): Metrics {
     }),
     graphqlAnswers: new Counter({
       name: "graphql_http_answers_total",
-      help: "POST /graphql answers by road: direct (a document validated before, run without Apollo's request pipeline, no error) or apollo",
+      help: "GET and POST /graphql answers by road: direct (a document validated before, run without Apollo's request pipeline, no error) or apollo",
       labelNames: ["road"],
       registers: [registry],
     }),

@@ -65,7 +65,21 @@ function operationOf(request: FastifyRequest): OperationText | string {
       return "`variables` must be a JSON object.";
     }
   }
-  return { query: query.query, operationName: query.operationName, variables };
+  let extensions: unknown = query.extensions;
+  if (typeof extensions === "string") {
+    try {
+      extensions = JSON.parse(extensions);
+    } catch {
+      return "`extensions` must be a JSON object.";
+    }
+  }
+  return {
+    query: query.query,
+    operationName: query.operationName,
+    variables,
+    extensions,
+    documentId: query.documentId,
+  };
 }
 
 async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
@@ -120,9 +134,9 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
     try {
       // Charged on arrival, as every HTTP request is.
       const caller = { chargeRequests: (units: number) => app.chargeRequests(request, units), prepaid: true };
-      const admitted = await runner.admit(text, caller, { only: "subscription", face: "Server-Sent Events" });
+      const admitted = await runner.admit(text, caller, { only: "subscription", face: "Server-Sent Events", viewer });
       if ("errors" in admitted) return answer(reply, format(admitted.errors));
-      const started = await beginSubscription(deps, subscription, text.query as string, admitted, {
+      const started = await beginSubscription(deps, subscription, admitted.text, admitted, {
         token,
         auth,
         clientAddress: request.ip,
