@@ -34,11 +34,9 @@ export class PersistedDocuments {
     if (reference === undefined) return { text: sent.query };
     if (reference instanceof GraphQLError) return { refused: reference };
     if (reference.kind === "apq" && reference.withText) return this.registering(reference.hash, sent.query);
-    const hash = reference.kind === "apq" ? reference.hash : reference.sha256;
-    // A manifest's ids are as its build wrote them; `sha256:<hex>` names a bare hex id too.
     const trusted = this.trusted.textOf(reference.kind === "apq" ? reference.hash : reference.id);
-    const text = trusted ?? (hash === undefined ? undefined : this.trusted.textOf(hash));
-    if (text !== undefined) return { text, named: true };
+    if (trusted !== undefined) return { text: trusted, named: true };
+    const hash = reference.kind === "apq" ? reference.hash : reference.sha256;
     if (hash === undefined || this.trusted.enforced) return this.notFound(reference);
     return this.queries
       .get(hash)

@@ -11,8 +11,13 @@ import { ManifestError, type ManifestEntry } from "./manifest.ts";
 
 export type TrustMode = "off" | "allow" | "enforce";
 
+/** A SHA-256 id as the client preset writes it (`sha256:<hex>`) or as Apollo's extension carries it (bare hex). */
+const SHA256_ID = /^(sha256:)?([0-9a-fA-F]{64})$/;
+
 export class TrustedDocuments {
   private readonly texts: Set<string>;
+  /** Each id, and each SHA-256 id under its other spelling too (with and without `sha256:`). */
+  private readonly byId = new Map<string, string>();
 
   constructor(
     readonly mode: TrustMode,
@@ -20,6 +25,12 @@ export class TrustedDocuments {
     private readonly adminsSendText = true,
   ) {
     this.texts = new Set([...documents.values()].map((entry) => entry.text));
+    for (const [id, { text }] of documents) this.byId.set(id, text);
+    for (const [id, { text }] of documents) {
+      const hex = SHA256_ID.exec(id)?.[2].toLowerCase();
+      if (hex === undefined) continue;
+      for (const spelling of [hex, `sha256:${hex}`]) if (!this.byId.has(spelling)) this.byId.set(spelling, text);
+    }
   }
 
   /** Off: no manifest is read. */
@@ -31,7 +42,7 @@ export class TrustedDocuments {
 
   /** The text of a manifest document (undefined: no such id, or trust is off). */
   textOf(id: string): string | undefined {
-    return this.documents.get(id)?.text;
+    return this.byId.get(id);
   }
 
   /** Whether texts that are not the manifests' are refused (so never registered or looked up elsewhere). */

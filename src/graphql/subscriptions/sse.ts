@@ -79,6 +79,7 @@ function operationOf(request: FastifyRequest): OperationText | string {
     variables,
     extensions,
     documentId: query.documentId,
+    doc_id: query.doc_id,
   };
 }
 
