@@ -34,6 +34,27 @@ function post(s: TestServer, body: unknown, headers: Record<string, string | und
   });
 }
 
+/** GET /graphql with exactly these headers and query-string parameters, the raw answer kept. */
+function get(s: TestServer, params: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${s.url}/graphql?${new URLSearchParams(params)}`, { method: "GET", headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode!,
+          contentType: String(res.headers["content-type"]),
+          text,
+          remaining: res.headers["x-ratelimit-remaining"] as string | undefined,
+        }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 /** graphql_http_answers_total by road, from /metrics. */
 async function answers(s: TestServer) {
   const text = await (await s.fetch("/metrics")).text();
@@ -83,6 +104,48 @@ describe("a document validated before", () => {
       });
     },
   );
+
+  it.each(ACCEPTS)(
+    "answers clean GET queries directly with Apollo's very status, media type and bytes (%s)",
+    async (_client, accept) => {
+      const query = `query DirectGet { restaurant(id: "${restaurantId}") { id title } } # ${accept}`;
+      const headers = { ...(accept ? { accept } : {}), authorization: `Bearer ${token}` };
+      const before = await answers(s);
+      const viaApollo = await get(s, { query }, headers);
+      const direct = await get(s, { query }, headers);
+      expect(JSON.parse(viaApollo.text).data.restaurant.title).toBe("Direct Diner");
+      expect(await answers(s)).toEqual({ direct: before.direct + 1, apollo: before.apollo + 1 });
+      expect({ status: direct.status, contentType: direct.contentType, text: direct.text }).toEqual({
+        status: viaApollo.status,
+        contentType: viaApollo.contentType,
+        text: viaApollo.text,
+      });
+    },
+  );
+
+  it("leaves to Apollo a GET that CSRF prevention refuses, a browser's, and a GET mutation: nothing runs", async () => {
+    const query = `query CsrfGet { restaurant(id: "${restaurantId}") { id } }`;
+    const token_ = `Bearer ${token}`;
+    await get(s, { query }, { authorization: token_ });
+    const before = await answers(s);
+    // Sent with the token as a query parameter: no header a browser must preflight.
+    const simple = await get(s, { query, access_token: token });
+    expect(simple.status).toBe(400);
+    expect(simple.text).toContain("Cross-Site Request Forgery");
+    const browser = await get(
+      s,
+      { query },
+      { authorization: token_, accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    );
+    expect(browser.contentType).toMatch(/^text\/html/);
+    const mutation = `mutation { createRestaurant(input: { title: "By GET" }) { id } }`;
+    await post(s, { query: mutation }, { authorization: token_ }); // known from now on
+    const byGet = await get(s, { query: mutation }, { authorization: token_ });
+    expect(byGet.status).toBe(405);
+    expect(await answers(s)).toEqual({ direct: before.direct, apollo: before.apollo + 4 });
+    const titles = await s.graphql(`{ restaurants(first: 100) { nodes { title } } }`, {}, token);
+    expect(titles.data.restaurants.nodes.filter((r: { title: string }) => r.title === "By GET")).toHaveLength(1);
+  });
 
   it("leaves uploads' content types, extensions and an operation name the document does not hold to Apollo", async () => {
     const query = `query Named { restaurant(id: "${restaurantId}") { id } }`;
