@@ -10,50 +10,38 @@ import { parse } from "graphql";
 
 type Answer = { status: number; contentType: string; text: string; remaining: string | undefined };
 
-/** POST /graphql with exactly these headers, the raw answer kept. */
+/** A request to /graphql with exactly these headers, the raw answer kept. */
+function exchange(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode!,
+          contentType: String(res.headers["content-type"]),
+          text,
+          remaining: res.headers["x-ratelimit-remaining"] as string | undefined,
+        }),
+      );
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** POST /graphql with exactly these headers (JSON unless they say otherwise). */
 function post(s: TestServer, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Answer> {
   const set = Object.fromEntries(
     Object.entries({ "content-type": "application/json", ...headers }).filter(([, v]) => v !== undefined),
   ) as Record<string, string>;
-  return new Promise((resolve, reject) => {
-    const req = request(`${s.url}/graphql`, { method: "POST", headers: set }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode!,
-          contentType: String(res.headers["content-type"]),
-          text,
-          remaining: res.headers["x-ratelimit-remaining"] as string | undefined,
-        }),
-      );
-    });
-    req.on("error", reject);
-    req.end(JSON.stringify(body));
-  });
+  return exchange(`${s.url}/graphql`, "POST", set, JSON.stringify(body));
 }
 
-/** GET /graphql with exactly these headers and query-string parameters, the raw answer kept. */
-function get(s: TestServer, params: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${s.url}/graphql?${new URLSearchParams(params)}`, { method: "GET", headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode!,
-          contentType: String(res.headers["content-type"]),
-          text,
-          remaining: res.headers["x-ratelimit-remaining"] as string | undefined,
-        }),
-      );
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
+/** GET /graphql with exactly these headers and query-string parameters. */
+const get = (s: TestServer, params: Record<string, string>, headers: Record<string, string> = {}) =>
+  exchange(`${s.url}/graphql?${new URLSearchParams(params)}`, "GET", headers);
 
 /** graphql_http_answers_total by road, from /metrics. */
 async function answers(s: TestServer) {

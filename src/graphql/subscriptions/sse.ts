@@ -52,32 +52,30 @@ export type GraphqlSseOptions = {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The operation a request carries: the JSON body of a POST, or GET's query string (variables as JSON text). */
+/** A GET parameter holding JSON (`variables`, `extensions`): its value, or the refusal of one that is not JSON. */
+function jsonParameter(value: unknown, name: string): { value: unknown } | string {
+  if (typeof value !== "string") return { value };
+  try {
+    return { value: JSON.parse(value) };
+  } catch {
+    return `\`${name}\` must be a JSON object.`;
+  }
+}
+
+/** The operation a request carries: the JSON body of a POST, or GET's query string (variables and extensions as JSON text). */
 function operationOf(request: FastifyRequest): OperationText | string {
   if (request.method === "POST")
     return isRecord(request.body) ? request.body : 'Send the subscription as a JSON body: {"query": ...}.';
   const query = (request.query ?? {}) as Record<string, unknown>;
-  let variables: unknown = query.variables;
-  if (typeof variables === "string") {
-    try {
-      variables = JSON.parse(variables);
-    } catch {
-      return "`variables` must be a JSON object.";
-    }
-  }
-  let extensions: unknown = query.extensions;
-  if (typeof extensions === "string") {
-    try {
-      extensions = JSON.parse(extensions);
-    } catch {
-      return "`extensions` must be a JSON object.";
-    }
-  }
+  const variables = jsonParameter(query.variables, "variables");
+  if (typeof variables === "string") return variables;
+  const extensions = jsonParameter(query.extensions, "extensions");
+  if (typeof extensions === "string") return extensions;
   return {
     query: query.query,
     operationName: query.operationName,
-    variables,
-    extensions,
+    variables: variables.value,
+    extensions: extensions.value,
     documentId: query.documentId,
     doc_id: query.doc_id,
   };
