@@ -125,7 +125,9 @@ export async function buildServer({
   });
   // Trusted documents and automatic persisted queries: what an id names, which texts may run.
   // A manifest that is not right throws ManifestError before the server listens (main.ts: exit 2).
-  const documents = persistedDocuments(config.persisted, redis);
+  const documents = persistedDocuments(config.persisted, redis, (outcome) =>
+    metrics.persistedRegistrations.inc({ outcome }),
+  );
   const runner = operationRunner(schema, operationLimits(config), executor, documents);
   documents.trusted.check(runner.parseOptions, runner.validated);
   // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.

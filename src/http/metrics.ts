@@ -14,6 +14,8 @@ export type Metrics = {
   requests: Counter<"method" | "route" | "operation" | "status">;
   duration: Histogram<"method" | "route" | "operation">;
   errors: Counter<"code">;
+  /** Texts clients sent with their hash (automatic persisted queries), by what became of them. */
+  persistedRegistrations: Counter<"outcome">;
   statements: Histogram<"kind">;
   /** GraphQL operations run, by how (compiled or on graphql-js), and how many are compiled now. */
   executions: Counter<"mode">;
@@ -62,6 +64,12 @@ export function createMetrics(): Metrics {
       name: "api_errors_total",
       help: "Errors answered to clients, by code",
       labelNames: ["code"],
+      registers: [registry],
+    }),
+    persistedRegistrations: new Counter({
+      name: "graphql_persisted_registrations_total",
+      help: "Texts sent with their hash (automatic persisted queries) once admitted, by outcome: kept, known (kept before), over-allowance (the client's hourly allowance spent: not kept), too-large (not kept)",
+      labelNames: ["outcome"],
       registers: [registry],
     }),
     executions: new Counter({

@@ -281,6 +281,14 @@ describe("the bounds of the store", () => {
     const after = "query KeptAfter { me { username } }";
     await register(other.token, after);
     expect(codeOf((await byHash(s, after, other.token)).body)).toBeUndefined();
+    // An operator sees the flood in /metrics.
+    const metrics = await (await s.fetch("/metrics")).text();
+    const count = (outcome: string) =>
+      Number(
+        new RegExp(`^graphql_persisted_registrations_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(metrics)?.[1],
+      );
+    expect(count("over-allowance")).toBe(100 - keptCount);
+    expect(count("kept")).toBe(keptCount + 2);
   });
 });
 

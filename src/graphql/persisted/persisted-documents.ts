@@ -26,6 +26,8 @@ export class PersistedDocuments {
   constructor(
     readonly trusted: TrustedDocuments,
     readonly queries: PersistedQueries,
+    /** Hears what became of each registration (metrics). */
+    private readonly observe: (outcome: Registration) => void = () => {},
   ) {}
 
   /** The text `sent` names; a promise only when it has to ask the shared store. */
@@ -44,8 +46,10 @@ export class PersistedDocuments {
   }
 
   /** Keeps a text under its hash, once it has been admitted (see textOf's `register`). */
-  register(hash: string, text: string, client: string): Promise<Registration> {
-    return this.queries.register(hash, text, client);
+  async register(hash: string, text: string, client: string): Promise<Registration> {
+    const outcome = await this.queries.register(hash, text, client);
+    this.observe(outcome);
+    return outcome;
   }
 
   private registering(hash: string, query: unknown): DocumentText {
