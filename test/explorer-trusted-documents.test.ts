@@ -48,12 +48,13 @@ async function replaceText(selector: string, value: string) {
   await page.keyboard.insertText(value);
 }
 
+// The page is 9 MB of script: on a loaded machine its first introspection can take a while.
 const introspection = () =>
-  page.waitForResponse((r) => (r.request().postData() ?? "").includes("IntrospectionQuery"), { timeout: 30_000 });
+  page.waitForResponse((r) => (r.request().postData() ?? "").includes("IntrospectionQuery"), { timeout: 120_000 });
 
 it("refuses the schema to an anonymous IDE, and serves it and runs any text once an admin's token is in the Headers pane", async () => {
   const first = introspection();
-  await page.goto(s.url + "/explorer");
+  await page.goto(s.url + "/explorer", { timeout: 120_000 });
   await page.locator(QUERY_EDITOR).waitFor();
   const refused = (await (await first).json()) as { errors?: { extensions?: { code?: string } }[] };
   expect(refused.errors?.[0]?.extensions?.code).toBe("DOCUMENT_NOT_TRUSTED");
