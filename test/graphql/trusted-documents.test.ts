@@ -89,6 +89,8 @@ describe("TRUSTED_DOCUMENTS=enforce", () => {
       await post({ documentId: sha256(TITLE), variables }),
       await post({ doc_id: sha256(TITLE), variables }),
       await post({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(TITLE) } }, variables }),
+      // The client preset's hash as an Apollo link would send it (generateHash: document.__meta__.hash).
+      await post({ extensions: { persistedQuery: { version: 1, sha256Hash: `sha256:${sha256(TITLE)}` } }, variables }),
       await get({ documentId: `sha256:${sha256(TITLE)}`, variables }),
       await get({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(TITLE) } }, variables }),
     ];

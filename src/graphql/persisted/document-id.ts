@@ -39,7 +39,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 function apqReference(persisted: unknown, withText: boolean): DocumentReference | GraphQLError {
   if (!isRecord(persisted) || persisted.version !== 1)
     return badRequest("extensions.persistedQuery must be {version: 1, sha256Hash}: only version 1 is supported.");
-  const hash = persisted.sha256Hash;
+  // The client preset's hashes read `sha256:<hex>`: an Apollo link sending them is understood too.
+  const sent = persisted.sha256Hash;
+  const hash = typeof sent === "string" && sent.startsWith("sha256:") ? sent.slice("sha256:".length) : sent;
   if (typeof hash !== "string" || !SHA256_HEX.test(hash))
     return badRequest(
       "extensions.persistedQuery.sha256Hash must be the SHA-256 of the document's text, as 64 hexadecimal digits.",
