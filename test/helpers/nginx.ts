@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { freePort } from "./free-port.ts";
 
 const BINARY = existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : "nginx";
@@ -20,6 +21,8 @@ export const nginxInstalled =
 export type TestNginx = {
   /** http://127.0.0.1:<port> of each server block, in the order the configuration was given ports. */
   urls: string[];
+  /** The master process (its workers are its children). */
+  pid: number;
   /** Its error log so far (for failure messages). */
   errorLog(): string;
   close(): Promise<void>;
@@ -93,11 +96,40 @@ ${http(dir, ports)}
       if (!ready) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (ready && child.exitCode === null)
-      return { urls: ports.map((port) => `http://127.0.0.1:${port}`), errorLog, close };
+      return { urls: ports.map((port) => `http://127.0.0.1:${port}`), pid: child.pid!, errorLog, close };
     const output = `${stderr}${errorLog()}`;
     await close();
     // A port taken between the probe and the start: try others.
     if (attempt < 3 && /Address already in use/.test(output)) continue;
     throw new Error(`nginx did not start:\n${output}`);
   }
+}
+
+const DOC = fileURLToPath(new URL("../../docs/http-caching.md", import.meta.url));
+
+/**
+ * The nginx block docs/http-caching.md gives, pointed at these upstreams (host:port), this port
+ * and a cache under `dir`, its names suffixed with `zone` (one configuration may hold several);
+ * it adds X-Upstream (which instance answered) for the tests.
+ */
+export function documentedNginxBlock(dir: string, port: number, upstreams: string[], zone: string): string {
+  const block = /```nginx\n([\s\S]*?)```/.exec(readFileSync(DOC, "utf8"))?.[1];
+  if (!block) throw new Error("docs/http-caching.md has no nginx block");
+  const replaced = block
+    .replace(/( *server \d+\.\d+\.\d+\.\d+:\d+;\n)+/, upstreams.map((host) => `  server ${host};\n`).join(""))
+    .replace("listen 80;", `listen 127.0.0.1:${port};`)
+    .replace("/var/cache/nginx/gateway", `${dir}/cache-${zone}`)
+    .replaceAll("keys_zone=gateway:", `keys_zone=${zone}:`)
+    .replace("proxy_cache gateway;", `proxy_cache ${zone};`)
+    .replaceAll("upstream gateway", `upstream ${zone}`)
+    .replace("proxy_pass http://gateway;", `proxy_pass http://${zone};`)
+    .replaceAll("$connection_upgrade", `$${zone}_upgrade`)
+    .replace(
+      "add_header X-Cache-Status",
+      "add_header X-Upstream $upstream_addr always;\n    add_header X-Cache-Status",
+    );
+  for (const placeholder of ["10.0.0.", "listen 80;", "/var/cache/nginx", "http://gateway", "gateway:"])
+    if (replaced.includes(placeholder))
+      throw new Error(`the nginx block of docs/http-caching.md changed shape: ${placeholder} left`);
+  return replaced;
 }

@@ -4,39 +4,10 @@
 // keep private answers out of a shared cache. What reaches the service is read from each
 // instance's /metrics: an answer nginx serves from its cache costs the service nothing.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseCounters } from "../../bench/prometheus.ts";
-import { nginxInstalled, startNginx, type TestNginx } from "../helpers/nginx.ts";
+import { metricSum, parseCounters } from "../../bench/prometheus.ts";
+import { documentedNginxBlock, nginxInstalled, startNginx, type TestNginx } from "../helpers/nginx.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-
-const DOC = fileURLToPath(new URL("../../docs/http-caching.md", import.meta.url));
-
-/** The documented nginx block, pointed at these instances, this port and a private cache folder. */
-function documentedBlock(dir: string, port: number, upstreams: TestServer[], zone: string): string {
-  const block = /```nginx\n([\s\S]*?)```/.exec(readFileSync(DOC, "utf8"))?.[1];
-  if (!block) throw new Error("docs/http-caching.md has no nginx block");
-  const servers = upstreams.map((s) => `  server ${new URL(s.url).host};`).join("\n");
-  const replaced = block
-    .replace(/( *server \d+\.\d+\.\d+\.\d+:\d+;\n)+/, `${servers}\n`)
-    .replace("listen 80;", `listen 127.0.0.1:${port};`)
-    .replace("/var/cache/nginx/gateway", `${dir}/cache-${zone}`)
-    .replaceAll("keys_zone=gateway:", `keys_zone=${zone}:`)
-    .replace("proxy_cache gateway;", `proxy_cache ${zone};`)
-    .replaceAll("upstream gateway", `upstream ${zone}`)
-    .replace("proxy_pass http://gateway;", `proxy_pass http://${zone};`)
-    .replace("map $http_upgrade $connection_upgrade", `map $http_upgrade $${zone}_upgrade`)
-    .replaceAll("$connection_upgrade", `$${zone}_upgrade`)
-    // Which instance answered (tests only).
-    .replace(
-      "add_header X-Cache-Status",
-      "add_header X-Upstream $upstream_addr always;\n    add_header X-Cache-Status",
-    );
-  for (const placeholder of ["10.0.0.", "listen 80;", "/var/cache/nginx", "http://gateway"])
-    if (replaced.includes(placeholder)) throw new Error(`the documented block changed shape: ${placeholder} left`);
-  return replaced;
-}
 
 /** proxy_cache and nothing else: no bypass for requests with a token. */
 function bareBlock(dir: string, port: number, upstreams: TestServer[], zone: string): string {
@@ -53,6 +24,8 @@ function bareBlock(dir: string, port: number, upstreams: TestServer[], zone: str
     }
   }`;
 }
+
+const hosts = (...servers: TestServer[]) => servers.map((s) => new URL(s.url).host);
 
 /** Requests the instances answered so far (their /metrics, scrapes left out). */
 async function served(...servers: TestServer[]): Promise<number> {
@@ -109,10 +82,10 @@ describe.skipIf(!nginxInstalled)("nginx with proxy_cache in front of two instanc
     signIn = await startServer({}, { alongside: a });
     nginx = await startNginx(5, (dir, ports) =>
       [
-        documentedBlock(dir, ports[0], [a, b], "documented"),
+        documentedNginxBlock(dir, ports[0], hosts(a, b), "documented"),
         bareBlock(dir, ports[1], [a, b], "bare"),
-        documentedBlock(dir, ports[2], [shortA, shortB], "short"),
-        documentedBlock(dir, ports[3], [signIn], "signin"),
+        documentedNginxBlock(dir, ports[2], hosts(shortA, shortB), "short"),
+        documentedNginxBlock(dir, ports[3], hosts(signIn), "signin"),
         bareBlock(dir, ports[4], [signIn], "baresignin"),
       ].join("\n"),
     );
@@ -210,16 +183,12 @@ describe.skipIf(!nginxInstalled)("nginx with proxy_cache in front of two instanc
     const stored = await get(documentedShort + path);
     expect(["MISS", "EXPIRED", "REVALIDATED", "HIT"]).toContain(stored.cache);
     await new Promise((resolve) => setTimeout(resolve, 3_500)); // past max-age=2 and nginx's second
-    const count304 = async () =>
-      [shortA, shortB].reduce(
-        async (sum, s) =>
-          (await sum) +
-          (await (await s.fetch("/metrics")).text())
-            .split("\n")
-            .filter((line) => line.startsWith("http_requests_total{") && line.includes('status="304"'))
-            .reduce((n, line) => n + Number(line.split(" ").at(-1)), 0),
-        Promise.resolve(0),
-      );
+    const count304 = async () => {
+      let total = 0;
+      for (const s of [shortA, shortB])
+        total += metricSum(await (await s.fetch("/metrics")).text(), "http_requests_total", 'status="304"') ?? 0;
+      return total;
+    };
     const before = await count304();
     const again = await get(documentedShort + path);
     expect(again.cache).toBe("REVALIDATED");
