@@ -20,6 +20,7 @@ import { cleanupsOnExit } from "./cleanups.ts";
 import { isPostgresUrl, seededDatabase } from "./databases.ts";
 import { cpuSecondsBetween, cpuSecondsOf, cpuSecondsOfTree, startService, type Service } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
+import { loadAverageLine, markdownTable } from "./text-table.ts";
 import { RESTAURANT_BY_ID, RESTAURANTS_PAGE } from "./scenarios.ts";
 
 const HELP = `Usage: npm run bench:http-cache [-- options]
@@ -258,16 +259,9 @@ async function main() {
     String(r.serviceCpuMsPerRequest ?? "?"),
     String(r.nginxCpuMsPerRequest ?? ""),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  const lines = [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)];
+  const lines = markdownTable(header, cells);
   console.log(`\n${lines.join("\n")}`);
-  console.log(
-    `\nLoad average (1, 5, 15 min) at the start ${loadStart.map((l) => l.toFixed(2)).join(", ")}, at the end ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(", ")}.`,
-  );
+  console.log(`\n${loadAverageLine(loadStart)}`);
   if (values.json)
     writeFileSync(
       values.json,
