@@ -208,7 +208,7 @@ describe("Cache-Control from the schema's hints (ANONYMOUS_READS=true)", () => {
     const body = await first.text();
     const etag = first.headers.get("etag")!;
     expect(first.headers.get("vary")).toBe("authorization, accept");
-    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`]) {
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, "*"]) {
       const again = await graphqlGet(s, RESTAURANT, {
         variables: { id: restaurantId },
         headers: { "if-none-match": ifNoneMatch },
@@ -315,7 +315,7 @@ describe("HTTP_CACHE_MAX_AGE and ANONYMOUS_READS=false", () => {
   let capped: TestServer;
   beforeAll(async () => {
     off = await startServer({ ANONYMOUS_READS: "true", HTTP_CACHE_MAX_AGE: "0" });
-    capped = await startServer({ HTTP_CACHE_MAX_AGE: "5s" }, { alongside: off });
+    capped = await startServer({ HTTP_CACHE_MAX_AGE: "5s", CORS_ORIGINS: "https://app.example" }, { alongside: off });
   });
   afterAll(async () => {
     await capped?.close();
@@ -339,6 +339,13 @@ describe("HTTP_CACHE_MAX_AGE and ANONYMOUS_READS=false", () => {
     expect((await capped.fetch("/restaurants", { token: user.token })).headers.get("cache-control")).toBe(
       "private, max-age=5",
     );
+    // CORS names Origin in Vary; the token and Accept are added, not put instead.
+    const fromApp = await graphqlGet(capped, `{ restaurants { totalCount } }`, {
+      token: user.token,
+      headers: { origin: "https://app.example" },
+    });
+    expect(fromApp.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    expect(fromApp.headers.get("vary")?.toLowerCase()).toBe("origin, authorization, accept");
     const anonymous = await cacheControlOf(graphqlGet(capped, `{ restaurants { totalCount } }`));
     expect(anonymous.body).toContain("UNAUTHENTICATED");
     expect(anonymous.cacheControl).toBe("no-store");

@@ -197,6 +197,21 @@ describe.skipIf(!nginxInstalled)("nginx with proxy_cache in front of two instanc
     expect(await count304()).toBe(before + 1);
   });
 
+  it("a conditional request that misses still stores the whole answer (nginx asks the service without If-None-Match)", async () => {
+    const path = `/groceries?title=conditional`;
+    const direct = await a.fetch(path);
+    const etag = direct.headers.get("etag")!;
+    const body = await direct.text();
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    const conditional = await fetch(documented + path, { headers: { "if-none-match": etag } });
+    expect(conditional.headers.get("x-cache-status")).toBe("MISS");
+    expect(conditional.status).toBe(304);
+    const next = await get(documented + path);
+    expect(next.cache).toBe("HIT");
+    expect(next.status).toBe(200);
+    expect(next.body).toBe(body);
+  });
+
   it("garbage in If-None-Match through nginx gets the whole answer", async () => {
     const path = `/restaurants/${restaurantId}`;
     const first = await get(documented + path);
