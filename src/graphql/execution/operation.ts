@@ -237,7 +237,6 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     hideSuggestions,
     formatError,
     validateOwn,
-    cachePolicy,
     cacheControl,
   };
 }

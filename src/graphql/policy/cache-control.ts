@@ -103,7 +103,7 @@ export function cachePolicies(schema: GraphQLSchema, maxAgeLimit: number) {
           }
           const target = getNamedType(field.type);
           const composite = isCompositeType(target);
-          // Apollo's order: the type's hint, then the field's on top (inheritMaxAge alone keeps the type's maxAge away).
+          // Apollo's order: the type's hint, then the field's over it; a field's inheritMaxAge counts where its type gives no maxAge.
           const typeHint = composite ? hintOf(target) : {};
           const fieldHint = hintOf(field);
           let fieldMaxAge = typeHint.maxAge;
