@@ -8,7 +8,14 @@ import { KnownDocuments } from "../../src/graphql/transport/known-documents.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { parse } from "graphql";
 
-type Answer = { status: number; contentType: string; text: string; remaining: string | undefined };
+type Answer = {
+  status: number;
+  contentType: string;
+  text: string;
+  remaining: string | undefined;
+  /** What HTTP caches read of it: Cache-Control and ETag. */
+  caching: string;
+};
 
 /** A request to /graphql with exactly these headers, the raw answer kept. */
 function exchange(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
@@ -23,6 +30,7 @@ function exchange(url: string, method: string, headers: Record<string, string>, 
           contentType: String(res.headers["content-type"]),
           text,
           remaining: res.headers["x-ratelimit-remaining"] as string | undefined,
+          caching: `${res.headers["cache-control"]} ${res.headers.etag}`,
         }),
       );
     });
@@ -103,11 +111,14 @@ describe("a document validated before", () => {
       const direct = await get(s, { query }, headers);
       expect(JSON.parse(viaApollo.text).data.restaurant.title).toBe("Direct Diner");
       expect(await answers(s)).toEqual({ direct: before.direct + 1, apollo: before.apollo + 1 });
-      expect({ status: direct.status, contentType: direct.contentType, text: direct.text }).toEqual({
-        status: viaApollo.status,
-        contentType: viaApollo.contentType,
-        text: viaApollo.text,
-      });
+      expect(viaApollo.caching).toMatch(/^private, max-age=\d+ "/);
+      const { status, contentType, text, caching } = viaApollo;
+      expect({
+        status: direct.status,
+        contentType: direct.contentType,
+        text: direct.text,
+        caching: direct.caching,
+      }).toEqual({ status, contentType, text, caching });
     },
   );
 

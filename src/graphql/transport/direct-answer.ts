@@ -175,8 +175,10 @@ export function directAnswer({ runner, known, context: contextOf, apollo: viaApo
     }
     if (result.errors?.length) return handOver(request, reply, read, context, { result });
     observe("direct");
-    // As Apollo writes a single result: its fields in the order errors, data, extensions.
+    // As Apollo writes a single result: its fields in the order errors, data, extensions. A clean
+    // GET query may be kept by a cache, as Apollo's road says (cache-headers.ts); POST never is.
     reply.code(200).header("content-type", direct.mediaType);
+    if (request.method === "GET") reply.header("cache-control", runner.cacheControl(document, operationName, context));
     return JSON.stringify({ data: result.data, extensions: result.extensions }) + "\n";
   };
 }
