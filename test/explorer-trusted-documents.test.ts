@@ -7,7 +7,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openOfflineBrowser, type OfflineBrowser } from "./helpers/offline-browser.ts";
+import {
+  EXPLORER_EDITORS,
+  openOfflineBrowser,
+  replaceEditorText,
+  type OfflineBrowser,
+} from "./helpers/offline-browser.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
 
 const folder = mkdtempSync(path.join(tmpdir(), "explorer-manifest-"));
@@ -37,16 +42,8 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-const QUERY_EDITOR = ".graphiql-query-editor .monaco-editor .view-lines";
-const HEADERS_EDITOR = '.monaco-editor[data-uri$="headers.json"] .view-lines';
-const RESPONSE = ".graphiql-response .view-lines";
-
-async function replaceText(selector: string, value: string) {
-  await page.locator(selector).click();
-  await page.keyboard.press("ControlOrMeta+A");
-  await page.keyboard.press("Delete");
-  await page.keyboard.insertText(value);
-}
+const { query: QUERY_EDITOR, headers: HEADERS_EDITOR, response: RESPONSE } = EXPLORER_EDITORS;
+const replaceText = (selector: string, value: string) => replaceEditorText(page, selector, value);
 
 // The page is 9 MB of script: on a loaded machine its first introspection can take a while.
 const introspection = () =>
