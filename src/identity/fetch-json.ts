@@ -30,7 +30,7 @@ function failure(error: unknown, timeoutMs: number): string {
 
 async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers.get("content-length"));
-  if (declared > maxBytes) throw new ProviderFetchError(`larger than ${maxBytes} bytes (${declared})`);
+  if (declared > maxBytes) throw new ProviderFetchError(`larger than ${maxBytes} bytes`);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = response.body?.getReader();
