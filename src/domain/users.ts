@@ -117,7 +117,7 @@ export async function logout(db: Db, viewer: Viewer | null, events: EventBus): P
 export async function setRole(db: Db, username: string, role: "USER" | "ADMIN", events: EventBus): Promise<void> {
   const user = await db.user.findUnique({ where: { username }, select: { id: true } });
   if (user && (await isProviderAccount(db, user.id)))
-    throw badInput(
+    throw conflict(
       `"${username}" signs in through the identity provider, whose roles claim gives each token its role: change it there.`,
     );
   const { count } = user ? await db.user.updateMany({ where: { id: user.id }, data: { role } }) : { count: 0 };

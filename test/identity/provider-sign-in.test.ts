@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient as createSseClient } from "graphql-sse";
 import { SignJWT, UnsecuredJWT, decodeJwt, importJWK, type JWK } from "jose";
-import { setRole } from "../../src/domain/users.ts";
 import { databaseState, stateChanges } from "../hardening/database-state.ts";
 import {
   API_AUDIENCE,
@@ -16,6 +15,7 @@ import {
   type IdentityProvider,
 } from "../helpers/identity-provider.ts";
 import { CountingBus, liveClient, subscribe, within } from "../helpers/live.ts";
+import { runAdmin } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let idp: IdentityProvider;
@@ -186,7 +186,7 @@ describe("a token from the identity provider", () => {
     await plain.dispose();
   });
 
-  it("cannot log out a provider token nor change its account's role from here: both say where to", async () => {
+  it("cannot log out a provider token, nor promote or revoke its account from the command line: each says where to", async () => {
     const token = await idp.token("eve-app");
     const logout = await s.graphql(`mutation { logout }`, {}, token);
     expect(logout.errors?.[0]).toMatchObject({ extensions: { code: "BAD_USER_INPUT" } });
@@ -194,7 +194,15 @@ describe("a token from the identity provider", () => {
     expect((await s.fetch("/auth/token", { method: "DELETE", token })).status).toBe(400);
     expect(await signsIn(token)).toBe(true);
     const { username } = (await s.graphql(ME, {}, token)).data.me;
-    await expect(setRole(s.db, username, "ADMIN", bus)).rejects.toThrow(/roles claim/);
+    const promote = await runAdmin(s.database.url, "promote", username);
+    expect([promote.code, promote.stdout]).toEqual([1, ""]);
+    expect(promote.stderr).toMatch(
+      /signs in through the identity provider, whose roles claim gives each token its role/,
+    );
+    const revoke = await runAdmin(s.database.url, "revoke-tokens", username);
+    expect(revoke.code).toBe(0);
+    expect(revoke.stdout).toMatch(/its tokens cannot be revoked here and work until they expire/);
+    expect(await signsIn(token)).toBe(true);
   });
 });
 
