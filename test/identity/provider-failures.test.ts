@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import { SignJWT, importJWK, type JWK } from "jose";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { signingKey, startIdentityProvider, type IdentityProvider } from "../helpers/identity-provider.ts";
-import { wsUrl } from "../helpers/live.ts";
+import { eventually, wsUrl } from "../helpers/live.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const ISSUER = "https://idp.example";
@@ -83,39 +83,40 @@ async function readiness(s: TestServer) {
   return { status: response.status, body: (await response.json()) as Record<string, string> };
 }
 
-/** Polls (at most `ms`) until `check` holds. */
-async function eventually(check: () => Promise<boolean>, what: string, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 const warnings = (s: TestServer) =>
   s.logs
     .map((line) => JSON.parse(line))
     .filter((entry) => entry.level === 40 && entry.component === "identity-provider");
 
-describe("a JWKS address that hangs", () => {
-  let key: JWK;
-  let keys: Awaited<ReturnType<typeof keysServer>>;
-  let s: TestServer;
+/** A server taking the tokens `key` signs, its keys at a JWKS address answering as `mode` says. */
+function withKeysServer(mode: Mode, settings: Record<string, string>) {
+  const setup = {} as { key: JWK; keys: Awaited<ReturnType<typeof keysServer>>; s: TestServer };
   beforeAll(async () => {
-    key = await signingKey("key-1");
-    keys = await keysServer(publicPart(key));
-    keys.state.mode = "hang";
-    s = await startServer({
+    setup.key = await signingKey("key-1");
+    setup.keys = await keysServer(publicPart(setup.key));
+    setup.keys.state.mode = mode;
+    setup.s = await startServer({
       OIDC_ISSUER: ISSUER,
       OIDC_AUDIENCE: AUDIENCE,
-      OIDC_JWKS_URL: keys.url,
-      OIDC_FETCH_TIMEOUT: "8s",
+      OIDC_JWKS_URL: setup.keys.url,
       LOG_LEVEL: "warn",
+      ...settings,
     });
   });
   afterAll(async () => {
-    await s?.close();
-    await keys?.close();
+    await setup.s?.close();
+    await setup.keys?.close();
+  });
+  return setup;
+}
+
+describe("a JWKS address that hangs", () => {
+  const setup = withKeysServer("hang", { OIDC_FETCH_TIMEOUT: "8s" });
+  let key: JWK;
+  let keys: Awaited<ReturnType<typeof keysServer>>;
+  let s: TestServer;
+  beforeAll(() => {
+    ({ key, keys, s } = setup);
   });
 
   it("holds only the requests carrying the provider's tokens, and those for OIDC_FETCH_TIMEOUT at most: 503", async () => {
@@ -161,25 +162,13 @@ describe("a JWKS address that hangs", () => {
 });
 
 describe("a JWKS address that answers garbage, a flood of unknown keys, a JWT of 1 MB", () => {
+  const setup = withKeysServer("good", { OIDC_JWKS_COOLDOWN: "200ms", OIDC_FETCH_TIMEOUT: "2s" });
   let key: JWK;
   let keys: Awaited<ReturnType<typeof keysServer>>;
   let s: TestServer;
   beforeAll(async () => {
-    key = await signingKey("key-1");
-    keys = await keysServer(publicPart(key));
-    s = await startServer({
-      OIDC_ISSUER: ISSUER,
-      OIDC_AUDIENCE: AUDIENCE,
-      OIDC_JWKS_URL: keys.url,
-      OIDC_JWKS_COOLDOWN: "200ms",
-      OIDC_FETCH_TIMEOUT: "2s",
-      LOG_LEVEL: "warn",
-    });
+    ({ key, keys, s } = setup);
     await eventually(async () => (await readiness(s)).body.identityProvider === "ok", "the keys fetched");
-  });
-  afterAll(async () => {
-    await s?.close();
-    await keys?.close();
   });
 
   const cases: [Mode, string][] = [

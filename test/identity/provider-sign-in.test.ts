@@ -14,7 +14,7 @@ import {
   startIdentityProvider,
   type IdentityProvider,
 } from "../helpers/identity-provider.ts";
-import { CountingBus, liveClient, subscribe, within } from "../helpers/live.ts";
+import { CountingBus, eventually, liveClient, subscribe, within } from "../helpers/live.ts";
 import { runAdmin } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -48,15 +48,6 @@ const ME = `{ me { id username firstName role } }`;
 
 /** Whether `token` signs in on GraphQL (which answers a refused token in `errors`, HTTP 200). */
 const signsIn = async (token: string) => Boolean((await s.graphql(ME, {}, token)).data?.me);
-
-/** Polls (at most `ms`) until `check` holds: for what happens within a stated bound, never a speed. */
-async function eventually(check: () => Promise<boolean>, what: string, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function sseClient(token: string) {
   return createSseClient({
