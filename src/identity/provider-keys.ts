@@ -61,13 +61,13 @@ export class ProviderKeys {
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
     const set = await this.current();
     try {
-      return await set.select(header, token);
+      return await usableKey(set, header, token);
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       // A key published since the last fetch (a rotation): fetch again, unless that just happened.
       if (!this.fetching && !this.mayFetch()) throw error;
       await this.refresh();
-      return (await this.current()).select(header, token);
+      return usableKey(await this.current(), header, token);
     }
   };
 
@@ -153,10 +153,22 @@ export class ProviderKeys {
       throw new ProviderFetchError(`${where}: not a discovery document`);
     const { issuer, jwks_uri: jwksUri } = document as { issuer?: unknown; jwks_uri?: unknown };
     if (issuer !== this.settings.issuer)
-      throw new ProviderFetchError(`${where}: names the issuer ${JSON.stringify(issuer)}, not OIDC_ISSUER`);
+      throw new ProviderFetchError(
+        `${where}: names the issuer ${JSON.stringify(String(issuer).slice(0, 200))}, not OIDC_ISSUER`,
+      );
     if (typeof jwksUri !== "string" || !isProviderAddress(jwksUri))
       throw new ProviderFetchError(`${where}: its jwks_uri is not an https:// address`);
     return jwksUri;
+  }
+}
+
+/** The key a token names; a published key that cannot be imported (a provider's mistake) is jose's JWKSInvalid, as a refusal, never a fault of ours. */
+async function usableKey(set: KeySet, ...named: Parameters<JWTVerifyGetKey>) {
+  try {
+    return await set.select(...named);
+  } catch (error) {
+    if (error instanceof errors.JOSEError) throw error;
+    throw new errors.JWKSInvalid(`the provider's key cannot be used: ${(error as Error).message}`);
   }
 }
 

@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { SignJWT, importJWK, type JWK } from "jose";
+import { SignJWT, generateKeyPair, importJWK, type JWK } from "jose";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { signingKey, startIdentityProvider, type IdentityProvider } from "../helpers/identity-provider.ts";
 import { eventually, wsUrl } from "../helpers/live.ts";
@@ -17,7 +17,8 @@ const ISSUER = "https://idp.example";
 const AUDIENCE = "restaurants";
 const ME = `{ me { id username } }`;
 
-type Mode = "good" | "hang" | "not-json" | "not-a-key-set" | "huge" | "endless" | "error" | "redirect";
+type Mode =
+  "good" | "with-broken-key" | "hang" | "not-json" | "not-a-key-set" | "huge" | "endless" | "error" | "redirect";
 
 /** A JWKS address whose answer the test chooses, counting the requests it gets. */
 async function keysServer(publicKey: JWK) {
@@ -27,6 +28,11 @@ async function keysServer(publicKey: JWK) {
     switch (state.mode) {
       case "good":
         return response.end(JSON.stringify({ keys: [publicKey] }));
+      case "with-broken-key":
+        // An EC key whose point is no point: importing it throws (a DOMException, not one of jose's errors).
+        return response.end(
+          JSON.stringify({ keys: [publicKey, { kty: "EC", crv: "P-256", kid: "broken", x: "AA", y: "AA" }] }),
+        );
       case "hang":
         return; // never answers
       case "not-json":
@@ -197,6 +203,28 @@ describe("a JWKS address that answers garbage, a flood of unknown keys, a JWT of
       await eventually(async () => (await readiness(s)).body.identityProvider === "ok", "back to ok");
     });
   }
+
+  it("refuses a token naming a published key that cannot be used (401, not 500); the others still verify", async () => {
+    keys.state.mode = "with-broken-key";
+    const { privateKey } = await generateKeyPair("ES256");
+    const broken = await new SignJWT({})
+      .setProtectedHeader({ alg: "ES256", kid: "broken" })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject("kim-1")
+      .setExpirationTime("5m")
+      .sign(privateKey);
+    await eventually(async () => {
+      const answer = await s.fetch("/restaurants", { token: broken });
+      return answer.status === 401 && JSON.stringify(await answer.json()).includes("cannot be verified");
+    }, "the broken key fetched and refused");
+    expect((await s.graphql(ME, {}, broken)).errors?.[0]).toMatchObject({
+      message: "The access token cannot be verified.",
+      extensions: { code: "UNAUTHENTICATED" },
+    });
+    expect((await s.graphql(ME, {}, await sign(key))).data?.me.username).toBe("kim");
+    keys.state.mode = "good";
+  });
 
   it("fetches the keys at most once a cooldown however many tokens name unknown keys", async () => {
     const madeUp = await signingKey("made-up");
