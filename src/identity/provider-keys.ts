@@ -143,7 +143,8 @@ export class ProviderKeys {
 
   /** The issuer's discovery document's jwks_uri; its `issuer` must be OIDC_ISSUER exactly (OpenID Connect Discovery 1.0, 4.3). */
   private async discover(): Promise<string> {
-    const address = `${this.settings.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
+    const { issuer: base } = this.settings;
+    const address = `${base.endsWith("/") ? base.slice(0, -1) : base}/.well-known/openid-configuration`;
     const document = await fetchJson(address, {
       timeoutMs: this.settings.fetchTimeoutMs,
       maxBytes: MAX_DOCUMENT_BYTES,

@@ -97,14 +97,18 @@ export function tokenFromSubscribeExtensions(extensions: unknown): string | unde
     : undefined;
 }
 
-/** A close frame's reason holds at most 123 bytes (RFC 6455, 5.5): a longer one is cut, never refused by ws. */
-export const closeReason = (reason: string) =>
-  Buffer.byteLength(reason) <= 123
-    ? reason
-    : `${Buffer.from(reason)
-        .subarray(0, 120)
-        .toString("utf8")
-        .replace(/\uFFFD+$/, "")}...`;
+/** A close frame's reason holds at most 123 bytes (RFC 6455, 5.5): a longer one is cut (whole characters), never refused by ws. */
+export function closeReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let cut = "";
+  let bytes = 0;
+  for (const character of reason) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > 120) break;
+    cut += character;
+  }
+  return `${cut}...`;
+}
 
 const OTHER_TOKEN = "This connection is signed in with another access token; open a new connection to use this one.";
 
