@@ -165,6 +165,10 @@ const schema = z.object({
   OIDC_JWKS_MAX_AGE: duration("10m"),
   OIDC_JWKS_COOLDOWN: duration("30s"),
   OIDC_FETCH_TIMEOUT: duration("5s").refine((ms) => ms <= 60_000, "must be at most 60s"),
+  // HTTP caching (issue 42): the longest max-age any answer carries; 0 stores nothing.
+  HTTP_CACHE_MAX_AGE: duration("60s", { allowZero: true }).refine((ms) => ms % 1000 === 0, {
+    message: "must be whole seconds, e.g. 60s, 5m or 0",
+  }),
   // Several instances as one (issue 17): Redis shares rate-limit counts (and can carry live events).
   REDIS_URL: z
     .string()
@@ -264,6 +268,11 @@ export type Config = {
   legacy: { anonymousReads: boolean; restPrefixes: string[] };
   /** Sign-in with JWTs from an OpenID Connect provider (OIDC_*); unset: only this service's own tokens. */
   identityProvider?: IdentityProviderSettings;
+  /**
+   * The longest max-age (seconds) a GraphQL or REST answer may carry; the schema's @cacheControl
+   * hints choose up to it. 0: every answer is no-store (docs/http-caching.md).
+   */
+  httpCacheMaxAgeSeconds: number;
   /** Redis shared by every instance (rate-limit counts); unset = counts per process. */
   redisUrl?: string;
   /**
@@ -393,6 +402,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: s.MAX_CONNECTIONS_PER_ADDRESS,
     },
     legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
+    httpCacheMaxAgeSeconds: s.HTTP_CACHE_MAX_AGE / 1000,
     redisUrl: s.REDIS_URL,
     identityProvider: identity.settings,
     live: {
