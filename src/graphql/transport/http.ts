@@ -4,6 +4,7 @@
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from "@apollo/server/plugin/disabled";
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
@@ -91,6 +92,10 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       // The schema declares no cache hints, so the cache-control plugin would only wrap every
       // field's resolver to compute a policy nobody reads.
       ApolloServerPluginCacheControlDisabled(),
+      // A subgraph schema would turn on Apollo's inline tracing: any request sending
+      // `apollo-federation-include-trace: ftv1` (@apollo/gateway does) would get every field's
+      // timings back, and every resolver would be timed for it. Nothing here reports to GraphOS.
+      ApolloServerPluginInlineTraceDisabled(),
       operationNamePlugin,
       admissionPlugin(runner, options.known, formatError),
       databaseFailureStatusPlugin(),
