@@ -2,6 +2,8 @@
 // `_service { sdl }` and `_entities(representations:)`, a new way in that must meet the same rules,
 // cost, limits and batching as `restaurant(id:)`, `grocery(id:)` and `user(id:)`. The gateways
 // themselves are in hive-gateway.test.ts and apollo-gateway.test.ts.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "graphql";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -84,12 +86,15 @@ describe("_service { sdl }", () => {
     expect(sdl).toContain("union _Entity = Grocery | Restaurant | User");
   });
 
-  it("is the SDL `npm run subgraph-sdl` prints", async () => {
-    const { subgraphSdl } = await import("../../src/graphql/federation/subgraph.ts");
-    const { readFileSync } = await import("node:fs");
-    const { SCHEMA_PATH } = await import("../../src/graphql/schema.ts");
+  it("is the SDL `npm run subgraph-sdl` prints, without a server or a database", async () => {
+    const cli = spawnSync(process.execPath, ["--import", "tsx", "src/cli/subgraph-sdl.ts"], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      env: { PATH: process.env.PATH },
+      encoding: "utf8",
+    });
+    expect(cli.status, cli.stderr).toBe(0);
     const res = await s.graphql("{ _service { sdl } }");
-    expect(subgraphSdl(readFileSync(SCHEMA_PATH, "utf8"))).toBe(res.data._service.sdl);
+    expect(cli.stdout).toBe(`${res.data._service.sdl}\n`);
   });
 
   it("is refused with introspection (GRAPHQL_INTROSPECTION=false), before anything runs", async () => {
