@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApolloServer } from "@apollo/server";
 import { startStandaloneServer } from "@apollo/server/standalone";
 import { ApolloGateway, IntrospectAndCompose, RemoteGraphQLDataSource } from "@apollo/gateway";
-import { deliveryEstimate } from "../helpers/delivery-subgraph.ts";
-import { ask, OPERATIONS, startScene, type Scene } from "../helpers/supergraph-scene.ts";
+import { ask, itAnswersAcrossSubgraphs, startScene, type Scene } from "../helpers/supergraph-scene.ts";
 
 type GatewayContext = { authorization?: string };
 
@@ -54,60 +53,7 @@ describe("@apollo/gateway", () => {
     expect(fields).toContain("deliveryEstimate");
   });
 
-  it("resolves a query starting here through the delivery subgraph's _entities", async () => {
-    const before = scene.delivery.operations.length;
-    const res = await ask(url, OPERATIONS.restaurantsWithEstimates, scene.bob.token);
-    expect(res.errors).toBeUndefined();
-    expect(res.data.restaurants.nodes).toEqual(
-      [...scene.restaurants]
-        .sort((a, b) => a.title.localeCompare(b.title))
-        .map((r) => ({ ...r, deliveryEstimate: deliveryEstimate(r.id) })),
-    );
-    expect(scene.delivery.operations.slice(before).some((op) => op.includes("_entities"))).toBe(true);
-  });
-
-  it("resolves a query starting in the delivery subgraph through this service's _entities", async () => {
-    const res = await ask(url, OPERATIONS.featured, scene.bob.token);
-    expect(res.errors).toBeUndefined();
-    expect(res.data.featuredRestaurants).toEqual(
-      scene.restaurants.map((r) => ({
-        ...r,
-        owner: { username: scene.alice.username },
-        deliveryEstimate: deliveryEstimate(r.id),
-      })),
-    );
-  });
-
-  it("hands the client's token to this service, whose rules apply to the entities it resolves", async () => {
-    const own = await ask(url, OPERATIONS.courier, scene.alice.token);
-    expect(own.data.courierOfTheWeek).toEqual({ id: scene.alice.id, username: scene.alice.username, role: "USER" });
-    const other = await ask(url, OPERATIONS.courier, scene.bob.token);
-    expect(other.data.courierOfTheWeek).toEqual({ id: scene.alice.id, username: scene.alice.username, role: null });
-    const anonymous = await ask(url, OPERATIONS.courier);
-    expect(anonymous.data.courierOfTheWeek).toBeNull();
-    expect(anonymous.errors?.map((e) => e.extensions?.code)).toEqual(["UNAUTHENTICATED"]);
-  });
-
-  it("keeps another user's orders hidden: each sees their own", async () => {
-    const alices = await ask(url, OPERATIONS.myOrders, scene.alice.token);
-    expect(alices.data.myOrders).toEqual({
-      totalCount: 1,
-      nodes: [
-        {
-          recipe: "Carbonara",
-          restaurant: {
-            title: scene.restaurants[0].title,
-            deliveryEstimate: deliveryEstimate(scene.restaurants[0].id),
-          },
-        },
-      ],
-    });
-    const bobs = await ask(url, OPERATIONS.myOrders, scene.bob.token);
-    expect(bobs.data.myOrders).toEqual({ totalCount: 0, nodes: [] });
-    const anonymous = await ask(url, OPERATIONS.myOrders);
-    expect(anonymous.data).toBeNull();
-    expect(anonymous.errors?.map((e) => e.extensions?.code)).toEqual(["UNAUTHENTICATED"]);
-  });
+  itAnswersAcrossSubgraphs(() => ({ scene, url }));
 
   it("runs no subscription (Apollo Router does; @apollo/gateway says so)", async () => {
     const res = await ask(

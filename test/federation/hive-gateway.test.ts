@@ -13,7 +13,7 @@ import { composeServices } from "@theguild/federation-composition";
 import { createGatewayRuntime, type GatewayRuntime } from "@graphql-hive/gateway";
 import { DELIVERY_SDL, deliveryEstimate } from "../helpers/delivery-subgraph.ts";
 import { countListeners } from "../helpers/live.ts";
-import { ask, OPERATIONS, startScene, type Scene } from "../helpers/supergraph-scene.ts";
+import { itAnswersAcrossSubgraphs, startScene, type Scene } from "../helpers/supergraph-scene.ts";
 
 let scene: Scene;
 let gateway: GatewayRuntime;
@@ -61,60 +61,7 @@ describe("Hive Gateway", () => {
     expect(supergraphSdl).toMatch(/deliveryEstimate: Int! @join__field\(graph: DELIVERY\)/);
   });
 
-  it("resolves a query starting here through the delivery subgraph's _entities", async () => {
-    const before = scene.delivery.operations.length;
-    const res = await ask(url, OPERATIONS.restaurantsWithEstimates, scene.bob.token);
-    expect(res.errors).toBeUndefined();
-    expect(res.data.restaurants.nodes).toEqual(
-      [...scene.restaurants]
-        .sort((a, b) => a.title.localeCompare(b.title))
-        .map((r) => ({ ...r, deliveryEstimate: deliveryEstimate(r.id) })),
-    );
-    expect(scene.delivery.operations.slice(before).some((op) => op.includes("_entities"))).toBe(true);
-  });
-
-  it("resolves a query starting in the delivery subgraph through this service's _entities", async () => {
-    const res = await ask(url, OPERATIONS.featured, scene.bob.token);
-    expect(res.errors).toBeUndefined();
-    expect(res.data.featuredRestaurants).toEqual(
-      scene.restaurants.map((r) => ({
-        ...r,
-        owner: { username: scene.alice.username },
-        deliveryEstimate: deliveryEstimate(r.id),
-      })),
-    );
-  });
-
-  it("hands the client's token to this service, whose rules apply to the entities it resolves", async () => {
-    const own = await ask(url, OPERATIONS.courier, scene.alice.token);
-    expect(own.data.courierOfTheWeek).toEqual({ id: scene.alice.id, username: scene.alice.username, role: "USER" });
-    const other = await ask(url, OPERATIONS.courier, scene.bob.token);
-    expect(other.data.courierOfTheWeek).toEqual({ id: scene.alice.id, username: scene.alice.username, role: null });
-    const anonymous = await ask(url, OPERATIONS.courier);
-    expect(anonymous.data.courierOfTheWeek).toBeNull();
-    expect(anonymous.errors?.map((e) => e.extensions?.code)).toEqual(["UNAUTHENTICATED"]);
-  });
-
-  it("keeps another user's orders hidden: each sees their own", async () => {
-    const alices = await ask(url, OPERATIONS.myOrders, scene.alice.token);
-    expect(alices.data.myOrders).toEqual({
-      totalCount: 1,
-      nodes: [
-        {
-          recipe: "Carbonara",
-          restaurant: {
-            title: scene.restaurants[0].title,
-            deliveryEstimate: deliveryEstimate(scene.restaurants[0].id),
-          },
-        },
-      ],
-    });
-    const bobs = await ask(url, OPERATIONS.myOrders, scene.bob.token);
-    expect(bobs.data.myOrders).toEqual({ totalCount: 0, nodes: [] });
-    const anonymous = await ask(url, OPERATIONS.myOrders);
-    expect(anonymous.data).toBeNull();
-    expect(anonymous.errors?.map((e) => e.extensions?.code)).toEqual(["UNAUTHENTICATED"]);
-  });
+  itAnswersAcrossSubgraphs(() => ({ scene, url }));
 
   it("passes a subscription (commentAdded) from this service to the client over Server-Sent Events", async () => {
     const restaurant = scene.restaurants[1];

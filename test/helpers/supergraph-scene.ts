@@ -1,9 +1,11 @@
 // What both gateway tests compose and ask: this service as a subgraph (FEDERATION_SUBGRAPH=true)
 // with two users, alice (owner of two restaurants, with an order) and bob (nothing of his own),
 // beside the delivery subgraph (delivery-subgraph.ts), which features alice's restaurants and
-// names alice courier of the week. The gateway is the test's; `ask` posts to it as a client would.
+// names alice courier of the week. The gateway is the test file's; `ask` posts to it as a client would,
+// and itAnswersAcrossSubgraphs holds what every gateway must answer.
 import { startServer, type TestServer } from "./server.ts";
-import { startDeliverySubgraph, type DeliverySubgraph } from "./delivery-subgraph.ts";
+import { it, expect } from "vitest";
+import { deliveryEstimate, startDeliverySubgraph, type DeliverySubgraph } from "./delivery-subgraph.ts";
 
 export type Scene = {
   server: TestServer;
@@ -60,7 +62,7 @@ export async function ask(url: string, query: string, token?: string, variables?
 }
 
 /** Operations both gateways are asked, and what they prove. */
-export const OPERATIONS = {
+const OPERATIONS = {
   /** Entry in this service, `deliveryEstimate` from the delivery subgraph's `_entities`. */
   restaurantsWithEstimates: `{ restaurants(first: 10, sort: TITLE) { nodes { id title deliveryEstimate } } }`,
   /** Entry in the delivery subgraph, titles and owners from this service's `_entities`. */
@@ -70,3 +72,69 @@ export const OPERATIONS = {
   /** The caller's own orders, whose restaurants are extended by the delivery subgraph. */
   myOrders: `{ myOrders { totalCount nodes { recipe restaurant { title deliveryEstimate } } } }`,
 };
+
+/**
+ * What every gateway must do with this service and the delivery subgraph (the test file starts
+ * the gateway and hands its URL): queries across both subgraphs, through each one's `_entities`,
+ * and the client's token reaching this service.
+ */
+export function itAnswersAcrossSubgraphs(gateway: () => { scene: Scene; url: string }) {
+  it("resolves a query starting here through the delivery subgraph's _entities", async () => {
+    const { scene, url } = gateway();
+    const before = scene.delivery.operations.length;
+    const res = await ask(url, OPERATIONS.restaurantsWithEstimates, scene.bob.token);
+    expect(res.errors).toBeUndefined();
+    expect(res.data.restaurants.nodes).toEqual(
+      [...scene.restaurants]
+        .sort((a, b) => a.title.localeCompare(b.title))
+        .map((r) => ({ ...r, deliveryEstimate: deliveryEstimate(r.id) })),
+    );
+    expect(scene.delivery.operations.slice(before).some((op) => op.includes("_entities"))).toBe(true);
+  });
+
+  it("resolves a query starting in the delivery subgraph through this service's _entities", async () => {
+    const { scene, url } = gateway();
+    const res = await ask(url, OPERATIONS.featured, scene.bob.token);
+    expect(res.errors).toBeUndefined();
+    expect(res.data.featuredRestaurants).toEqual(
+      scene.restaurants.map((r) => ({
+        ...r,
+        owner: { username: scene.alice.username },
+        deliveryEstimate: deliveryEstimate(r.id),
+      })),
+    );
+  });
+
+  it("hands the client's token to this service, whose rules apply to the entities it resolves", async () => {
+    const { scene, url } = gateway();
+    const own = await ask(url, OPERATIONS.courier, scene.alice.token);
+    expect(own.data.courierOfTheWeek).toEqual({ id: scene.alice.id, username: scene.alice.username, role: "USER" });
+    const other = await ask(url, OPERATIONS.courier, scene.bob.token);
+    expect(other.data.courierOfTheWeek).toEqual({ id: scene.alice.id, username: scene.alice.username, role: null });
+    const anonymous = await ask(url, OPERATIONS.courier);
+    expect(anonymous.data.courierOfTheWeek).toBeNull();
+    expect(anonymous.errors?.map((e) => e.extensions?.code)).toEqual(["UNAUTHENTICATED"]);
+  });
+
+  it("keeps another user's orders hidden: each sees their own", async () => {
+    const { scene, url } = gateway();
+    const alices = await ask(url, OPERATIONS.myOrders, scene.alice.token);
+    expect(alices.data.myOrders).toEqual({
+      totalCount: 1,
+      nodes: [
+        {
+          recipe: "Carbonara",
+          restaurant: {
+            title: scene.restaurants[0].title,
+            deliveryEstimate: deliveryEstimate(scene.restaurants[0].id),
+          },
+        },
+      ],
+    });
+    const bobs = await ask(url, OPERATIONS.myOrders, scene.bob.token);
+    expect(bobs.data.myOrders).toEqual({ totalCount: 0, nodes: [] });
+    const anonymous = await ask(url, OPERATIONS.myOrders);
+    expect(anonymous.data).toBeNull();
+    expect(anonymous.errors?.map((e) => e.extensions?.code)).toEqual(["UNAUTHENTICATED"]);
+  });
+}
