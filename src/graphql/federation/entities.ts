@@ -64,7 +64,7 @@ const entities: GraphQLFieldResolver<unknown, Context, { representations: unknow
     return entity;
   });
 
-/** A representation of `typeName` read as `Query.<field>(id:)` reads its id: that field's resolver, rule and look-ahead. */
+/** A representation read as `Query.<field>(id:)` reads its id: that field's resolver, rule and look-ahead. */
 const readAsQueryField =
   (field: string): GraphQLReferenceResolver<Context> =>
   (reference, context, info) => {
