@@ -39,7 +39,7 @@ beforeAll(async () => {
     listen: { port: 0, host: "127.0.0.1" },
     context: async ({ req }) => ({ authorization: req.headers.authorization }),
   }));
-});
+}, 120_000); // the gateway loads and composes
 afterAll(async () => {
   await apollo?.stop();
   await scene?.close();

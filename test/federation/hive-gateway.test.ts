@@ -46,7 +46,7 @@ beforeAll(async () => {
   http = createServer(gateway);
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
-});
+}, 120_000); // the gateway loads and composes
 afterAll(async () => {
   http?.closeAllConnections();
   await new Promise((resolve) => http?.close(resolve));
@@ -83,7 +83,7 @@ describe("Hive Gateway", () => {
           { next: resolve, error: reject, complete: () => reject(new Error("completed before any event")) },
         ),
       );
-      await listeners.untilListening(listening + 1); // the gateway's stream to this service is open
+      await listeners.untilListening(listening + 1, 30_000); // the gateway's stream to this service is open
       const comment = await scene.server.graphql(
         `mutation($id: ID!) { addComment(restaurantId: $id, input: { title: "Al dente", body: "b", rating: 5 }) { id } }`,
         { id: restaurant.id },
@@ -102,5 +102,5 @@ describe("Hive Gateway", () => {
     } finally {
       client.dispose();
     }
-  });
+  }, 60_000);
 });

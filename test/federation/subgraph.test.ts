@@ -95,7 +95,7 @@ describe("_service { sdl }", () => {
     expect(cli.status, cli.stderr).toBe(0);
     const res = await s.graphql("{ _service { sdl } }");
     expect(cli.stdout).toBe(`${res.data._service.sdl}\n`);
-  });
+  }, 60_000); // a fresh Node with tsx
 
   it("is refused with introspection (GRAPHQL_INTROSPECTION=false), before anything runs", async () => {
     const res = await open.graphql("{ _service { sdl } }");

@@ -41,7 +41,7 @@ beforeAll(async () => {
   // Inside the project, so the script's imports resolve from its node_modules as for a reader.
   mkdirSync(path.join(ROOT, "node_modules/.cache"), { recursive: true });
   folder = mkdtempSync(path.join(ROOT, "node_modules/.cache/supergraph-docs-"));
-});
+}, 120_000); // seeding hashes the demo accounts' passwords
 afterAll(async () => {
   demo?.kill();
   rmSync(folder, { recursive: true, force: true });
@@ -106,5 +106,5 @@ describe("docs/supergraph.md's example", () => {
       { username: DEMO_USERNAME, role: "USER" },
       { username: ADMIN_USERNAME, role: null },
     ]);
-  });
+  }, 120_000); // a fresh Node loads the gateway; then bash, curl and node run the commands
 });
