@@ -22,6 +22,8 @@ export type OperationLimits = {
   /** Most representations one operation may send to `_entities` (FEDERATION_MAX_REPRESENTATIONS). */
   maxRepresentations: number;
   hideSuggestions: boolean;
+  /** HTTP_CACHE_MAX_AGE: the longest max-age an answer may carry, in seconds (0: none is cached; cache-control.ts). */
+  cacheMaxAge: number;
 };
 
 export function operationLimits(config: Config): OperationLimits {
@@ -49,5 +51,6 @@ export function operationLimits(config: Config): OperationLimits {
     maxCost,
     maxRepresentations: config.federation.maxRepresentations,
     hideSuggestions: suggestionsHidden(config),
+    cacheMaxAge: config.httpCacheMaxAgeSeconds,
   };
 }
