@@ -4,10 +4,10 @@
 // FEDERATION_SUBGRAPH=true.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/free-port.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { seed, DEFAULT_SEED_PASSWORD } from "../../src/seed/seed.ts";
 import { ADMIN_USERNAME, DEMO_USERNAME, restaurantId } from "../../src/seed/dataset.ts";
@@ -18,14 +18,6 @@ const page = readFileSync(path.join(ROOT, "docs/supergraph.md"), "utf8");
 /** The fenced blocks of the page written in `language`. */
 const blocks = (language: string) =>
   [...page.matchAll(new RegExp("^```" + language + "\\n([\\s\\S]*?)^```$", "gm"))].map((m) => m[1]);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let s: TestServer;
 let demo: ChildProcess | undefined;
