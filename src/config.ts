@@ -98,6 +98,9 @@ const schema = z.object({
   GRAPHQL_COMPILES_PER_MINUTE: integer(60, 1, 100_000),
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
   GRAPHQL_EXPLORER: z.enum(["true", "false"]).default("true"),
+  // A Federation v2 subgraph behind a gateway (issue 46): `_service` and `_entities` on Query.
+  FEDERATION_SUBGRAPH: z.enum(["true", "false"]).default("false"),
+  FEDERATION_MAX_REPRESENTATIONS: integer(1000, 1, 100_000),
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
   METRICS_TOKEN: z.string().min(16, { message: "must have at least 16 characters" }).optional(),
   TRACING: z.enum(["off", "otlp", "console"]).default("off"),
@@ -241,6 +244,11 @@ export type Config = {
     /** Most compilations a minute (each blocks the event loop for a few ms). */
     compilesPerMinute: number;
   };
+  /**
+   * Federation: `subgraph` adds `_service { sdl }` and `_entities(representations:)` for a gateway;
+   * one operation's `_entities` take at most `maxRepresentations` representations in all.
+   */
+  federation: { subgraph: boolean; maxRepresentations: number };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
   /**
@@ -392,6 +400,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       introspection: s.GRAPHQL_INTROSPECTION === "true",
       explorer: s.GRAPHQL_EXPLORER === "true",
     },
+    federation: { subgraph: s.FEDERATION_SUBGRAPH === "true", maxRepresentations: s.FEDERATION_MAX_REPRESENTATIONS },
     metrics: { enabled: s.METRICS_ENABLED === "true", token: s.METRICS_TOKEN },
     tracing: { exporter: s.TRACING, sampleRatio: s.TRACING_SAMPLE_RATIO, serviceName: s.OTEL_SERVICE_NAME },
     slowClients: {
