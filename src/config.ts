@@ -374,6 +374,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError([
       `TRUSTED_DOCUMENTS=${s.TRUSTED_DOCUMENTS}: name the manifest(s) in TRUSTED_DOCUMENTS_MANIFEST (comma-separated paths of persisted-documents JSON files)`,
     ]);
+  // A gateway sends the query plans it writes, never the apps' documents: trust is the gateway's to enforce.
+  if (s.TRUSTED_DOCUMENTS === "enforce" && s.FEDERATION_SUBGRAPH === "true")
+    throw new ConfigError([
+      "TRUSTED_DOCUMENTS=enforce: a subgraph (FEDERATION_SUBGRAPH=true) runs the gateway's query plans, which no manifest holds; enforce trusted documents at the gateway and run the subgraph with TRUSTED_DOCUMENTS=off or allow",
+    ]);
   const identity = identityProviderOf(
     {
       issuer: s.OIDC_ISSUER,

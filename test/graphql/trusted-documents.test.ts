@@ -102,6 +102,24 @@ describe("TRUSTED_DOCUMENTS=enforce", () => {
     });
   });
 
+  it("answers a GET by id with the Cache-Control and ETag of its text, and a 304 to a client holding it", async () => {
+    const variables = { id: restaurantId };
+    const byId = await get({ documentId: `sha256:${sha256(TITLE)}`, variables });
+    expect(byId.status).toBe(200);
+    // Signed in: a private cache may keep it, a shared one may not (docs/http-caching.md).
+    expect(byId.headers.get("cache-control")).toBe("private, max-age=60");
+    const etag = byId.headers.get("etag");
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect((await get({ query: TITLE, variables })).headers.get("etag")).toBe(etag);
+    const held = await s.fetch(`/graphql?${query({ documentId: `sha256:${sha256(TITLE)}`, variables })}`, {
+      token: user.token,
+      headers: { "if-none-match": etag! },
+    });
+    expect(held.status).toBe(304);
+    // A refusal is never kept.
+    expect((await get({ documentId: "no-such-document" })).headers.get("cache-control")).toBe("no-store");
+  });
+
   it("runs a manifest document sent as its exact text", async () => {
     expect((await json(await post({ query: TITLE, variables: { id: restaurantId } }))).body).toEqual({
       data: titled(),
@@ -320,6 +338,13 @@ describe("a manifest that is not right stops start-up, naming the entry", () => 
     expect(() => loadConfig({ TRUSTED_DOCUMENTS_MANIFEST: relay })).toThrow(
       /a manifest is read only with TRUSTED_DOCUMENTS=allow or enforce/,
     );
+    expect(() =>
+      loadConfig({ TRUSTED_DOCUMENTS: "enforce", TRUSTED_DOCUMENTS_MANIFEST: relay, FEDERATION_SUBGRAPH: "true" }),
+    ).toThrow(/TRUSTED_DOCUMENTS=enforce: a subgraph \(FEDERATION_SUBGRAPH=true\) runs the gateway's query plans/);
+    expect(
+      loadConfig({ TRUSTED_DOCUMENTS: "allow", TRUSTED_DOCUMENTS_MANIFEST: relay, FEDERATION_SUBGRAPH: "true" })
+        .persisted.trust,
+    ).toBe("allow");
   });
 
   it("the real process: exit 2, the entry named, no stack trace", async () => {
