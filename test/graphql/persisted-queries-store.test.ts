@@ -125,8 +125,33 @@ describe.skipIf(!redisServerInstalled)("shared through Redis (needs redis-server
     expect(await b.register(hash(4), text(4), "user:x")).toBe("over-allowance");
     expect(await b.register(hash(1), text(1), "user:x")).toBe("known");
     expect(await a.register(hash(5), text(5), "user:y")).toBe("kept");
-    const ttl = await raw.ttl("gateway:apq:client:user:x");
+    // One hash for the hour's counts, gone an hour after the hour.
+    const [counts] = await raw.keys("gateway:apq:clients:*");
+    expect(await raw.hgetall(counts)).toEqual({ "user:x": String(3 * size), "user:y": String(size) });
+    const ttl = await raw.ttl(counts);
     expect(ttl).toBeGreaterThan(3500);
-    expect(ttl).toBeLessThanOrEqual(3600);
+    expect(ttl).toBeLessThanOrEqual(7200);
+  });
+
+  it("counts at most so many clients an hour, so a flood from many addresses cannot grow the counts", async () => {
+    await raw.flushall();
+    let now = 0;
+    const options = {
+      memoryBytes: 64 * 1024,
+      redisBytes: 1_000_000,
+      clientBytesPerHour: 1_000_000,
+      maxClientsPerHour: 3,
+      now: () => now,
+    };
+    const a = new PersistedQueries({ ...options, redis: await connected() });
+    const b = new PersistedQueries({ ...options, redis: await connected() });
+    const outcomes = [];
+    for (let n = 0; n < 6; n++) outcomes.push(await (n % 2 ? b : a).register(hash(n), text(n), `address:10.0.0.${n}`));
+    expect(outcomes).toEqual(["kept", "kept", "kept", "over-allowance", "over-allowance", "over-allowance"]);
+    // A client counted already still registers; the next hour counts anew.
+    expect(await b.register(hash(10), text(10), "address:10.0.0.0")).toBe("kept");
+    expect(await raw.hlen((await raw.keys("gateway:apq:clients:*"))[0])).toBe(3);
+    now += 3_600_000;
+    expect(await a.register(hash(11), text(11), "address:10.0.0.9")).toBe("kept");
   });
 });

@@ -12,6 +12,8 @@
 //   an hour (APQ_CLIENT_BYTES_PER_HOUR, counted in Redis when shared): past it its texts still run,
 //   but are not kept, so a client registering hashes in a flood takes at most that share of the
 //   store an hour instead of evicting everybody else's. A text over MAX_TEXT_BYTES is never kept.
+//   At most MAX_CLIENTS_COUNTED clients are counted an hour (per process; in Redis, one hash per
+//   hour for all instances), so the counts are bounded too; later clients keep nothing that hour.
 //
 // While Redis cannot answer, each process keeps and counts for itself (as rate limits do), and
 // an evicted text costs its client one round trip: the PersistedQueryNotFound answer, then the text.
@@ -21,12 +23,14 @@ import type { SharedRedis } from "../../redis/connection.ts";
 export const ENTRY_OVERHEAD = 256;
 /** The longest text kept: an app's operations are a few KiB; a larger one runs from its text every time. */
 export const MAX_TEXT_BYTES = 64 * 1024;
-/** Distinct clients counted per hour in one process; past it, new clients' texts are not kept until the next hour. */
+/** Distinct clients counted per hour (in one process, or in Redis for all); past it, new clients' texts are not kept until the next hour. */
 const MAX_CLIENTS_COUNTED = 10_000;
 const HOUR_MS = 3_600_000;
 
 const KEY_PREFIX = "gateway:apq:";
 const KEYS = { texts: `${KEY_PREFIX}texts`, used: `${KEY_PREFIX}used`, bytes: `${KEY_PREFIX}bytes` };
+/** This hour's allowances in Redis, one hash field per client (gone an hour after the hour). */
+const clientsKey = (now: number) => `${KEY_PREFIX}clients:${Math.floor(now / HOUR_MS)}`;
 
 // Looks a text up and marks it used (its place in the eviction order).
 const LOOKUP = `
@@ -34,19 +38,22 @@ local text = redis.call('HGET', KEYS[1], ARGV[1])
 if text then redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[1]) end
 return text`;
 
-// Keeps a text unless the client's allowance is spent (0), then evicts the least recently used
-// ones past the bound. Returns 1 kept, 2 already there, 0 over the allowance.
+// Keeps a text unless the client's allowance is spent or this hour counts too many clients (0),
+// then evicts the least recently used ones past the bound. Returns 1 kept, 2 already there, 0 not kept.
 const REGISTER = `
-local texts, used, bytes, client = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local texts, used, bytes, clients = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local hash, text, now, bound, allowance, overhead = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local client, maxClients = ARGV[7], tonumber(ARGV[8])
 if redis.call('HEXISTS', texts, hash) == 1 then
   redis.call('ZADD', used, now, hash)
   return 2
 end
 local size = string.len(text) + overhead
-if tonumber(redis.call('GET', client) or '0') + size > allowance then return 0 end
-redis.call('INCRBY', client, size)
-if redis.call('TTL', client) < 0 then redis.call('EXPIRE', client, 3600) end
+local spent = redis.call('HGET', clients, client)
+if not spent and redis.call('HLEN', clients) >= maxClients then return 0 end
+if tonumber(spent or '0') + size > allowance then return 0 end
+redis.call('HINCRBY', clients, client, size)
+if redis.call('TTL', clients) < 0 then redis.call('EXPIRE', clients, 7200) end
 redis.call('HSET', texts, hash, text)
 redis.call('ZADD', used, now, hash)
 local total = redis.call('INCRBY', bytes, size)
@@ -68,13 +75,15 @@ type ApqCommands = {
     texts: string,
     used: string,
     bytes: string,
-    client: string,
+    clients: string,
     hash: string,
     text: string,
     now: number,
     bound: number,
     allowance: number,
     overhead: number,
+    client: string,
+    maxClients: number,
   ): Promise<number>;
 };
 
@@ -84,6 +93,8 @@ export type PersistedQueriesOptions = {
   clientBytesPerHour: number;
   /** REDIS_URL's connection: the store every instance shares. */
   redis?: SharedRedis;
+  /** Distinct clients counted an hour (MAX_CLIENTS_COUNTED unless a test says fewer). */
+  maxClientsPerHour?: number;
   now?: () => number;
 };
 
@@ -135,6 +146,7 @@ class HourlyAllowance {
 
   constructor(
     private readonly bytesPerHour: number,
+    private readonly maxClients: number,
     private readonly now: () => number,
   ) {
     this.hourStarted = now();
@@ -147,7 +159,7 @@ class HourlyAllowance {
       this.hourStarted = this.now();
     }
     const already = this.spent.get(client);
-    if (already === undefined && this.spent.size >= MAX_CLIENTS_COUNTED) return false;
+    if (already === undefined && this.spent.size >= this.maxClients) return false;
     if ((already ?? 0) + bytes > this.bytesPerHour) return false;
     this.spent.set(client, (already ?? 0) + bytes);
     return true;
@@ -159,11 +171,13 @@ export class PersistedQueries {
   private readonly allowance: HourlyAllowance;
   private readonly redis?: SharedRedis & { client: SharedRedis["client"] & ApqCommands };
   private readonly now: () => number;
+  private readonly maxClients: number;
 
   constructor(private readonly options: PersistedQueriesOptions) {
     this.now = options.now ?? Date.now;
+    this.maxClients = options.maxClientsPerHour ?? MAX_CLIENTS_COUNTED;
     this.recent = new RecentTexts(options.memoryBytes);
-    this.allowance = new HourlyAllowance(options.clientBytesPerHour, this.now);
+    this.allowance = new HourlyAllowance(options.clientBytesPerHour, this.maxClients, this.now);
     if (options.redis) {
       const client = options.redis.client;
       if (!("apqLookup" in client)) {
@@ -194,17 +208,20 @@ export class PersistedQueries {
     if (size - ENTRY_OVERHEAD > MAX_TEXT_BYTES) return "too-large";
     if (this.redis?.reachable()) {
       try {
+        const now = this.now();
         const outcome = await this.redis.client.apqRegister(
           KEYS.texts,
           KEYS.used,
           KEYS.bytes,
-          `${KEY_PREFIX}client:${client}`,
+          clientsKey(now),
           hash,
           text,
-          this.now(),
+          now,
           this.options.redisBytes,
           this.options.clientBytesPerHour,
           ENTRY_OVERHEAD,
+          client,
+          this.maxClients,
         );
         if (outcome === 0) return "over-allowance";
         this.recent.set(hash, text);
