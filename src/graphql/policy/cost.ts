@@ -4,9 +4,9 @@
 //
 // Cost = how many fields the response may hold: a field costs 1; an object adds its selections; a
 // list of a paged field (one with `first`, e.g. `comments(first: $n) { nodes {...} edges {...} }`)
-// counts its items' cost `first` times, with `first` as coerced from variables or the schema's
-// default (`first: Int = 20`), and at most the page size the domain allows. Other lists count
-// one item: the response ceiling (response-ceiling.ts) bounds what they really hold.
+// counts its items' cost `first` (or `last`) times, as coerced from variables (20 when neither is
+// given), and at most the page size the domain allows. Other lists count one item: the response
+// ceiling (response-ceiling.ts) bounds what they really hold.
 import {
   getArgumentValues,
   getDirectiveValues,
@@ -45,7 +45,7 @@ export function pageItems(first: unknown): number {
 }
 
 function pageSize(field: GraphQLField<unknown, unknown>, args: Variables): number | undefined {
-  return field.args.some((arg) => arg.name === "first") ? pageItems(args.first) : undefined;
+  return field.args.some((arg) => arg.name === "first") ? pageItems(args.first ?? args.last) : undefined;
 }
 
 class CostWalker {
