@@ -148,6 +148,20 @@ describe("cost (GRAPHQL_MAX_COST=500; depth 30, as fragments count as levels)", 
     expect(await costOf(`last: 1, before: "${Buffer.from("o:5").toString("base64url")}"`)).toBe("530");
   });
 
+  it("counts nodes(ids:) one item per id", async () => {
+    // nodes 1 + n x (id 1 + an inline fragment's title 1): 2 n + 1.
+    const ids = (n: number) => Array.from({ length: n }, () => restaurantId);
+    const query = `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Restaurant { title } } }`;
+    expect((await s.graphql(query, { ids: ids(100) }, token)).errors).toBeUndefined();
+    const refused = await s.graphql(
+      `query($ids: [ID!]!) { a: nodes(ids: $ids) { id ... on Restaurant { title } } b: nodes(ids: $ids) { id ... on Restaurant { title } } c: nodes(ids: $ids) { id ... on Restaurant { title } } }`,
+      { ids: ids(100) },
+      token,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.errors?.[0].message).toMatch(/cost 603 is above the limit of 500/);
+  });
+
   it("adds up aliases: 2 aliases of a 218-cost query pass, 4 are refused", async () => {
     const aliased = (n: number) =>
       `query($r: ID!, $n: Int) { ${Array.from({ length: n }, (_, i) => `a${i}: restaurant(id: $r) { ${nested(3)} }`).join(" ")} }`;
