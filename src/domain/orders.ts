@@ -4,7 +4,7 @@ import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { forbidden, notFound } from "../contract/errors.ts";
 import { canEdit } from "./ownership.ts";
-import { once, pageWindow, readWindow, toConnection, type PageArgs } from "./pagination.ts";
+import { countedConnection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, recordId, requiredText } from "./text.ts";
@@ -41,13 +41,11 @@ export async function orderRecipe(db: Db, events: EventBus, viewer: Viewer, inpu
 /** The caller's orders, newest first (the id breaks ties within a millisecond). */
 export async function myOrders(db: Db, viewer: Viewer, page: PageArgs) {
   const where = { userId: viewer.id };
-  const total = once(() => db.order.count({ where }));
-  const window = await pageWindow(page, total);
-  const [items, counted] = await Promise.all([
-    db.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], ...readWindow(window) }),
-    total(),
-  ]);
-  return toConnection(items, counted, window);
+  return countedConnection(
+    page,
+    () => db.order.count({ where }),
+    (window) => db.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], ...window }),
+  );
 }
 
 /** The caller's own orders among these ids (node(id:)): an order is its customer's alone, as in myOrders. */

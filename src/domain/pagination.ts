@@ -150,6 +150,21 @@ export function once<T>(compute: () => Promise<T>): () => Promise<T> {
 }
 
 /**
+ * A page of a list whose total every page shows: the list is counted once, for the window (when
+ * `last` counts from the end) and the connection alike, beside the read of the page's rows.
+ */
+export async function countedConnection<T>(
+  page: PageArgs,
+  count: () => Promise<number>,
+  read: (window: { skip: number; take: number }) => Promise<T[]>,
+): Promise<Connection<T>> {
+  const total = once(count);
+  const window = await pageWindow(page, total);
+  const [items, counted] = await Promise.all([read(readWindow(window)), total()]);
+  return toConnection(items, counted, window);
+}
+
+/**
  * A connection whose total is counted only when asked for: GraphQL's default resolver calls the
  * `totalCount` function only if the field is selected (the REST shim never selects it), so a
  * search that is not asked for its total skips the statement that would scan every match.

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound } from "../contract/errors.ts";
-import { once, pageWindow, readWindow, toConnection, type PageArgs } from "./pagination.ts";
+import { countedConnection, type PageArgs } from "./pagination.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, optionalText, requiredText } from "./text.ts";
@@ -73,13 +73,11 @@ export async function listReports(db: Db, filter: ReportFilter, page: PageArgs) 
         : {}),
     ...(filter.targetKind ? { targetKind: filter.targetKind } : {}),
   };
-  const total = once(() => db.report.count({ where }));
-  const window = await pageWindow(page, total);
-  const [items, counted] = await Promise.all([
-    db.report.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], ...readWindow(window) }),
-    total(),
-  ]);
-  return toConnection(items, counted, window);
+  return countedConnection(
+    page,
+    () => db.report.count({ where }),
+    (window) => db.report.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], ...window }),
+  );
 }
 
 /** Reports by id (node(id:)). Callers check the admin role, as for the list. */

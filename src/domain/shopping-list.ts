@@ -5,7 +5,7 @@ import type { Db, Prisma } from "../db/client.ts";
 import type { ShoppingListRow } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { badInput, conflict, notFound } from "../contract/errors.ts";
-import { once, pageWindow, readWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
+import { countedConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, recordId } from "./text.ts";
@@ -99,17 +99,12 @@ export async function removeFromShoppingList(
 /** The caller's list, most recently added first (the grocery id breaks ties within a millisecond). */
 export async function myShoppingList(db: Db, viewer: Viewer, page: PageArgs): Promise<Connection<ShoppingListRow>> {
   const where = { userId: viewer.id };
-  const total = once(() => db.shoppingListEntry.count({ where }));
-  const window = await pageWindow(page, total);
-  const [items, counted] = await Promise.all([
-    db.shoppingListEntry.findMany({
-      where,
-      orderBy: [{ createdAt: "desc" }, { groceryId: "desc" }],
-      ...readWindow(window),
-    }),
-    total(),
-  ]);
-  return toConnection(items, counted, window);
+  return countedConnection(
+    page,
+    () => db.shoppingListEntry.count({ where }),
+    (window) =>
+      db.shoppingListEntry.findMany({ where, orderBy: [{ createdAt: "desc" }, { groceryId: "desc" }], ...window }),
+  );
 }
 
 /** How many of each grocery the user has on their list (0 when none), in the order of `groceryIds`. */
