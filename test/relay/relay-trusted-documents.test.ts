@@ -3,19 +3,14 @@
 // query and the bidirectional connection's pagination query) into the file the service reads as
 // its manifest; start-up validates every one of them, and relay-runtime, sending each operation's
 // id alone as `doc_id`, refetches a restaurant through node(id:) and pages its comments both ways.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_USERNAME } from "../../src/seed/dataset.ts";
 import { DEFAULT_SEED_PASSWORD, seed } from "../../src/seed/seed.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const relay = createRequire(import.meta.url)("relay-runtime");
+import { compileRelayApp, fetchAndRetain, readFragment, relay, relayArtifacts } from "./relay-harness.ts";
 
 /** The demo user's first restaurant: 11 comments in the demo data. */
 const RESTAURANT = "seed-r-00001";
@@ -24,37 +19,17 @@ let s: TestServer;
 let token: string;
 let out: string;
 let manifest: Record<string, string>;
-const artifacts: Record<string, any> = {};
+let artifacts: Record<string, any> = {};
 /** What the network layer sent, and what the server answered. */
 const sent: Record<string, unknown>[] = [];
 const answered: { data?: any; errors?: unknown[] }[] = [];
 
 beforeAll(async () => {
   out = mkdtempSync(path.join(tmpdir(), "relay-trusted-"));
-  mkdirSync(path.join(out, "artifacts"));
   const file = path.join(out, "persisted_queries.json");
-  writeFileSync(file, "{}");
-  writeFileSync(
-    path.join(out, "relay.config.json"),
-    JSON.stringify({
-      src: path.join(ROOT, "test/relay/app"),
-      schema: path.join(ROOT, "schema.graphql"),
-      language: "typescript",
-      eagerEsModules: true,
-      artifactDirectory: path.join(out, "artifacts"),
-      persistConfig: { file, algorithm: "SHA256" },
-    }),
-  );
-  execFileSync(
-    path.join(ROOT, "node_modules/.bin/relay-compiler"),
-    [path.join(out, "relay.config.json"), "--output", "quiet-with-errors"],
-    { stdio: "pipe" },
-  );
+  compileRelayApp(out, { persistFile: file });
   manifest = JSON.parse(readFileSync(file, "utf8"));
-  for (const name of readdirSync(path.join(out, "artifacts"))) {
-    const module = await import(pathToFileURL(path.join(out, "artifacts", name)).href);
-    artifacts[name.replace(/\.graphql\.ts$/, "")] = module.default;
-  }
+  artifacts = await relayArtifacts(out);
   s = await startServer({ TRUSTED_DOCUMENTS: "enforce", TRUSTED_DOCUMENTS_MANIFEST: file });
   await seed(s.db, { size: "small", uploadDir: s.config.uploadDir, password: DEFAULT_SEED_PASSWORD });
   // The REST shim's sign-in: its documents are trusted, the GraphQL login is not in this manifest.
@@ -86,14 +61,6 @@ function environment() {
   return new relay.Environment({ network, store: new relay.Store(new relay.RecordSource()) });
 }
 
-async function fetchAndRetain(env: any, query: any, variables: Record<string, unknown>) {
-  const data = await relay.fetchQuery(env, query, variables).toPromise();
-  env.retain(relay.createOperationDescriptor(query, variables));
-  return data;
-}
-
-const read = (env: any, fragment: any, ref: unknown) => env.lookup(relay.getSelector(fragment, ref)).data;
-
 describe("relay-compiler's persisted documents as the manifest of TRUSTED_DOCUMENTS=enforce", () => {
   it("holds the screen's query, the node(id:) refetch and the pagination query, none of their texts in the app", () => {
     const queries = ["RestaurantScreenQuery", "RestaurantScreenRefetchQuery", "RestaurantScreenCommentsQuery"];
@@ -108,7 +75,7 @@ describe("relay-compiler's persisted documents as the manifest of TRUSTED_DOCUME
   it("refetches a restaurant through node(id:) by its id alone", async () => {
     const env = environment();
     const data = await fetchAndRetain(env, artifacts.RestaurantScreenQuery, { id: RESTAURANT, first: 2 });
-    expect(read(env, artifacts.RestaurantScreen_header, data.restaurant)).toMatchObject({
+    expect(readFragment(env, artifacts.RestaurantScreen_header, data.restaurant)).toMatchObject({
       id: RESTAURANT,
       commentCount: 11,
     });
@@ -117,7 +84,7 @@ describe("relay-compiler's persisted documents as the manifest of TRUSTED_DOCUME
       data: { node: expect.objectContaining({ __typename: "Restaurant", id: RESTAURANT }) },
     });
     // The refetch query's node spreads the header fragment: the store holds it from the node(id:) answer.
-    expect(read(env, artifacts.RestaurantScreen_header, refetched.node)).toMatchObject({
+    expect(readFragment(env, artifacts.RestaurantScreen_header, refetched.node)).toMatchObject({
       id: RESTAURANT,
       commentCount: 11,
     });
@@ -132,7 +99,7 @@ describe("relay-compiler's persisted documents as the manifest of TRUSTED_DOCUME
     const data = await fetchAndRetain(env, artifacts.RestaurantScreenQuery, { id: RESTAURANT, last: 4 });
     const fragment = artifacts.RestaurantScreen_comments;
     const { paginationRequest, paginationMetadata } = relay.getPaginationMetadata(fragment, "RestaurantScreen");
-    const comments = () => read(env, fragment, data.restaurant).comments;
+    const comments = () => readFragment(env, fragment, data.restaurant).comments;
     expect(comments().edges).toHaveLength(4);
     for (let page = 0; page < 2; page++) {
       const variables = relay.getPaginationVariables(
