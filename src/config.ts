@@ -2,6 +2,7 @@
 // needs no .env; a bad value stops start-up with a message naming the variable and the fix.
 import path from "node:path";
 import { z } from "zod";
+import { dialectOf, type Dialect } from "./db/dialect.ts";
 
 const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -42,7 +43,7 @@ const optionalInteger = (min: number, max: number) => wholeNumber(min, max).opti
 const databaseUrl = z
   .string()
   .default("file:./data/gateway.db")
-  .refine((v) => /^(file:|postgres(ql)?:\/\/)/.test(v), {
+  .refine((v) => dialectOf(v) !== undefined, {
     message: "must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)",
   });
 
@@ -160,7 +161,7 @@ export type Config = {
   port: number;
   host: string;
   database: {
-    provider: "sqlite" | "postgres";
+    dialect: Dialect;
     url: string;
     poolSize: number;
     poolIdleTimeoutMs: number;
@@ -303,7 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: s.PORT,
     host: s.HOST,
     database: {
-      provider: s.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgres",
+      dialect: dialectOf(s.DATABASE_URL)!,
       url: s.DATABASE_URL,
       poolSize: s.DB_POOL_SIZE,
       poolIdleTimeoutMs: s.DB_POOL_IDLE_TIMEOUT,

@@ -73,7 +73,7 @@ async function shutdown(signal: string) {
     await app.close(); // stops accepting, waits for in-flight requests, drains Apollo
     app.log.info("requests finished; closing the event bus and the database");
     await events.close(); // after the server: the last writes' events still go out
-    await db.$disconnect();
+    await db.close();
     await tracing?.shutdown(); // sends the spans still buffered
     app.log.info("stopped");
     process.exit(0);
@@ -92,7 +92,7 @@ void precompressRestReference().catch((error) =>
 );
 const facts = {
   address,
-  emptyDatabase: (await db.user.count().catch(() => 1)) === 0,
+  emptyDatabase: (await db.prisma.user.count().catch(() => 1)) === 0,
   explorer: config.graphql.explorer,
   runtime: describeRuntime(),
 };

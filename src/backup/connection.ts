@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { sqliteFilePath } from "../db/sqlite-adapter.ts";
+import { sqliteFilePath } from "../db/sqlite/file.ts";
 
 export type Provider = "sqlite" | "postgres";
 

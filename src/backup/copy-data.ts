@@ -12,8 +12,9 @@
 import path from "node:path";
 import { mkdir, stat } from "node:fs/promises";
 import { setTimeout } from "node:timers/promises";
-import { migrate, readMigrations } from "../db/migrate.ts";
-import { sqliteFilePath } from "../db/sqlite-adapter.ts";
+import { migrate } from "../db/migrate.ts";
+import { readMigrations } from "../db/migrations.ts";
+import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { fingerprint } from "./checksums.ts";
 import { openConnection, placeholder, providerOf, quoteName, type Connection } from "./connection.ts";
 import { checkCovers } from "./covers.ts";
@@ -91,7 +92,7 @@ async function fill(
 ): Promise<Omit<CopyResult, "resumed" | "seconds">> {
   const { progress } = options;
   await migrate({
-    provider: target.provider,
+    dialect: target.provider,
     url: options.targetUrl,
     poolSize: 1,
     poolIdleTimeoutMs: 0,

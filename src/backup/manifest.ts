@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { readMigrations } from "../db/migrate.ts";
+import { readMigrations } from "../db/migrations.ts";
 import type { Provider } from "./connection.ts";
 
 export const MANIFEST_FILE = "manifest.json";

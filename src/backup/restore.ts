@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { migrate } from "../db/migrate.ts";
-import { sqliteFilePath } from "../db/sqlite-adapter.ts";
+import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { fingerprint } from "./checksums.ts";
 import { failedWith } from "./failures.ts";
 import { foreignKeyViolations } from "./foreign-keys.ts";
@@ -100,7 +100,13 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
       `the restored data differs from the backup: ${differences(verification)}`,
       verification,
     );
-  const migrated = await migrate({ provider, url, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
+  const migrated = await migrate({
+    dialect: provider,
+    url,
+    poolSize: 1,
+    poolIdleTimeoutMs: 0,
+    sqliteSynchronous: "FULL",
+  });
   return {
     manifest,
     verification,

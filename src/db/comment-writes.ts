@@ -4,7 +4,8 @@
 // data-changing WITH: one round trip, atomic on its own); SQLite, which has no such WITH, in one
 // batch transaction in-process, then reads the row back with its author.
 import { randomFillSync } from "node:crypto";
-import { Prisma, providerOf, readRows, writeRows, type Db } from "./client.ts";
+import type { Db } from "./db.ts";
+import { Prisma } from "./prisma.ts";
 import { COMMENT_WITH_AUTHOR_COLUMNS, commentsWithAuthorsOf } from "./reads.ts";
 import type { CommentWithAuthor } from "./rows.ts";
 
@@ -46,10 +47,9 @@ const addToTotals = (rating: number, restaurantId: string) => Prisma.sql`UPDATE 
 export async function insertRatedComment(db: Db, c: NewComment): Promise<CommentWithAuthor | null> {
   const id = newRowId();
   const at = new Date().toISOString();
-  if (providerOf(db) === "postgres") {
+  if (db.dialect === "postgres") {
     // SET expressions see the row as it was before this UPDATE; the INSERT runs only if it found the restaurant.
-    const raw = await writeRows(
-      db,
+    const raw = await db.writeReturning(
       Prisma.sql`WITH totals AS (${addToTotals(c.rating, c.restaurantId)} RETURNING "id"),
         c AS (INSERT INTO "Comment" ("id", "restaurantId", "authorId", "title", "body", "rating", "createdAt")
           SELECT CAST(${id} AS TEXT), totals."id", CAST(${c.authorId} AS TEXT), CAST(${c.title} AS TEXT), CAST(${c.body} AS TEXT),
@@ -59,14 +59,14 @@ export async function insertRatedComment(db: Db, c: NewComment): Promise<Comment
     return commentsWithAuthorsOf(raw)[0] ?? null;
   }
   // SQLite keeps Prisma's text form of a DateTime ("...T...+00:00"), so rows sort as text alike.
-  const [updated] = await db.$transaction([
-    db.$executeRaw(addToTotals(c.rating, c.restaurantId)),
-    db.$executeRaw`INSERT INTO "Comment" ("id", "restaurantId", "authorId", "title", "body", "rating", "createdAt")
+  const [updated] = await db.prisma.$transaction([
+    db.prisma.$executeRaw(addToTotals(c.rating, c.restaurantId)),
+    db.prisma
+      .$executeRaw`INSERT INTO "Comment" ("id", "restaurantId", "authorId", "title", "body", "rating", "createdAt")
       SELECT ${id}, "id", ${c.authorId}, ${c.title}, ${c.body}, ${c.rating}, ${at.replace("Z", "+00:00")} FROM "Restaurant" WHERE "id" = ${c.restaurantId}`,
   ]);
   if (updated === 0) return null;
-  const raw = await readRows(
-    db,
+  const raw = await db.read(
     Prisma.sql`SELECT ${COMMENT_WITH_AUTHOR_COLUMNS} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId" WHERE c."id" = ${id}`,
   );
   return commentsWithAuthorsOf(raw)[0] ?? null;

@@ -9,13 +9,14 @@
 // restaurants at 1,000,000: 660 ms on SQLite, PostgreSQL's statement timeout). The open patterns
 // are now known before the search is planned: none open answers at once, and the restaurants of
 // the open ones are read from an index.
-import { Prisma, providerOf, type Db } from "./client.ts";
-import { query } from "./search-sql.ts";
+import { Prisma } from "./prisma.ts";
+import type { SqlReader } from "./raw-rows.ts";
+import { query, type Provider } from "./search-sql.ts";
 
 /** The ids of the opening patterns open at `at`, in ascending order. */
-export async function openPatterns(db: Db, at: Date): Promise<number[]> {
+export async function openPatterns(db: SqlReader, provider: Provider, at: Date): Promise<number[]> {
   const sql =
-    providerOf(db) === "sqlite"
+    provider === "sqlite"
       ? Prisma.sql`SELECT "id" FROM "OpeningPattern" WHERE open_pattern("timeZone", ${at.getTime()}, "periods") ORDER BY "id"`
       : Prisma.sql`SELECT o."id" FROM "OpeningPattern" o
           CROSS JOIN LATERAL (SELECT to_char(CAST(${at.toISOString()} AS TIMESTAMPTZ) AT TIME ZONE o."timeZone", 'HH24:MI') AS "time") l

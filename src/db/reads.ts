@@ -10,7 +10,10 @@
 // Prisma.join, scalar subqueries. Drivers differ in what they hand back for computed columns
 // (SQLite: text dates, bigint counts; pg: bigint sums), so every value passes through the
 // normaliser of its column's kind.
-import { Prisma, providerOf, readRows, type Db, type DatabaseOptions, type RawRows } from "./client.ts";
+import type { Db } from "./db.ts";
+import type { Dialect } from "./dialect.ts";
+import { Prisma } from "./prisma.ts";
+import type { RawRows } from "./raw-rows.ts";
 import type {
   BadgeRow,
   CommentRow,
@@ -173,9 +176,9 @@ export function rowsOf<T>(columns: Columns, raw: RawRows, prefix = ""): T[] {
   });
 }
 
-/** Rows of one SELECT, each value as Prisma would return it for its column kind. `read`: how (readRows, or readRowsAside for a search). */
-export async function query<T>(db: Db, columns: Columns, sql: Prisma.Sql, read = readRows): Promise<T[]> {
-  return rowsOf<T>(columns, await read(db, sql));
+/** Rows of one SELECT, each value as Prisma would return it for its column kind. */
+export async function query<T>(db: Pick<Db, "read">, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
+  return rowsOf<T>(columns, await db.read(sql));
 }
 
 const inList = (values: readonly string[]) => Prisma.join([...values]);
@@ -257,7 +260,7 @@ export function restaurantSelectList(names?: readonly RestaurantColumn[]): Prism
 }
 
 /** Users with these ids (any order; unknown ids are absent), as `db.user.findMany` omitting the password hash. */
-export async function usersByIds(db: Db, ids: readonly string[]): Promise<UserRow[]> {
+export async function usersByIds(db: Pick<Db, "read">, ids: readonly string[]): Promise<UserRow[]> {
   if (ids.length === 0) return [];
   return query(db, USER, Prisma.sql`SELECT ${USER_COLUMNS} FROM "User" WHERE "User"."id" IN (${inList(ids)})`);
 }
@@ -332,8 +335,7 @@ export async function restaurantBadgesFor(
   restaurantIds: readonly string[],
 ): Promise<RestaurantBadgeWithBadge[]> {
   if (restaurantIds.length === 0) return [];
-  const raw = await readRows(
-    db,
+  const raw = await db.read(
     Prisma.sql`SELECT ${BADGE_GRANT_COLUMNS}
       FROM "RestaurantBadge" rb JOIN "Badge" b ON b."id" = rb."badgeId"
       WHERE rb."restaurantId" IN (${inList(restaurantIds)})
@@ -370,8 +372,7 @@ const latestCommentIdOf = (restaurant: string) =>
  */
 export async function latestCommentsFor(db: Db, restaurantIds: readonly string[]): Promise<CommentWithAuthor[]> {
   if (restaurantIds.length === 0) return [];
-  const raw = await readRows(
-    db,
+  const raw = await db.read(
     Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId" WHERE c."id" IN (
         SELECT ${latestCommentIdOf("r")} FROM "Restaurant" r WHERE r."id" IN (${inList(restaurantIds)}))`,
   );
@@ -399,8 +400,7 @@ export async function commentPageFor(
     : Prisma.empty;
   // The page is cut in a subquery and only its rows meet their authors: joined first, a deep page
   // (OFFSET 5,000) looked up the author of every comment it skipped.
-  const raw = await readRows(
-    db,
+  const raw = await db.read(
     Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS}${total} FROM (SELECT * FROM "Comment" p WHERE p."restaurantId" = ${restaurantId}
         ORDER BY p."createdAt" DESC, p."id" DESC ${window}${skip > 0 ? Prisma.sql` OFFSET ${skip}` : Prisma.empty}) c
       JOIN "User" u ON u."id" = c."authorId" ORDER BY c."createdAt" DESC, c."id" DESC`,
@@ -490,7 +490,7 @@ const OWNER_RATING = { ratingSum: "int", ratingCount: "int" } satisfies Columns;
 const ownerColumnsOf = (want: RestaurantRelations) =>
   columnsOf(USER, want.ownerColumns && ["id", ...want.ownerColumns]);
 
-type Provider = DatabaseOptions["provider"];
+type Provider = Dialect;
 
 /** The two databases' names for the same JSON building blocks. */
 const JSON_SQL: Record<Provider, { agg: string; array: string }> = {
@@ -648,9 +648,8 @@ export async function restaurantsWithRelated(
   columns?: readonly RestaurantColumn[],
 ): Promise<RestaurantWithRelated[]> {
   if (ids.length === 0) return [];
-  const related = relatedSql(want, providerOf(db));
-  const raw = await readRows(
-    db,
+  const related = relatedSql(want, db.dialect);
+  const raw = await db.read(
     Prisma.sql`SELECT ${restaurantSelectList(columns)}${related.columns} FROM "Restaurant" ${related.joins} WHERE "Restaurant"."id" IN (${inList(ids)})`,
   );
   return relatedRowsOf(raw, want, columns);

@@ -10,12 +10,15 @@
 // - near: the box around the circle from a spatial index (SQLite R*Tree, PostgreSQL GiST), then
 //   the great-circle distance;
 // - open at: the wall-clock time in each restaurant's zone against its opening hours.
-import { Prisma, providerOf, readRowsAside, type Db } from "./client.ts";
-import { query as queryOnLoop } from "./reads.ts";
+import type { Dialect } from "./dialect.ts";
+import { Prisma } from "./prisma.ts";
+import type { SqlReader } from "./raw-rows.ts";
+import { rowsOf } from "./reads.ts";
 import { coveringCells, type Box } from "./search-cells.ts";
 import { PREFIX_MIN_LENGTH, TYPO_MIN_LENGTH, typoPrefixes, withinOneEdit } from "./search-words.ts";
 
-export type Provider = ReturnType<typeof providerOf>;
+export type Provider = Dialect;
+type Db = SqlReader;
 export type Catalogue = "Restaurant" | "Grocery";
 
 /** One list condition: the row has at least one of these values (lower-cased search keys). */
@@ -62,8 +65,8 @@ export const OWNER_KEY: Record<Catalogue, string> = { Restaurant: `"restaurantId
 export const searchRows = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}SearchRow"`);
 
 /** Every statement of a search runs aside: on SQLite, in a reader thread (client.ts). */
-export const query = <T>(db: Db, columns: Parameters<typeof queryOnLoop>[1], sql: Prisma.Sql) =>
-  queryOnLoop<T>(db, columns, sql, readRowsAside);
+export const query = async <T>(db: Db, columns: Parameters<typeof rowsOf>[0], sql: Prisma.Sql) =>
+  rowsOf<T>(columns, await db.readSearch(sql));
 
 export const whereAll = (conditions: Prisma.Sql[]) =>
   conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}`;
@@ -168,8 +171,7 @@ async function endsNoOtherWord(db: Db, word: string): Promise<boolean> {
  * here: in a statement, unaccent (a STABLE function) runs again for every row a filter or a
  * recheck tests (16 of the 20 ms of a 10,000-row sample of "pizza margherita").
  */
-export async function wordsQuery(db: Db, catalogue: Catalogue, words: string[]): Promise<string> {
-  const provider = providerOf(db);
+export async function wordsQuery(db: Db, provider: Provider, catalogue: Catalogue, words: string[]): Promise<string> {
   const alternatives = await withTypos(db, provider, catalogue, words);
   const lastWord = words.at(-1)!;
   const lastIsWhole =

@@ -5,7 +5,8 @@
 // - Otherwise the matches are counted one by one up to EXACT_COUNT_LIMIT, from the text or spatial
 //   index alone when nothing else is asked; past that, the total and the facets are estimated from
 //   a fixed sample and said to be (`totalCountIsEstimate`, `facets.exact`).
-import { Prisma, type Db } from "./client.ts";
+import { Prisma } from "./prisma.ts";
+import type { SqlReader as Db } from "./raw-rows.ts";
 import {
   afterDocuments,
   conditionsOf,

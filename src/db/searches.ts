@@ -6,7 +6,9 @@
 // - by distance, the circle is searched from a small radius outwards until the page is full;
 // - in an order with an index (newest, rating, title), the page is read in that index testing
 //   each row, unless the kept counts say the matches are too few for that to end soon.
-import { Prisma, providerOf, readRows, readRowsAside, type Db, type RawRows } from "./client.ts";
+import type { Db } from "./db.ts";
+import { Prisma } from "./prisma.ts";
+import type { RawRows } from "./raw-rows.ts";
 import {
   GROCERY,
   GROCERY_COLUMNS,
@@ -20,7 +22,6 @@ import {
 } from "./reads.ts";
 import type { GroceryRow } from "./rows.ts";
 import { openPatterns } from "./opening-patterns.ts";
-import { planningCounts } from "./planning-counts.ts";
 import {
   afterDocuments,
   cellsQuery,
@@ -207,8 +208,7 @@ async function relevancePage(
       )
     )[0]?.key;
     const upTo = ceiling === undefined ? Prisma.empty : Prisma.sql`AND "rowid" <= ${keyValue(ceiling)}`;
-    const ranked = await readRowsAside(
-      db,
+    const ranked = await db.readSearch(
       pageSql(
         shape,
         byKeys(p, shape, wordKeys(p, { ranked: true, range: upTo })),
@@ -229,8 +229,7 @@ async function relevancePage(
     const after = Prisma.sql`AND "rowid" > ${keyValue(ceiling)}`;
     return joined(
       ranked,
-      await readRowsAside(
-        db,
+      await db.readSearch(
         pageSql(
           shape,
           byKeys(p, shape, wordKeys(p, { range: after })),
@@ -255,8 +254,7 @@ async function relevancePage(
     ? Prisma.sql`(SELECT * FROM "ranked" ${whereAll(within(p, p.near, `"ranked"`))}) "ranked"`
     : Prisma.raw(`"ranked"`);
   const rankedRows = (s: Shape) => Prisma.sql`${rowsLedBy(afterDocuments(p), inCircle, `"ranked"`)} ${s.joins}`;
-  const page = await readRowsAside(
-    db,
+  const page = await db.readSearch(
     Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape), Prisma.sql`"ranked"."rank", ${id}`, window)}`,
   );
   if (page.rows.length > window.take) return page;
@@ -279,7 +277,7 @@ async function relevancePage(
     ${whereAll([unranked, ...conditionsOf(p, false)])}`;
   return joined(
     page,
-    await readRowsAside(db, Prisma.sql`${ranked} ${pageSql(shape, rest, id, restWindow(window, counted.kept))}`),
+    await db.readSearch(Prisma.sql`${ranked} ${pageSql(shape, rest, id, restWindow(window, counted.kept))}`),
   );
 }
 
@@ -296,7 +294,7 @@ async function distancePage(db: Db, p: SearchPlan, near: Near, shape: Shape, win
       p.provider === "sqlite"
         ? byKeys(p, shape, placeKeys(circle), { ...p, near: undefined })
         : Prisma.sql`FROM "Restaurant" ${shape.joins} ${whereAll(conditionsOf({ ...p, near: circle }, false))}`;
-    const rows = await readRowsAside(db, pageSql(shape, from, order, window));
+    const rows = await db.readSearch(pageSql(shape, from, order, window));
     if (rows.rows.length > window.take || circle.radiusKm >= near.radiusKm) return rows;
   }
 }
@@ -347,9 +345,7 @@ const BOUNDED_WALK = 200;
  * walks at most BOUNDED_WALK rows of an index, nothing one client could hold the pool with.
  */
 function readPage(db: Db, p: SearchPlan, { skip, take }: Window, sql: Prisma.Sql): Promise<RawRows> {
-  return p.provider === "postgres" && unfiltered(p) && skip + take <= BOUNDED_WALK
-    ? readRows(db, sql)
-    : readRowsAside(db, sql);
+  return p.provider === "postgres" && unfiltered(p) && skip + take <= BOUNDED_WALK ? db.read(sql) : db.readSearch(sql);
 }
 
 /**
@@ -398,13 +394,13 @@ async function manyMatches(db: Db, p: SearchPlan, { skip, take }: Window): Promi
 
 /** The plan of a restaurant query: its conditions, its words as the engine's query text. */
 async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
-  const provider = providerOf(db);
+  const provider = db.dialect;
   const rowTests: Prisma.Sql[] = [];
   if (q.canHomeDeliver != null)
     rowTests.push(Prisma.raw(`"Restaurant"."canHomeDeliver" = ${q.canHomeDeliver ? "TRUE" : "FALSE"}`));
   if (q.acceptsReservations != null)
     rowTests.push(Prisma.raw(`"Restaurant"."acceptsReservations" = ${q.acceptsReservations ? "TRUE" : "FALSE"}`));
-  const words = q.words?.length ? await wordsQuery(db, "Restaurant", q.words) : undefined;
+  const words = q.words?.length ? await wordsQuery(db, provider, "Restaurant", q.words) : undefined;
   return {
     provider,
     catalogue: "Restaurant",
@@ -416,7 +412,7 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
     near: q.near,
     cells: words && q.near ? cellsQuery(provider, q.near) : undefined,
     rowTests,
-    openPatterns: q.openAt ? await openPatterns(db, q.openAt) : undefined,
+    openPatterns: q.openAt ? await openPatterns(db, provider, q.openAt) : undefined,
     keptCounts: await listCounts(db, "Restaurant", q),
   };
 }
@@ -428,10 +424,10 @@ async function listCounts(
   q: { tags: TagCondition[]; cityKey?: string; titleKey?: string; openAt?: Date },
 ) {
   const pairs = listPairsOf({ tags: q.tags, cityKey: q.cityKey });
-  const substring = q.titleKey && providerOf(db) === "sqlite"; // see manyMatches
+  const substring = q.titleKey && db.dialect === "sqlite"; // see manyMatches
   if (!pairs.length && !substring && !q.openAt) return undefined;
   const asked: [string, string][] = [["ALL", ""], ...pairs];
-  return planningCounts(db, `${catalogue}\u0000${asked.flat().join("\u0000")}`, () => keptCounts(db, catalogue, asked));
+  return db.recentCounts(`${catalogue}\u0000${asked.flat().join("\u0000")}`, () => keptCounts(db, catalogue, asked));
 }
 
 /**
@@ -460,7 +456,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
       : q.sort === "DISTANCE" && q.near
         ? await distancePage(db, p, q.near, shape, window)
         : p.words
-          ? await readRowsAside(db, pageSql(shape, wordsFrom(p, shape), ORDERS[sortOf(q)].sql, window, total.column))
+          ? await db.readSearch(pageSql(shape, wordsFrom(p, shape), ORDERS[sortOf(q)].sql, window, total.column))
           : await orderedPage(db, p, shape, window, ORDERS[sortOf(q)], total.column);
   page = raw;
   const rows: RestaurantHit[] = relatedRowsOf(raw, asks, asks.columns);
@@ -512,9 +508,9 @@ function wordsFrom(p: SearchPlan, shape: Shape): Prisma.Sql {
 /** Groceries matching every condition, best match or newest first (the id breaks ties). */
 export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
   const p: SearchPlan = {
-    provider: providerOf(db),
+    provider: db.dialect,
     catalogue: "Grocery",
-    words: q.words?.length ? await wordsQuery(db, "Grocery", q.words) : undefined,
+    words: q.words?.length ? await wordsQuery(db, db.dialect, "Grocery", q.words) : undefined,
     titleKey: q.titleKey,
     tags: q.tags,
     rowTests: [],
@@ -525,7 +521,7 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
     q.sort === "RELEVANCE" && p.words
       ? await relevancePage(db, p, shape, window)
       : p.words
-        ? await readRowsAside(db, pageSql(shape, wordsFrom(p, shape), GROCERY_NEWEST, window))
+        ? await db.readSearch(pageSql(shape, wordsFrom(p, shape), GROCERY_NEWEST, window))
         : await readPage(
             db,
             p,

@@ -3,7 +3,7 @@
 // columns change atomically with the comment insert, by column arithmetic in the database
 // (db/comment-writes.ts), so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import { insertRatedComment } from "../db/comment-writes.ts";
 import { commentCountOf, commentPageFor } from "../db/reads.ts";
 import type { CommentWithAuthor } from "../db/rows.ts";

@@ -3,7 +3,8 @@
 // Cover files: a new file is saved before the database write and removed again if that write
 // fails; a replaced or removed file is deleted only after the change is committed.
 import { z } from "zod";
-import type { Db, Prisma } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
+import type { Prisma, PrismaClient } from "../db/prisma.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GroceryRow } from "../db/rows.ts";
 import { groceryPage, type Facets } from "../db/searches.ts";
@@ -71,7 +72,7 @@ async function editableGrocery(db: Db, viewer: Viewer, id: string) {
   return editable(
     "Grocery",
     id,
-    await db.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
+    await db.prisma.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
     viewer,
   );
 }
@@ -85,7 +86,7 @@ const dropFile = (uploads: UploadSettings, name: string | null) => deleteUpload(
 // ---- Upload quota ----------------------------------------------------------------------------
 
 /** Bytes of cover files the user's groceries hold (each row records its cover's size). */
-async function storedBytes(db: Db | Prisma.TransactionClient, ownerId: string): Promise<number> {
+async function storedBytes(db: PrismaClient | Prisma.TransactionClient, ownerId: string): Promise<number> {
   const { _sum } = await db.grocery.aggregate({ where: { ownerId }, _sum: { coverBytes: true } });
   return _sum.coverBytes ?? 0;
 }
@@ -125,7 +126,7 @@ async function withNewCover<T>(
   if (cover) {
     const quota =
       uploads.quotaBytes > 0
-        ? await storedBytes(db, owner.id).then((used) => ({
+        ? await storedBytes(db.prisma, owner.id).then((used) => ({
             used,
             left: uploads.quotaBytes - used + (owner.freedBytes ?? 0),
           }))
@@ -168,12 +169,12 @@ export async function createGrocery(
   });
   return withNewCover(db, uploads, { id: viewer.id }, cover, (saved) =>
     saved
-      ? db.$transaction(async (tx) => {
+      ? db.prisma.$transaction(async (tx) => {
           await reserveQuota(tx, uploads, viewer.id, saved.bytes);
           return tx.grocery.create({ data: row(saved) });
         })
       : // One nested create: Prisma writes the row and its lists in one transaction.
-        db.grocery.create({ data: row(null) }),
+        db.prisma.grocery.create({ data: row(null) }),
   );
 }
 
@@ -199,7 +200,7 @@ export async function updateGrocery(
   if (data.alsoKnownAs !== undefined) columns.alsoKnownAs = data.alsoKnownAs;
   const coverChanges = cover != null || data.removeCover === true;
 
-  const replaced = cover ? await db.grocery.findUnique({ where: { id }, select: { coverBytes: true } }) : null;
+  const replaced = cover ? await db.prisma.grocery.findUnique({ where: { id }, select: { coverBytes: true } }) : null;
   const owner = { id: ownerId, freedBytes: replaced?.coverBytes ?? 0 };
   const { grocery, oldCover } = await withNewCover(db, uploads, owner, cover, async (saved) => {
     if (coverChanges) Object.assign(columns, { cover: saved?.name ?? null, coverBytes: saved?.bytes ?? 0 });
@@ -207,7 +208,7 @@ export async function updateGrocery(
     // even when two updates race (the loser sees the winner's cover and tries again).
     for (let attempt = 1; ; attempt++) {
       try {
-        return await db.$transaction(async (tx) => {
+        return await db.prisma.$transaction(async (tx) => {
           const current = await tx.grocery.findUnique({
             where: { id },
             select: { cover: true, coverBytes: true, ownerId: true },
@@ -245,9 +246,9 @@ export async function deleteGrocery(
   let holders: { userId: string }[];
   try {
     // The deleted row tells which cover it had at that moment, whatever changed since we looked.
-    [holders, deleted] = await db.$transaction([
-      db.shoppingListEntry.findMany({ where: { groceryId: id }, select: { userId: true } }),
-      db.grocery.delete({ where: { id }, select: { cover: true } }),
+    [holders, deleted] = await db.prisma.$transaction([
+      db.prisma.shoppingListEntry.findMany({ where: { groceryId: id }, select: { userId: true } }),
+      db.prisma.grocery.delete({ where: { id }, select: { cover: true } }),
     ]);
   } catch (error) {
     if (isRecordNotFound(error)) throw notFound("Grocery", id);
@@ -278,7 +279,7 @@ export async function removeGrocery(
     const wasOnList = await removeFromShoppingList(db, events, viewer, id);
     if (wasOnList) return { groceryId: id, removedFrom: "SHOPPING_LIST" };
     if (from === "SHOPPING_LIST") {
-      if (!(await db.grocery.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Grocery", id);
+      if (!(await db.prisma.grocery.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Grocery", id);
       return { groceryId: id, removedFrom: "SHOPPING_LIST" };
     }
   }

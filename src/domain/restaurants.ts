@@ -2,7 +2,8 @@
 // rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
 import tzlookup from "@photostructure/tz-lookup";
 import { z } from "zod";
-import type { Db, Prisma } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
+import type { Prisma } from "../db/prisma.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantPartial, RestaurantRow } from "../db/rows.ts";
 import {
@@ -229,7 +230,7 @@ export async function createRestaurant(db: Db, viewer: Viewer, input: unknown): 
   const data = parseInput(createRestaurantInput, input);
   const { rows } = listRows(LIST_KINDS, data);
   // One nested create: Prisma writes the row and its lists in one transaction.
-  return db.restaurant.create({
+  return db.prisma.restaurant.create({
     data: {
       ...(columnsOf(data) as Prisma.RestaurantUncheckedCreateInput),
       title: data.title,
@@ -248,7 +249,7 @@ async function editableRestaurant(db: Db, viewer: Viewer, id: string) {
   return editable(
     "Restaurant",
     id,
-    await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
+    await db.prisma.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
     viewer,
   );
 }
@@ -267,23 +268,27 @@ export async function updateRestaurant(
   const where = { restaurantId: id };
   // The row first: if it vanished meanwhile, the transaction stops there and nothing changes.
   const steps: Prisma.PrismaPromise<unknown>[] = [
-    db.restaurant.update({ where: { id }, data: { ...columnsOf(data), updatedAt: new Date() } }),
+    db.prisma.restaurant.update({ where: { id }, data: { ...columnsOf(data), updatedAt: new Date() } }),
   ];
-  if (kinds.length > 0) steps.push(db.restaurantTag.deleteMany({ where: { ...where, kind: { in: kinds } } }));
-  if (rows.length > 0) steps.push(db.restaurantTag.createMany({ data: rows.map((r) => ({ ...r, ...where })) }));
+  if (kinds.length > 0) steps.push(db.prisma.restaurantTag.deleteMany({ where: { ...where, kind: { in: kinds } } }));
+  if (rows.length > 0) steps.push(db.prisma.restaurantTag.createMany({ data: rows.map((r) => ({ ...r, ...where })) }));
   if (data.photos !== undefined) {
-    steps.push(db.restaurantPhoto.deleteMany({ where }));
+    steps.push(db.prisma.restaurantPhoto.deleteMany({ where }));
     if (data.photos.length > 0)
-      steps.push(db.restaurantPhoto.createMany({ data: photoRows(data.photos).map((r) => ({ ...r, ...where })) }));
+      steps.push(
+        db.prisma.restaurantPhoto.createMany({ data: photoRows(data.photos).map((r) => ({ ...r, ...where })) }),
+      );
   }
   if (data.openingHours !== undefined) {
-    steps.push(db.openingHours.deleteMany({ where }));
+    steps.push(db.prisma.openingHours.deleteMany({ where }));
     if (data.openingHours.length > 0) {
-      steps.push(db.openingHours.createMany({ data: hoursRows(data.openingHours).map((r) => ({ ...r, ...where })) }));
+      steps.push(
+        db.prisma.openingHours.createMany({ data: hoursRows(data.openingHours).map((r) => ({ ...r, ...where })) }),
+      );
     }
   }
   try {
-    const [restaurant] = await db.$transaction(steps);
+    const [restaurant] = await db.prisma.$transaction(steps);
     events.publish({ topic: "restaurantChanged", restaurantId: id, change: "UPDATED" });
     return restaurant as RestaurantRow;
   } catch (error) {
@@ -296,7 +301,7 @@ export async function updateRestaurant(
 export async function deleteRestaurant(db: Db, events: EventBus, viewer: Viewer, id: string): Promise<string> {
   await editableRestaurant(db, viewer, id);
   try {
-    await db.restaurant.delete({ where: { id }, select: { id: true } });
+    await db.prisma.restaurant.delete({ where: { id }, select: { id: true } });
   } catch (error) {
     if (isRecordNotFound(error)) throw notFound("Restaurant", id);
     throw error;

@@ -23,7 +23,7 @@ import { debuglog } from "node:util";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Config } from "../config.ts";
-import { sqliteFilePath } from "../db/sqlite-adapter.ts";
+import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { BulkRowWorker, type Encoded, type RowFormat } from "./bulk-row-source.ts";
 import type { CopyRows, CoverBytes, FlatRows } from "./bulk-rows.ts";
 import type { Size } from "./dataset.ts";
@@ -117,7 +117,7 @@ export type BulkTarget = {
 };
 
 export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: number; groceries: number }> {
-  return target.database.provider === "sqlite" ? writeSqlite(target) : writePostgres(target);
+  return target.database.dialect === "sqlite" ? writeSqlite(target) : writePostgres(target);
 }
 
 /**

@@ -142,12 +142,13 @@ describe("kept counts per list value and city", () => {
   it("follow writes of many rows in one statement, and stay exact past the counting limit", async () => {
     const before = await facets({});
     // 1,500 restaurants in one statement, then tags for a third of them in another.
-    await s.db
+    await s.db.prisma
       .$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
       SELECT 'kept-' || i, 'Kept ' || i, 'kept ' || i, 'Faro', 'faro', '${ownerId}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
     const cuisine = testProvider() === "postgres" ? `CAST('CUISINE' AS "RestaurantTagKind")` : `'CUISINE'`;
-    await s.db.$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
+    await s.db.prisma
+      .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
       SELECT "id", ${cuisine}, 0, 'Greek', 'greek' FROM "Restaurant" WHERE "id" LIKE 'kept-%' AND CAST(SUBSTR("id", 6) AS INTEGER) % 3 = 0`);
     const all = await ok(FACETS, {});
     expect(all.restaurants.totalCount).toBe(before.total + 1500);
@@ -161,13 +162,13 @@ describe("kept counts per list value and city", () => {
     expect(countedFaro.restaurants.totalCount).toBeGreaterThan(1000);
     expect(countedFaro.restaurants.facets.exact).toBe(false);
     // Tags renamed in one statement, then every new row deleted in one: back to where it was.
-    await s.db.$executeRawUnsafe(
+    await s.db.prisma.$executeRawUnsafe(
       `UPDATE "RestaurantTag" SET "value" = 'Cretan', "valueKey" = 'cretan' WHERE "restaurantId" LIKE 'kept-%'`,
     );
     expect(await totalOf({ cuisine: "greek" })).toBe(0);
     expect(await totalOf({ cuisine: "cretan" })).toBe(500);
-    await s.db.$executeRawUnsafe(`DELETE FROM "RestaurantTag" WHERE "restaurantId" LIKE 'kept-%'`);
-    await s.db.$executeRawUnsafe(`DELETE FROM "Restaurant" WHERE "id" LIKE 'kept-%'`);
+    await s.db.prisma.$executeRawUnsafe(`DELETE FROM "RestaurantTag" WHERE "restaurantId" LIKE 'kept-%'`);
+    await s.db.prisma.$executeRawUnsafe(`DELETE FROM "Restaurant" WHERE "id" LIKE 'kept-%'`);
     expect(await expectKeptRight()).toEqual(before);
   });
 });

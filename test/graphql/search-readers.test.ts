@@ -22,7 +22,7 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite reader threads", () => {
     expect((await s.graphql(SEARCH, {}, token)).data.restaurants.totalCount).toBe(1); // also warms the token cache
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const transaction = s.db.$transaction(
+    const transaction = s.db.prisma.$transaction(
       async (tx) => {
         await tx.$executeRawUnsafe(
           `UPDATE "Restaurant" SET "title" = 'Reader Cafe renamed', "titleSearch" = 'reader cafe renamed'`,

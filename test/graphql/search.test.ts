@@ -381,14 +381,16 @@ describe("facets and bounded totals", () => {
 
   it("past 1,000 counted matches the total is an estimate, and says so; the whole catalogue and one city stay exact", async () => {
     // 12,000 more restaurants in one statement (the same recursive count on both databases).
-    await s.db
+    await s.db.prisma
       .$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
       SELECT 'bulk-' || i, 'Bulk ' || i, 'bulk ' || i, 'Porto', 'porto', '${user.id}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
     // The whole catalogue and one city: from the kept counts, exact at any size.
     const all = await ok(FACETS, {});
     expect(all.restaurants.totalCountIsEstimate).toBe(false);
-    const [{ n }] = await s.db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "Restaurant"`);
+    const [{ n }] = await s.db.prisma.$queryRawUnsafe<{ n: bigint | number }[]>(
+      `SELECT COUNT(*) AS "n" FROM "Restaurant"`,
+    );
     expect(all.restaurants.totalCount).toBe(Number(n));
     expect(all.restaurants.totalCount).toBeGreaterThan(12_000);
     expect(all.restaurants.facets.exact).toBe(true);
@@ -418,7 +420,7 @@ describe("facets and bounded totals", () => {
       [20, "twenty"],
       [30, "thirty"],
     ] as const) {
-      await s.db
+      await s.db.prisma
         .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
         SELECT "id", ${cuisine}, ${every}, '${name}', '${name}' FROM "Restaurant" WHERE "id" LIKE 'bulk-%' AND CAST(SUBSTR("id", 6) AS INTEGER) % ${every} = 0`);
     }

@@ -30,7 +30,7 @@ import { formatError as formatClientError, toClientError } from "./client-errors
 import { withoutSuggestions } from "./suggestions.ts";
 import type { Executor } from "./compiled-execution.ts";
 import { clientKeyOf, type Context } from "../data/context.ts";
-import { asRequester } from "../../db/requester.ts";
+import { asRequester } from "../../db/share/requester.ts";
 import { operationCost, costLimitError } from "../policy/cost.ts";
 import { expensiveFieldCount, expensiveFieldLimitRule } from "../policy/expensive.ts";
 import type { OperationLimits } from "../policy/limits.ts";

@@ -3,9 +3,9 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import pg from "pg";
-import type { DriverReader } from "./client.ts";
-import type { WriteHealth } from "./write-health.ts";
-import { RetryLaterError } from "../contract/errors.ts";
+import type { DriverReader } from "../raw-rows.ts";
+import type { WriteHealth } from "../health/write-health.ts";
+import { RetryLaterError } from "../../contract/errors.ts";
 
 const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
 

@@ -10,9 +10,9 @@
 // most half as many reads in flight as there are readers, so while it floods them, half of the
 // readers have none of its reads and another client's read starts at once on one of those.
 import { Worker } from "node:worker_threads";
-import type { RawRows } from "./client.ts";
-import { createClientShare } from "./client-share.ts";
-import { currentRequester } from "./requester.ts";
+import type { RawRows } from "../raw-rows.ts";
+import { createFairShare } from "../share/fair-share.ts";
+import { currentRequester } from "../share/requester.ts";
 
 type Read = { resolve: (rows: RawRows) => void; reject: (error: Error) => void };
 type Reader = { worker: Worker; pending: Map<number, Read> };
@@ -37,12 +37,12 @@ const closedError = () => new SqliteReadError("the database is closed");
 
 export function createSqliteReaders(file: string, count: number): SqliteReaders {
   const readers: Reader[] = [];
-  const share = createClientShare(count * DEPTH, Math.max(1, Math.floor(count / 2)));
+  const share = createFairShare(count * DEPTH, Math.max(1, Math.floor(count / 2)));
   let nextId = 0;
   let closed = false;
 
   function start(): Reader {
-    const worker = new Worker(new URL("./sqlite-read-worker.mjs", import.meta.url), { workerData: { file } });
+    const worker = new Worker(new URL("./read-worker.mjs", import.meta.url), { workerData: { file } });
     worker.unref(); // never what keeps the process alive
     const reader: Reader = { worker, pending: new Map() };
     worker.on(

@@ -7,11 +7,10 @@
 // and leaves no transaction open; each write's outcome is reported to write-health.ts.
 // It also keeps prepared statements (the adapter prepares every statement anew) and offers reads
 // straight from the connection, behind the same queue, to src/db/reads.ts.
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import type { DriverReader } from "./client.ts";
-import type { WriteHealth } from "./write-health.ts";
+import type { DriverReader } from "../raw-rows.ts";
+import type { WriteHealth } from "../health/write-health.ts";
+import { prepareSqliteFile } from "./file.ts";
 import { registerLocalTime } from "./local-time.mjs";
 import {
   DriverAdapterError,
@@ -21,19 +20,6 @@ import {
   type Transaction,
 } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
-
-export function sqliteFilePath(url: string): string {
-  const file = url.replace(/^file:/, "");
-  const query = file.indexOf("?");
-  return query < 0 ? file : file.slice(0, query);
-}
-
-/** Opens (creating its folder if needed) an SQLite file in WAL mode. */
-export function prepareSqliteFile(url: string): string {
-  const file = sqliteFilePath(url);
-  if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  return file;
-}
 
 function applyPragmas(db: BetterSqlite3.Database, synchronous: "FULL" | "NORMAL") {
   db.pragma("journal_mode = WAL");

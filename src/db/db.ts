@@ -1,0 +1,47 @@
+// What the rest of the service holds of its database: `Db`, one object per database, made by
+// createDb (client.ts) for the dialect its URL names. Prisma's client does every write and the
+// reads that have no SQL of their own; the raw reads and the searches read through `read` and
+// `readSearch`; what differs between SQLite and PostgreSQL is behind `sql`, implemented once per
+// dialect (src/db/sqlite/, src/db/postgres/).
+import type { Config } from "../config.ts";
+import type { Dialect } from "./dialect.ts";
+import type { WriteFailure, WriteHealth } from "./health/write-health.ts";
+import type { Prisma, PrismaClient, QueryListener } from "./prisma.ts";
+import type { RawRows, SqlReader } from "./raw-rows.ts";
+import type { RecentCounts } from "./search/recent-counts.ts";
+
+export type DatabaseOptions = Config["database"] & {
+  /** Called with each SQL statement sent (tests count them; metrics time them). */
+  onQuery?: QueryListener;
+};
+
+export type Db = SqlReader & {
+  /** Prisma's client: every write, and every read that is not SQL of ours. */
+  readonly prisma: PrismaClient;
+  readonly dialect: Dialect;
+  /**
+   * Runs one statement that writes and answers rows (INSERT ... RETURNING, a data-changing WITH),
+   * its outcome told to `writeHealth`.
+   */
+  writeReturning(sql: Prisma.Sql): Promise<RawRows>;
+  /** Whether writes currently succeed on this database (health/write-health.ts). */
+  readonly writeHealth: WriteHealth;
+  /** With a write failure on record, tries a write that keeps nothing; answers the failure still on record (null: writes work). */
+  checkWrites(): Promise<WriteFailure | null>;
+  /** The stored counts searches were planned by lately, reused for a few seconds (search/recent-counts.ts). */
+  readonly recentCounts: RecentCounts;
+  /** Closes every connection (and SQLite's reader threads). */
+  close(): Promise<void>;
+};
+
+/** What a dialect opens for createDb: Prisma's client, and the readers of its connections. */
+export type OpenDatabase = SqlReader & {
+  prisma: PrismaClient;
+  writeReturning(sql: Prisma.Sql): Promise<RawRows>;
+  close(): Promise<void>;
+};
+
+/** What each dialect folder implements. */
+export type DialectModule = {
+  open(options: DatabaseOptions, writeHealth: WriteHealth): OpenDatabase;
+};
