@@ -7,11 +7,17 @@
 import { isDeepStrictEqual } from "node:util";
 import { createDb } from "../src/db/client.ts";
 import type { Db } from "../src/db/db.ts";
-import * as reads from "../src/db/reads.ts";
-import { groceryPage, restaurantPage } from "../src/db/searches.ts";
+import * as rowsById from "../src/db/reads/by-id.ts";
+import * as columns from "../src/db/reads/columns.ts";
+import * as comments from "../src/db/reads/comments.ts";
+import * as related from "../src/db/reads/related.ts";
+import { groceryPage, restaurantPage } from "../src/db/search/searches.ts";
 import type { SizeName } from "../src/seed/dataset.ts";
 import { DEFAULT_SEED_PASSWORD } from "../src/seed/seed.ts";
 import { seededDatabase } from "./databases.ts";
+
+/** The raw reads of src/db/reads/. */
+const reads = { ...rowsById, ...columns, ...comments, ...related };
 
 export type ReadPair = {
   name: string;

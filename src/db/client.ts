@@ -6,7 +6,8 @@ import type { Dialect } from "./dialect.ts";
 import type { DatabaseOptions, Db, DialectModule } from "./db.ts";
 import { WriteHealth } from "./health/write-health.ts";
 import { postgresDialect } from "./postgres/dialect.ts";
-import { createRecentCounts } from "./search/recent-counts.ts";
+import { DEFAULT_SEARCH_LIMITS } from "../config.ts";
+import { createRecentCounts } from "./search/stored-counts.ts";
 import { sqliteDialect } from "./sqlite/dialect.ts";
 
 const DIALECTS: Record<Dialect, DialectModule> = { sqlite: sqliteDialect, postgres: postgresDialect };
@@ -15,11 +16,15 @@ const DIALECTS: Record<Dialect, DialectModule> = { sqlite: sqliteDialect, postgr
 const PROBE_PADDING = "x".repeat(16 * 1024);
 
 export function createDb(options: DatabaseOptions): Db {
+  const dialect = DIALECTS[options.dialect];
   const writeHealth = new WriteHealth();
-  const { prisma, read, readSearch, writeReturning, close } = DIALECTS[options.dialect].open(options, writeHealth);
+  const { prisma, read, readSearch, writeReturning, close } = dialect.open(options, writeHealth);
+  const searchLimits = options.search ?? DEFAULT_SEARCH_LIMITS;
   return {
     prisma,
     dialect: options.dialect,
+    sql: dialect.sql,
+    searchLimits,
     read,
     readSearch,
     writeReturning,
@@ -35,7 +40,7 @@ export function createDb(options: DatabaseOptions): Db {
           prisma.$executeRaw`DELETE FROM "_prisma_migrations" WHERE id = ${id}`,
         ]);
       }),
-    recentCounts: createRecentCounts(),
+    recentCounts: createRecentCounts(searchLimits.planCountsMaxAgeMs),
     close,
   };
 }

@@ -3,12 +3,14 @@
 // reads that have no SQL of their own; the raw reads and the searches read through `read` and
 // `readSearch`; what differs between SQLite and PostgreSQL is behind `sql`, implemented once per
 // dialect (src/db/sqlite/, src/db/postgres/).
-import type { Config } from "../config.ts";
+import type { Config, SearchLimits } from "../config.ts";
 import type { Dialect } from "./dialect.ts";
 import type { WriteFailure, WriteHealth } from "./health/write-health.ts";
 import type { Prisma, PrismaClient, QueryListener } from "./prisma.ts";
 import type { RawRows, SqlReader } from "./raw-rows.ts";
-import type { RecentCounts } from "./search/recent-counts.ts";
+import type { CommentWithAuthor, NewComment } from "./rows.ts";
+import type { SearchEngine } from "./search/plan.ts";
+import type { RecentCounts } from "./search/stored-counts.ts";
 
 export type DatabaseOptions = Config["database"] & {
   /** Called with each SQL statement sent (tests count them; metrics time them). */
@@ -19,6 +21,10 @@ export type Db = SqlReader & {
   /** Prisma's client: every write, and every read that is not SQL of ours. */
   readonly prisma: PrismaClient;
   readonly dialect: Dialect;
+  /** The SQL that differs between the databases, implemented by this one's dialect. */
+  readonly sql: DialectSql;
+  /** What a search reads at most, and how it chooses how to read (the settings'). */
+  readonly searchLimits: SearchLimits;
   /**
    * Runs one statement that writes and answers rows (INSERT ... RETURNING, a data-changing WITH),
    * its outcome told to `writeHealth`.
@@ -28,7 +34,7 @@ export type Db = SqlReader & {
   readonly writeHealth: WriteHealth;
   /** With a write failure on record, tries a write that keeps nothing; answers the failure still on record (null: writes work). */
   checkWrites(): Promise<WriteFailure | null>;
-  /** The stored counts searches were planned by lately, reused for a few seconds (search/recent-counts.ts). */
+  /** The stored counts searches were planned by lately, reused for a few seconds (search/stored-counts.ts). */
   readonly recentCounts: RecentCounts;
   /** Closes every connection (and SQLite's reader threads). */
   close(): Promise<void>;
@@ -41,7 +47,23 @@ export type OpenDatabase = SqlReader & {
   close(): Promise<void>;
 };
 
+/** The names of the JSON functions that fold a restaurant's list into its row (reads/related.ts). */
+export type JsonFunctions = { aggregate: string; array: string };
+
+/** The SQL that differs between the databases (all else is written once, read alike by both). */
+export type DialectSql = {
+  search: SearchEngine;
+  json: JsonFunctions;
+  /**
+   * Adds a comment (`id` and `at` given) and its rating to its restaurant's totals, by column
+   * arithmetic, atomically; the comment with its author, or null when the restaurant does not
+   * exist (nothing changed).
+   */
+  insertRatedComment(db: Db, comment: NewComment & { id: string; at: string }): Promise<CommentWithAuthor | null>;
+};
+
 /** What each dialect folder implements. */
 export type DialectModule = {
   open(options: DatabaseOptions, writeHealth: WriteHealth): OpenDatabase;
+  sql: DialectSql;
 };

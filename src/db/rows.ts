@@ -27,3 +27,6 @@ export type CommentWithAuthor = CommentRow & { author: UserRow };
 
 export type RestaurantTagKind = Prisma.RestaurantTagGetPayload<object>["kind"];
 export type GroceryTagKind = Prisma.GroceryTagGetPayload<object>["kind"];
+
+/** A rated comment to add (comment-writes.ts). */
+export type NewComment = { restaurantId: string; authorId: string; title: string; body: string; rating: number };

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Db } from "../db/db.ts";
 import { insertRatedComment } from "../db/comment-writes.ts";
-import { commentCountOf, commentPageFor } from "../db/reads.ts";
+import { commentCountOf, commentPageFor } from "../db/reads/comments.ts";
 import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound, signInRequired } from "../contract/errors.ts";

@@ -7,7 +7,7 @@ import type { Db } from "../db/db.ts";
 import type { Prisma, PrismaClient } from "../db/prisma.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GroceryRow } from "../db/rows.ts";
-import { groceryPage, type Facets } from "../db/searches.ts";
+import { groceryPage, type Facets } from "../db/search/searches.ts";
 import {
   deleteUpload,
   quotaExceeded,
@@ -25,7 +25,7 @@ import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
 import { editable } from "./ownership.ts";
 import { parseInput } from "./validation.ts";
-import { searchWords } from "../db/search-words.ts";
+import { searchWords } from "../db/search/words.ts";
 
 /** The string lists of a grocery, each stored as tag rows of one kind. */
 export const LIST_KINDS = { metricUnits: "METRIC_UNIT", categories: "CATEGORY" } as const;

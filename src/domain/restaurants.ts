@@ -13,10 +13,10 @@ import {
   type RestaurantPageAsks,
   type RestaurantQuery,
   type RestaurantSort,
-} from "../db/searches.ts";
-import { ADDRESS_PARTS, addressGivenIn } from "../db/reads.ts";
+} from "../db/search/searches.ts";
+import { ADDRESS_PARTS, addressGivenIn } from "../db/reads/columns.ts";
 import { badInput, notFound } from "../contract/errors.ts";
-import { searchWords } from "../db/search-words.ts";
+import { searchWords } from "../db/search/words.ts";
 import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
@@ -438,8 +438,8 @@ const withDistance = (hit: RestaurantHit): RestaurantPartial =>
 
 // No rule applies to reading rows by id and the lists that follow them (who may ask, and which
 // fields they see, is the schema's directives): the GraphQL layer's loaders read them from
-// src/db/reads.ts themselves (src/graphql/data/). The facets a search answers:
-export type { Facets } from "../db/searches.ts";
+// src/db/reads/ themselves (src/graphql/data/). The facets a search answers:
+export type { Facets } from "../db/search/searches.ts";
 
 // ---- Reading back ----------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
-// The stored counts a search's plan is chosen by are reused for a few seconds (src/db/search/recent-counts.ts).
+// The stored counts a search's plan is chosen by are reused for a few seconds (src/db/search/stored-counts.ts).
 // What bounds them: their age, and how many distinct sets one database handle keeps (a client can
 // name as many list values and cities as it likes).
 import { describe, expect, it } from "vitest";
-import { createRecentCounts } from "../../src/db/search/recent-counts.ts";
+import { createRecentCounts } from "../../src/db/search/stored-counts.ts";
 
 const reader = () => {
   const reads: string[] = [];
@@ -15,7 +15,7 @@ const reader = () => {
 
 describe("the counts a search's plan is chosen by", () => {
   it("keeps at most 1,000 sets per database, dropping the oldest first", async () => {
-    const recentCounts = createRecentCounts(); // one per database handle
+    const recentCounts = createRecentCounts(5_000); // one per database handle
     const { reads, read } = reader();
     for (let i = 0; i <= 1_000; i++) await recentCounts(`set ${i}`, read(`set ${i}`));
     expect(reads).toHaveLength(1_001);
@@ -26,7 +26,7 @@ describe("the counts a search's plan is chosen by", () => {
   });
 
   it("does not keep a failed read", async () => {
-    const recentCounts = createRecentCounts();
+    const recentCounts = createRecentCounts(5_000);
     let calls = 0;
     const failing = () => {
       calls++;

@@ -4,9 +4,15 @@
 // dates with milliseconds, booleans both ways, unicode, quotes, ties.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsThroughPrisma } from "../../src/db/raw-rows.ts";
-import * as reads from "../../src/db/reads.ts";
+import * as rowsById from "../../src/db/reads/by-id.ts";
+import * as columns from "../../src/db/reads/columns.ts";
+import * as comments from "../../src/db/reads/comments.ts";
+import * as related from "../../src/db/reads/related.ts";
 import type { Prisma } from "../../src/db/prisma.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+
+/** The raw reads of src/db/reads/. */
+const reads = { ...rowsById, ...columns, ...comments, ...related };
 
 let s: TestServer;
 const ids = { users: [] as string[], restaurants: [] as string[], groceries: [] as string[] };

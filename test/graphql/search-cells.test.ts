@@ -1,10 +1,10 @@
-// Words + near through the map cells of the search documents (src/db/search-cells.ts, migration
+// Words + near through the map cells of the search documents (src/db/search/cells.ts, migration
 // 20261126040000_search_cells), through the real server: the cells only narrow what the word index
 // returns, so every answer is the circle's, near a cell's border, across a grid-line crossing, over
 // the antimeridian, at high latitudes and around a pole; the cells follow a restaurant that moves;
 // and no word a user types ever meets a cell.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CELL_SIZES, cellsOf } from "../../src/db/search-cells.ts";
+import { CELL_SIZES, cellsOf } from "../../src/db/search/cells.ts";
 import { testProvider } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 

@@ -18,7 +18,7 @@ function tsFiles(dir: string): string[] {
 
 const IMPORT = /^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gm;
 
-/** The repository paths a file imports (relative specifiers only), e.g. "src/db/reads.ts". */
+/** The repository paths a file imports (relative specifiers only), e.g. "src/db/reads/by-id.ts". */
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(ROOT, file), "utf8");
   return [...text.matchAll(IMPORT)]
@@ -27,7 +27,10 @@ function importsOf(file: string): string[] {
     .map((s) => path.join(path.dirname(file), s));
 }
 
-const RAW_READS = new Set(["src/db/reads.ts", "src/db/searches.ts"]);
+/** Rows by id and the lists that follow them (src/db/reads/), and the searches (src/db/search/). */
+const RAW_READS = [`src${path.sep}db${path.sep}reads${path.sep}`, `src${path.sep}db${path.sep}search${path.sep}`];
+const isRawRead = (target: string) => RAW_READS.some((folder) => target.startsWith(folder));
+const isRowRead = (target: string) => target.startsWith(RAW_READS[0]);
 
 describe("layers", () => {
   it("reads rows by id only through GraphQL's data layer (src/graphql/data/), and searches only through the domain", () => {
@@ -36,25 +39,20 @@ describe("layers", () => {
     // and searches (whose input the domain checks) are the domain's alone.
     const skips = ["src/graphql", "src/rest", "src/http"].flatMap(tsFiles).flatMap((file) =>
       importsOf(file)
-        .filter((target) => RAW_READS.has(target))
-        .filter(
-          (target) =>
-            !(target === "src/db/reads.ts" && file.startsWith(`src${path.sep}graphql${path.sep}data${path.sep}`)),
-        )
+        .filter(isRawRead)
+        .filter((target) => !(isRowRead(target) && file.startsWith(`src${path.sep}graphql${path.sep}data${path.sep}`)))
         .map((target) => `${file} imports ${target}`),
     );
     expect(skips).toEqual([]);
     const readers = ["src/graphql", "src/rest", "src/http"]
       .flatMap(tsFiles)
-      .filter((file) => importsOf(file).includes("src/db/reads.ts"));
+      .filter((file) => importsOf(file).some(isRowRead));
     expect(readers.sort()).toEqual(["src/graphql/data/loaders.ts", "src/graphql/data/restaurant-plan.ts"]);
   });
 
   it("keeps the raw reads out of the domain's exports: the domain hands out rules, not SQL", () => {
     const reExports = tsFiles("src/domain").filter((file) =>
-      /^\s*export\s*\{[^}]*\}\s*from\s*"\.\.\/db\/(reads|searches)\.ts"/m.test(
-        readFileSync(path.join(ROOT, file), "utf8"),
-      ),
+      /^\s*export\s*\{[^}]*\}\s*from\s*"\.\.\/db\/(reads|search)\//m.test(readFileSync(path.join(ROOT, file), "utf8")),
     );
     expect(reExports).toEqual([]);
   });

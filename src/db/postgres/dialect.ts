@@ -1,6 +1,8 @@
 // PostgreSQL as this service uses it: Prisma's pool (every write, every bounded read, as named
 // prepared statements) and the searches' own pool, shared fairly between clients (driver.ts).
 import type { DialectModule } from "../db.ts";
+import { insertRatedComment } from "./comment-insert.ts";
+import { postgresSearch } from "./search/engine.ts";
 import { prismaClient, type Prisma } from "../prisma.ts";
 import { rowsThroughPrisma, timedReader } from "../raw-rows.ts";
 import { createFairShare } from "../share/fair-share.ts";
@@ -11,6 +13,7 @@ import { postgresDriver, searchPoolSize } from "./driver.ts";
 const text = (sql: Prisma.Sql) => sql.text;
 
 export const postgresDialect: DialectModule = {
+  sql: { search: postgresSearch, json: { aggregate: "json_agg", array: "json_build_array" }, insertRatedComment },
   open(options, writeHealth) {
     const driver = postgresDriver(options, writeHealth);
     const prisma = prismaClient("postgres", driver.factory, options.onQuery);

@@ -1,6 +1,8 @@
 // SQLite as this service uses it: Prisma over the queued driver (driver.ts), raw reads on the same
 // connection, and searches in reader threads (readers.ts) so a long one never holds the event loop.
 import type { DialectModule } from "../db.ts";
+import { insertRatedComment } from "./comment-insert.ts";
+import { sqliteSearch } from "./search/engine.ts";
 import { prismaClient, type Prisma } from "../prisma.ts";
 import { rowsThroughPrisma, timedReader } from "../raw-rows.ts";
 import { sqliteDriver } from "./driver.ts";
@@ -11,6 +13,7 @@ import { createSqliteReaders } from "./readers.ts";
 const text = (sql: Prisma.Sql) => sql.sql;
 
 export const sqliteDialect: DialectModule = {
+  sql: { search: sqliteSearch, json: { aggregate: "json_group_array", array: "json_array" }, insertRatedComment },
   open(options, writeHealth) {
     const driver = sqliteDriver(options.url, options.sqliteSynchronous, writeHealth);
     const prisma = prismaClient("sqlite", driver.factory, options.onQuery);

@@ -4,24 +4,25 @@
 // restaurant (tags, photos, opening hours, badges, the owner's rating, the latest comment),
 // answered from that statement wherever it brought them. The resolvers of Restaurant's fields ask here.
 //
-// The reads are src/db/reads.ts's, imported openly: no rule applies to them (who may ask and
+// The reads are src/db/reads/'s, imported openly: no rule applies to them (who may ask and
 // which fields they see is the schema's directives), so the domain does not hand them out; the
 // layers test allows this folder, and only it, to import them.
 import type { GraphQLResolveInfo } from "graphql";
 import {
-  asksRelated,
-  latestCommentsFor,
   openingHoursFor,
   ownerRatingSums,
   restaurantBadgesFor,
   restaurantPhotosFor,
-  restaurantsWithRelated,
   restaurantTagsFor,
-  type RestaurantColumn,
+} from "../../db/reads/by-id.ts";
+import type { RestaurantColumn, UserColumn } from "../../db/reads/columns.ts";
+import { latestCommentsFor } from "../../db/reads/comments.ts";
+import {
+  asksRelated,
+  restaurantsWithRelated,
   type RestaurantRelations,
   type RestaurantWithRelated,
-  type UserColumn,
-} from "../../db/reads.ts";
+} from "../../db/reads/related.ts";
 import type { CommentWithAuthor, RestaurantBadgeWithBadge, RestaurantPartial, RestaurantRow, RestaurantTagKind, UserRow } from "../../db/rows.ts";
 import * as restaurants from "../../domain/restaurants.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
@@ -160,7 +161,7 @@ export function column<K extends keyof RestaurantRow>(row: RestaurantPartial, na
 type BroughtAlong = {
   owner?: UserRow | null;
   latestComment?: CommentWithAuthor | null;
-  /** The restaurant's lists, folded into its statement (reads.ts relatedSql). */
+  /** The restaurant's lists, folded into its statement (src/db/reads/related.ts relatedSql). */
   tagLists?: Partial<Record<RestaurantTagKind, string[]>>;
   photos?: string[];
   openingHours?: { open: string; close: string; overnight: boolean }[];
