@@ -1,4 +1,4 @@
-// SQLite's reader threads (src/db/sqlite-readers.ts): a failed read, and closing with reads in
+// SQLite's reader threads (src/db/sqlite/readers.ts): a failed read, and closing with reads in
 // flight and waiting. Real threads and a real database file; the slow read is a recursive count
 // that takes a few hundred milliseconds whatever the data. Their share between clients:
 // search-share.test.ts.

@@ -1,4 +1,4 @@
-// What /readyz reports of writes (src/db/write-health.ts): outcomes count in the order their
+// What /readyz reports of writes (src/db/health/write-health.ts): outcomes count in the order their
 // statements began, not the order they ended, so a probe that began while the disk was full and
 // failed after a later write succeeded does not mark a healthy database failing again.
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The raw-SQL read functions (src/db/reads.ts) must return exactly what Prisma returns for the
+// The raw-SQL read functions (src/db/reads/) must return exactly what Prisma returns for the
 // same rows: same keys in the same order, same value types (Date, boolean, number, null), same
 // values, same order within each list. Seeded rows hold every kind of value: nulls, floats,
 // dates with milliseconds, booleans both ways, unicode, quotes, ties.

@@ -174,7 +174,7 @@ describe("kept counts per list value and city", () => {
 });
 
 // A filtered search chose its plan from the kept counts read in a statement of its own every time;
-// they are now reused for a few seconds (src/db/planning-counts.ts). Only the plan may use them:
+// they are now reused for a few seconds (src/db/search/stored-counts.ts). Only the plan may use them:
 // a total right after a write must count that write.
 describe("the counts a search's plan is chosen by", () => {
   const FILTERED = `query($filter: RestaurantFilter) { restaurants(filter: $filter, sort: RATING, first: 5) { totalCount totalCountIsEstimate nodes { id } } }`;
@@ -203,7 +203,7 @@ describe("the counts a search's plan is chosen by", () => {
 });
 
 // PostgreSQL counts matches the kept counts bound within the limit in the page statement's own
-// pass (src/db/search-totals.ts countedInPass) instead of a count that reads them again.
+// pass (src/db/postgres/search/totals.ts countsInPagePass) instead of a count that reads them again.
 describe("a total of few matches", () => {
   const PAGE = `query($filter: RestaurantFilter, $first: Int, $after: String) { restaurants(filter: $filter, sort: RATING, first: $first, after: $after) {
     totalCount totalCountIsEstimate pageInfo { endCursor } nodes { id } } }`;

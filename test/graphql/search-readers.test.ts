@@ -1,4 +1,4 @@
-// SQLite searches run in reader threads with their own connections (src/db/sqlite-readers.ts),
+// SQLite searches run in reader threads with their own connections (src/db/sqlite/readers.ts),
 // never on the connection the event loop waits on: a search answers while that connection is
 // busy, here held by an open write transaction, and it reads only what was committed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -120,3 +120,57 @@ describe("layers", () => {
     expect(imports).toEqual([]);
   });
 });
+
+describe("the database layer (docs/architecture.md, The database layer)", () => {
+  const DB = `src${path.sep}db`;
+  const dbFiles = tsFiles("src/db");
+  const dialectFolder = (file: string) =>
+    file.startsWith(`${DB}${path.sep}sqlite${path.sep}`) || file.startsWith(`${DB}${path.sep}postgres${path.sep}`);
+
+  it("has no import circle in src/db (type imports included)", () => {
+    const graph = new Map(dbFiles.map((file) => [file, importsOf(file).filter((t) => t.startsWith(DB))]));
+    const circles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (file: string, trail: string[]) => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "open") {
+        circles.push([...trail.slice(trail.indexOf(file)), file].join(" -> "));
+        return;
+      }
+      state.set(file, "open");
+      for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+      state.set(file, "done");
+    };
+    for (const file of dbFiles) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it("tells SQLite from PostgreSQL only in their own folders: no branch on a dialect's name, no label", () => {
+    const branch = /(===|!==)\s*"(sqlite|postgres)"|"(sqlite|postgres)"\s*(===|!==)/;
+    const label = /\b(SQLite|PostgreSQL):/;
+    const found = dbFiles.flatMap((file) => {
+      const text = readFileSync(path.join(ROOT, file), "utf8");
+      return [
+        ...(branch.test(text) ? [`${file}: a branch on a dialect's name`] : []),
+        ...(!dialectFolder(file) && label.test(text) ? [`${file}: a "SQLite:"/"PostgreSQL:" label`] : []),
+      ];
+    });
+    expect(found).toEqual([]);
+  });
+
+  it("keeps its files under 350 lines and at most 10 files at the root of each of its folders", () => {
+    const all = readdirSync(path.join(ROOT, "src/db"), { recursive: true, withFileTypes: true }).filter((e) =>
+      e.isFile(),
+    );
+    const long = all
+      .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)))
+      .filter((file) => readFileSync(path.join(ROOT, file), "utf8").split("\n").length > 350);
+    expect(long).toEqual([]);
+    const perFolder = new Map<string, number>();
+    for (const e of all) perFolder.set(e.parentPath, (perFolder.get(e.parentPath) ?? 0) + 1);
+    const crowded = [...perFolder]
+      .filter(([, n]) => n > 10)
+      .map(([folder, n]) => `${path.relative(ROOT, folder)}: ${n}`);
+    expect(crowded).toEqual([]);
+  });
+});

@@ -1,11 +1,10 @@
 // The columns of each row type and how the drivers' values become what Prisma would return: the
 // raw reads (this folder) and the searches (src/db/search/) build their select lists and read their
 // rows here. Both databases read the same SQL (quoted identifiers, `IN` lists through Prisma.join);
-// the drivers differ in what they hand back for computed columns (SQLite: text dates, bigint counts;
-// pg: bigint sums), so every value passes through the normaliser of its column's kind.
-import type { Db } from "../db.ts";
+// the drivers differ in what they hand back for computed columns (text dates and bigint counts from
+// SQLite, bigint sums from pg), so every value passes through the normaliser of its column's kind.
 import { Prisma } from "../prisma.ts";
-import type { RawRows } from "../raw-rows.ts";
+import type { RawRows, SqlReader } from "../raw-rows.ts";
 import type {
   BadgeRow,
   CommentRow,
@@ -46,8 +45,6 @@ export const normalisers: Record<Kind, (v: unknown) => unknown> = {
   bool: toBoolean,
   date: toDate,
 };
-
-/** A JSON value a statement built (a list folded into a row): pg parses it, SQLite hands its text. */
 
 /** A JSON value a statement built (a list folded into a row): pg parses it, SQLite hands its text. */
 export const fromJson = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
@@ -168,13 +165,14 @@ export function rowsOf<T>(columns: Columns, raw: RawRows, prefix = ""): T[] {
 }
 
 /** Rows of one SELECT, each value as Prisma would return it for its column kind. */
-export async function query<T>(db: Pick<Db, "read">, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
+export async function query<T>(db: Pick<SqlReader, "read">, columns: Columns, sql: Prisma.Sql): Promise<T[]> {
   return rowsOf<T>(columns, await db.read(sql));
 }
 
+/** The values of an `IN (...)` list, each bound. */
 export const inList = (values: readonly string[]) => Prisma.join([...values]);
 
-// ---- Rows by id --------------------------------------------------------------------------------
+// ---- Select lists -------------------------------------------------------------------------------
 
 export const USER_COLUMNS = selectList(USER, `"User"`);
 export const RESTAURANT_COLUMNS = selectList(RESTAURANT, `"Restaurant"`);

@@ -35,13 +35,13 @@ export async function commentPageFor(
 ): Promise<{ comments: CommentWithAuthor[]; total: number | null }> {
   if (!Number.isSafeInteger(take) || take < 1 || !Number.isSafeInteger(skip) || skip < 0)
     throw new Error(`page window ${skip}+${take} is not whole`);
-  // LIMIT as a literal (a few page sizes), OFFSET as a parameter (many): see windowSql in searches.ts.
+  // LIMIT as a literal (a few page sizes), OFFSET as a parameter (many): see search/sql.ts windowSql.
   const window = Prisma.raw(`LIMIT ${take + 1}`);
   const total = count
     ? Prisma.sql`, (SELECT COUNT(*) FROM "Comment" n WHERE n."restaurantId" = ${restaurantId}) AS "totalCount"`
     : Prisma.empty;
   // The page is cut in a subquery and only its rows meet their authors: joined first, a deep page
-  // (OFFSET 5,000) looked up the author of every comment it skipped.
+  // looked up the author of every comment it skipped.
   const raw = await db.read(
     Prisma.sql`SELECT ${LATEST_COMMENT_COLUMNS}${total} FROM (SELECT * FROM "Comment" p WHERE p."restaurantId" = ${restaurantId}
         ORDER BY p."createdAt" DESC, p."id" DESC ${window}${skip > 0 ? Prisma.sql` OFFSET ${skip}` : Prisma.empty}) c

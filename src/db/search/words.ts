@@ -13,12 +13,11 @@ import { query } from "./sql.ts";
 export const MAX_SEARCH_WORDS = 8;
 /** Words this long or longer tolerate one typo (shorter ones have too many neighbours). */
 export const TYPO_MIN_LENGTH = 5;
+/** Longer words are cut: no word anyone looks for is longer, and a client's huge "word" is never read whole. */
 const MAX_WORD_LENGTH = 40;
 /**
  * The last word is matched as a prefix from this length: a one-letter prefix is most of the
- * catalogue (every word starting with that letter, which SQLite's prefix index of 2 and 3 letters
- * does not hold): "a" typed last cost 179 ms in each of a search's statements at 1,000,000
- * restaurants, for results no one reads.
+ * catalogue, which no prefix index holds, for results no one reads.
  */
 export const PREFIX_MIN_LENGTH = 2;
 

@@ -1,12 +1,11 @@
-// Prisma driver adapter for SQLite with the settings this service relies on.
-// adapter-better-sqlite3 runs plain queries and interactive transactions on one connection, so a
-// query from another request could land inside an open transaction (and be rolled back with it).
-// This wrapper queues every statement behind any open transaction, which makes each
-// transaction isolated and keeps acknowledged writes from being undone by someone else's rollback.
-// Whatever way a transaction ends (COMMIT failing on a full disk included), it releases the queue
-// and leaves no transaction open; each write's outcome is reported to write-health.ts.
-// It also keeps prepared statements (the adapter prepares every statement anew) and offers reads
-// straight from the connection, behind the same queue, to src/db/reads.ts.
+// Prisma's driver adapter for SQLite with the settings this service relies on. The adapter runs
+// plain queries and interactive transactions on one connection, so a query from another request
+// could land inside an open transaction (and be rolled back with it): this wrapper queues every
+// statement behind any open transaction, which keeps acknowledged writes from being undone by
+// someone else's rollback. Whatever way a transaction ends (a COMMIT failing on a full disk
+// included), it releases the queue and leaves no transaction open; each write's outcome is told to
+// write health. It also keeps prepared statements (the adapter prepares every statement anew) and
+// reads straight from the connection, behind the same queue, for the raw reads.
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import type { DriverReader } from "../raw-rows.ts";
 import type { WriteHealth } from "../health/write-health.ts";

@@ -1,4 +1,4 @@
-// A reader thread for SQLite (sqlite-readers.ts): its own read-only connection to the database
+// A reader thread for SQLite (readers.ts): its own read-only connection to the database
 // file, so a long search runs here while the event loop goes on serving everything else. WAL lets
 // it read the last committed state while the service writes. Plain JavaScript: a worker thread
 // has no TypeScript loader in every runner (vitest's workers, the bench).

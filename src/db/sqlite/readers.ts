@@ -1,14 +1,11 @@
-// Reader threads for SQLite's long reads (searches): better-sqlite3 is synchronous, so a search
-// on the service's own connection holds the event loop for as long as it runs, and every other
+// Reader threads for SQLite's long reads (searches): better-sqlite3 is synchronous, so a search on
+// the service's own connection holds the event loop for as long as it runs, and every other
 // request (health checks included) waits behind it. Each reader is a worker thread with its own
-// read-only connection (sqlite-read-worker.mjs); WAL lets them read while the service writes.
-// Reads see the last committed state, as any other connection would: never sent from inside a
-// transaction (client.ts sees to that). A read goes to the reader with the fewest reads in flight,
-// which may queue one more behind its current one (a reader never idles while the event loop,
-// busy with requests, gets round to its answer: one read at a time cost 15-30% of the searches'
-// throughput). The reads are shared fairly between clients (client-share.ts): one client has at
-// most half as many reads in flight as there are readers, so while it floods them, half of the
-// readers have none of its reads and another client's read starts at once on one of those.
+// read-only connection (read-worker.mjs); WAL lets them read the last committed state while the
+// service writes. A read goes to the reader with the fewest reads in flight, which may queue one
+// more behind its current one, so a reader never idles while the busy event loop gets round to its
+// answer. The reads are shared fairly between clients (share/fair-share.ts): one client has at most
+// half as many reads in flight as there are readers, so another client's read starts at once.
 import { Worker } from "node:worker_threads";
 import type { RawRows } from "../raw-rows.ts";
 import { createFairShare } from "../share/fair-share.ts";

@@ -159,7 +159,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     context: Context,
     rootValue?: unknown,
   ): Promise<ExecutionResult> {
-    // Its reads count against its client's share of SQLite's reader threads (sqlite-readers.ts).
+    // Its searches count against its client's share of the searches' readers (src/db/share/fair-share.ts).
     const client = clientKeyOf(context.viewer, context.guards.clientAddress);
     const result = await asRequester(client, () =>
       executor({ document, operationName, variables, context, rootValue }),
