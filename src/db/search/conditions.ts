@@ -35,6 +35,7 @@ export function hasTag(catalogue: Catalogue, { kind, keys }: TagCondition, perRo
 
 // ---- Near --------------------------------------------------------------------------------------
 
+/** The mean radius (IUGG), the one great-circle distances are usually given in. */
 const EARTH_RADIUS_KM = 6371.0088;
 const KM_PER_DEGREE = (Math.PI * EARTH_RADIUS_KM) / 180;
 

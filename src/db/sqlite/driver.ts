@@ -49,6 +49,7 @@ function createQueue() {
 
 type Queue = ReturnType<typeof createQueue>;
 
+/** Prepared statements kept, least recently used out first: the common ones stay prepared, rare ones cannot grow it. */
 const STATEMENT_CACHE_SIZE = 500;
 
 /**

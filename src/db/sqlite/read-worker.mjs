@@ -12,6 +12,7 @@ db.pragma(`cache_size = ${workerData.cacheSize ?? -20000}`);
 db.pragma("temp_store = MEMORY");
 registerLocalTime(db);
 
+/** Prepared statements a reader keeps, least recently used out first (as the driver's cache). */
 const STATEMENTS = 200;
 const statements = new Map();
 

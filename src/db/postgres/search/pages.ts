@@ -1,8 +1,7 @@
 // PostgreSQL's pages of a search with words: led by the search documents (documents.ts).
 import { Prisma } from "../../prisma.ts";
-import type { RawRows, SqlReader } from "../../raw-rows.ts";
 import { conditionsOf, filteredRows, within } from "../../search/conditions.ts";
-import type { Near, PageShape, SearchPlan, Window } from "../../search/plan.ts";
+import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search/plan.ts";
 import {
   COUNT_ONLY,
   joined,
@@ -29,13 +28,7 @@ import { matchingRows } from "./totals.ts";
  * best first, then the other matches by id. The ranked ones are tested on the other conditions
  * before the page is cut, so every page is exact in that order.
  */
-export async function relevancePage(
-  db: SqlReader,
-  p: SearchPlan,
-  shape: PageShape,
-  window: Window,
-  exactMatches?: () => Promise<number | undefined>,
-): Promise<RawRows> {
+export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape, window, exactMatches) => {
   const rankWindow = p.limits.rankWindow;
   const t = table(p.catalogue);
   const documents = documentsTable(p.catalogue);
@@ -73,7 +66,7 @@ export async function relevancePage(
     page,
     await db.readSearch(Prisma.sql`${ranked} ${pageSql(shape, rest, id, restWindow(window, counted.kept))}`),
   );
-}
+};
 
 /**
  * The rows matching the words and every other condition, for another order than relevance; with

@@ -1,9 +1,8 @@
 // SQLite's pages of a search: the rows come from the keys an index finds (keys.ts), joined to their
 // rows and tested there on the other conditions.
 import { Prisma } from "../../prisma.ts";
-import type { RawRows, SqlReader } from "../../raw-rows.ts";
 import { conditionsOf, filteredRows } from "../../search/conditions.ts";
-import type { Near, PageShape, SearchPlan, Window } from "../../search/plan.ts";
+import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search/plan.ts";
 import { COUNT_ONLY, countOf, joined, matchesEndWithin, pageSql, query, restWindow } from "../../search/sql.ts";
 import { integerKey, placeKeys, rowsOfKeys, wordKeys, wordsTable } from "./keys.ts";
 
@@ -12,13 +11,7 @@ import { integerKey, placeKeys, rowsOfKeys, wordKeys, wordsTable } from "./keys.
  * best first, then the other matches in key order. The ranked ones are tested on the other
  * conditions before the page is cut, so every page is exact in that order.
  */
-export async function relevancePage(
-  db: SqlReader,
-  p: SearchPlan,
-  shape: PageShape,
-  window: Window,
-  exactMatches?: () => Promise<number | undefined>,
-): Promise<RawRows> {
+export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape, window, exactMatches) => {
   const rankWindow = p.limits.rankWindow;
   const alone = conditionsOf(p, true).length === 0;
   const fts = wordsTable(p.catalogue);
@@ -60,7 +53,7 @@ export async function relevancePage(
       ),
     ),
   );
-}
+};
 
 /** The rows matching the words and every other condition, from the words' keys. */
 export const wordRows = (p: SearchPlan, shape: PageShape) => rowsOfKeys(p, wordKeys(p), p, shape.joins);
