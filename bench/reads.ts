@@ -200,12 +200,14 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       // The smallest page a window allows (1) before its count: page sizes start at 1.
       raw: async () =>
         (
-          await restaurantPage(
-            db,
-            { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" },
-            { skip: 0, take: 1 },
-          )
-        ).count(),
+          await (
+            await restaurantPage(
+              db,
+              { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" },
+              { skip: 0, take: 1 },
+            )
+          ).count()
+        ).count,
       prisma: () => db.prisma.restaurant.count({ where: restaurantWhere }),
     },
     {
