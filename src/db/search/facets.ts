@@ -61,7 +61,8 @@ const MATCHES = "MATCHES";
 
 async function matchedFacets(db: SqlReader, p: SearchPlan, spec: FacetSpec): Promise<MatchedFacets> {
   const limit = p.limits.exactCountLimit;
-  const m = Prisma.sql`SELECT ${table(p.catalogue)}."id" AS "id", ${Prisma.raw(CITY_COLUMNS[p.catalogue])} ${p.engine.matchingRows(p)} LIMIT ${Prisma.raw(String(limit + 1))}`;
+  const [city, past] = [Prisma.raw(CITY_COLUMNS[p.catalogue]), Prisma.raw(String(limit + 1))];
+  const m = Prisma.sql`SELECT ${table(p.catalogue)}."id" AS "id", ${city} ${p.engine.matchingRows(p)} LIMIT ${past}`;
   const rows = await query<CountRow>(
     db,
     COUNT_ROW,

@@ -58,8 +58,9 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
   // With near: led by the documents within the circle, read from the words' and cells' index (as
   // matchingRows). Joined freely, the planner probed every restaurant of the GiST box.
   const unranked = Prisma.sql`"m".${owner} NOT IN (SELECT "id" FROM "ranked")`;
+  const unrankedWords = Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${documents} "m" ${whereAll([...documentTests(p, `"m"`), unranked])}) "words"`;
   const rest = p.near
-    ? Prisma.sql`${rowsLedBy(afterDocuments(p), Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${documents} "m" ${whereAll([...documentTests(p, `"m"`), unranked])}) "words"`, `"words"`)} ${shape.joins}`
+    ? Prisma.sql`${rowsLedBy(afterDocuments(p), unrankedWords, `"words"`)} ${shape.joins}`
     : Prisma.sql`FROM ${t} JOIN ${documents} "m" ON "m".${owner} = ${id} AND ${documentMatches(p, `"m"`)} ${shape.joins}
     ${whereAll([unranked, ...conditionsOf(p, false)])}`;
   return joined(
@@ -75,7 +76,8 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
 export function wordRows(p: SearchPlan, shape: PageShape): Prisma.Sql {
   const t = table(p.catalogue);
   if (p.near) return Prisma.sql`${matchingRows(p)} ${shape.joins}`;
-  return Prisma.sql`FROM ${t} JOIN ${Prisma.raw(`"${p.catalogue}Search"`)} "m" ON "m".${Prisma.raw(OWNER_KEY[p.catalogue])} = ${t}."id" AND ${documentMatches(p, `"m"`)}
+  const [owner, documents] = [Prisma.raw(OWNER_KEY[p.catalogue]), documentsTable(p.catalogue)];
+  return Prisma.sql`FROM ${t} JOIN ${documents} "m" ON "m".${owner} = ${t}."id" AND ${documentMatches(p, `"m"`)}
     ${shape.joins} ${whereAll(conditionsOf(p, false))}`;
 }
 

@@ -12,7 +12,8 @@ import { afterDocuments, documentMatches, documentsTable, documentTests, rowsLed
 /** The rows matching every condition: with words, led by the search documents; else as the planner reads them. */
 export function matchingRows(p: SearchPlan): Prisma.Sql {
   if (!p.words) return matchingCatalogueRows(p);
-  const words = Prisma.sql`(SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "id" FROM ${documentsTable(p.catalogue)} "m" ${whereAll(documentTests(p, `"m"`))}) "words"`;
+  const [owner, documents] = [Prisma.raw(OWNER_KEY[p.catalogue]), documentsTable(p.catalogue)];
+  const words = Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${documents} "m" ${whereAll(documentTests(p, `"m"`))}) "words"`;
   return rowsLedBy(afterDocuments(p), words, `"words"`);
 }
 
@@ -26,8 +27,9 @@ function tagLedRows(p: SearchPlan, lead: TagCondition, rest: SearchPlan): Prisma
   const tags = Prisma.raw(`"${p.catalogue}Tag"`);
   const each = lead.keys.map((key, i) => {
     const earlier = lead.keys.slice(0, i);
+    const earlierRow = Prisma.sql`"e".${owner} = "lead".${owner} AND "e"."kind" = ${lead.kind}`;
     const unseen = earlier.length
-      ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM ${tags} "e" WHERE "e".${owner} = "lead".${owner} AND "e"."kind" = ${lead.kind} AND "e"."valueKey" IN (${Prisma.join(earlier)}))`
+      ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM ${tags} "e" WHERE ${earlierRow} AND "e"."valueKey" IN (${Prisma.join(earlier)}))`
       : Prisma.empty;
     return Prisma.sql`SELECT "lead".${owner} AS "id" FROM ${tags} "lead" WHERE "lead"."kind" = ${lead.kind} AND "lead"."valueKey" = ${key} ${unseen}`;
   });
@@ -82,9 +84,12 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
   // The sampled documents lead, each row then read by its id (LATERAL): planned generically, the
   // sample scan ran again for each row of a near search.
   const columns = Prisma.raw(p.catalogue === "Restaurant" ? `"id", "citySearch", "city"` : `"id"`);
+  const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
+  const documentsSampled = whereAll(documentTests(p, `"m"`));
+  const rowTested = whereAll([Prisma.sql`${t}."id" = "sampled"."owner"`, ...conditionsOf(afterDocuments(p), true)]);
   const from = p.words
-    ? Prisma.sql`FROM (SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${tablesample} ${whereAll(documentTests(p, `"m"`))}) "sampled"
-        CROSS JOIN LATERAL (SELECT ${columns} FROM ${t} ${whereAll([Prisma.sql`${t}."id" = "sampled"."owner"`, ...conditionsOf(afterDocuments(p), true)])} OFFSET 0) ${t}`
+    ? Prisma.sql`FROM (SELECT "m".${owner} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${tablesample} ${documentsSampled}) "sampled"
+        CROSS JOIN LATERAL (SELECT ${columns} FROM ${t} ${rowTested} OFFSET 0) ${t}`
     : Prisma.sql`FROM ${t} ${tablesample} ${whereAll(conditionsOf(p, true))}`;
   return { m: sampleSelect(p, from), share: percent / 100 };
 }

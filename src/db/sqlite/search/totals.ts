@@ -44,7 +44,8 @@ function tagLedRows(p: SearchPlan, lead: TagCondition, rest: SearchPlan): Prisma
   const listed = Prisma.sql`"lead"."kind" = ${lead.kind} AND "lead"."valueKey" ${value}`;
   // A row holds a value once, but may hold several of the values.
   const distinct = Prisma.raw(lead.keys.length > 1 ? "DISTINCT" : "");
-  return Prisma.sql`SELECT ${distinct} ${t}."id" FROM ${tags} "lead" JOIN ${t} ON ${t}."id" = "lead".${owner} ${whereAll([listed, ...conditionsOf(rest, true)])}`;
+  const tested = whereAll([listed, ...conditionsOf(rest, true)]);
+  return Prisma.sql`SELECT ${distinct} ${t}."id" FROM ${tags} "lead" JOIN ${t} ON ${t}."id" = "lead".${owner} ${tested}`;
 }
 
 /** The keys of an index alone, or the rows led by the rarest list. */
