@@ -15,7 +15,7 @@ const NAMES_PER_QUERY = 500;
 /** The names among `names` that some row refers to. */
 async function referencedAmong(db: Db, names: string[]): Promise<Set<string>> {
   const found = new Set<string>();
-  const delegates = db as unknown as Record<
+  const delegates = db.prisma as unknown as Record<
     string,
     { findMany(args: object): Promise<Record<string, string | null>[]> }
   >;
