@@ -125,6 +125,9 @@ const schema = z.object({
   GRAPHQL_COMPILES_PER_MINUTE: integer(60, 1, 100_000),
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
   GRAPHQL_EXPLORER: z.enum(["true", "false"]).default("true"),
+  // A Federation v2 subgraph behind a gateway (issue 46): `_service` and `_entities` on Query.
+  FEDERATION_SUBGRAPH: z.enum(["true", "false"]).default("false"),
+  FEDERATION_MAX_REPRESENTATIONS: integer(1000, 1, 100_000),
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
   METRICS_TOKEN: z.string().min(16, { message: "must have at least 16 characters" }).optional(),
   TRACING: z.enum(["off", "otlp", "console"]).default("off"),
@@ -180,6 +183,10 @@ const schema = z.object({
       }
       return prefixes;
     }),
+  // HTTP caching (issue 42): the longest max-age any answer carries; 0 stores nothing.
+  HTTP_CACHE_MAX_AGE: duration("60s", { allowZero: true }).refine((ms) => ms % 1000 === 0, {
+    message: "must be whole seconds, e.g. 60s, 5m or 0",
+  }),
   // Several instances as one (issue 17): Redis shares rate-limit counts (and can carry live events).
   REDIS_URL: z
     .string()
@@ -254,6 +261,11 @@ export type Config = {
     /** Most compilations a minute (each blocks the event loop for a few ms). */
     compilesPerMinute: number;
   };
+  /**
+   * Federation: `subgraph` adds `_service { sdl }` and `_entities(representations:)` for a gateway;
+   * one operation's `_entities` take at most `maxRepresentations` representations in all.
+   */
+  federation: { subgraph: boolean; maxRepresentations: number };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
   /**
@@ -279,6 +291,11 @@ export type Config = {
    * route also answers under each of `restPrefixes` (e.g. ["/v1", "/api"]).
    */
   legacy: { anonymousReads: boolean; restPrefixes: string[] };
+  /**
+   * The longest max-age (seconds) a GraphQL or REST answer may carry; the schema's @cacheControl
+   * hints choose up to it. 0: every answer is no-store (docs/http-caching.md).
+   */
+  httpCacheMaxAgeSeconds: number;
   /** Redis shared by every instance (rate-limit counts); unset = counts per process. */
   redisUrl?: string;
   /**
@@ -389,6 +406,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       introspection: s.GRAPHQL_INTROSPECTION === "true",
       explorer: s.GRAPHQL_EXPLORER === "true",
     },
+    federation: { subgraph: s.FEDERATION_SUBGRAPH === "true", maxRepresentations: s.FEDERATION_MAX_REPRESENTATIONS },
     metrics: { enabled: s.METRICS_ENABLED === "true", token: s.METRICS_TOKEN },
     tracing: { exporter: s.TRACING, sampleRatio: s.TRACING_SAMPLE_RATIO, serviceName: s.OTEL_SERVICE_NAME },
     slowClients: {
@@ -399,6 +417,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: s.MAX_CONNECTIONS_PER_ADDRESS,
     },
     legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
+    httpCacheMaxAgeSeconds: s.HTTP_CACHE_MAX_AGE / 1000,
     redisUrl: s.REDIS_URL,
     live: {
       maxSubscriptionsPerConnection: s.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,

@@ -71,7 +71,8 @@ export async function buildServer({
   events = new InProcessBus(),
 }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config, logStream));
-  const schema = tracing ? tracing.instrumentSchema(buildSchema()) : buildSchema();
+  const built = buildSchema({ subgraph: config.federation.subgraph });
+  const schema = tracing ? tracing.instrumentSchema(built) : built;
   const { accounts } = config;
   const guards = {
     passwords: new PasswordHasher({ concurrency: accounts.hashConcurrency, maxQueue: accounts.hashQueue }),
