@@ -3,6 +3,13 @@
 import path from "node:path";
 import { z } from "zod";
 import { dialectOf, type Dialect } from "./db/dialect.ts";
+import {
+  claimName,
+  identityProviderOf,
+  providerAddress,
+  signingAlgorithms,
+  type IdentityProviderSettings,
+} from "./identity/settings.ts";
 
 const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -183,6 +190,18 @@ const schema = z.object({
       }
       return prefixes;
     }),
+  // Sign-in with JWTs from an OpenID Connect provider (issue 46; src/identity/settings.ts).
+  OIDC_ISSUER: providerAddress.optional(),
+  OIDC_AUDIENCE: z.string().optional(),
+  OIDC_JWKS_URL: providerAddress.optional(),
+  OIDC_ALGORITHMS: signingAlgorithms,
+  OIDC_ROLES_CLAIM: claimName.default("roles"),
+  OIDC_ADMIN_ROLE: claimName.optional(),
+  OIDC_USERNAME_CLAIM: claimName.default("preferred_username"),
+  OIDC_CLOCK_TOLERANCE: duration("30s", { allowZero: true }).refine((ms) => ms <= 300_000, "must be at most 5m"),
+  OIDC_JWKS_MAX_AGE: duration("10m"),
+  OIDC_JWKS_COOLDOWN: duration("30s"),
+  OIDC_FETCH_TIMEOUT: duration("5s").refine((ms) => ms <= 60_000, "must be at most 60s"),
   // HTTP caching (issue 42): the longest max-age any answer carries; 0 stores nothing.
   HTTP_CACHE_MAX_AGE: duration("60s", { allowZero: true }).refine((ms) => ms % 1000 === 0, {
     message: "must be whole seconds, e.g. 60s, 5m or 0",
@@ -291,6 +310,8 @@ export type Config = {
    * route also answers under each of `restPrefixes` (e.g. ["/v1", "/api"]).
    */
   legacy: { anonymousReads: boolean; restPrefixes: string[] };
+  /** Sign-in with JWTs from an OpenID Connect provider (OIDC_*); unset: only this service's own tokens. */
+  identityProvider?: IdentityProviderSettings;
   /**
    * The longest max-age (seconds) a GraphQL or REST answer may carry; the schema's @cacheControl
    * hints choose up to it. 0: every answer is no-store (docs/http-caching.md).
@@ -351,6 +372,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const s = parsed.data;
+  const identity = identityProviderOf(
+    {
+      issuer: s.OIDC_ISSUER,
+      audience: s.OIDC_AUDIENCE,
+      jwksUrl: s.OIDC_JWKS_URL,
+      algorithms: s.OIDC_ALGORITHMS,
+      rolesClaim: s.OIDC_ROLES_CLAIM,
+      adminRole: s.OIDC_ADMIN_ROLE,
+      usernameClaim: s.OIDC_USERNAME_CLAIM,
+      clockToleranceMs: s.OIDC_CLOCK_TOLERANCE,
+      keysMaxAgeMs: s.OIDC_JWKS_MAX_AGE,
+      keysCooldownMs: s.OIDC_JWKS_COOLDOWN,
+      fetchTimeoutMs: s.OIDC_FETCH_TIMEOUT,
+    },
+    present,
+  );
+  if (identity.problems.length) throw new ConfigError(identity.problems);
   return {
     env: s.NODE_ENV,
     port: s.PORT,
@@ -419,6 +457,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
     httpCacheMaxAgeSeconds: s.HTTP_CACHE_MAX_AGE / 1000,
     redisUrl: s.REDIS_URL,
+    identityProvider: identity.settings,
     live: {
       maxSubscriptionsPerConnection: s.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,
       connectionInitTimeoutMs: s.WS_CONNECTION_INIT_TIMEOUT,
