@@ -14,7 +14,7 @@
 // put back is checked once over every row (a bad row still fails the load). The search indexes
 // stay derived: they are filled at the end by the same statements the migration backfills them
 // with (SQLite), or by its refresh functions (PostgreSQL), which is what the triggers would have
-// done row by row; the kept counts are counted again over every row. Nobody sees the tables
+// done row by row; the stored counts are counted again over every row. Nobody sees the tables
 // without them: the transaction commits with everything back in place.
 import Database from "better-sqlite3";
 import { Readable } from "node:stream";

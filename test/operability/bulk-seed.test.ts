@@ -133,7 +133,7 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
       expect(await documents()).toEqual(written);
     }
 
-    // The kept counts are the real ones (the load sets their triggers aside, then counts again).
+    // The stored counts are the real ones (the load sets their triggers aside, then counts again).
     const kept = await db.prisma.$queryRawUnsafe<{ kind: string; valueKey: string; n: bigint | number }[]>(
       `SELECT "kind", "valueKey", "n" FROM "RestaurantFacetCount" ORDER BY 1, 2`,
     );

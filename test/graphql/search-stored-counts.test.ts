@@ -1,7 +1,7 @@
 // The counts kept per list value and city (migration 20261125200000_search_scale) answer the
 // whole catalogue's facets and the total of one value without counting rows. They are kept by
 // triggers: after every kind of write they must equal a real count, which the API gives for the
-// same rows split in two by a flag no kept count knows (acceptsReservations true / false: counted
+// same rows split in two by a flag no stored count knows (acceptsReservations true / false: counted
 // one by one, exact within the limit).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testProvider } from "../helpers/database.ts";
@@ -81,7 +81,7 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
-describe("kept counts per list value and city", () => {
+describe("stored counts per list value and city", () => {
   it("start empty, then follow creations, list and city changes and deletions", async () => {
     const empty = await facets({});
     expect(empty.total).toBe(0);
@@ -173,7 +173,7 @@ describe("kept counts per list value and city", () => {
   });
 });
 
-// A filtered search chose its plan from the kept counts read in a statement of its own every time;
+// A filtered search chose its plan from the stored counts read in a statement of its own every time;
 // they are now reused for a few seconds (src/db/search/stored-counts.ts). Only the plan may use them:
 // a total right after a write must count that write.
 describe("the counts a search's plan is chosen by", () => {
@@ -202,7 +202,7 @@ describe("the counts a search's plan is chosen by", () => {
   });
 });
 
-// PostgreSQL counts matches the kept counts bound within the limit in the page statement's own
+// PostgreSQL counts matches the stored counts bound within the limit in the page statement's own
 // pass (src/db/postgres/search/totals.ts countsInPagePass) instead of a count that reads them again.
 describe("a total of few matches", () => {
   const PAGE = `query($filter: RestaurantFilter, $first: Int, $after: String) { restaurants(filter: $filter, sort: RATING, first: $first, after: $after) {
