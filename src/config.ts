@@ -226,7 +226,7 @@ export type Config = {
     poolIdleTimeoutMs: number;
     sqliteSynchronous: "FULL" | "NORMAL";
     sqliteReaders?: number;
-    /** PostgreSQL: a search statement running longer is cancelled (0: never). */
+    /** A search statement running longer is cancelled, on PostgreSQL (0: never). */
     searchStatementTimeoutMs?: number;
     /** What a search reads at most, and how it chooses (docs/limits.md, "Searches"); the defaults when absent. */
     search?: SearchLimits;

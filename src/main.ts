@@ -39,7 +39,7 @@ const db = createDb({
   ...config.database,
   onQuery: statementObservers.length ? (e) => statementObservers.forEach((observe) => observe(e)) : undefined,
 });
-// PostgreSQL: events reach every instance through LISTEN/NOTIFY; SQLite: in-process (src/events/create-bus.ts).
+// Events reach every instance through PostgreSQL's LISTEN/NOTIFY, or stay in-process with SQLite (src/events/create-bus.ts).
 const events = await createEventBus(config);
 const app = await buildServer({ config, db, metrics, tracing, events });
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
