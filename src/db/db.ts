@@ -9,8 +9,7 @@ import type { WriteFailure, WriteHealth } from "./health/write-health.ts";
 import type { Prisma, PrismaClient, QueryListener } from "./prisma.ts";
 import type { RawRows, SqlReader } from "./raw-rows.ts";
 import type { CommentWithAuthor, NewComment } from "./rows.ts";
-import type { SearchEngine } from "./search/plan.ts";
-import type { RecentCounts } from "./search/stored-counts.ts";
+import type { SearchEngine } from "./search-plan.ts";
 
 export type DatabaseOptions = Config["database"] & {
   /** Called with each SQL statement sent (tests count them; metrics time them). */
@@ -39,6 +38,9 @@ export type Db = SqlReader & {
   /** Closes every connection (and SQLite's reader threads). */
   close(): Promise<void>;
 };
+
+/** `read()`'s counts for `key`, read again once older than the age given; a failed read is not kept (search/stored-counts.ts). */
+export type RecentCounts = (key: string, read: () => Promise<Map<string, number>>) => Promise<Map<string, number>>;
 
 /** What a dialect opens for createDb: Prisma's client, and the readers of its connections. */
 export type OpenDatabase = SqlReader & {

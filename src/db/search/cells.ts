@@ -15,6 +15,8 @@
 // tsvector restaurant_cells(...), never in "document"). Cells only narrow the candidates: the
 // circle is still tested on every row they keep.
 
+import type { Box } from "../search-plan.ts";
+
 /** Cell sizes in degrees, finest first (about 3.5, 14, 56, 222 and 890 km of latitude). */
 export const CELL_SIZES = [1 / 32, 1 / 8, 1 / 2, 2, 8] as const;
 
@@ -25,8 +27,6 @@ export const CELL_SIZES = [1 / 32, 1 / 8, 1 / 2, 2, 8] as const;
  * none: the circle is then tested on every match of the words, as without cells.
  */
 export const MAX_CELLS = 16;
-
-export type Box = { south: number; north: number; spans: [number, number][] };
 
 export const cellToken = (level: number, row: number, column: number) => `g${level}y${row}x${column}`;
 

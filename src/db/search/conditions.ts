@@ -1,9 +1,8 @@
 // A search's conditions but the words as SQL over the catalogue's row, in the forms the planner may
 // read from an index or, tested row by row, in the forms that keep it off one (the engine says how
-// its database writes each: plan.ts SearchEngine.conditions).
+// its database writes each: search-plan.ts SearchEngine.conditions).
 import { Prisma } from "../prisma.ts";
-import type { Box } from "./cells.ts";
-import type { Catalogue, Near, SearchEngine, SearchPlan, TagCondition } from "./plan.ts";
+import type { Box, Catalogue, Near, SearchEngine, SearchPlan, TagCondition } from "../search-plan.ts";
 import { number, OWNER_KEY, table, whereAll } from "./sql.ts";
 
 // ---- Title substring ---------------------------------------------------------------------------

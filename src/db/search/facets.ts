@@ -4,7 +4,7 @@
 // the limit; otherwise counted over the sample and scaled, and said so (`facets.exact: false`).
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
-import { unfiltered, type SearchPlan } from "./plan.ts";
+import { unfiltered, type SearchPlan } from "../search-plan.ts";
 import { CITY_COLUMNS, query, table } from "./sql.ts";
 import { COUNT_ROW, countsTable, storedTotalOf, type CountRow } from "./stored-counts.ts";
 import { totalOf, type Total } from "./totals.ts";

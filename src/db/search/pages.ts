@@ -8,7 +8,7 @@ import { Prisma } from "../prisma.ts";
 import type { RawRows } from "../raw-rows.ts";
 import type { Db } from "../db.ts";
 import { filteredRows, patternIn } from "./conditions.ts";
-import { unfiltered, type Near, type PageShape, type SearchPlan, type Window } from "./plan.ts";
+import { unfiltered, type Near, type PageShape, type SearchPlan, type Window } from "../search-plan.ts";
 import { pageSql, query, whereAll } from "./sql.ts";
 import { countKey, expectedShare } from "./stored-counts.ts";
 import { totalSql } from "./totals.ts";

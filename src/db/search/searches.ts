@@ -1,6 +1,6 @@
 // The two searches, as the domain asks them once it checked their input: a page of restaurants (with
 // what the request asks of each row, in the page's one statement) and a page of groceries, each
-// with its total and facets on demand. Both plan the query (plan.ts), then read the page in the
+// with its total and facets on demand. Both plan the query (search-plan.ts), then read the page in the
 // way its order allows (pages.ts); what differs between the databases is the engine's (db.sql.search).
 import type { Db } from "../db.ts";
 import { Prisma } from "../prisma.ts";
@@ -11,14 +11,14 @@ import type { GroceryRow } from "../rows.ts";
 import { distanceKm, matchingCatalogueRows } from "./conditions.ts";
 import { GROCERY_FACETS, RESTAURANT_FACETS, searchSummary } from "./facets.ts";
 import { distancePage, GROCERY_NEWEST, orderedPage, ORDERS, readPage, totalInPage } from "./pages.ts";
-import type { Catalogue, Near, PageShape, SearchPlan, TagCondition, Window } from "./plan.ts";
+import type { Catalogue, Near, PageShape, SearchPlan, TagCondition, Window } from "../search-plan.ts";
 import { pageSql } from "./sql.ts";
 import { countPairsOf, farPastLimit, storedCounts } from "./stored-counts.ts";
 import { cellsQuery, wordsQuery } from "./words.ts";
 
 export type { Facets, FacetValue } from "./facets.ts";
 export type { Total } from "./totals.ts";
-export type { Near, TagCondition, Window } from "./plan.ts";
+export type { Near, TagCondition, Window } from "../search-plan.ts";
 
 export type RestaurantSort = "RELEVANCE" | "DISTANCE" | "RATING" | "TITLE" | "NEWEST";
 

@@ -4,7 +4,7 @@
 import { Prisma } from "../prisma.ts";
 import type { RawRows, SqlReader } from "../raw-rows.ts";
 import { rowsOf } from "../reads/columns.ts";
-import type { Catalogue, PageShape, Window } from "./plan.ts";
+import type { Catalogue, PageShape, Window } from "../search-plan.ts";
 
 export const table = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}"`);
 /** The column of a catalogue's tag and search rows that names their row. */

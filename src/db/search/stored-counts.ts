@@ -5,9 +5,10 @@
 // walking an order's index finds a page soon, whether a total is estimated from the sample first).
 // For that, the counts a plan reads are reused for a few seconds (recent counts): they cost at worst
 // a slower plan near a threshold, never a wrong answer.
+import type { RecentCounts } from "../db.ts";
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
-import { rowTestCount, type Catalogue, type SearchPlan, type TagCondition } from "./plan.ts";
+import { rowTestCount, type Catalogue, type SearchPlan, type TagCondition } from "../search-plan.ts";
 import { query } from "./sql.ts";
 
 export type CountRow = { kind: string; valueKey: string; value: string; n: number };
@@ -107,9 +108,6 @@ export function rarestCondition(p: SearchPlan): TagCondition | "city" | undefine
 const MAX_RECENT_SETS = 1_000;
 
 type Counts = Map<string, number>;
-
-/** `read()`'s counts for `key`, read again once older than the age given (a failed read is not kept). */
-export type RecentCounts = (key: string, read: () => Promise<Counts>) => Promise<Counts>;
 
 /** The recent counts of one database, kept `maxAgeMs`; past MAX_RECENT_SETS the oldest set goes first. */
 export function createRecentCounts(maxAgeMs: number): RecentCounts {

@@ -5,7 +5,7 @@
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { conditionsOf } from "./conditions.ts";
-import type { SearchPlan, TagCondition } from "./plan.ts";
+import type { SearchPlan, TagCondition } from "../search-plan.ts";
 import { CITY_COLUMNS, query, table, whereAll } from "./sql.ts";
 import { countKey, countsTable, farPastLimit, rarestCondition, storedCounts, storedTotalOf } from "./stored-counts.ts";
 

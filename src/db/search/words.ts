@@ -6,7 +6,7 @@ import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { boxOf } from "./conditions.ts";
 import { coveringCells } from "./cells.ts";
-import type { Catalogue, Near, SearchEngine } from "./plan.ts";
+import type { Catalogue, Near, SearchEngine } from "../search-plan.ts";
 import { query } from "./sql.ts";
 
 /** Words of a search text that count; more are ignored (each adds work to every search). */

@@ -4,7 +4,7 @@
 // other conditions.
 import { Prisma } from "../../prisma.ts";
 import { conditionsOf, within } from "../../search/conditions.ts";
-import type { Catalogue, SearchPlan } from "../../search/plan.ts";
+import type { Catalogue, SearchPlan } from "../../search-plan.ts";
 import { table, whereAll } from "../../search/sql.ts";
 
 /** The search documents of a catalogue. */

@@ -3,7 +3,7 @@
 import { Prisma } from "../../prisma.ts";
 import type { SqlReader } from "../../raw-rows.ts";
 import { titleLike } from "../../search/conditions.ts";
-import type { SearchEngine } from "../../search/plan.ts";
+import type { SearchEngine } from "../../search-plan.ts";
 import { number, query } from "../../search/sql.ts";
 import { nextPrefix } from "../../search/words.ts";
 import { nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";

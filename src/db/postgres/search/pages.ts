@@ -1,7 +1,7 @@
 // PostgreSQL's pages of a search with words: led by the search documents (documents.ts).
 import { Prisma } from "../../prisma.ts";
 import { conditionsOf, filteredRows, within } from "../../search/conditions.ts";
-import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search/plan.ts";
+import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search-plan.ts";
 import {
   COUNT_ONLY,
   joined,

@@ -1,7 +1,7 @@
 // SQLite's search engine: FTS5 for words (bm25) and title substrings (trigrams), an R*Tree for
 // places, all read by key (keys.ts); the planner told which index not to lead with ("+").
 import { Prisma } from "../../prisma.ts";
-import type { SearchEngine } from "../../search/plan.ts";
+import type { SearchEngine } from "../../search-plan.ts";
 import { number, query } from "../../search/sql.ts";
 import { titleContains, trigramKeys, trigramUsable } from "./keys.ts";
 import { nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";

@@ -3,7 +3,7 @@
 // R*Tree of places index. The keys an index finds are then joined to their rows.
 import { Prisma } from "../../prisma.ts";
 import { boxOf, conditionsOf, distanceKm, titleLike, within } from "../../search/conditions.ts";
-import type { Catalogue, Near, SearchPlan } from "../../search/plan.ts";
+import type { Catalogue, Near, SearchPlan } from "../../search-plan.ts";
 import { number, OWNER_KEY, table, whereAll } from "../../search/sql.ts";
 
 /** The table giving each row its integer key in the search indexes (FTS5, R*Tree). */

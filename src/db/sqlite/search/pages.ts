@@ -2,7 +2,7 @@
 // rows and tested there on the other conditions.
 import { Prisma } from "../../prisma.ts";
 import { conditionsOf, filteredRows } from "../../search/conditions.ts";
-import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search/plan.ts";
+import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search-plan.ts";
 import { COUNT_ONLY, countOf, joined, matchesEndWithin, pageSql, query, restWindow } from "../../search/sql.ts";
 import { integerKey, placeKeys, rowsOfKeys, wordKeys, wordsTable } from "./keys.ts";
 

@@ -3,7 +3,7 @@
 import { Prisma } from "../../prisma.ts";
 import type { SqlReader } from "../../raw-rows.ts";
 import { conditionsOf, matchingCatalogueRows } from "../../search/conditions.ts";
-import { rowTestCount, type Sample, type SearchPlan, type TagCondition } from "../../search/plan.ts";
+import { rowTestCount, type Sample, type SearchPlan, type TagCondition } from "../../search-plan.ts";
 import { OWNER_KEY, query, table, whereAll } from "../../search/sql.ts";
 import { ledCount, onlyWordsCounted, sampleSelect } from "../../search/totals.ts";
 import { integerKey, placeKeys, rowsOfKeys, searchRows, trigramExact, trigramKeys, wordKeys } from "./keys.ts";

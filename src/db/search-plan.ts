@@ -1,11 +1,10 @@
 // What a search asks once its input is checked (SearchPlan), and what each database answers it
-// with (SearchEngine: src/db/sqlite/search/, src/db/postgres/search/). The shared code of this
-// folder plans, pages, counts and facets; an engine answers where the two databases read
+// with (SearchEngine: src/db/sqlite/search/, src/db/postgres/search/). The shared code of
+// src/db/search/ plans, pages, counts and facets; an engine answers where the two databases read
 // differently: their text and spatial indexes, the forms their planners read best, their samples.
-import type { Prisma } from "../prisma.ts";
-import type { RawRows, SqlReader } from "../raw-rows.ts";
-import type { Box } from "./cells.ts";
-import type { SearchLimits } from "../../config.ts";
+import type { Prisma } from "./prisma.ts";
+import type { RawRows, SqlReader } from "./raw-rows.ts";
+import type { SearchLimits } from "../config.ts";
 
 export type Catalogue = "Restaurant" | "Grocery";
 
@@ -13,6 +12,9 @@ export type Catalogue = "Restaurant" | "Grocery";
 export type TagCondition<K extends string = string> = { kind: K; keys: string[] };
 
 export type Near = { latitude: number; longitude: number; radiusKm: number };
+
+/** A box of latitudes and longitude spans (west to east), around a circle (search/cells.ts, conditions.ts). */
+export type Box = { south: number; north: number; spans: [number, number][] };
 
 /** Rows skipped, then rows taken. */
 export type Window = { skip: number; take: number };
