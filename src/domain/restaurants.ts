@@ -17,7 +17,14 @@ import {
 import { ADDRESS_PARTS, addressGivenIn } from "../db/reads/columns.ts";
 import { badInput, notFound } from "../contract/errors.ts";
 import { searchWords } from "../db/search/words.ts";
-import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
+import {
+  exactTotal,
+  pageWindow,
+  readWindow,
+  toSearchConnection,
+  type PageArgs,
+  type SearchConnection,
+} from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
@@ -423,9 +430,11 @@ export async function searchRestaurants(
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
   asks: RestaurantPageAsks = {},
 ): Promise<SearchConnection<RestaurantPartial, Facets> & { related: RestaurantHit[] }> {
-  const window = pageWindow(args);
   const q = queryOf(parseInput(restaurantFilter, args.filter), args.sort, new Date());
-  const page = await restaurantPage(db, q, window, asks);
+  // Counted from the end (`last` without `before`): a page of one row asked for the total first.
+  const total = async () => (await restaurantPage(db, q, { skip: 0, take: 1 }, { count: true })).count();
+  const window = await pageWindow(args, () => exactTotal(total, db.searchLimits.exactCountLimit));
+  const page = await restaurantPage(db, q, readWindow(window), asks);
   const related = page.rows.slice(0, window.take);
   return { ...toSearchConnection(page.rows.map(withDistance), window, page), related };
 }
@@ -449,7 +458,7 @@ export const ADDRESS_COLUMNS = [...ADDRESS_PARTS, "latitude", "longitude", "time
 /**
  * The address, or null when no part of it was given (null and "" are not); geo only when both
  * coordinates are known. A row read with only some address columns carries `addressGiven`, the
- * same rule computed by the database over all of them (db/reads.ts holds the rule, once).
+ * same rule computed by the database over all of them (db/reads/columns.ts holds the rule, once).
  */
 export function addressOf(r: RestaurantPartial) {
   const geo = r.latitude != null && r.longitude != null ? { latitude: r.latitude, longitude: r.longitude } : null;
