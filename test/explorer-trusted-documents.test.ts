@@ -32,7 +32,7 @@ beforeAll(async () => {
     json: { username: "operator", password: "password-1", first_name: "Op" },
   });
   adminToken = (await signedUp.json()).access_token;
-  await s.db.user.update({ where: { username: "operator" }, data: { role: "ADMIN" } });
+  await s.db.prisma.user.update({ where: { username: "operator" }, data: { role: "ADMIN" } });
   browser = await openOfflineBrowser();
   page = browser.page;
 });

@@ -42,7 +42,7 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 async function restSignUp(s: TestServer, username: string, role: "USER" | "ADMIN" = "USER") {
   const res = await s.fetch("/users", { method: "POST", json: { username, password: "password-1", first_name: "T" } });
   expect(res.status).toBe(201);
-  if (role === "ADMIN") await s.db.user.update({ where: { username }, data: { role } });
+  if (role === "ADMIN") await s.db.prisma.user.update({ where: { username }, data: { role } });
   return { token: (await res.json()).access_token as string, username };
 }
 

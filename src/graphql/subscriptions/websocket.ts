@@ -345,7 +345,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     }
     const caller = { chargeRequests: (units: number) => app.chargeRequests(live.request, units), prepaid: false };
     const viewer = live.auth.state === "valid" ? live.auth.viewer : null;
-    const admitted = await runner.admit(payload, caller, { only: "subscription", face: "WebSocket", viewer });
+    const admitted = await runner.admit(payload, caller, { only: "subscription", transport: "WebSocket", viewer });
     if (subscription.ended) return;
     if ("errors" in admitted) return refuse(live, id, format(admitted.errors));
     const adopted = await adoptSubscribeToken(live, tokenFromSubscribeExtensions(payload.extensions));
