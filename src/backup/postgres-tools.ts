@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Connection } from "./connection.ts";
+import { stopOnInterrupt } from "./interruption.ts";
 
 export type PgTool = "pg_dump" | "pg_restore" | "psql";
 
@@ -67,6 +68,7 @@ export function startPgTool(
   stdio: { stdin?: "pipe"; stdout?: "pipe" } = {},
 ): Running {
   const child = spawn(file, args, { env, stdio: [stdio.stdin ?? "ignore", stdio.stdout ?? "ignore", "pipe"] });
+  stopOnInterrupt(child);
   let errors = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     errors = (errors + chunk.toString()).slice(-8192);

@@ -9,6 +9,7 @@ import type { GroceryRow } from "../db/rows.ts";
 import { groceryPage, type Facets } from "../db/searches.ts";
 import {
   deleteUpload,
+  discardUpload,
   quotaExceeded,
   saveImage,
   type IncomingFile,
@@ -140,7 +141,7 @@ async function withNewCover<T>(
   try {
     return await write(saved);
   } catch (error) {
-    await dropFile(uploads, saved?.name ?? null);
+    await discardUpload(uploads, saved?.name ?? null).catch(() => {});
     throw error;
   }
 }

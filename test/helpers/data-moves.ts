@@ -51,6 +51,28 @@ export async function createGroceryWithCover(api: Api, token: string, title: str
   return body.data?.createGrocery as { id: string; cover: string } | undefined;
 }
 
+/** `updateGrocery` with a new cover (the old file goes); the cover's new file name. */
+export async function replaceCover(api: Api, token: string, id: string, cover: Uint8Array<ArrayBuffer>) {
+  const form = new FormData();
+  form.set(
+    "operations",
+    JSON.stringify({
+      query: `mutation($id: ID!, $input: UpdateGroceryInput!) { updateGrocery(id: $id, input: $input) { cover } }`,
+      variables: { id, input: { cover: null } },
+    }),
+  );
+  form.set("map", JSON.stringify({ 0: ["variables.input.cover"] }));
+  form.set("0", new Blob([cover], { type: "image/png" }), "cover.png");
+  const res = await fetch(`${api.url}/graphql`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "apollo-require-preflight": "true" },
+    body: form,
+  });
+  const body = (await res.json()) as any;
+  return body.data?.updateGrocery?.cover as string | undefined;
+}
+
+export const DELETE_GROCERY = `mutation($id: ID!) { deleteGrocery(id: $id) }`;
 export const CREATE_RESTAURANT = `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`;
 export const ADD_COMMENT = `mutation($id: ID!, $input: CommentInput!) { addComment(restaurantId: $id, input: $input) { id } }`;
 export const ORDER = `mutation($input: OrderRecipeInput!) { orderRecipe(input: $input) { id } }`;

@@ -4,7 +4,7 @@
 // report on a terminal, and --overwrite. Runs on SQLite and PostgreSQL.
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +36,8 @@ const backupOf = (database: string, dir: string, uploads = source.config.uploadD
   runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "backup", dir);
 const restoreInto = (database: string, uploads: string, dir: string, ...more: string[]) =>
   runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "restore", dir, ...more);
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 /** A folder of our own for this test file. */
 function scratch(prefix: string) {
@@ -152,11 +154,13 @@ describe("restore refuses, changing nothing", () => {
     damage(dir);
     return dir;
   }
+  /** An edited manifest, its checksum file written to match (as by hand: damage it does not find). */
   const editManifest = (edit: (m: any) => void) => (dir: string) => {
     const file = path.join(dir, "manifest.json");
     const manifest = JSON.parse(readFileSync(file, "utf8"));
     edit(manifest);
     writeFileSync(file, JSON.stringify(manifest));
+    writeFileSync(path.join(dir, "manifest.sha256"), `${sha256(readFileSync(file))}  manifest.json\n`);
   };
 
   it(
@@ -164,10 +168,27 @@ describe("restore refuses, changing nothing", () => {
     async () => {
       const empty = scratch("gw-empty-");
       const cases: [string, RegExp][] = [
-        [path.join(empty, "missing"), /is not a backup: it has no manifest\.json \(an unfinished backup has none\)/],
-        [empty, /is not a backup: it has no manifest\.json/],
+        [path.join(empty, "missing"), /gw-empty-\w+\/missing does not exist$/],
+        [empty, /is not a backup: it has no manifest\.json \(an unfinished backup has none\)/],
         [
-          damaged((dir) => writeFileSync(path.join(dir, "manifest.json"), "{ not json")),
+          damaged((dir) => rmSync(path.join(dir, "manifest.sha256"))),
+          /is not a complete backup: it has no manifest\.sha256/,
+        ],
+        [
+          damaged((dir) => {
+            // A table's checksum edited in the manifest, its own checksum left as it was.
+            const file = path.join(dir, "manifest.json");
+            const manifest = JSON.parse(readFileSync(file, "utf8"));
+            manifest.tables.find((t: { name: string }) => t.name === "Restaurant").checksum = "0".repeat(64);
+            writeFileSync(file, JSON.stringify(manifest, null, 2));
+          }),
+          /is damaged: manifest\.json does not match its checksum \(manifest\.sha256\)/,
+        ],
+        [
+          damaged((dir) => {
+            writeFileSync(path.join(dir, "manifest.json"), "{ not json");
+            writeFileSync(path.join(dir, "manifest.sha256"), `${sha256(Buffer.from("{ not json"))}  manifest.json\n`);
+          }),
           /is not a backup: manifest\.json is not JSON/,
         ],
         [
@@ -178,7 +199,7 @@ describe("restore refuses, changing nothing", () => {
           damaged(editManifest((m) => m.migrations.push("29991231000000_from_the_future"))),
           /holds a newer schema \(migration 29991231000000_from_the_future\) than this version knows/,
         ],
-        [damaged(editManifest((m) => (m.formatVersion = 2))), /was written in backup format 2 by a newer gateway/],
+        [damaged(editManifest((m) => (m.formatVersion = 3))), /was written in backup format 3 by a newer gateway/],
         [damaged(editManifest((m) => delete m.tables)), /is not a valid backup: manifest\.json tables/],
         [
           damaged(editManifest((m) => (m.database.file = "../../../etc/passwd"))),
@@ -199,6 +220,16 @@ describe("restore refuses, changing nothing", () => {
         [
           damaged((dir) => rmSync(path.join(dir, "uploads", readdirSync(path.join(dir, "uploads"))[0]!))),
           /is damaged: 1 covers are missing from uploads\//,
+        ],
+        [
+          damaged((dir) => {
+            // The last cover in name order: one that a restore copying them in order would reach last.
+            const file = path.join(dir, "uploads", readdirSync(path.join(dir, "uploads")).sort().at(-1)!);
+            const bytes = readFileSync(file);
+            bytes[bytes.length - 1] ^= 0xff;
+            writeFileSync(file, bytes);
+          }),
+          /is damaged: 1 covers in uploads\/ do not match their checksums/,
         ],
       ];
       const runs = await eachLimited(cases, 3, ([dir]) => restoreInto(target.url, uploads, dir));
@@ -260,10 +291,13 @@ describe("restore's verification", () => {
     async () => {
       const dir = path.join(scratch("gw-mismatch-"), "backup");
       cpSync(backupDir, dir, { recursive: true });
+      // Edited with its checksum to match (a forgery: the checksums find damage, not that), so the
+      // restore writes, and the verification afterwards finds the difference.
       const file = path.join(dir, "manifest.json");
       const manifest = JSON.parse(readFileSync(file, "utf8"));
       manifest.tables.find((t: { name: string }) => t.name === "Restaurant").checksum = "0".repeat(64);
       writeFileSync(file, JSON.stringify(manifest));
+      writeFileSync(path.join(dir, "manifest.sha256"), `${sha256(readFileSync(file))}  manifest.json\n`);
       const target = await createTestDatabase();
       try {
         const run = await restoreInto(target.url, path.join(scratch("gw-mismatch-uploads-"), "uploads"), dir);
@@ -275,7 +309,7 @@ describe("restore's verification", () => {
           verification: { ok: false, tables: { Restaurant: { match: false }, User: { match: true } } },
         });
         expect(run.stderr.trim()).toMatch(
-          /^error: the restored data differs from the backup: Restaurant \(200 rows expected, 200 found, contents differ\)$/,
+          /^error: the restored data differs from the backup: Restaurant \(200 rows expected, 200 found, contents differ\); the restored data stays as it is: restore again with --overwrite, or from another backup$/,
         );
       } finally {
         await target.drop();
@@ -296,11 +330,11 @@ describe("a cover a row names but the upload folder lacks", () => {
       const dir = path.join(scratch("gw-absent-backup-"), "backup");
       const run = await backupOf(source.database.url, dir, uploads);
       expect(run.code, run.stderr).toBe(0);
-      expect(jsonResult(run).covers).toMatchObject({ files: 2, absent: 1 });
+      expect(jsonResult(run).covers).toMatchObject({ files: 2, dangling: 1 });
       expect(JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")).uploads).toMatchObject({
         files: 2,
-        absentCount: 1,
-        absent: [lost],
+        danglingCount: 1,
+        dangling: [lost],
       });
       const target = await createTestDatabase();
       try {
@@ -400,7 +434,7 @@ describe.skipIf(!canMount)("a full disk halfway (a small tmpfs)", () => {
         expectRefusal(
           run,
           1,
-          /the disk is full \(.*\); nothing was restored: the database is as it was and the covers added were removed/,
+          /the disk is full \(.*\); nothing was restored: the database and the upload folder are as they were/,
         );
         expect(readdirSync(disk)).toEqual([]);
         expect(await hasTables(target)).toBe(false);
