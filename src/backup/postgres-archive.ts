@@ -4,6 +4,7 @@
 //   another program (or made before backups left such objects out) adds nothing of that program's.
 // - Before it, the target's own gateway objects are dropped, without CASCADE: another program's
 //   view or foreign key on a gateway table makes PostgreSQL refuse, and the restore changes nothing.
+import type { Connection } from "./connection.ts";
 import { gatewayNames, type DbObject } from "./ownership.ts";
 
 /** The kinds of entry pg_restore lists, longest first (some hold spaces). */
@@ -113,4 +114,28 @@ export function dropGatewayObjects(objects: DbObject[]): string {
   drop("DOMAIN", of("domain"));
   drop("TYPE", of("type"));
   return statements.join("\n");
+}
+
+/**
+ * Another program's views and foreign keys that depend on the gateway's tables ("user_names (view)
+ * on User"): dropping the gateway's tables would have to drop them, which restore never does.
+ */
+export async function dependentsOnGateway(conn: Connection, gateway: DbObject[]): Promise<string[]> {
+  const relations = gateway.filter((o) => /table|view/.test(o.kind)).map((o) => o.identity!);
+  if (!relations.length) return [];
+  const rows = await conn.rows(
+    `WITH ours AS (SELECT to_regclass(name)::oid AS oid FROM unnest($1::text[]) name)
+     SELECT DISTINCT v.oid::regclass::text || ' (view) on ' || t.oid::regclass::text
+       FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid JOIN pg_class v ON v.oid = r.ev_class
+       JOIN pg_class t ON t.oid = d.refobjid
+      WHERE d.classid = 'pg_rewrite'::regclass AND d.refclassid = 'pg_class'::regclass
+        AND t.oid IN (SELECT oid FROM ours) AND v.oid NOT IN (SELECT oid FROM ours)
+     UNION
+     SELECT DISTINCT c.conrelid::regclass::text || ' (foreign key ' || c.conname || ') on ' || c.confrelid::regclass::text
+       FROM pg_constraint c
+      WHERE c.contype = 'f' AND c.confrelid IN (SELECT oid FROM ours) AND c.conrelid NOT IN (SELECT oid FROM ours)
+     ORDER BY 1`,
+    [relations],
+  );
+  return rows.map(([line]) => String(line));
 }

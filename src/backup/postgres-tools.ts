@@ -81,7 +81,9 @@ export function startPgTool(
         .split("\n")
         .map((l) => l.trim())
         .filter(Boolean);
-      const reason = lines.find((l) => /error|fatal/i.test(l)) ?? lines.at(-1) ?? `exit code ${code ?? signal}`;
+      const at = lines.findIndex((l) => /error|fatal/i.test(l));
+      const detail = at >= 0 && lines[at + 1]?.startsWith("DETAIL:") ? ` (${lines[at + 1]!.slice(8).trim()})` : "";
+      const reason = at >= 0 ? `${lines[at]}${detail}` : (lines.at(-1) ?? `exit code ${code ?? signal}`);
       reject(new Error(`${path.basename(file)} failed: ${reason.replace(/^(pg_dump|pg_restore|psql):\s*/, "")}`));
     });
   });

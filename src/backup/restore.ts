@@ -27,7 +27,7 @@ import { foreignKeyViolations } from "./foreign-keys.ts";
 import { checkpoint } from "./interruption.ts";
 import { NotRestorable, readManifest, UPLOADS_CHECKSUMS, UPLOADS_FOLDER, type Manifest } from "./manifest.ts";
 import { listObjects, namesTaken, othersInFile, ownership, type DbObject } from "./ownership.ts";
-import { dropGatewayObjects, gatewayEntries } from "./postgres-archive.ts";
+import { dependentsOnGateway, dropGatewayObjects, gatewayEntries } from "./postgres-archive.ts";
 import { findPgTool, libpqConnection, serverMajor, startPgTool } from "./postgres-tools.ts";
 import type { Progress } from "./progress.ts";
 import { coverPlacement, planCovers, type PlacedCovers } from "./restore-covers.ts";
@@ -199,6 +199,11 @@ async function inspectTarget(url: string, provider: Provider, overwrite: boolean
     if (filled.length && !overwrite)
       throw new TargetNotEmpty(
         `the target database is not empty (${filled.join(", ")} hold rows): restore into an empty database, or add --overwrite to replace its data`,
+      );
+    const dependents = provider === "postgres" ? await dependentsOnGateway(conn, owned.gateway) : [];
+    if (dependents.length)
+      throw new TargetNotEmpty(
+        `another program's ${dependents.join(", ")} depends on the gateway's tables, which restore replaces: drop it first, or restore into a database of its own`,
       );
     const tools =
       provider === "postgres"
