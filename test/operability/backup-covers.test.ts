@@ -1,9 +1,10 @@
 // A backup never misses a cover its snapshot names, however the running service changes covers
 // meanwhile: with one cover replaced in a tight loop and groceries created then deleted, through
 // the real HTTP server, while `npm run admin -- backup` runs (a separate process), each backup is
-// restored and every grocery in it has its cover, byte for byte. A cover that was there at the
-// snapshot but cannot be copied fails the backup (exit 1); a name that no file answered already
-// at the snapshot is reported apart, as dangling. Runs on SQLite and PostgreSQL.
+// restored and every grocery in it has its cover, byte for byte; so has a copy-data run meanwhile.
+// A cover that was there at the snapshot but cannot be copied fails the backup (exit 1); a name
+// that no file answered already at the snapshot is reported apart, as dangling. Runs on SQLite
+// and PostgreSQL.
 import { existsSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -107,6 +108,9 @@ describe("covers the running service replaces and deletes while backups run", ()
       })();
 
       const backups: { dir: string; json: any; startedAt: number; endedAt: number }[] = [];
+      const copy = { target: await createTestDatabase(), uploads: path.join(scratch("gw-covers-copy-"), "uploads") };
+      databases.push(copy.target);
+      let copied: any;
       try {
         for (let i = 0; i < 2; i++) {
           const dir = path.join(scratch("gw-covers-backup-"), "backup");
@@ -115,9 +119,28 @@ describe("covers the running service replaces and deletes while backups run", ()
           expect(run.code, run.stderr).toBe(0);
           backups.push({ dir, json: jsonResult(run), startedAt, endedAt: Date.now() });
         }
+        // copy-data from the running service, too: its snapshot's covers are held the same way.
+        const run = await runAdminWith(
+          { DATABASE_URL: server.database.url, UPLOAD_DIR: server.config.uploadDir },
+          "copy-data",
+          "--to",
+          copy.target.url,
+          "--uploads-to",
+          copy.uploads,
+        );
+        expect(run.code, run.stderr).toBe(0);
+        copied = jsonResult(run);
       } finally {
         stop = true;
         await Promise.all([replacing, churning]);
+      }
+      expect(copied.verification.covers).toMatchObject({ missing: [], differing: [], dangling: 0 });
+      const conn = await openConnection(copy.target.url);
+      try {
+        const covers = (await conn.rows(`SELECT "cover" FROM "Grocery" WHERE "cover" IS NOT NULL`)).map(String);
+        expect(covers.filter((name) => !existsSync(path.join(copy.uploads, name)))).toEqual([]);
+      } finally {
+        await conn.close();
       }
 
       for (const backup of backups) {

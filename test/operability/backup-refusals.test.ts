@@ -23,7 +23,7 @@ import {
   sqliteDatabase,
   tempDir,
 } from "../helpers/data-moves.ts";
-import { runAdminWith } from "../helpers/process.ts";
+import { runAdminWith, startAdmin } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let source: TestServer;
@@ -106,6 +106,22 @@ describe("backup refuses, creating nothing", () => {
       expectRefusal(notFolder, 1, /exists and is not a folder/);
       expect(readdirSync(dir)).toEqual(["keep.txt"]);
       expect(readFileSync(file, "utf8")).toBe("mine");
+    },
+    PROCESSES,
+  );
+
+  it(
+    "a folder on a filesystem that takes no new folders (/proc): at once, with the reason",
+    async () => {
+      const started = startAdmin(
+        { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir },
+        "backup",
+        "/proc/bk",
+      );
+      const timer = setTimeout(() => started.child.kill("SIGKILL"), 60_000); // it once never ended
+      const run = await started.finished;
+      clearTimeout(timer);
+      expectRefusal(run, 1, /cannot create \/proc\/bk: \/proc does not take new folders/);
     },
     PROCESSES,
   );
@@ -437,6 +453,73 @@ describe.skipIf(!canMount)("a full disk halfway (a small tmpfs)", () => {
           /the disk is full \(.*\); nothing was restored: the database and the upload folder are as they were/,
         );
         expect(readdirSync(disk)).toEqual([]);
+        expect(await hasTables(target)).toBe(false);
+      } finally {
+        await target.drop();
+      }
+    },
+    PROCESSES,
+  );
+
+  it(
+    "backup: a read-only filesystem is named as such, at once",
+    async () => {
+      const dir = scratch("gw-readonly-");
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]);
+      mounted.push(dir);
+      mkdirSync(path.join(dir, "given"));
+      execFileSync("mount", ["-o", "remount,ro", dir]);
+      const [fresh, given] = await Promise.all([
+        backupOf(source.database.url, path.join(dir, "backup")),
+        backupOf(source.database.url, path.join(dir, "given")),
+      ]);
+      expectRefusal(fresh, 1, /cannot create .*\/backup: .* is on a read-only filesystem/);
+      expectRefusal(given, 1, /cannot use .*\/given: .*given is on a read-only filesystem/);
+      expect(readdirSync(dir)).toEqual(["given"]);
+    },
+    PROCESSES,
+  );
+
+  it(
+    "restore: an upload folder it had to create is not left behind, empty",
+    async () => {
+      const target = await createTestDatabase();
+      try {
+        const disk = smallDisk("64k");
+        const run = await restoreInto(target.url, path.join(disk, "uploads"), backupDir);
+        expectRefusal(run, 1, /the disk is full \(.*\); nothing was restored/);
+        expect(readdirSync(disk)).toEqual([]);
+        expect(await hasTables(target)).toBe(false);
+      } finally {
+        await target.drop();
+      }
+    },
+    PROCESSES,
+  );
+
+  it(
+    "restore: a file of other content under a cover's name is refused, and with --overwrite put back when the restore fails",
+    async () => {
+      const target = await createTestDatabase();
+      try {
+        const disk = smallDisk("64k");
+        const [first] = readFileSync(path.join(backupDir, "uploads.sha256"), "utf8").split("\n");
+        const name = first!.split("  ")[1]!;
+        writeFileSync(path.join(disk, name), "another program's file");
+        const refused = await restoreInto(target.url, disk, backupDir);
+        expectRefusal(
+          refused,
+          1,
+          /holds 1 files under the names of the backup's covers, with other content .*--overwrite/,
+        );
+        const failed = await restoreInto(target.url, disk, backupDir, "--overwrite");
+        expectRefusal(
+          failed,
+          1,
+          /the disk is full \(.*\); nothing was restored: the database and the upload folder are as they were/,
+        );
+        expect(readdirSync(disk)).toEqual([name]);
+        expect(readFileSync(path.join(disk, name), "utf8")).toBe("another program's file");
         expect(await hasTables(target)).toBe(false);
       } finally {
         await target.drop();
