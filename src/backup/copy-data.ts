@@ -26,7 +26,7 @@ import { openConnection, placeholder, providerOf, quoteName, type Connection } f
 import { checkCovers, CoverLost } from "./covers.ts";
 import { failedWith } from "./failures.ts";
 import { checkpoint } from "./interruption.ts";
-import { listObjects, namesTaken, ownership, type DbObject } from "./ownership.ts";
+import { listObjects, refuseOthers, type DbObject } from "./ownership.ts";
 import { foreignKeyViolations } from "./foreign-keys.ts";
 import type { Progress } from "./progress.ts";
 import { countRows, readBatches } from "./rows.ts";
@@ -189,16 +189,7 @@ async function claimTarget(
   }
   const target = await openConnection(targetUrl, { readonly: true });
   try {
-    const owned = await ownership(target);
-    const taken = namesTaken(target, owned.foreign);
-    if (taken.length)
-      throw new TargetNotEmpty(
-        `the target database holds ${listObjects(taken)}, which another program made (it has none of the gateway's migrations): copy-data cannot put the gateway's own beside it; copy into another database`,
-      );
-    if (owned.foreign.length && !overwrite)
-      throw new TargetNotEmpty(
-        `the target database holds what is not the gateway's: ${listObjects(owned.foreign)}; copy into a database of its own, or add --overwrite to fill only the gateway's tables and leave these as they are`,
-      );
+    const owned = await refuseOthers(target, "copy-data", overwrite);
     const kept = owned.foreign;
     const state = await readProgress(target);
     if (restart) {

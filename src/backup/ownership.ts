@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { readMigrations } from "../db/migrate.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
 import { DatabaseUnusable, openConnection, providerOf, type Connection, type Provider } from "./connection.ts";
+import { TargetNotEmpty } from "./tables.ts";
 
 /** A table, view, function, sequence or type (PostgreSQL); a table, view, trigger or index (SQLite). */
 export type DbObject = {
@@ -90,8 +91,30 @@ export function listObjects(objects: DbObject[], most = 8): string {
 }
 
 /** Another program's objects named like one the gateway creates: the gateway's cannot be put beside them. */
-export const namesTaken = (conn: Connection, foreign: DbObject[]) =>
+const namesTaken = (conn: Connection, foreign: DbObject[]) =>
   foreign.filter((o) => !o.name.includes(".") && gatewayNames(conn.provider).objects.has(o.name));
+
+/**
+ * What restore and copy-data refuse in a target (exit code 1, nothing changed): another program's
+ * objects, unless `overwrite`; one named like an object of the gateway's, always. Returns what is there.
+ */
+export async function refuseOthers(
+  conn: Connection,
+  command: "restore" | "copy-data",
+  overwrite: boolean,
+): Promise<Ownership> {
+  const owned = await ownership(conn);
+  const taken = namesTaken(conn, owned.foreign);
+  if (taken.length)
+    throw new TargetNotEmpty(
+      `the target database holds ${listObjects(taken)}, which another program made (it has none of the gateway's migrations): ${command} cannot put the gateway's own beside it; ${command} into another database`,
+    );
+  if (owned.foreign.length && !overwrite)
+    throw new TargetNotEmpty(
+      `the target database holds what is not the gateway's: ${listObjects(owned.foreign)}; ${command} into a database of its own, or add --overwrite to replace only the gateway's data and leave these as they are`,
+    );
+  return owned;
+}
 
 /**
  * For the commands that migrate the database first: refuses one that holds another program's

@@ -26,7 +26,7 @@ import { failedWith } from "./failures.ts";
 import { foreignKeyViolations } from "./foreign-keys.ts";
 import { checkpoint } from "./interruption.ts";
 import { NotRestorable, readManifest, UPLOADS_CHECKSUMS, UPLOADS_FOLDER, type Manifest } from "./manifest.ts";
-import { listObjects, namesTaken, othersInFile, ownership, type DbObject } from "./ownership.ts";
+import { listObjects, othersInFile, refuseOthers, type DbObject } from "./ownership.ts";
 import { dependentsOnGateway, dropGatewayObjects, gatewayEntries } from "./postgres-archive.ts";
 import { findPgTool, libpqConnection, serverMajor, startPgTool } from "./postgres-tools.ts";
 import type { Progress } from "./progress.ts";
@@ -180,16 +180,7 @@ async function inspectTarget(url: string, provider: Provider, overwrite: boolean
   if (provider === "sqlite" && !existsSync(sqliteTargetFile(url))) return { existed: false, gateway: [], foreign: [] };
   const conn = await openConnection(url, { readonly: true });
   try {
-    const owned = await ownership(conn);
-    const taken = namesTaken(conn, owned.foreign);
-    if (taken.length)
-      throw new TargetNotEmpty(
-        `the target database holds ${listObjects(taken)}, which another program made (it has none of the gateway's migrations): restore cannot put the gateway's own beside it; restore into another database`,
-      );
-    if (owned.foreign.length && !overwrite)
-      throw new TargetNotEmpty(
-        `the target database holds what is not the gateway's: ${listObjects(owned.foreign)}; restore into a database of its own, or add --overwrite to replace only the gateway's data and leave these as they are`,
-      );
+    const owned = await refuseOthers(conn, "restore", overwrite);
     const virtual = owned.foreign.filter((o) => o.kind === "virtual table");
     if (virtual.length)
       throw new TargetNotEmpty(

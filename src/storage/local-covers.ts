@@ -7,7 +7,7 @@
 // hold is alive. A backup refreshes its hold every HOLD_REFRESH_MS; one that has not been
 // refreshed for HOLD_LAPSES_MS belongs to a backup that died (kill -9) and is deleted.
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { mkdir, readdir, rename, rm, rmdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
@@ -145,10 +145,14 @@ export function localCovers(dir: string): CoverStore {
       return {
         releaseNow,
         async release() {
+          const lapsed = !existsSync(file); // another instance took it for a dead backup's
           releaseNow();
           await rmdir(holdsDir).catch(() => {}); // the last backup leaves no folder behind
           const gap = Math.max(longestGap, Date.now() - refreshedAt);
-          if (failure) throw new Error(`the backup's hold on removed covers failed: ${(failure as Error).message}`);
+          if (lapsed || failure)
+            throw new Error(
+              `the backup's hold on removed covers lapsed${failure ? ` (${(failure as Error).message})` : ""}: a cover it needed may be gone`,
+            );
           if (gap > HOLD_LAPSES_MS / 2)
             throw new Error(
               `the backup stalled for ${Math.round(gap / 1000)} s, long enough for its hold on removed covers to lapse`,

@@ -2,13 +2,13 @@
 // grocery with its own cover, a comment, an order), the checks every moved database must pass
 // (ratings equal the sum of their comments, no row refers to a missing one), and reading the
 // commands' one JSON line.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import type { AdminRun } from "./process.ts";
-import type { TestDatabase } from "./database.ts";
+import { runAdminWith, type AdminRun } from "./process.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 /** A PNG signature and header, then `tag`: recognised as a PNG, and each cover's bytes differ. */
 export function pngWith(tag: string): Uint8Array<ArrayBuffer> {
@@ -30,16 +30,16 @@ export async function graphql(api: Api, query: string, variables: Record<string,
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** `createGrocery` with a cover, as a multipart request; the grocery's id and cover file name. */
-export async function createGroceryWithCover(api: Api, token: string, title: string, cover: Uint8Array<ArrayBuffer>) {
+/** A GraphQL request whose `variables.input.cover` is `cover`, sent as a multipart upload; the response's data. */
+async function withCover(
+  api: Api,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+  cover: Uint8Array<ArrayBuffer>,
+) {
   const form = new FormData();
-  form.set(
-    "operations",
-    JSON.stringify({
-      query: `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`,
-      variables: { input: { title, cover: null } },
-    }),
-  );
+  form.set("operations", JSON.stringify({ query, variables }));
   form.set("map", JSON.stringify({ 0: ["variables.input.cover"] }));
   form.set("0", new Blob([cover], { type: "image/png" }), "cover.png");
   const res = await fetch(`${api.url}/graphql`, {
@@ -47,29 +47,31 @@ export async function createGroceryWithCover(api: Api, token: string, title: str
     headers: { authorization: `Bearer ${token}`, "apollo-require-preflight": "true" },
     body: form,
   });
-  const body = (await res.json()) as any;
-  return body.data?.createGrocery as { id: string; cover: string } | undefined;
+  return ((await res.json()) as any).data;
+}
+
+/** `createGrocery` with a cover, as a multipart request; the grocery's id and cover file name. */
+export async function createGroceryWithCover(api: Api, token: string, title: string, cover: Uint8Array<ArrayBuffer>) {
+  const data = await withCover(
+    api,
+    token,
+    `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`,
+    { input: { title, cover: null } },
+    cover,
+  );
+  return data?.createGrocery as { id: string; cover: string } | undefined;
 }
 
 /** `updateGrocery` with a new cover (the old file goes); the cover's new file name. */
 export async function replaceCover(api: Api, token: string, id: string, cover: Uint8Array<ArrayBuffer>) {
-  const form = new FormData();
-  form.set(
-    "operations",
-    JSON.stringify({
-      query: `mutation($id: ID!, $input: UpdateGroceryInput!) { updateGrocery(id: $id, input: $input) { cover } }`,
-      variables: { id, input: { cover: null } },
-    }),
+  const data = await withCover(
+    api,
+    token,
+    `mutation($id: ID!, $input: UpdateGroceryInput!) { updateGrocery(id: $id, input: $input) { cover } }`,
+    { id, input: { cover: null } },
+    cover,
   );
-  form.set("map", JSON.stringify({ 0: ["variables.input.cover"] }));
-  form.set("0", new Blob([cover], { type: "image/png" }), "cover.png");
-  const res = await fetch(`${api.url}/graphql`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "apollo-require-preflight": "true" },
-    body: form,
-  });
-  const body = (await res.json()) as any;
-  return body.data?.updateGrocery?.cover as string | undefined;
+  return data?.updateGrocery?.cover as string | undefined;
 }
 
 export const DELETE_GROCERY = `mutation($id: ID!) { deleteGrocery(id: $id) }`;
@@ -99,6 +101,10 @@ export async function orphanRows(db: Db): Promise<number> {
   return total;
 }
 
+/** `npm run admin -- ...args` on a test server's database and upload folder. */
+export const adminOn = (server: { database: { url: string }; config: { uploadDir: string } }, ...args: string[]) =>
+  runAdminWith({ DATABASE_URL: server.database.url, UPLOAD_DIR: server.config.uploadDir }, ...args);
+
 /** The one JSON line a data command prints when not on a terminal (and nothing on stderr). */
 export function jsonResult(run: AdminRun): any {
   expect(run.stderr, run.stderr).toBe("");
@@ -124,6 +130,28 @@ export function sqliteDatabase(prefix = "gw-sqlite-"): TestDatabase & { dir: str
 }
 
 export const tempDir = (prefix: string) => mkdtempSync(path.join(tmpdir(), prefix));
+
+/** The temp folders and databases a test file makes, all removed by `cleanUp` (in afterAll). */
+export function scratchSpace() {
+  const folders: string[] = [];
+  const databases: TestDatabase[] = [];
+  return {
+    folder(prefix: string) {
+      const dir = tempDir(prefix);
+      folders.push(dir);
+      return dir;
+    },
+    async database(): Promise<TestDatabase> {
+      const database = await createTestDatabase();
+      databases.push(database);
+      return database;
+    },
+    async cleanUp() {
+      for (const database of databases) await database.drop().catch(() => {});
+      for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Runs `work` over `items`, at most `concurrency` at a time (each a process: a loaded machine has few cores). */
 export async function eachLimited<T, R>(

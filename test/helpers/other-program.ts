@@ -98,7 +98,7 @@ export async function everyObject(database: Target): Promise<string[]> {
       await client.query(
         `SELECT c.relkind::text || ' ' || n.nspname || '.' || c.relname AS o FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
          UNION ALL SELECT 'function ' || n.nspname || '.' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
-         UNION ALL SELECT 'extension ' || extname FROM pg_extension ORDER BY 1`,
+         UNION ALL SELECT 'extension ' || extname FROM pg_extension WHERE extname <> 'plpgsql' ORDER BY 1`,
       )
     ).rows.map((r) => r.o as string),
   );

@@ -5,13 +5,14 @@
 // another program owns changes (a SQLite file stays byte for byte the same, with no -wal file
 // beside it), and without an explicit flag nothing is replaced. Runs on SQLite and PostgreSQL.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteFilePath } from "../../src/db/sqlite-adapter.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import type { TestDatabase } from "../helpers/database.ts";
 import {
   ADD_COMMENT,
+  adminOn,
   CREATE_RESTAURANT,
   createGroceryWithCover,
   eachLimited,
@@ -19,29 +20,18 @@ import {
   graphql,
   jsonResult,
   pngWith,
-  tempDir,
+  scratchSpace,
 } from "../helpers/data-moves.ts";
 import { addOtherProgram, everyObject, otherProgramState } from "../helpers/other-program.ts";
 import { runAdminWith } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const PROCESSES = 300_000;
-const cleanup: string[] = [];
-const databases: TestDatabase[] = [];
+const space = scratchSpace();
+const scratch = space.folder;
+const fresh = space.database;
 let source: TestServer;
 let backupDir: string;
-
-function scratch(prefix: string) {
-  const dir = tempDir(prefix);
-  cleanup.push(dir);
-  return dir;
-}
-
-async function fresh(): Promise<TestDatabase> {
-  const database = await createTestDatabase();
-  databases.push(database);
-  return database;
-}
 
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
@@ -63,18 +53,13 @@ beforeAll(async () => {
   await graphql(source, CREATE_RESTAURANT, { input: { title: "Somewhere", categories: ["x"] } }, owner.token);
   expect(await createGroceryWithCover(source, owner.token, "covered", pngWith("covered"))).toBeDefined();
   backupDir = path.join(scratch("gw-targets-backup-"), "backup");
-  const run = await runAdminWith(
-    { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir },
-    "backup",
-    backupDir,
-  );
+  const run = await adminOn(source, "backup", backupDir);
   expect(run.code, run.stderr).toBe(0);
 }, PROCESSES);
 
 afterAll(async () => {
   await source?.close();
-  for (const database of databases) await database.drop().catch(() => {});
-  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  await space.cleanUp();
 });
 
 describe("every admin command pointed at another program's database", () => {
@@ -105,12 +90,7 @@ describe("every admin command pointed at another program's database", () => {
       const runs = await eachLimited(cases, 3, ([args]) => runAdminWith(on, ...args));
       runs.forEach((run, i) => expectRefusal(run, 1, cases[i]![1]));
       // copy-data into it, from the gateway's database.
-      const into = await runAdminWith(
-        { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir },
-        "copy-data",
-        "--to",
-        other.url,
-      );
+      const into = await adminOn(source, "copy-data", "--to", other.url);
       expectRefusal(into, 1, /the target database holds what is not the gateway's: .*add --overwrite/);
       expect(await fingerprintOf(other)).toEqual(before);
       expect(existsSync(uploads)).toBe(false);
@@ -136,14 +116,7 @@ describe("folders holding other files", () => {
       expect(readdirSync(uploads).sort()).toEqual([name, "notes.txt"].sort());
       expect(readFileSync(path.join(uploads, name), "utf8")).toBe("also mine");
 
-      const copied = await runAdminWith(
-        { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir },
-        "copy-data",
-        "--to",
-        target.url,
-        "--uploads-to",
-        uploads,
-      );
+      const copied = await adminOn(source, "copy-data", "--to", target.url, "--uploads-to", uploads);
       expectRefusal(copied, 1, new RegExp(`holds ${name} with other content than the source's cover .*--overwrite`));
       expect(readFileSync(path.join(uploads, name), "utf8")).toBe("also mine");
       expect(await everyObject(target)).toEqual([]);

@@ -10,8 +10,8 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/backup/connection.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import {
+  adminOn,
   createGroceryWithCover,
   DELETE_GROCERY,
   expectRefusal,
@@ -19,27 +19,21 @@ import {
   jsonResult,
   pngWith,
   replaceCover,
-  tempDir,
+  scratchSpace,
 } from "../helpers/data-moves.ts";
 import { runAdminWith } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const PROCESSES = 240_000;
-const cleanup: string[] = [];
-const databases: TestDatabase[] = [];
+const space = scratchSpace();
+const scratch = space.folder;
+const fresh = space.database;
 let server: TestServer;
 let owner: { token: string; id: string };
 /** Every cover the service acknowledged: its file name -> the tag its bytes carry (pngWith). */
 const uploaded = new Map<string, string>();
 
-const backupOf = (server: TestServer, dir: string) =>
-  runAdminWith({ DATABASE_URL: server.database.url, UPLOAD_DIR: server.config.uploadDir }, "backup", dir);
-
-function scratch(prefix: string) {
-  const dir = tempDir(prefix);
-  cleanup.push(dir);
-  return dir;
-}
+const backupOf = (server: TestServer, dir: string) => adminOn(server, "backup", dir);
 
 /** A grocery with a cover whose bytes carry `title` and `padding` (so that covers differ and weigh). */
 async function groceryWithCover(api: TestServer, token: string, title: string, padding = "") {
@@ -60,14 +54,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  for (const database of databases) await database.drop().catch(() => {});
-  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  await space.cleanUp();
 });
 
 /** Restores `backupDir` into a new database and folder; the covers its groceries name, and that folder. */
 async function restored(backupDir: string): Promise<{ covers: string[]; uploads: string }> {
-  const target = await createTestDatabase();
-  databases.push(target);
+  const target = await fresh();
   const uploads = path.join(scratch("gw-covers-restored-"), "uploads");
   const run = await runAdminWith({ DATABASE_URL: target.url, UPLOAD_DIR: uploads }, "restore", backupDir);
   expect(run.code, run.stderr).toBe(0);
@@ -108,8 +100,7 @@ describe("covers the running service replaces and deletes while backups run", ()
       })();
 
       const backups: { dir: string; json: any; startedAt: number; endedAt: number }[] = [];
-      const copy = { target: await createTestDatabase(), uploads: path.join(scratch("gw-covers-copy-"), "uploads") };
-      databases.push(copy.target);
+      const copy = { target: await fresh(), uploads: path.join(scratch("gw-covers-copy-"), "uploads") };
       let copied: any;
       try {
         for (let i = 0; i < 2; i++) {
@@ -120,14 +111,7 @@ describe("covers the running service replaces and deletes while backups run", ()
           backups.push({ dir, json: jsonResult(run), startedAt, endedAt: Date.now() });
         }
         // copy-data from the running service, too: its snapshot's covers are held the same way.
-        const run = await runAdminWith(
-          { DATABASE_URL: server.database.url, UPLOAD_DIR: server.config.uploadDir },
-          "copy-data",
-          "--to",
-          copy.target.url,
-          "--uploads-to",
-          copy.uploads,
-        );
+        const run = await adminOn(server, "copy-data", "--to", copy.target.url, "--uploads-to", copy.uploads);
         expect(run.code, run.stderr).toBe(0);
         copied = jsonResult(run);
       } finally {

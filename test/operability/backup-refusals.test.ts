@@ -84,7 +84,7 @@ beforeAll(async () => {
   backupDir = path.join(scratch("gw-refusals-"), "backup");
   const run = await backupOf(source.database.url, backupDir);
   expect(run.code, run.stderr).toBe(0);
-}, 120_000);
+}, 2 * PROCESSES); // 200 restaurants through the API, then a backup: slow on a loaded machine
 
 afterAll(async () => {
   await source?.close();

@@ -3,41 +3,30 @@
 // that looks complete: no backup folder, a restore target and upload folder as they were (or the
 // whole restore, when the signal came after the database was written), a copy's committed
 // batches, which the next run goes on from. Runs on SQLite and PostgreSQL.
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/backup/connection.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import type { TestDatabase } from "../helpers/database.ts";
 import {
   CREATE_RESTAURANT,
   createGroceryWithCover,
   graphql,
   jsonResult,
   pngWith,
-  tempDir,
+  scratchSpace,
 } from "../helpers/data-moves.ts";
 import { startAdmin, type AdminRun } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const PROCESSES = 300_000;
-const cleanup: string[] = [];
-const databases: TestDatabase[] = [];
+const space = scratchSpace();
+const scratch = space.folder;
+const fresh = space.database;
 let source: TestServer;
 let backupDir: string;
 let settings: Record<string, string>;
-
-function scratch(prefix: string) {
-  const dir = tempDir(prefix);
-  cleanup.push(dir);
-  return dir;
-}
-
-async function fresh(): Promise<TestDatabase> {
-  const database = await createTestDatabase();
-  databases.push(database);
-  return database;
-}
 
 /** Rows in the database's Restaurant table; undefined when there is no such table (or no database file). */
 async function restaurantsIn(database: TestDatabase): Promise<number | undefined> {
@@ -93,8 +82,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await source?.close();
-  for (const database of databases) await database.drop().catch(() => {});
-  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  await space.cleanUp();
 });
 
 describe("interrupted", () => {

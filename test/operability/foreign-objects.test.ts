@@ -5,7 +5,7 @@
 // out. What counts as the gateway's is read from its migrations: a freshly migrated database holds
 // nothing else. Runs on SQLite and PostgreSQL.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,15 +15,16 @@ import { gatewayEntries } from "../../src/backup/postgres-archive.ts";
 import { findPgTool } from "../../src/backup/postgres-tools.ts";
 import { modelTables } from "../../src/backup/tables.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { createTestDatabase, testProvider, type TestDatabase } from "../helpers/database.ts";
+import { testProvider, type TestDatabase } from "../helpers/database.ts";
 import {
+  adminOn,
   CREATE_RESTAURANT,
   createGroceryWithCover,
   expectRefusal,
   graphql,
   jsonResult,
   pngWith,
-  tempDir,
+  scratchSpace,
 } from "../helpers/data-moves.ts";
 import { addOtherProgram, everyObject, otherProgramState } from "../helpers/other-program.ts";
 import { runAdminWith } from "../helpers/process.ts";
@@ -31,23 +32,12 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 
 const PROCESSES = 180_000;
 const postgres = testProvider() === "postgres";
-const cleanup: string[] = [];
-const databases: TestDatabase[] = [];
+const space = scratchSpace();
+const scratch = space.folder;
+const fresh = space.database;
 let source: TestServer;
 let backupDir: string;
 let restaurants: number;
-
-function scratch(prefix: string) {
-  const dir = tempDir(prefix);
-  cleanup.push(dir);
-  return dir;
-}
-
-async function fresh(): Promise<TestDatabase> {
-  const database = await createTestDatabase();
-  databases.push(database);
-  return database;
-}
 
 /** A new database holding the other program's objects and nothing else. */
 async function otherProgramsDatabase(): Promise<TestDatabase> {
@@ -59,13 +49,7 @@ async function otherProgramsDatabase(): Promise<TestDatabase> {
 const restoreInto = (database: TestDatabase, uploads: string, ...more: string[]) =>
   runAdminWith({ DATABASE_URL: database.url, UPLOAD_DIR: uploads }, "restore", backupDir, ...more);
 const copyInto = (database: TestDatabase, ...more: string[]) =>
-  runAdminWith(
-    { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir },
-    "copy-data",
-    "--to",
-    database.url,
-    ...more,
-  );
+  adminOn(source, "copy-data", "--to", database.url, ...more);
 
 async function countRestaurants(database: TestDatabase): Promise<number> {
   const conn = await openConnection(database.url);
@@ -90,18 +74,13 @@ beforeAll(async () => {
   expect(await createGroceryWithCover(source, owner.token, "covered", pngWith("covered"))).toBeDefined();
   restaurants = await source.db.restaurant.count();
   backupDir = path.join(scratch("gw-foreign-backup-"), "backup");
-  const run = await runAdminWith(
-    { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir },
-    "backup",
-    backupDir,
-  );
+  const run = await adminOn(source, "backup", backupDir);
   expect(run.code, run.stderr).toBe(0);
 }, PROCESSES);
 
 afterAll(async () => {
   await source?.close();
-  for (const database of databases) await database.drop().catch(() => {});
-  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  await space.cleanUp();
 });
 
 describe("what is the gateway's", () => {
@@ -145,11 +124,7 @@ describe("a backup of a database shared with another program", () => {
         await addOtherProgram(shared.database);
         const before = await otherProgramState(shared.database);
         const dir = path.join(scratch("gw-foreign-shared-"), "backup");
-        const run = await runAdminWith(
-          { DATABASE_URL: shared.database.url, UPLOAD_DIR: shared.config.uploadDir },
-          "backup",
-          dir,
-        );
+        const run = await adminOn(shared, "backup", dir);
         expect(run.code, run.stderr).toBe(0);
         expectOthersNamed(jsonResult(run).leftOut.join(", "));
         expect(await otherProgramState(shared.database)).toEqual(before);
