@@ -41,9 +41,11 @@ export async function interruptible<T>(work: () => Promise<T>): Promise<T> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const result = await work();
-    checkpoint();
-    return result;
+    return await work(); // finished before the signal took effect: done all the same
+  } catch (error) {
+    // Raised before the command wrote anything (a write phase reports its own aftermath).
+    if (error instanceof Interrupted) throw new Error(`${error.message}; nothing was changed`);
+    throw error;
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
