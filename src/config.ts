@@ -146,6 +146,10 @@ const schema = z.object({
       }
       return prefixes;
     }),
+  // HTTP caching (issue 42): the longest max-age any answer carries; 0 stores nothing.
+  HTTP_CACHE_MAX_AGE: duration("60s", { allowZero: true }).refine((ms) => ms % 1000 === 0, {
+    message: "must be whole seconds, e.g. 60s, 5m or 0",
+  }),
   // Several instances as one (issue 17): Redis shares rate-limit counts (and can carry live events).
   REDIS_URL: z
     .string()
@@ -243,6 +247,11 @@ export type Config = {
    * route also answers under each of `restPrefixes` (e.g. ["/v1", "/api"]).
    */
   legacy: { anonymousReads: boolean; restPrefixes: string[] };
+  /**
+   * The longest max-age (seconds) a GraphQL or REST answer may carry; the schema's @cacheControl
+   * hints choose up to it. 0: every answer is no-store (docs/http-caching.md).
+   */
+  httpCacheMaxAgeSeconds: number;
   /** Redis shared by every instance (rate-limit counts); unset = counts per process. */
   redisUrl?: string;
   /**
@@ -355,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: s.MAX_CONNECTIONS_PER_ADDRESS,
     },
     legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
+    httpCacheMaxAgeSeconds: s.HTTP_CACHE_MAX_AGE / 1000,
     redisUrl: s.REDIS_URL,
     live: {
       maxSubscriptionsPerConnection: s.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,

@@ -19,6 +19,8 @@ export type OperationLimits = {
   parseOptions: { maxTokens: number };
   maxCost: number;
   hideSuggestions: boolean;
+  /** HTTP_CACHE_MAX_AGE: the longest max-age an answer may carry, in seconds (0: none is cached; cache-control.ts). */
+  cacheMaxAge: number;
 };
 
 export function operationLimits(config: Config): OperationLimits {
@@ -44,5 +46,6 @@ export function operationLimits(config: Config): OperationLimits {
     parseOptions: { maxTokens },
     maxCost,
     hideSuggestions: suggestionsHidden(config),
+    cacheMaxAge: config.httpCacheMaxAgeSeconds,
   };
 }
