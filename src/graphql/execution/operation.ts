@@ -91,7 +91,13 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     variables: unknown,
     caller: Caller,
   ): Promise<number> {
-    const cost = operationCost(schema, document, operationName, isRecord(variables) ? variables : undefined);
+    const cost = operationCost(
+      schema,
+      document,
+      operationName,
+      isRecord(variables) ? variables : undefined,
+      limits.maxRepresentations,
+    );
     if (cost !== undefined && cost > maxCost) throw costLimitError(cost, maxCost);
     const extra = expensiveFieldCount(schema, document, operationName) - 1;
     if (extra > 0) await caller.chargeRequests(extra);

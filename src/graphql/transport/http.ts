@@ -4,6 +4,7 @@
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from "@apollo/server/plugin/disabled";
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
@@ -93,6 +94,10 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
       // Its per-field hooks never run under compiled execution or the direct answer: the runner
       // reads the @cacheControl hints statically instead (cache-headers.ts).
       ApolloServerPluginCacheControlDisabled(),
+      // A subgraph schema would turn on Apollo's inline tracing: any request sending
+      // `apollo-federation-include-trace: ftv1` (@apollo/gateway does) would get every field's
+      // timings back, and every resolver would be timed for it. Nothing here reports to GraphOS.
+      ApolloServerPluginInlineTraceDisabled(),
       cacheHeadersPlugin(runner),
       operationNamePlugin,
       admissionPlugin(runner, options.known, formatError),
