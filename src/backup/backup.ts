@@ -12,9 +12,8 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import type { CoverHold } from "../storage/cover-store.ts";
+import { coverStoreAt, type CoverHold } from "../storage/cover-store.ts";
 import { sha256OfFile } from "../storage/file-copies.ts";
-import { localCovers } from "../storage/local-covers.ts";
 import { fingerprint } from "./checksums.ts";
 import { failedWith } from "./failures.ts";
 import { openConnection, providerOf, quoteName, redactUrl, type Connection } from "./connection.ts";
@@ -70,7 +69,7 @@ async function writeBackup(
 ): Promise<BackupResult> {
   const provider = source.provider;
   const output = claimEmptyFolder(dir);
-  const covers = localCovers(uploadDir);
+  const covers = coverStoreAt(uploadDir);
   let hold: CoverHold | undefined;
   try {
     const uploads = path.join(output.dir, UPLOADS_FOLDER);

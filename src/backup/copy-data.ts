@@ -19,11 +19,10 @@ import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { migrate, readMigrations } from "../db/migrate.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
-import type { CoverListing } from "../storage/cover-store.ts";
-import { localCovers } from "../storage/local-covers.ts";
+import { coverStoreAt, type CoverListing } from "../storage/cover-store.ts";
 import { fingerprint } from "./checksums.ts";
 import { openConnection, placeholder, providerOf, quoteName, type Connection } from "./connection.ts";
-import { checkCovers, CoverLost } from "./covers.ts";
+import { checkCovers, copySnapshotCovers, sortReferenced } from "./covers.ts";
 import { failedWith } from "./failures.ts";
 import { checkpoint } from "./interruption.ts";
 import { listObjects, refuseOthers, type DbObject } from "./ownership.ts";
@@ -125,7 +124,7 @@ async function fill(
   const specs = await describeTables(source);
   refuseDifferentTables(specs, await describeTables(target));
 
-  const covers = localCovers(options.uploadDir);
+  const covers = coverStoreAt(options.uploadDir);
   const hold = await covers.hold(); // before the snapshot: covers the source removes from now on are kept
   try {
     await source.beginSnapshot();
@@ -225,8 +224,8 @@ async function claimTarget(
  */
 async function refuseCoverConflicts({ uploadDir, uploadsTo, overwrite }: CopyOptions) {
   if (!uploadsTo || overwrite) return;
-  const source = localCovers(uploadDir);
-  const target = localCovers(uploadsTo);
+  const source = coverStoreAt(uploadDir);
+  const target = coverStoreAt(uploadsTo);
   const there = (await target.list()).live;
   for (const name of [...there].sort()) {
     checkpoint();
@@ -402,33 +401,34 @@ async function copyCovers(
   options: CopyOptions,
   progress: Progress,
 ): Promise<{ check: CoverCheck; copied: number }> {
-  progress.phase("covers", referenced.length, "files");
-  const source = localCovers(options.uploadDir);
-  const there = referenced.filter((name) => present.live.has(name) || present.removed.has(name));
-  const dangling = referenced.length - there.length;
   if (!options.uploadsTo) {
+    const { there, dangling } = sortReferenced(referenced, present);
     const missing = there.filter((name) => !present.live.has(name));
+    progress.phase("covers", referenced.length, "files");
     progress.advance(referenced.length);
     return {
-      check: { expected: there.length, present: there.length - missing.length, missing, differing: [], dangling },
+      check: {
+        expected: there.length,
+        present: there.length - missing.length,
+        missing,
+        differing: [],
+        dangling: dangling.length,
+      },
       copied: 0,
     };
   }
-  const target = localCovers(options.uploadsTo);
+  const target = coverStoreAt(options.uploadsTo);
   await target.prepare();
-  const originals = new Map<string, string>();
-  let copied = 0;
-  for (const name of there) {
-    checkpoint();
-    const original = await source.read(name, { orRemoved: true });
-    if (!original) throw new CoverLost(`cover ${name} was in the upload folder at the snapshot but could not be read`);
-    originals.set(name, original.sha256);
-    if ((await target.read(name))?.sha256 !== original.sha256) {
-      await source.copyTo(name, options.uploadsTo);
-      copied++;
-    }
-    progress.advance(1);
-  }
-  progress.advance(dangling);
-  return { check: { expected: originals.size, ...(await checkCovers(target, originals)), dangling }, copied };
+  const source = coverStoreAt(options.uploadDir);
+  const { files, dangling, copied } = await copySnapshotCovers(
+    source,
+    options.uploadsTo,
+    referenced,
+    present,
+    progress,
+    target,
+  );
+  const originals = new Map([...files].map(([name, file]) => [name, file.sha256]));
+  const check = await checkCovers(target, originals);
+  return { check: { expected: originals.size, ...check, dangling: dangling.length }, copied };
 }

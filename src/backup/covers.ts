@@ -15,35 +15,55 @@ export type CoverFiles = Map<string, CopiedFile>;
 export class CoverLost extends Error {}
 
 /**
- * Copies into `dest` each cover `referenced` names. `present`: the store's listing taken after the
- * snapshot, under the hold: every cover there at the snapshot is in it, live or removed since. A
- * name it lacks was already dangling at the snapshot (the database's own reference to a file that
- * was gone): reported, never invented. A name it has that cannot be copied fails the backup.
+ * Sorts the covers the snapshot names by `present`, the store's listing taken after the snapshot,
+ * under the hold: every cover there at the snapshot is in it, live or removed since. A name it
+ * lacks was already dangling at the snapshot (the database's own reference to a file that was
+ * gone): reported, never invented.
+ */
+export function sortReferenced(referenced: Iterable<string>, present: CoverListing) {
+  const there: string[] = [];
+  const dangling: string[] = [];
+  for (const name of [...referenced].sort())
+    (present.live.has(name) || present.removed.has(name) ? there : dangling).push(name);
+  return { there, dangling };
+}
+
+/**
+ * Copies into the local folder `dest` each cover `referenced` names that was there at the snapshot
+ * (sortReferenced); one that cannot be copied fails the command (CoverLost). The one place the data
+ * commands copy covers out of a store. `destStore`: the store `dest` is, when it may hold covers
+ * already (a resumed copy-data); one there with the same content is not copied again.
  */
 export async function copySnapshotCovers(
   store: CoverStore,
   dest: string,
-  referenced: Set<string>,
+  referenced: Set<string> | string[],
   present: CoverListing,
   progress: Progress,
-): Promise<{ files: CoverFiles; dangling: string[] }> {
-  progress.phase("covers", referenced.size, "files");
+  destStore?: CoverStore,
+): Promise<{ files: CoverFiles; dangling: string[]; copied: number }> {
+  const { there, dangling } = sortReferenced(referenced, present);
+  progress.phase("covers", there.length + dangling.length, "files");
+  progress.advance(dangling.length);
   const files: CoverFiles = new Map();
-  const dangling: string[] = [];
-  for (const name of [...referenced].sort()) {
+  let copied = 0;
+  for (const name of there) {
     checkpoint();
-    if (!present.live.has(name) && !present.removed.has(name)) dangling.push(name);
+    const already = destStore && (await destStore.read(name));
+    const original = already && (await store.read(name, { orRemoved: true }));
+    if (already && original && already.sha256 === original.sha256) files.set(name, original);
     else {
-      const copied = await store.copyTo(name, dest);
-      if (!copied)
+      const copy = await store.copyTo(name, dest);
+      if (!copy)
         throw new CoverLost(
           `cover ${name} was in the upload folder at the snapshot but could not be copied (gone, or a link to nothing; removed by something other than the gateway?)`,
         );
-      files.set(name, copied);
+      files.set(name, copy);
+      copied++;
     }
     progress.advance(1);
   }
-  return { files, dangling };
+  return { files, dangling, copied };
 }
 
 export const totalBytes = (files: CoverFiles) => [...files.values()].reduce((sum, f) => sum + f.bytes, 0);

@@ -18,7 +18,7 @@ import path from "node:path";
 import { migrate } from "../db/migrate.ts";
 import { sqliteFilePath } from "../db/sqlite-adapter.ts";
 import { createFolders, FolderRefused, removeFolders, sha256OfFile } from "../storage/file-copies.ts";
-import { localCovers } from "../storage/local-covers.ts";
+import { coverStoreAt } from "../storage/cover-store.ts";
 import { fingerprint } from "./checksums.ts";
 import { analyze, openConnection, providerOf, type Provider } from "./connection.ts";
 import { checkCovers, parseChecksumLines } from "./covers.ts";
@@ -63,7 +63,7 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
   const databaseFile = path.join(dir, manifest.database.file);
   const covers = await checkBackupFiles(dir, manifest, databaseFile, progress);
   const target = await inspectTarget(url, provider, overwrite);
-  const store = localCovers(uploadDir);
+  const store = coverStoreAt(uploadDir);
   const plan = await planCovers(store, covers, overwrite);
   const tools = provider === "postgres" ? target.tools! : undefined;
 
@@ -306,7 +306,7 @@ async function verifyRestored(
   const target = await openConnection(url, { mustExist: true });
   try {
     const { tables } = await fingerprint(target, manifest.tables, progress);
-    const coverCheck = { expected: covers.size, ...(await checkCovers(localCovers(uploadDir), covers)) };
+    const coverCheck = { expected: covers.size, ...(await checkCovers(coverStoreAt(uploadDir), covers)) };
     return compare(manifest.tables, tables, coverCheck, await foreignKeyViolations(target));
   } finally {
     await target.close();

@@ -1,13 +1,15 @@
 // Where cover files are kept, behind one interface: the local upload folder today
-// (local-covers.ts); an object store can implement the same later. The service removes covers
-// through it, and the data commands (backup, restore, copy-data) list, read, copy and put
-// covers through it.
+// (local-covers.ts); an object store can implement the same later and be chosen in coverStoreAt,
+// the one place stores are made. The service removes covers through it, and the data commands
+// (backup, restore, copy-data) list, read, copy and put covers through it (their copying in one
+// place: src/backup/covers.ts).
 //
 // A removal keeps the file for a while: a backup taken at the same time may need it, since its
 // database snapshot can name a cover the service replaced a moment later. A backup holds the
 // removed covers (`hold`) from before its snapshot until it has copied what it needs; `purge`
 // deletes removed covers no backup can still need. Why this way: docs/operations.md, backup.
 import type { CopiedFile } from "./file-copies.ts";
+import { localCovers } from "./local-covers.ts";
 
 export type StoredCover = CopiedFile;
 
@@ -53,3 +55,6 @@ export interface CoverStore {
   /** Deletes the removed covers no backup can still need; returns how many. */
   purge(): Promise<number>;
 }
+
+/** The store at UPLOAD_DIR (or a folder the data commands name): the one place another kind is chosen. */
+export const coverStoreAt = (location: string): CoverStore => localCovers(location);

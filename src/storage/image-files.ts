@@ -7,7 +7,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import type { Config } from "../config.ts";
 import { badInput, DomainError } from "../contract/errors.ts";
-import { localCovers } from "./local-covers.ts";
+import { coverStoreAt } from "./cover-store.ts";
 import { isUploadName, UPLOAD_NAME } from "./upload-names.ts";
 
 export type UploadSettings = {
@@ -264,7 +264,7 @@ function copyChecked(
  * file already gone, is ignored.
  */
 export async function deleteUpload(settings: UploadSettings, name: string | null | undefined): Promise<void> {
-  if (name) await localCovers(settings.dir).remove(name);
+  if (name) await coverStoreAt(settings.dir).remove(name);
 }
 
 /** Deletes at once a file saved for a write that failed: no committed row, so no snapshot, ever named it. */

@@ -8,7 +8,7 @@
 import { readdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/client.ts";
-import { localCovers } from "./local-covers.ts";
+import { coverStoreAt } from "./cover-store.ts";
 import { isUploadName } from "./upload-names.ts";
 import { UPLOAD_REFERENCES } from "./upload-references.ts";
 
@@ -41,7 +41,7 @@ export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promi
   } catch {
     return []; // no upload directory yet: nothing to sweep
   }
-  const covers = localCovers(dir);
+  const covers = coverStoreAt(dir);
   const candidates = names.filter((n) => n.startsWith(".incoming-") || isUploadName(n));
   const referenced = await referencedAmong(db, candidates.filter(isUploadName));
   const cutoff = Date.now() - minAgeMs;

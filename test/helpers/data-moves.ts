@@ -9,6 +9,7 @@ import { expect } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import { runAdminWith, type AdminRun } from "./process.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { startServer, type TestServer } from "./server.ts";
 
 /** A PNG signature and header, then `tag`: recognised as a PNG, and each cover's bytes differ. */
 export function pngWith(tag: string): Uint8Array<ArrayBuffer> {
@@ -170,4 +171,25 @@ export async function eachLimited<T, R>(
     }),
   );
   return results;
+}
+
+/**
+ * A running server holding `restaurants` restaurants and `covers` groceries with covers (cover i's
+ * bytes carry `coverTag(i)`), and a backup of it taken through the real command into `space`.
+ */
+export async function serverWithBackup(
+  space: ReturnType<typeof scratchSpace>,
+  name: string,
+  { restaurants = 1, covers = 1, coverTag = (i: number) => `cover ${i}` } = {},
+): Promise<{ server: TestServer; backupDir: string }> {
+  const server = await startServer();
+  const owner = await server.signUp(name);
+  for (let i = 0; i < restaurants; i++)
+    await graphql(server, CREATE_RESTAURANT, { input: { title: `${name} ${i}`, categories: ["x"] } }, owner.token);
+  for (let i = 0; i < covers; i++)
+    expect(await createGroceryWithCover(server, owner.token, `cover ${i}`, pngWith(coverTag(i)))).toBeDefined();
+  const backupDir = path.join(space.folder(`gw-${name}-backup-`), "backup");
+  const run = await adminOn(server, "backup", backupDir);
+  expect(run.code, run.stderr).toBe(0);
+  return { server, backupDir };
 }

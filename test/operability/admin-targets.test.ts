@@ -13,18 +13,16 @@ import type { TestDatabase } from "../helpers/database.ts";
 import {
   ADD_COMMENT,
   adminOn,
-  CREATE_RESTAURANT,
-  createGroceryWithCover,
   eachLimited,
   expectRefusal,
   graphql,
   jsonResult,
-  pngWith,
   scratchSpace,
+  serverWithBackup,
 } from "../helpers/data-moves.ts";
 import { addOtherProgram, everyObject, otherProgramState } from "../helpers/other-program.ts";
 import { runAdminWith } from "../helpers/process.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import type { TestServer } from "../helpers/server.ts";
 
 const PROCESSES = 300_000;
 const space = scratchSpace();
@@ -48,13 +46,7 @@ async function fingerprintOf(database: TestDatabase) {
 }
 
 beforeAll(async () => {
-  source = await startServer();
-  const owner = await source.signUp("owner");
-  await graphql(source, CREATE_RESTAURANT, { input: { title: "Somewhere", categories: ["x"] } }, owner.token);
-  expect(await createGroceryWithCover(source, owner.token, "covered", pngWith("covered"))).toBeDefined();
-  backupDir = path.join(scratch("gw-targets-backup-"), "backup");
-  const run = await adminOn(source, "backup", backupDir);
-  expect(run.code, run.stderr).toBe(0);
+  ({ server: source, backupDir } = await serverWithBackup(space, "targets"));
 }, PROCESSES);
 
 afterAll(async () => {

@@ -60,6 +60,11 @@ beforeAll(async () => {
   try {
     await seed(server.db, { size: "small", uploadDir: sourceUploads, password: "seed-password" });
     signedIn = await server.signUp("mover");
+    // An account an identity provider signed in (the OIDC sign-in's link row) moves with the rest.
+    const linked = await server.signUp("provider-linked");
+    await server.db.providerIdentity.create({
+      data: { issuer: "https://id.example.test", subject: "sub-mover", userId: linked.id },
+    });
     const restaurant = (await server.db.restaurant.findFirstOrThrow({ select: { id: true } })).id;
     await graphql(
       server,
@@ -75,6 +80,7 @@ beforeAll(async () => {
     for (const table of [
       "User",
       "AccessToken",
+      "ProviderIdentity",
       "Restaurant",
       "RestaurantTag",
       "Comment",

@@ -9,16 +9,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/backup/connection.ts";
 import type { TestDatabase } from "../helpers/database.ts";
-import {
-  CREATE_RESTAURANT,
-  createGroceryWithCover,
-  graphql,
-  jsonResult,
-  pngWith,
-  scratchSpace,
-} from "../helpers/data-moves.ts";
+import { jsonResult, scratchSpace, serverWithBackup } from "../helpers/data-moves.ts";
 import { startAdmin, type AdminRun } from "../helpers/process.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import type { TestServer } from "../helpers/server.ts";
 
 const PROCESSES = 300_000;
 const space = scratchSpace();
@@ -66,18 +59,13 @@ async function interrupt(
 }
 
 beforeAll(async () => {
-  source = await startServer();
-  const owner = await source.signUp("interrupted");
-  for (let i = 0; i < 60; i++)
-    await graphql(source, CREATE_RESTAURANT, { input: { title: `Busy ${i}`, categories: ["x"] } }, owner.token);
-  for (let i = 0; i < 60; i++)
-    expect(
-      await createGroceryWithCover(source, owner.token, `cover ${i}`, pngWith(`${i}`.repeat(20_000))),
-    ).toBeDefined();
+  // Enough rows and covers that each command is still at work when the signal comes.
+  ({ server: source, backupDir } = await serverWithBackup(space, "interrupted", {
+    restaurants: 60,
+    covers: 60,
+    coverTag: (i) => `${i}`.repeat(20_000),
+  }));
   settings = { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir };
-  backupDir = path.join(scratch("gw-interrupt-backup-"), "backup");
-  const run = await startAdmin(settings, "backup", backupDir).finished;
-  expect(run.code, run.stderr).toBe(0);
 }, PROCESSES);
 
 afterAll(async () => {

@@ -16,16 +16,7 @@ import { findPgTool } from "../../src/backup/postgres-tools.ts";
 import { modelTables } from "../../src/backup/tables.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { testProvider, type TestDatabase } from "../helpers/database.ts";
-import {
-  adminOn,
-  CREATE_RESTAURANT,
-  createGroceryWithCover,
-  expectRefusal,
-  graphql,
-  jsonResult,
-  pngWith,
-  scratchSpace,
-} from "../helpers/data-moves.ts";
+import { adminOn, expectRefusal, jsonResult, scratchSpace, serverWithBackup } from "../helpers/data-moves.ts";
 import { addOtherProgram, everyObject, otherProgramState } from "../helpers/other-program.ts";
 import { runAdminWith } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -67,15 +58,8 @@ function expectOthersNamed(text: string) {
 }
 
 beforeAll(async () => {
-  source = await startServer();
-  const owner = await source.signUp("owner");
-  for (let i = 0; i < 5; i++)
-    await graphql(source, CREATE_RESTAURANT, { input: { title: `Kept ${i}`, categories: ["x"] } }, owner.token);
-  expect(await createGroceryWithCover(source, owner.token, "covered", pngWith("covered"))).toBeDefined();
+  ({ server: source, backupDir } = await serverWithBackup(space, "foreign", { restaurants: 5 }));
   restaurants = await source.db.restaurant.count();
-  backupDir = path.join(scratch("gw-foreign-backup-"), "backup");
-  const run = await adminOn(source, "backup", backupDir);
-  expect(run.code, run.stderr).toBe(0);
 }, PROCESSES);
 
 afterAll(async () => {
@@ -264,6 +248,50 @@ describe("copy-data into a database holding another program's objects", () => {
       expect(again.code, again.stderr).toBe(0);
       expect(await otherProgramState(target)).toEqual(before);
       expect(await countRestaurants(target)).toBe(restaurants);
+    },
+    PROCESSES,
+  );
+});
+
+describe("a database holding a single object of another program's, and nothing else", () => {
+  // Each kind on its own, so that none is let through by another one beside it. SQLite has no
+  // sequences or stored functions: a view (it needs no table) stands for them there.
+  const lone = postgres
+    ? [
+        ["sequence", `CREATE SEQUENCE invoice_numbers START 1000`, /invoice_numbers \(sequence\)/],
+        [
+          "function",
+          `CREATE SCHEMA billing; CREATE FUNCTION billing.vat(n numeric) RETURNS numeric LANGUAGE sql AS 'SELECT n * 0.2'`,
+          /billing\.vat \(function\)/,
+        ],
+        ["view", `CREATE VIEW today AS SELECT now() AS at`, /today \(view\)/],
+      ]
+    : [["view", `CREATE VIEW today AS SELECT datetime('now') AS at`, /today \(view\)/]];
+  it(
+    "restore and copy-data refuse it, naming it, and change nothing",
+    async () => {
+      for (const [kind, sql, named] of lone as [string, string, RegExp][]) {
+        const target = await fresh();
+        if (target.provider === "sqlite") {
+          const db = new Database(target.url.slice("file:".length));
+          db.exec(sql);
+          db.close();
+        } else {
+          const conn = await openConnection(target.url);
+          await conn.run(sql);
+          await conn.close();
+        }
+        const objectsBefore = await everyObject(target);
+        const uploads = path.join(scratch(`gw-lone-${kind}-`), "uploads");
+        const restored = await restoreInto(target, uploads);
+        expectRefusal(restored, 1, /the target database holds what is not the gateway's: .*add --overwrite/);
+        expect(restored.stderr, kind).toMatch(named);
+        const copied = await copyInto(target, "--uploads-to", uploads);
+        expectRefusal(copied, 1, /the target database holds what is not the gateway's: .*add --overwrite/);
+        expect(copied.stderr, kind).toMatch(named);
+        expect(await everyObject(target), kind).toEqual(objectsBefore);
+        expect(existsSync(uploads), kind).toBe(false);
+      }
     },
     PROCESSES,
   );
