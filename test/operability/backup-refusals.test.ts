@@ -29,8 +29,8 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 let source: TestServer;
 let backupDir: string;
 const cleanup: string[] = [];
-/** Each test runs the real command line, a process or several: generous on a loaded machine. */
-const PROCESSES = 120_000;
+/** Each test runs the real command line, a process or a dozen (each a fresh Node): generous on a loaded machine. */
+const PROCESSES = 300_000;
 
 const backupOf = (database: string, dir: string, uploads = source.config.uploadDir) =>
   runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "backup", dir);
