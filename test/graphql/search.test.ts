@@ -166,6 +166,20 @@ describe("near", () => {
       "Pizzeria Napoli",
     ]);
     expect(await titles({ near: { ...LISBON, radiusKm: 2 }, search: "family" }, "TITLE")).toEqual(["Pizzeria Napoli"]);
+    // Sorted by distance, the words still choose the matches (issue 48: the page once ignored them).
+    for (const [search, found] of [
+      ["napoli", ["Pizzeria Napoli"]],
+      ["desserts", ["Crème Brûlée House"]],
+      ["ramen", []],
+    ] as const) {
+      const data = await ok(SEARCH, {
+        filter: { near: { ...LISBON, radiusKm: 10 }, search },
+        sort: "DISTANCE",
+        first: 50,
+      });
+      expect(data.restaurants.nodes.map((n: { title: string }) => n.title)).toEqual(found);
+      expect(data.restaurants.totalCount).toBe(found.length);
+    }
     const plain = await ok(SEARCH, { filter: { search: "ramen" } });
     expect(plain.restaurants.nodes[0].distanceKm).toBeNull();
   });

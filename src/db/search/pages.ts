@@ -30,10 +30,12 @@ const FIRST_RADIUS_SHARE = 1 / 16;
 /**
  * A page by distance: within a small circle first, then one 4 times wider, until the page is full
  * or the circle is the one asked for. A full page within a smaller circle is the page of the whole
- * one: every row nearer than its last row lies in it.
+ * one: every row nearer than its last row lies in it. With words, the words' index leads instead
+ * (the circle's rows are tested on them), and every match is sorted.
  */
 export async function distancePage(db: Db, p: SearchPlan, near: Near, shape: PageShape, window: Window) {
   const order = Prisma.sql`"distanceKm" ASC, "Restaurant"."id" ASC`;
+  if (p.words) return db.readSearch(pageSql(shape, p.engine.wordRows(p, shape), order, window));
   for (let radiusKm = near.radiusKm * FIRST_RADIUS_SHARE; ; radiusKm *= 4) {
     const circle = { ...near, radiusKm: Math.min(radiusKm, near.radiusKm) };
     const rows = await db.readSearch(pageSql(shape, p.engine.nearRows(p, circle, shape), order, window));
