@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { packageManifest, SUPPORTED_LINES, supportsNode } from "./supported-node.mjs";
+import { packageManifest, SUPPORTED_LINES, supportsNode } from "./package-manifest.mjs";
 
 const ROOT = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 

@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SUPPORTED_LINES as SUPPORTED, supportsNode as supports } from "../../src/supported-node.mjs";
+import { SUPPORTED_LINES as SUPPORTED, supportsNode as supports } from "../../src/package-manifest.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");

@@ -112,3 +112,98 @@ export const IDE_SEARCH = {
 }`,
   finds: ["Leila's Pizzeria", "Fig & Lantern"],
 };
+
+/** One request of a REST operation: its path segments, query string and body. */
+export type RestExample = {
+  path?: Record<string, string>;
+  query?: Record<string, string | number | boolean | string[]>;
+  body?: Record<string, unknown>;
+};
+
+/** The account that owns some demo data (src/seed/dataset.ts): its edits and removals succeed. */
+export const DEMO_OWNER = { username: "demo", owns: ["seed-r-00001", "seed-r-00002", "seed-g-00001"] } as const;
+
+/**
+ * A request per REST operation (by its legacy name), from the demo data: /docs shows each, and
+ * "Try it out" sends it. The edits and removals name what the demo user owns (DEMO_OWNER).
+ */
+export const REST_EXAMPLES: Record<string, RestExample> = {
+  Register: {
+    body: {
+      username: EXAMPLE_ACCOUNT.username,
+      password: EXAMPLE_ACCOUNT.password,
+      first_name: EXAMPLE_ACCOUNT.firstName,
+    },
+  },
+  "Sign in": { body: { username: EXAMPLE_ACCOUNT.username, password: EXAMPLE_ACCOUNT.password } },
+  "Sign out": {},
+  "Sign in (alias)": { body: { username: EXAMPLE_ACCOUNT.username, password: EXAMPLE_ACCOUNT.password } },
+  "Sign out (alias)": {},
+  "Add restaurant": {
+    body: {
+      title: "Tasca do Bairro",
+      description: "Grilled fish and petiscos on a quiet square.",
+      type: ["restaurant"],
+      serves_cuisine: ["portuguese", "seafood"],
+      categories: ["family", "outdoor seating"],
+      price_range: ["$$"],
+      accepts_reservations: true,
+      can_home_delever: false,
+      payment_methods: ["cash", "card", "MB Way"],
+      opening_hours: [
+        { open: "12:00", close: "15:00" },
+        { open: "19:00", close: "23:30" },
+      ],
+      email: "ola@tasca-do-bairro.example",
+      phone: "+351 21 555 0101",
+      website: "https://tasca-do-bairro.example",
+      url: "tasca-do-bairro-lisbon",
+      address: {
+        addressLine1: "Rua dos Remédios 12",
+        city: "Lisbon",
+        district: "Alfama",
+        country: "Portugal",
+        geo: { latitude: 38.7115, longitude: -9.129 },
+      },
+    },
+  },
+  "Search restaurants": { query: { search: "pastel de nat", city: "Lisbon", limit: 10 } },
+  "Order Recipe": { body: { restaurant_id: EXAMPLE_RESTAURANT.id, recipe: "Lasagne", quantity: 2 } },
+  "Get Restaurant": { path: { restaurant_id: EXAMPLE_RESTAURANT.id } },
+  "Report Restaurant": {
+    path: { restaurant_id: DEMO_OWNER.owns[0] },
+    body: { reason_type: "wrong information", reason_body: "It opens at 11:00 now." },
+  },
+  "Edit Restaurant": {
+    path: { restaurant_id: DEMO_OWNER.owns[0] },
+    body: { phone: "+351 21 555 0199", opening_hours: [{ open: "11:00", close: "21:00" }] },
+  },
+  "Remove Restaurant": { path: { restaurant_id: DEMO_OWNER.owns[1] } },
+  "Comment Restaurant": {
+    path: { restaurant_id: EXAMPLE_RESTAURANT.id },
+    body: { title: "Best lasagne in town", body: "Generous portions and friendly staff.", rating: 5 },
+  },
+  "Get Comments": { path: { restaurant_id: EXAMPLE_RESTAURANT.id }, query: { limit: 5 } },
+  "Add grocery": {
+    body: {
+      title: "Smoked paprika, 75 g",
+      description: "Sweet smoked paprika.",
+      also_known_as: "Pimentón de la Vera",
+      metric_units: ["g"],
+      categories: ["spices", "pantry"],
+    },
+  },
+  "Search groceries": { query: { search: "oil", limit: 10 } },
+  "Edit grocery": { body: { _id: DEMO_OWNER.owns[2], description: "Long-grain rice from the Himalayan foothills." } },
+  "Get grocery": { path: { grocery_id: EXAMPLE_GROCERY.id } },
+  "Report grocery": {
+    path: { grocery_id: EXAMPLE_GROCERY.id },
+    body: { reason_type: "wrong information", reason_body: "The bottle holds 750 ml." },
+  },
+  "Add grocery to shopping list": { path: { grocery_id: EXAMPLE_GROCERY.id }, body: { quantity: 2 } },
+  "Remove grocery from shopping list": {
+    path: { grocery_id: DEMO_OWNER.owns[2] },
+    query: { from: "shopping_list" },
+  },
+  "Remove grocery": { path: { grocery_id: DEMO_OWNER.owns[2] }, query: { from: "catalogue" } },
+};

@@ -3,7 +3,6 @@
 // reference, the OpenAPI document and the health checks, and how to get a token. Any other
 // client gets the same as a short JSON index. Both are made once at start-up and served from
 // memory (prepared-response.ts); the page loads nothing, not even from this server.
-import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import Negotiator from "negotiator";
@@ -11,6 +10,7 @@ import { EXPLORER_PATH } from "./explorer.ts";
 import { HEALTH_PATH, READINESS_PATH } from "./health.ts";
 import { EXAMPLE_ACCOUNT, keepTokenCommand, registerCommand } from "../contract/examples.ts";
 import { OPENAPI_PATH } from "../contract/paths.ts";
+import { packageManifest } from "../package-manifest.mjs";
 import { cspHash, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
 import { REST_REFERENCE_PATH } from "./rest-reference.ts";
 
@@ -21,9 +21,7 @@ export type FrontDoorOptions = {
   address?: string;
 };
 
-type Service = { name: string; version: string; description: string };
-
-const service: Service = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+const service = packageManifest;
 
 /** The same links for both faces, in the order shown. */
 function links(explorer: boolean) {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { npmCommandFor, unsupportedNodeMessage } from "../../src/node-guard.ts";
-import { packageManifest, supportsNode } from "../../src/supported-node.mjs";
+import { packageManifest, supportsNode } from "../../src/package-manifest.mjs";
 import { ROOT } from "../helpers/process.ts";
 
 /** The machine's own Node when it is not a supported line: `node` on PATH outside node_modules, then the usual places. */

@@ -1,6 +1,7 @@
-// The Node lines this project supports: package.json's `engines.node`, caret ranges joined by ||
-// ("^22.15.0 || ^24.0.0 || ^26.0.0"). Read by `npm install`'s runtime step
-// (scripts/node-runtime/install.mjs) and by every entry point's guard (src/node-guard.ts). Plain
+// What package.json says that the code needs: the name and version (the start page, the OpenAPI
+// document), the npm scripts, and the supported Node lines, `engines.node`: caret ranges joined by
+// || ("^22.15.0 || ^24.0.0 || ^26.0.0"), read by `npm install`'s runtime step
+// (scripts/node-runtime/install.mjs) and every entry point's guard (src/node-guard.ts). Plain
 // JavaScript, so any Node can run it before anything else is ready.
 import { readFileSync } from "node:fs";
 
