@@ -2,7 +2,7 @@
 // SQL, run on Prisma's own connection (`readRows` in client.ts) without Prisma's query compiler and
 // row mapping. Prisma 7 caches query plans, yet each of these still costs several times as much
 // through Prisma's API: `npm run bench -- --reads` measures every one against the Prisma call that
-// returns the same rows (README, "Raw reads against Prisma 7"). Each function returns exactly what
+// returns the same rows (docs/performance.md, "Raw reads against Prisma 7"). Each function returns exactly what
 // the equivalent Prisma call returns (test/graphql/reads.test.ts compares them on both databases),
 // so callers cannot tell. Writes stay on the Prisma API.
 //

@@ -39,7 +39,7 @@ export type RestPluginOptions = {
 /** A route's status and legacy body; `retryAfter` (seconds) for a limit the client must wait out. */
 type RouteAnswer = { status: number; body?: unknown; retryAfter?: number };
 
-/** Every path is served as written and under each configured prefix (DESIGN.md "Other gaps"). */
+/** Every path is served as written and under each configured prefix (docs/rest-contract.md, "Requests"). */
 export const servedPrefixes = (prefixes: string[]) => ["", ...prefixes];
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 

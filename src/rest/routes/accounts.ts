@@ -1,4 +1,4 @@
-// Accounts and tokens (DESIGN.md "Tokens"): POST /users, POST /auth/token, DELETE /auth/token,
+// Accounts and tokens (docs/rest-contract.md, "Tokens"): POST /users, POST /auth/token, DELETE /auth/token,
 // and the original documentation's spellings of the last two: POST /signin, GET /signout.
 import { text } from "../fields.ts";
 import * as s from "../json-schema.ts";

@@ -1,4 +1,4 @@
-// Grocery operations of the legacy interface (spec "Endpoints / Groceries", DESIGN.md).
+// Grocery operations of the legacy interface (docs/rest-contract.md).
 //
 // Answers:
 // - 201s carry the thing created or changed in legacy shape: Add grocery and Edit grocery -> the

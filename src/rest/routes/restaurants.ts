@@ -1,4 +1,4 @@
-// Restaurant operations of the legacy interface (spec "Endpoints / Restaurants", DESIGN.md).
+// Restaurant operations of the legacy interface (docs/rest-contract.md).
 //
 // Answers:
 // - 201s carry the created thing in legacy shape: Add restaurant -> the restaurant detail,
