@@ -30,7 +30,8 @@ export function blocksOf(file: string, markdown: string): Block[] {
     const open = FENCE.exec(lines[i]!);
     if (!open) {
       if (lines[i]!.trim()) previous = lines[i]!.trim();
-      if (/<!--\s*example\b/.test(lines[i]!) && !MARKER.test(lines[i]!.trim()))
+      // A marker is an HTML comment on a line of its own (prose may quote one in backticks).
+      if (/^<!--\s*example\b/.test(lines[i]!.trim()) && !MARKER.test(lines[i]!.trim()))
         throw new Error(`${file}:${i + 1}: an example marker reads <!-- example: not run (why) -->`);
       continue;
     }
