@@ -17,6 +17,7 @@ import { request, sleep } from "./live-attacks/clients.ts";
 import { startSampler } from "./live-attacks/sampler.ts";
 import { summarize, type SampleSummary } from "./live-attacks/summary.ts";
 import { cpuSecondsOf, startService } from "./processes.ts";
+import { loadAverageLine, markdownTable } from "./text-table.ts";
 
 const HELP = `Usage: npm run bench:front-door [-- options]
 
@@ -185,9 +186,7 @@ function table(records: Record_[]): string[] {
     `${r.healthzP50Ms}/${r.healthzP99Ms}/${r.healthzMaxMs}`,
     `${r.healthzFailed} of ${r.healthzCount}`,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+  return markdownTable(header, rows);
 }
 
 async function main() {
@@ -218,12 +217,7 @@ async function main() {
   }
   const lines = table(records);
   console.log(`\n${lines.join("\n")}`);
-  console.log(
-    `\nLoad average (1, 5, 15 min) at the start ${loadStart.map((l) => l.toFixed(2)).join(", ")}, at the end ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(", ")}.`,
-  );
+  console.log(`\n${loadAverageLine(loadStart)}`);
   if (values.json)
     writeFileSync(
       values.json,

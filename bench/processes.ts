@@ -4,8 +4,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../test/helpers/free-port.ts";
+
+export { freePort };
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -21,17 +23,6 @@ export type Service = {
 };
 
 const OUTPUT_KEPT = 20_000;
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Whether GET /healthz answers 200, on a connection closed after the answer: fetch would keep it

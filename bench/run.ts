@@ -472,6 +472,7 @@ async function benchDatabase(
       UPLOAD_DIR: database.uploadDir,
       METRICS_ENABLED: "true",
       METRICS_TOKEN: "",
+      FEDERATION_SUBGRAPH: "true", // gql.entities
       // The fan-out's subscribers all connect from 127.0.0.1 (printed with its figures).
       ...(selectedKey(opts, FANOUT_KEY) || selectedKey(opts, FANOUT_SSE_KEY) ? fanoutServerEnv(opts.fanout) : {}),
     };

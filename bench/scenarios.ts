@@ -61,6 +61,16 @@ export const RESTAURANTS_PAGE = `query RestaurantsPage($first: Int) {
 }`;
 
 /**
+ * What a federation gateway sends this service for restaurants another subgraph pointed at: a
+ * batch of representations, with the fields of RESTAURANTS_PAGE's items (FEDERATION_SUBGRAPH).
+ */
+export const RESTAURANT_ENTITIES = `query($representations: [_Any!]!) {
+  _entities(representations: $representations) {
+    ... on Restaurant { id title rating commentCount address { city district } owner { id username firstName } }
+  }
+}`;
+
+/**
  * A page of a restaurant's comments with their authors, as a frontend pages through them (page 1
  * of most restaurants, deep pages of the few with thousands).
  */
@@ -294,6 +304,17 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       sameAs: "gql.search.rest-doc",
       requests: ids.map((_, i) => ({ method: "GET", path: `/restaurants?limit=${PAGE}`, headers: bearer(token(i)) })),
       check: checkRest(200, true),
+    },
+    {
+      key: "gql.entities",
+      label: `GraphQL _entities: ${PAGE} restaurant representations, as a gateway sends (the page's fields)`,
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: rotation("entities", (_, rng) =>
+        Array.from({ length: PAGE }, () => ({ __typename: "Restaurant", id: rng.pick(ctx.restaurantIds) })),
+      ).map((representations, i) => graphqlRequest(RESTAURANT_ENTITIES, { representations }, token(i))),
+      check: checkGraphql("_entities"),
     },
     {
       key: "gql.comments",

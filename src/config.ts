@@ -2,6 +2,13 @@
 // needs no .env; a bad value stops start-up with a message naming the variable and the fix.
 import path from "node:path";
 import { z } from "zod";
+import {
+  claimName,
+  identityProviderOf,
+  providerAddress,
+  signingAlgorithms,
+  type IdentityProviderSettings,
+} from "./identity/settings.ts";
 
 const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -91,6 +98,9 @@ const schema = z.object({
   GRAPHQL_COMPILES_PER_MINUTE: integer(60, 1, 100_000),
   GRAPHQL_INTROSPECTION: z.enum(["true", "false"]).default("true"),
   GRAPHQL_EXPLORER: z.enum(["true", "false"]).default("true"),
+  // A Federation v2 subgraph behind a gateway (issue 46): `_service` and `_entities` on Query.
+  FEDERATION_SUBGRAPH: z.enum(["true", "false"]).default("false"),
+  FEDERATION_MAX_REPRESENTATIONS: integer(1000, 1, 100_000),
   METRICS_ENABLED: z.enum(["true", "false"]).default("true"),
   METRICS_TOKEN: z.string().min(16, { message: "must have at least 16 characters" }).optional(),
   TRACING: z.enum(["off", "otlp", "console"]).default("off"),
@@ -146,6 +156,22 @@ const schema = z.object({
       }
       return prefixes;
     }),
+  // Sign-in with JWTs from an OpenID Connect provider (issue 46; src/identity/settings.ts).
+  OIDC_ISSUER: providerAddress.optional(),
+  OIDC_AUDIENCE: z.string().optional(),
+  OIDC_JWKS_URL: providerAddress.optional(),
+  OIDC_ALGORITHMS: signingAlgorithms,
+  OIDC_ROLES_CLAIM: claimName.default("roles"),
+  OIDC_ADMIN_ROLE: claimName.optional(),
+  OIDC_USERNAME_CLAIM: claimName.default("preferred_username"),
+  OIDC_CLOCK_TOLERANCE: duration("30s", { allowZero: true }).refine((ms) => ms <= 300_000, "must be at most 5m"),
+  OIDC_JWKS_MAX_AGE: duration("10m"),
+  OIDC_JWKS_COOLDOWN: duration("30s"),
+  OIDC_FETCH_TIMEOUT: duration("5s").refine((ms) => ms <= 60_000, "must be at most 60s"),
+  // HTTP caching (issue 42): the longest max-age any answer carries; 0 stores nothing.
+  HTTP_CACHE_MAX_AGE: duration("60s", { allowZero: true }).refine((ms) => ms % 1000 === 0, {
+    message: "must be whole seconds, e.g. 60s, 5m or 0",
+  }),
   // Several instances as one (issue 17): Redis shares rate-limit counts (and can carry live events).
   REDIS_URL: z
     .string()
@@ -218,6 +244,11 @@ export type Config = {
     /** Most compilations a minute (each blocks the event loop for a few ms). */
     compilesPerMinute: number;
   };
+  /**
+   * Federation: `subgraph` adds `_service { sdl }` and `_entities(representations:)` for a gateway;
+   * one operation's `_entities` take at most `maxRepresentations` representations in all.
+   */
+  federation: { subgraph: boolean; maxRepresentations: number };
   /** /metrics: on by default; with a token, only for `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token?: string };
   /**
@@ -243,6 +274,13 @@ export type Config = {
    * route also answers under each of `restPrefixes` (e.g. ["/v1", "/api"]).
    */
   legacy: { anonymousReads: boolean; restPrefixes: string[] };
+  /** Sign-in with JWTs from an OpenID Connect provider (OIDC_*); unset: only this service's own tokens. */
+  identityProvider?: IdentityProviderSettings;
+  /**
+   * The longest max-age (seconds) a GraphQL or REST answer may carry; the schema's @cacheControl
+   * hints choose up to it. 0: every answer is no-store (docs/http-caching.md).
+   */
+  httpCacheMaxAgeSeconds: number;
   /** Redis shared by every instance (rate-limit counts); unset = counts per process. */
   redisUrl?: string;
   /**
@@ -298,6 +336,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const s = parsed.data;
+  const identity = identityProviderOf(
+    {
+      issuer: s.OIDC_ISSUER,
+      audience: s.OIDC_AUDIENCE,
+      jwksUrl: s.OIDC_JWKS_URL,
+      algorithms: s.OIDC_ALGORITHMS,
+      rolesClaim: s.OIDC_ROLES_CLAIM,
+      adminRole: s.OIDC_ADMIN_ROLE,
+      usernameClaim: s.OIDC_USERNAME_CLAIM,
+      clockToleranceMs: s.OIDC_CLOCK_TOLERANCE,
+      keysMaxAgeMs: s.OIDC_JWKS_MAX_AGE,
+      keysCooldownMs: s.OIDC_JWKS_COOLDOWN,
+      fetchTimeoutMs: s.OIDC_FETCH_TIMEOUT,
+    },
+    present,
+  );
+  if (identity.problems.length) throw new ConfigError(identity.problems);
   return {
     env: s.NODE_ENV,
     port: s.PORT,
@@ -345,6 +400,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       introspection: s.GRAPHQL_INTROSPECTION === "true",
       explorer: s.GRAPHQL_EXPLORER === "true",
     },
+    federation: { subgraph: s.FEDERATION_SUBGRAPH === "true", maxRepresentations: s.FEDERATION_MAX_REPRESENTATIONS },
     metrics: { enabled: s.METRICS_ENABLED === "true", token: s.METRICS_TOKEN },
     tracing: { exporter: s.TRACING, sampleRatio: s.TRACING_SAMPLE_RATIO, serviceName: s.OTEL_SERVICE_NAME },
     slowClients: {
@@ -355,7 +411,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: s.MAX_CONNECTIONS_PER_ADDRESS,
     },
     legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
+    httpCacheMaxAgeSeconds: s.HTTP_CACHE_MAX_AGE / 1000,
     redisUrl: s.REDIS_URL,
+    identityProvider: identity.settings,
     live: {
       maxSubscriptionsPerConnection: s.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,
       connectionInitTimeoutMs: s.WS_CONNECTION_INIT_TIMEOUT,

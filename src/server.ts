@@ -47,6 +47,8 @@ import { PasswordHasher } from "./domain/passwords.ts";
 import { SignUpLimit } from "./domain/signup-limit.ts";
 import { LoginThrottle } from "./domain/login-throttle.ts";
 import { InProcessBus, type EventBus } from "./events/bus.ts";
+import { providerTokenCheck } from "./domain/provider-tokens.ts";
+import { ProviderKeys } from "./identity/provider-keys.ts";
 import { connectRedis } from "./redis/connection.ts";
 
 export type ServerOptions = {
@@ -71,7 +73,8 @@ export async function buildServer({
   events = new InProcessBus(),
 }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config, logStream));
-  const schema = tracing ? tracing.instrumentSchema(buildSchema()) : buildSchema();
+  const built = buildSchema({ subgraph: config.federation.subgraph });
+  const schema = tracing ? tracing.instrumentSchema(built) : built;
   const { accounts } = config;
   const guards = {
     passwords: new PasswordHasher({ concurrency: accounts.hashConcurrency, maxQueue: accounts.hashQueue }),
@@ -79,7 +82,16 @@ export async function buildServer({
     logins: new LoginThrottle({ freeAttempts: accounts.loginFreeAttempts, maxDelayMs: accounts.loginBackoffMaxMs }),
   };
   observePasswordHashing(metrics, guards.passwords);
-  const createContext = contextFactory(db, config, guards, events);
+  // OIDC_ISSUER: the identity provider's JWTs are accepted beside our own tokens. Its keys are
+  // fetched in the background: start-up never waits for the provider.
+  const provider = config.identityProvider;
+  const providerKeys = provider && new ProviderKeys(provider, app.log.child({ component: "identity-provider" }));
+  if (providerKeys) {
+    providerKeys.start();
+    app.addHook("onClose", async () => providerKeys.close());
+  }
+  const checkToken = provider && providerKeys && providerTokenCheck(providerKeys, provider);
+  const createContext = contextFactory(db, config, guards, events, checkToken);
   app.addHook("onClose", async () => createContext.close());
   events.useLogger?.(app.log.child({ component: "events" }));
   // REDIS_URL: rate-limit counts shared by every instance (per process while Redis is away).
@@ -110,7 +122,7 @@ export async function buildServer({
   await app.register(rateLimitPlugin, { ...config.rateLimit, shared });
   await app.register(metricsPlugin, { metrics, ...config.metrics });
   await app.register(formBodyPlugin);
-  await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis });
+  await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis, identityKeys: providerKeys });
   await app.register(releasePlugin);
   // One admission path for every face (HTTP, REST, WebSocket, Server-Sent Events): charge, parse,
   // validate, cost, execute. A document that repeats runs compiled (compiled-execution.ts).

@@ -33,15 +33,29 @@ export class DomainError extends Error {
 
 /**
  * The one answer, on every face, to a caller who must be signed in and is not. It depends only on
- * whether a token came: one that is invalid, expired or revoked tells the client to sign in again.
+ * whether a token came: one that is invalid, expired or revoked tells the client to sign in again,
+ * in the words of `reason` when there is more to say (why an identity provider's token is refused).
  */
-export const signInRequired = (tokenSent: boolean) =>
+export const signInRequired = (tokenSent: boolean, reason?: string) =>
   new DomainError(
     "UNAUTHENTICATED",
     tokenSent
-      ? "The access token is invalid, expired or revoked; sign in again for a new one."
+      ? (reason ?? "The access token is invalid, expired or revoked; sign in again for a new one.")
       : "An access token is required: send Authorization: Bearer <token> (get one from the login mutation or POST /auth/token).",
   );
+/**
+ * What a caller is told when its token could not be checked now: the identity provider's keys
+ * cannot be had (that error's own words), or the database is away.
+ */
+export const tokenUncheckable = (error: unknown): string =>
+  error instanceof DomainError && error.code === "SERVICE_UNAVAILABLE"
+    ? error.message
+    : "The access token could not be checked now; try again later.";
+
+/** Why a token is refused: the check's own words (an identity provider's token), else the usual ones. */
+export const tokenRefusal = (reason: string | undefined): string =>
+  reason ?? "The access token is invalid, expired or revoked; sign in again.";
+
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 export const notFound = (what: string, id: string) =>
   new DomainError("NOT_FOUND", `${what} ${JSON.stringify(id)} does not exist.`, { id });

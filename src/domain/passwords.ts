@@ -94,3 +94,11 @@ export class PasswordHasher {
     }
   }
 }
+
+/**
+ * The stored hash of an account that has no password (it signs in through the identity provider):
+ * well-formed, so a login attempt costs the same scrypt as any other and tells nothing, and random,
+ * so no password matches it.
+ */
+export const unusablePasswordHash = () =>
+  `scrypt$${N}$${R}$${P}$${randomBytes(16).toString("base64")}$${randomBytes(KEYLEN).toString("base64")}`;

@@ -7,6 +7,8 @@
 import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { LiveEvent } from "../events/live-event.ts";
+import { MAX_TOKEN_LENGTH } from "../identity/verify-token.ts";
+import type { TokenCheck } from "./provider-tokens.ts";
 import { authenticate, hashToken, type Authentication } from "./tokens.ts";
 
 const MAX_ENTRIES = 10_000;
@@ -22,9 +24,11 @@ export class SessionCache {
   /** Counts drops (revocations, gaps, forgets): a look-up that saw one start is not kept. */
   private generation = 0;
 
+  /** `check`: who a token is (this service's tokens only, by default; with the identity provider's: provider-tokens.ts). */
   constructor(
     private readonly ttlMs: number,
     events?: EventBus,
+    private readonly check: TokenCheck = authenticate,
   ) {
     if (events) {
       this.unfollow.push(events.listen((event) => this.apply(event)));
@@ -41,7 +45,8 @@ export class SessionCache {
 
   /** `maxAgeMs`: accept only an answer looked up at most this long ago (a long-lived connection re-checking its token). */
   async authenticate(db: Db, token: string | undefined, maxAgeMs?: number): Promise<Authentication> {
-    if (!token || this.ttlMs === 0) return authenticate(db, token);
+    // An over-long token is refused by the check at once; it is not worth hashing.
+    if (!token || this.ttlMs === 0 || token.length > MAX_TOKEN_LENGTH) return this.check(db, token);
     const key = hashToken(token);
     const now = Date.now();
     const hit = this.entries.get(key);
@@ -51,7 +56,7 @@ export class SessionCache {
     const underWay = this.lookups.get(key);
     if (underWay) return underWay;
     const generation = this.generation;
-    const lookup = authenticate(db, token).then((auth) => {
+    const lookup = this.check(db, token).then((auth) => {
       // Not when something was dropped meanwhile (a revocation may have crossed this look-up).
       if (auth.state === "valid" && generation === this.generation) {
         // Never past the token's own expiry.

@@ -3,11 +3,18 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 
-export type Viewer = { id: string; username: string; role: "USER" | "ADMIN"; tokenId: string };
+/** `fromIdentityProvider`: signed in with a JWT of the identity provider (provider-tokens.ts), which this service cannot revoke. */
+export type Viewer = {
+  id: string;
+  username: string;
+  role: "USER" | "ADMIN";
+  tokenId: string;
+  fromIdentityProvider?: boolean;
+};
 
-/** What the presented token (if any) turned out to be. */
+/** What the presented token (if any) turned out to be; `reason`: why it is refused, when there is more to say than "invalid". */
 export type Authentication =
-  { state: "none" } | { state: "invalid" } | { state: "valid"; viewer: Viewer; expiresAt: Date };
+  { state: "none" } | { state: "invalid"; reason?: string } | { state: "valid"; viewer: Viewer; expiresAt: Date };
 
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 

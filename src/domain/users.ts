@@ -11,6 +11,7 @@ import type { EventBus } from "../events/bus.ts";
 import { isStorable, optionalText, requiredText, storable } from "./text.ts";
 import { parseInput } from "./validation.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
+import { isProviderAccount } from "./provider-accounts.ts";
 
 /** Users by id, for the loaders: no rule applies to reading one (see restaurants.ts). */
 
@@ -104,6 +105,10 @@ export async function login(
 /** Revokes the caller's token; every instance's session cache hears of it through `events` (so `db` must not be a transaction's). */
 export async function logout(db: Db, viewer: Viewer | null, events: EventBus): Promise<void> {
   if (!viewer) throw signInRequired(false);
+  if (viewer.fromIdentityProvider)
+    throw badInput(
+      "This token comes from your identity provider: sign out there. This service cannot revoke it; it ends at its expiry (exp).",
+    );
   await revokeToken(db, viewer.tokenId);
   events.publish({ topic: "sessionRevoked", userId: viewer.id, sessionId: viewer.tokenId });
 }
@@ -111,6 +116,10 @@ export async function logout(db: Db, viewer: Viewer | null, events: EventBus): P
 /** Changes a user's role; every instance's session cache hears of it through `events` (so `db` must not be a transaction's). */
 export async function setRole(db: Db, username: string, role: "USER" | "ADMIN", events: EventBus): Promise<void> {
   const user = await db.user.findUnique({ where: { username }, select: { id: true } });
+  if (user && (await isProviderAccount(db, user.id)))
+    throw conflict(
+      `"${username}" signs in through the identity provider, whose roles claim gives each token its role: change it there.`,
+    );
   const { count } = user ? await db.user.updateMany({ where: { id: user.id }, data: { role } }) : { count: 0 };
   if (!user || count === 0) throw new DomainError("NOT_FOUND", `user "${username}" does not exist`);
   events.publish({ topic: "userChanged", userId: user.id });

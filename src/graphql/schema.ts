@@ -1,9 +1,13 @@
 // Wires schema.graphql (the contract) to the resolvers, split by domain, then the declared rules
 // wrapped around them: auth, private fields, the response ceiling and the answer to database failures.
+// As a Federation subgraph (FEDERATION_SUBGRAPH), the same schema with `_service` and `_entities`
+// (federation/), whose fields get the same rules wrapped around them.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { makeExecutableSchema } from "@graphql-tools/schema";
 import type { GraphQLSchema } from "graphql";
+import { resolveEntities } from "./federation/entities.ts";
+import { subgraphSchema } from "./federation/subgraph.ts";
 import { answerDatabaseFailures } from "./execution/database-failures.ts";
 import { applyAuthDirectives } from "./policy/auth.ts";
 import { expensiveRootFields } from "./policy/expensive.ts";
@@ -23,9 +27,10 @@ import { userResolvers } from "./resolvers/users.ts";
 
 export const SCHEMA_PATH = fileURLToPath(new URL("../../schema.graphql", import.meta.url));
 
-export function buildSchema(): GraphQLSchema {
-  const schema = makeExecutableSchema({
-    typeDefs: readFileSync(SCHEMA_PATH, "utf8"),
+export function buildSchema({ subgraph = false }: { subgraph?: boolean } = {}): GraphQLSchema {
+  const typeDefs = readFileSync(SCHEMA_PATH, "utf8");
+  const executable = makeExecutableSchema({
+    typeDefs: subgraph ? subgraphSchema(typeDefs) : typeDefs,
     resolvers: [
       { DateTime, Time, Upload: GraphQLUpload },
       userResolvers,
@@ -39,6 +44,7 @@ export function buildSchema(): GraphQLSchema {
       subscriptionResolvers,
     ],
   });
+  const schema = subgraph ? resolveEntities(executable) : executable;
   expensiveRootFields(schema); // throws at start-up when a Mutation field lacks @expensive
   return answerDatabaseFailures(applyResponseCeiling(applyVisibilityDirectives(applyAuthDirectives(schema))));
 }

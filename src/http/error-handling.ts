@@ -6,7 +6,7 @@ import type { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { databaseUnavailable } from "../domain/prisma-errors.ts";
-import { INTERNAL, type ClientError } from "../contract/errors.ts";
+import { DomainError, INTERNAL, type ClientError } from "../contract/errors.ts";
 import { errorBody } from "../contract/errors.ts";
 import { codeForStatus, statusForCode } from "../contract/error-codes.ts";
 import { answeredWithError } from "./request-labels.ts";
@@ -99,6 +99,8 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
 export const errorHandlingPlugin = fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      // E.g. the identity provider's keys out of reach while a hook checked the caller's token.
+      if (error instanceof DomainError) return sendError(request, reply, statusForCode(error.code), error);
       const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
       // E.g. the database went away while the REST shim read the caller's token.
       const down = status === 500 ? databaseUnavailable(error) : null;

@@ -5,6 +5,7 @@ import { access, stat } from "node:fs/promises";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { checkWrites, type Db } from "../db/client.ts";
+import type { KeysStatus } from "../identity/provider-keys.ts";
 import type { SharedRedis } from "../redis/connection.ts";
 
 /** A check that has not answered by then counts as failed: readiness answers, whatever hangs. */
@@ -37,6 +38,11 @@ async function uploadsCheck(dir: string): Promise<string> {
   return "ok";
 }
 
+/** `identityProvider`: ok, stale (the last fetch of its keys failed; those fetched before still serve), unavailable or starting; and why. */
+function identityProviderState({ state, problem }: KeysStatus) {
+  return { identityProvider: state, ...(problem ? { identityProviderProblem: problem } : {}) };
+}
+
 /** Liveness and readiness. */
 export const HEALTH_PATH = "/healthz";
 export const READINESS_PATH = "/readyz";
@@ -48,9 +54,11 @@ export type HealthOptions = {
   uploadDir: string;
   /** REDIS_URL's connection: shown by /readyz, never counted against readiness. Default none. */
   redis?: SharedRedis;
+  /** OIDC_ISSUER's keys: shown by /readyz, never counted against readiness. Default none. */
+  identityKeys?: { status(): KeysStatus };
 };
 
-async function health(app: FastifyInstance, { db, uploadDir, redis }: HealthOptions) {
+async function health(app: FastifyInstance, { db, uploadDir, redis, identityKeys }: HealthOptions) {
   app.get(HEALTH_PATH, async () => ({ status: "ok" }));
   app.get(READINESS_PATH, async (request, reply) => {
     const [database, writes, uploads] = await Promise.all([
@@ -78,9 +86,12 @@ async function health(app: FastifyInstance, { db, uploadDir, redis }: HealthOpti
     // Shown, never counted against readiness: without Redis an instance still serves, with its
     // rate limits per instance; failing every instance's check would turn a Redis outage into a full one.
     const shared = redis ? { redis: redis.reachable() ? "ok" : "unreachable" } : {};
+    // Shown, never counted either: without the provider's keys this service's own tokens, and
+    // anything public, are still served, and every instance would fail alike.
+    const provider = identityKeys && identityProviderState(identityKeys.status());
     return reply
       .code(ready ? 200 : 503)
-      .send({ status: ready ? "ok" : "unavailable", database, writes, uploads, ...shared });
+      .send({ status: ready ? "ok" : "unavailable", database, writes, uploads, ...shared, ...provider });
   });
 }
 

@@ -79,7 +79,7 @@ export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
 }
 
 /** True when If-None-Match names this ETag (weak comparison, as RFC 9110 asks for GET). */
-function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
+export function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   const bare = (tag: string) => tag.trim().replace(/^W\//, "");
   return ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || bare(tag) === etag);

@@ -17,8 +17,8 @@ export type Authenticate = (token: string | undefined) => Promise<Authentication
 const checked = new WeakMap<FastifyRequest, { token: string; auth: Authentication }>();
 
 /** The refusal's code and words, the same as every other face's (contract/errors.ts). */
-const refusal = (tokenSent: boolean) => {
-  const { code, message } = signInRequired(tokenSent);
+const refusal = (tokenSent: boolean, reason?: string) => {
+  const { code, message } = signInRequired(tokenSent, reason);
   return { code, message };
 };
 
@@ -34,7 +34,8 @@ export function tokenBeforeBody(authenticate: Authenticate, { required = false }
       return sendError(request, reply, 401, refusal(false));
     }
     const auth = await authenticate(token);
-    if (auth.state !== "valid") return sendError(request, reply, 401, refusal(true));
+    if (auth.state !== "valid")
+      return sendError(request, reply, 401, refusal(true, auth.state === "invalid" ? auth.reason : undefined));
     checked.set(request, { token, auth });
   };
 }

@@ -20,6 +20,7 @@ import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles 
 import { bodyProblem, queryProblem, restRequest } from "./request.ts";
 import { releaseAfterAnswer } from "../graphql/transport/release.ts";
 import type { HttpMethod, RestRoute } from "./route-row.ts";
+import { httpCaching } from "../http/http-caching.ts";
 
 export type RestPluginOptions = {
   /** The admission path every face shares (graphql/operation.ts): validates, costs and runs each route's document. */
@@ -36,8 +37,11 @@ export type RestPluginOptions = {
   prefixes: string[];
 };
 
-/** A route's status and legacy body; `retryAfter` (seconds) for a limit the client must wait out. */
-type RouteAnswer = { status: number; body?: unknown; retryAfter?: number };
+/**
+ * A route's status and legacy body; `retryAfter` (seconds) for a limit the client must wait out;
+ * `cacheControl` for a clean answer, from its document (the runner's, as on /graphql).
+ */
+type RouteAnswer = { status: number; body?: unknown; retryAfter?: number; cacheControl?: string };
 
 /** Every path is served as written and under each configured prefix (docs/rest-contract.md, "Requests"). */
 export const servedPrefixes = (prefixes: string[]) => ["", ...prefixes];
@@ -79,6 +83,8 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
   legacyBodyParsers(app);
   const compiled = compileRoutes(options.runner, options.routes);
   const prefixes = servedPrefixes(options.prefixes);
+  // A legacy answer depends on its token (header or access_token, in the URL) and on nothing else sent.
+  httpCaching(app, { vary: ["authorization"] });
 
   for (const rows of groupByMethodAndPath(compiled).values()) {
     const { method, path } = rows[0];
@@ -114,7 +120,11 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
           retryAfter: typeof retryAfter === "number" ? retryAfter : undefined,
         };
       }
-      return { status: outcome.status, body: outcome.body };
+      return {
+        status: outcome.status,
+        body: outcome.body,
+        cacheControl: options.runner.cacheControl(row.compiled, undefined, context),
+      };
     };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       // Only a multipart request can spool a file (a grocery's cover): the others skip its bookkeeping.
@@ -132,6 +142,7 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
         result.status >= 400 ? (result.body as { error?: { code?: string } } | undefined)?.error?.code : undefined;
       if (code) answeredWithError(reply, code);
       if (result.retryAfter !== undefined) reply.header("retry-after", result.retryAfter);
+      if (result.cacheControl) reply.header("cache-control", result.cacheControl);
       return result.body === undefined ? reply.send() : reply.send(result.body);
     };
     // Routes that need a token check one sent in the header or query string before reading the body.

@@ -16,10 +16,12 @@ export type Block = {
   text: string;
   /** The reason given by a `<!-- example: not run (reason) -->` marker just above the fence. */
   notRun?: string;
+  /** The test file a `<!-- example: run by test/x.test.ts (how) -->` marker names: it runs the block. */
+  runBy?: string;
 };
 
 const FENCE = /^(\s*)(```+|~~~+)\s*([\w-]*)\s*$/;
-const MARKER = /^<!--\s*example:\s*not run\s*\((.+)\)\s*-->$/;
+const MARKER = /^<!--\s*example:\s*(?:not run\s*\((.+)\)|run by (test\/\S+\.test\.ts)\s*\((.+)\))\s*-->$/;
 
 /** The fenced blocks of a Markdown file, with their language and any marker above them. */
 export function blocksOf(file: string, markdown: string): Block[] {
@@ -32,7 +34,9 @@ export function blocksOf(file: string, markdown: string): Block[] {
       if (lines[i]!.trim()) previous = lines[i]!.trim();
       // A marker is an HTML comment on a line of its own (prose may quote one in backticks).
       if (/^<!--\s*example\b/.test(lines[i]!.trim()) && !MARKER.test(lines[i]!.trim()))
-        throw new Error(`${file}:${i + 1}: an example marker reads <!-- example: not run (why) -->`);
+        throw new Error(
+          `${file}:${i + 1}: an example marker reads <!-- example: not run (why) --> or <!-- example: run by test/x.test.ts (how) -->`,
+        );
       continue;
     }
     const [, indent, fence] = open;
@@ -44,7 +48,14 @@ export function blocksOf(file: string, markdown: string): Block[] {
       body.push(lines[j]!.startsWith(indent!) ? lines[j]!.slice(indent!.length) : lines[j]!);
     }
     const marker = MARKER.exec(previous);
-    blocks.push({ file, line: i + 1, lang: open[3]!.toLowerCase(), text: body.join("\n"), notRun: marker?.[1] });
+    blocks.push({
+      file,
+      line: i + 1,
+      lang: open[3]!.toLowerCase(),
+      text: body.join("\n"),
+      notRun: marker?.[1],
+      runBy: marker?.[2],
+    });
     previous = "";
     i = j;
   }
@@ -58,7 +69,7 @@ export type ShellStep =
   | { kind: "assign"; line: number; text: string; name: string; expect?: number }
   | { kind: "start"; line: number; text: string; settings: Record<string, string> };
 
-const ASSIGNMENT = /^([A-Z_][A-Z0-9_]*)=(\$\(.*\)|'[^']*'|"[^"]*"|[^\s#]*)\s*(#.*)?$/;
+const ASSIGNMENT = /^([A-Z_][A-Z0-9_]*)=(\$\([\s\S]*\)|'[^']*'|"[^"]*"|[^\s#]*)\s*(#.*)?$/;
 const START = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)+)npm start\b/;
 /** A comment naming the status the command before it answers: `# 201`, `# 404, ...`. */
 const STATUS = /(?:^|\s)#\s*(\d{3})\b/;

@@ -148,6 +148,15 @@ export async function within<T>(promise: Promise<T>, what: string, ms = 5000): P
   }
 }
 
+/** Polls (at most `ms`) until `check` holds: for what happens within a stated bound, never a speed. */
+export async function eventually(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Lets events already published be delivered (or not) before asserting that none arrived. */
 export const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
 

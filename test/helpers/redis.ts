@@ -2,7 +2,7 @@
 // disk. Tests can stop it (an outage) and start it again on the same port. Each file starts its
 // own: files run in parallel, and one that stops its Redis must not take another's away.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.ts";
 
 /**
  * `redis-server` is on PATH: tests that need it are skipped otherwise, unless TEST_REDIS_REQUIRED=1
@@ -19,17 +19,6 @@ export type TestRedis = {
   start(): Promise<void>;
   close(): Promise<void>;
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function run(port: number): Promise<ChildProcess> {
   const child = spawn(

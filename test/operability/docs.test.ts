@@ -93,13 +93,12 @@ const documents = [
     .map((f) => path.join("docs", f)),
 ];
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+/** GitHub's anchor for a heading: lower case, punctuation but `-` and `_` dropped, spaces to hyphens. */
 const anchor = (heading: string) =>
   heading
     .trim()
     .toLowerCase()
-    .replace(/[`*_]/g, "")
-    .replace(/[^\p{L}\p{N} -]/gu, "")
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
     .replace(/ /g, "-");
 
 const anchorsOf = (file: string) =>

@@ -16,9 +16,11 @@
 // needs settings starts the service in its first lines (`REST_PREFIXES=/v1,/api npm start`): its
 // commands then go to a server started with them, on the same data. A block that cannot run
 // (it waits for events, needs another service, changes the machine) gets, on the line above its
-// fence, `<!-- example: not run (the reason) -->`. The searches README.md shows, with what each
+// fence, `<!-- example: not run (the reason) -->`; one that a test of its own runs (with other
+// settings, another service beside it, its output compared), `<!-- example: run by
+// test/x.test.ts (how) -->`, and that file must exist and read the document. The searches README.md shows, with what each
 // finds, live in src/contract/examples.ts; so does an example that depends on the clock.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Kind, parse, print, type ObjectValueNode, type OperationDefinitionNode } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -64,6 +66,7 @@ const blocksIn = (file: string) => blocksOf(file, readFileSync(path.join(ROOT, f
 
 const runs = (block: Block) =>
   !block.notRun &&
+  !block.runBy &&
   (block.lang === "graphql" || (SHELL.has(block.lang) && shellSteps(block).some((s) => s.kind !== "start")));
 
 let demo: DemoData;
@@ -366,11 +369,23 @@ describe("one source for the examples", () => {
     expect(EXPLORER_DEFAULT_QUERY).toContain(IDE_SEARCH.document);
   });
 
-  it("every document's markers read <!-- example: not run (why) --> and sit above a block", () => {
+  it("every document's markers read <!-- example: not run (why) --> or run by (a test) and sit above a block", () => {
     for (const file of DOCUMENTS) {
       const text = readFileSync(path.join(ROOT, file), "utf8");
       const markers = text.split("\n").filter((l) => l.trim().startsWith("<!-- example")).length;
-      expect(blocksIn(file).filter((b) => b.notRun).length, `${file}: a marker not followed by a block`).toBe(markers);
+      const marked = blocksIn(file).filter((b) => b.notRun || b.runBy);
+      expect(marked.length, `${file}: a marker not followed by a block`).toBe(markers);
+    }
+  });
+
+  it("a block marked run by a test names a test file that reads its document", () => {
+    const claims = DOCUMENTS.flatMap((file) => blocksIn(file).filter((b) => b.runBy));
+    expect(claims.length).toBeGreaterThan(0);
+    for (const block of claims) {
+      const test = path.join(ROOT, block.runBy!);
+      const where = `${block.file}:${block.line} names ${block.runBy}`;
+      expect(existsSync(test), `${where}, which does not exist`).toBe(true);
+      expect(readFileSync(test, "utf8"), `${where}, which does not read ${block.file}`).toContain(block.file);
     }
   });
 

@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { DomainError } from "../../contract/errors.ts";
 import { revokeAllTokens } from "../../domain/tokens.ts";
 import { register, setRole } from "../../domain/users.ts";
+import { isProviderAccount } from "../../domain/provider-accounts.ts";
 import type { Command } from "./command.ts";
 
 /** The user with this username, or NOT_FOUND naming it. */
@@ -61,6 +62,10 @@ const revokeTokens: Command = {
   async run({ db, events, print }, { args }) {
     const user = await userNamed(db, args.username);
     print(`revoked ${await revokeAllTokens(db, user.id, events)} token(s) of "${args.username}"`);
+    if (await isProviderAccount(db, user.id))
+      print(
+        `"${args.username}" signs in through the identity provider: its tokens cannot be revoked here and work until they expire; disable the user at the provider`,
+      );
   },
 };
 

@@ -4,6 +4,7 @@ import type { Config } from "../../config.ts";
 import { uploadSettings, type UploadSettings } from "../../storage/image-files.ts";
 import type { Db } from "../../db/client.ts";
 import { SessionCache } from "../../domain/session-cache.ts";
+import type { TokenCheck } from "../../domain/provider-tokens.ts";
 import type { Authentication, Viewer } from "../../domain/tokens.ts";
 import type { AccountGuards, ClientGuards } from "../../domain/users.ts";
 import type { EventBus } from "../../events/bus.ts";
@@ -73,8 +74,15 @@ export type ContextFactory = ((token: string | undefined, request: ContextReques
   close(): void;
 };
 
-export function contextFactory(db: Db, config: Config, guards: AccountGuards, events: EventBus): ContextFactory {
-  const sessions = new SessionCache(config.sessionCacheTtlMs, events);
+/** `checkToken`: who a token is (this service's tokens only by default; src/domain/provider-tokens.ts adds the identity provider's). */
+export function contextFactory(
+  db: Db,
+  config: Config,
+  guards: AccountGuards,
+  events: EventBus,
+  checkToken?: TokenCheck,
+): ContextFactory {
+  const sessions = new SessionCache(config.sessionCacheTtlMs, events, checkToken);
   const settings = contextSettings(config);
   const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known }: ContextRequest): Promise<Context> => {
     const auth = known ?? (await sessions.authenticate(db, token));

@@ -7,6 +7,7 @@ import { defaultFieldResolver, GraphQLError, type GraphQLFieldResolver, type Gra
 import { writeHealthOf } from "../../db/client.ts";
 import { databaseUnavailable } from "../../domain/prisma-errors.ts";
 import { statusForCode } from "../../contract/error-codes.ts";
+import { DomainError } from "../../contract/errors.ts";
 import type { Context } from "../data/context.ts";
 
 const AVAILABILITY_CODES = new Set(["SERVICE_UNAVAILABLE", "STORAGE_FULL"]);
@@ -40,9 +41,12 @@ export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
   });
 }
 
-/** For the context factory: a database failure while reading the token becomes a 503/507 answer. */
+/**
+ * For the context factory: a database failure while reading the token becomes a 503/507 answer,
+ * as does the identity provider's keys being out of reach (a DomainError saying so).
+ */
 export function contextFailure(error: unknown): unknown {
-  const down = databaseUnavailable(error);
+  const down = error instanceof DomainError ? error : databaseUnavailable(error);
   if (!down) return error;
   return new GraphQLError(down.message, {
     extensions: { code: down.code, http: { status: statusForCode(down.code) } },

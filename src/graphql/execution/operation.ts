@@ -35,6 +35,7 @@ import { operationCost, costLimitError } from "../policy/cost.ts";
 import { expensiveFieldCount, expensiveFieldLimitRule } from "../policy/expensive.ts";
 import type { OperationLimits } from "../policy/limits.ts";
 import { ceilingCrossed } from "../policy/response-ceiling.ts";
+import { cacheControlHeader, cachePolicies } from "../policy/cache-control.ts";
 
 /** What a client sends: the document's text, the operation to run, its variables. */
 export type OperationText = { query?: unknown; operationName?: unknown; variables?: unknown };
@@ -81,6 +82,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
   const serverRules: readonly ValidationRule[] = [...specifiedRules, expensiveMax];
   const parseOptions = limits.parseOptions;
   const maxCost = limits.maxCost;
+  const cachePolicy = cachePolicies(schema, limits.cacheMaxAge);
 
   /** Step 4, for a document already validated: the cost (throws past the limit) and the charge of extra @expensive fields. */
   async function check(
@@ -89,7 +91,13 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     variables: unknown,
     caller: Caller,
   ): Promise<number> {
-    const cost = operationCost(schema, document, operationName, isRecord(variables) ? variables : undefined);
+    const cost = operationCost(
+      schema,
+      document,
+      operationName,
+      isRecord(variables) ? variables : undefined,
+      limits.maxRepresentations,
+    );
     if (cost !== undefined && cost > maxCost) throw costLimitError(cost, maxCost);
     const extra = expensiveFieldCount(schema, document, operationName) - 1;
     if (extra > 0) await caller.chargeRequests(extra);
@@ -217,6 +225,13 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
    */
   const validateOwn = (document: DocumentNode) => validateWith(serverRules, document);
 
+  /**
+   * The Cache-Control of a clean answer (anything else is NO_STORE): the same on every face, from
+   * the document's @cacheControl hints and whether the request sent a token (cache-control.ts).
+   */
+  const cacheControl = (document: DocumentNode, operationName: string | null | undefined, context: Context) =>
+    cacheControlHeader(cachePolicy(document, operationName), context.auth.state === "none");
+
   return {
     schema,
     parseOptions,
@@ -228,5 +243,6 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     hideSuggestions,
     formatError,
     validateOwn,
+    cacheControl,
   };
 }

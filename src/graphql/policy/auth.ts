@@ -26,7 +26,7 @@ export type DocumentAccess = "public" | "anonymousReads" | "signedIn";
  */
 export function signInRefusal(ctx: Context, anonymousReads: boolean): DomainError | null {
   if (ctx.viewer || (anonymousReads && readsAnonymously(ctx))) return null;
-  return signInRequired(ctx.auth.state === "invalid");
+  return ctx.auth.state === "invalid" ? signInRequired(true, ctx.auth.reason) : signInRequired(false);
 }
 
 /**

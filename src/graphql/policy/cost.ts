@@ -6,7 +6,11 @@
 // list of a paged field (one with `first`, e.g. `comments(first: $n) { nodes {...} edges {...} }`)
 // counts its items' cost `first` times, with `first` as coerced from variables or the schema's
 // default (`first: Int = 20`), and at most the page size the domain allows. Other lists count
-// one item: the response ceiling (response-ceiling.ts) bounds what they really hold.
+// one item: the response ceiling (response-ceiling.ts) bounds what they really hold. Federation's
+// `_entities` costs, for each representation, what the Query field reading its type by id costs
+// with the same selection (`restaurant(id:) { ... }`), and an operation's representations are
+// bounded in number (FEDERATION_MAX_REPRESENTATIONS): a gateway's batch is refused whole, before
+// any of it is read, rather than cut.
 import {
   getArgumentValues,
   getDirectiveValues,
@@ -52,11 +56,20 @@ class CostWalker {
   /** A fragment's cost depends only on the page size it is spread under; a document may spread one many times. */
   private readonly fragmentCosts = new Map<string, number>();
 
+  /** Representations sent to `_entities` so far, all occurrences together. */
+  private representations = 0;
+
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly fragments: Map<string, FragmentDefinitionNode>,
     private readonly variables: Variables,
+    private readonly maxRepresentations: number,
   ) {}
+
+  /** Whether a fragment on `condition` may apply to a value of `type` (an object of another type never is one). */
+  private applies(type: GraphQLCompositeType, condition: GraphQLCompositeType): boolean {
+    return !isObjectType(type) || !isObjectType(condition) || type === condition;
+  }
 
   private included(node: FieldNode | { directives?: FieldNode["directives"] }): boolean {
     const skip = getDirectiveValues(GraphQLSkipDirective, node, this.variables);
@@ -77,9 +90,13 @@ class CostWalker {
       if (selection.kind === Kind.FIELD) cost += this.field(type, selection, listItems);
       else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const on = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : type;
-        if (on && isCompositeType(on)) cost += this.selectionSet(on, selection.selectionSet, listItems);
+        if (on && isCompositeType(on) && this.applies(type, on))
+          cost += this.selectionSet(isObjectType(type) ? type : on, selection.selectionSet, listItems);
       } else {
-        cost += this.fragment(selection.name.value, listItems);
+        const on = this.fragments.get(selection.name.value)?.typeCondition.name.value;
+        const condition = on ? this.schema.getType(on) : undefined;
+        if (!condition || !isCompositeType(condition) || this.applies(type, condition))
+          cost += this.fragment(selection.name.value, listItems);
       }
     }
     return cost;
@@ -103,6 +120,7 @@ class CostWalker {
     if (name.startsWith("__")) return 0; // introspection: bounded by the schema, allowed by its own setting
     const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
     if (!field) return 0; // validation has refused it already
+    if (name === "_entities" && parent === this.schema.getQueryType()) return this.entities(field, node);
     const type = getNamedType(field.type);
     // Searches cost the work their arguments cause (search-cost.ts), beyond the field's own unit.
     const own = 1 + searchWork(parent.name, name, () => getArgumentValues(field, node, this.variables));
@@ -116,6 +134,42 @@ class CostWalker {
     const items = isListType(getNullableType(field.type)) ? listItems : 1;
     return own + items * this.selectionSet(type, node.selectionSet, pageSize(field, args) ?? 1);
   }
+
+  /** `_entities`: 1, and for each representation what `Query.<its type's read>(id:)` costs with this selection. */
+  private entities(field: GraphQLField<unknown, unknown>, node: FieldNode): number {
+    let representations: unknown;
+    try {
+      representations = getArgumentValues(field, node, this.variables).representations;
+    } catch {
+      return 0; // arguments that do not coerce: nothing runs
+    }
+    if (!Array.isArray(representations)) return 0;
+    this.representations += representations.length;
+    if (this.representations > this.maxRepresentations) throw tooManyRepresentations(this.maxRepresentations);
+    const each = new Map<unknown, number>();
+    let cost = 1;
+    for (const representation of representations) {
+      const name = (representation as { __typename?: unknown } | null)?.__typename;
+      let one = each.get(name);
+      if (one === undefined) {
+        const type = typeof name === "string" ? this.schema.getType(name) : undefined;
+        // An entity read by id as a root field: its own unit and its selection as that type.
+        one = 1 + (isObjectType(type) && node.selectionSet ? this.selectionSet(type, node.selectionSet, 1) : 0);
+        each.set(name, one);
+      }
+      cost += one;
+    }
+    return cost;
+  }
+}
+
+/** The refusal of a gateway's batch that is too large: 400 BAD_USER_INPUT, before anything runs. */
+function tooManyRepresentations(max: number): GraphQLError {
+  return new GraphQLError(
+    `An operation may send at most ${max} representations to \`_entities\` (FEDERATION_MAX_REPRESENTATIONS); ` +
+      "ask the gateway for fewer entities at once.",
+    { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } },
+  );
 }
 
 /**
@@ -127,6 +181,7 @@ export function operationCost(
   document: DocumentNode,
   operationName: string | null | undefined,
   rawVariables: Variables | null | undefined,
+  maxRepresentations = Infinity,
 ): number | undefined {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
@@ -137,7 +192,8 @@ export function operationCost(
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
-  return new CostWalker(schema, fragments, coerced.coerced).selectionSet(root, operation.selectionSet, 1);
+  const walker = new CostWalker(schema, fragments, coerced.coerced, maxRepresentations);
+  return walker.selectionSet(root, operation.selectionSet, 1);
 }
 
 /** The refusal: 400 with BAD_USER_INPUT (the codes a client may see are fixed), naming the cost and the limit. */

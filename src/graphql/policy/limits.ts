@@ -11,6 +11,7 @@ import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { NoSchemaIntrospectionCustomRule, type ValidationRule } from "graphql";
 import type { Config } from "../../config.ts";
 import { repeatedFieldsRule } from "./repeated-fields.ts";
+import { hiddenSubgraphSdlRule } from "../federation/hidden-sdl.ts";
 import { suggestionsHidden } from "../execution/suggestions.ts";
 
 export type OperationLimits = {
@@ -18,7 +19,11 @@ export type OperationLimits = {
   validationRules: ValidationRule[];
   parseOptions: { maxTokens: number };
   maxCost: number;
+  /** Most representations one operation may send to `_entities` (FEDERATION_MAX_REPRESENTATIONS). */
+  maxRepresentations: number;
   hideSuggestions: boolean;
+  /** HTTP_CACHE_MAX_AGE: the longest max-age an answer may carry, in seconds (0: none is cached; cache-control.ts). */
+  cacheMaxAge: number;
 };
 
 export function operationLimits(config: Config): OperationLimits {
@@ -38,11 +43,14 @@ export function operationLimits(config: Config): OperationLimits {
     validationRules: [
       repeatedFieldsRule,
       ...((protection.validationRules ?? []) as ValidationRule[]),
-      // GRAPHQL_INTROSPECTION=false: __schema and __type are refused on every face.
-      ...(config.graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+      // GRAPHQL_INTROSPECTION=false: __schema and __type are refused on every face, and so is
+      // the subgraph's `_service { sdl }`, which shows the same schema.
+      ...(config.graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule, hiddenSubgraphSdlRule]),
     ],
     parseOptions: { maxTokens },
     maxCost,
+    maxRepresentations: config.federation.maxRepresentations,
     hideSuggestions: suggestionsHidden(config),
+    cacheMaxAge: config.httpCacheMaxAgeSeconds,
   };
 }

@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLError, GraphQLFormattedError } from "graphql";
 import fp from "fastify-plugin";
 import type { Config } from "../../config.ts";
-import { signInRequired } from "../../contract/errors.ts";
+import { signInRequired, tokenUncheckable } from "../../contract/errors.ts";
 import type { Authentication } from "../../domain/tokens.ts";
 import { statusForCode } from "../../contract/error-codes.ts";
 import type { Metrics } from "../../http/metrics.ts";
@@ -100,14 +100,11 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
     let auth: Authentication;
     try {
       auth = await createContext.authenticate(token);
-    } catch {
-      return answer(
-        reply,
-        refusal("SERVICE_UNAVAILABLE", "The access token could not be checked now; try again later."),
-      );
+    } catch (error) {
+      return answer(reply, refusal("SERVICE_UNAVAILABLE", tokenUncheckable(error)));
     }
     if (token && auth.state !== "valid") {
-      const { code, message } = signInRequired(true);
+      const { code, message } = signInRequired(true, auth.state === "invalid" ? auth.reason : undefined);
       return answer(reply, refusal(code, message));
     }
     const text = operationOf(request);

@@ -22,6 +22,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, type Message } from "graphql-ws";
 import type { Config } from "../../config.ts";
+import { tokenRefusal, tokenUncheckable } from "../../contract/errors.ts";
 import type { Authentication } from "../../domain/tokens.ts";
 import type { Metrics } from "../../http/metrics.ts";
 import { rememberConnectionToken } from "../../http/rate-limit.ts";
@@ -96,6 +97,19 @@ export function tokenFromSubscribeExtensions(extensions: unknown): string | unde
     : undefined;
 }
 
+/** A close frame's reason holds at most 123 bytes (RFC 6455, 5.5): a longer one is cut (whole characters), never refused by ws. */
+export function closeReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let cut = "";
+  let bytes = 0;
+  for (const character of reason) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > 120) break;
+    cut += character;
+  }
+  return `${cut}...`;
+}
+
 const OTHER_TOKEN = "This connection is signed in with another access token; open a new connection to use this one.";
 
 type Refusal = { code: string; message: string };
@@ -166,7 +180,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
 
   function close(live: LiveSocket, code: number, reason: string) {
     if (live.socket.readyState !== live.socket.OPEN && live.socket.readyState !== live.socket.CONNECTING) return;
-    live.socket.close(code, reason);
+    live.socket.close(code, closeReason(reason));
     // A peer that stopped reading never completes the close handshake.
     setTimeout(() => live.socket.terminate(), CLOSE_GRACE_MS).unref();
   }
@@ -236,11 +250,11 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     let auth: Authentication;
     try {
       auth = await createContext.authenticate(token);
-    } catch {
-      return close(live, CLOSE.TRY_AGAIN_LATER, "The access token could not be checked now; try again later.");
+    } catch (error) {
+      return close(live, CLOSE.TRY_AGAIN_LATER, tokenUncheckable(error));
     }
     if (token && auth.state !== "valid")
-      return close(live, CLOSE.FORBIDDEN, "The access token is invalid, expired or revoked; sign in again.");
+      return close(live, CLOSE.FORBIDDEN, tokenRefusal(auth.state === "invalid" ? auth.reason : undefined));
     if (auth.state === "valid" && !signIn(live, token!, auth)) return;
     live.acknowledged = true;
     message(live, { type: MessageType.ConnectionAck });
@@ -268,11 +282,11 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
     let auth: Authentication;
     try {
       auth = await createContext.authenticate(token);
-    } catch {
-      return { code: "SERVICE_UNAVAILABLE", message: "The access token could not be checked now; try again later." };
+    } catch (error) {
+      return { code: "SERVICE_UNAVAILABLE", message: tokenUncheckable(error) };
     }
     if (auth.state !== "valid")
-      return { code: "UNAUTHENTICATED", message: "The access token is invalid, expired or revoked; sign in again." };
+      return { code: "UNAUTHENTICATED", message: tokenRefusal(auth.state === "invalid" ? auth.reason : undefined) };
     // Another subscribe on this socket may have signed it in while this one was checked.
     if (live.token === token) return undefined;
     if (live.token) return { code: "BAD_USER_INPUT", message: OTHER_TOKEN };

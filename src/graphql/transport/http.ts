@@ -4,6 +4,7 @@
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from "@apollo/server/plugin/disabled";
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
@@ -26,6 +27,8 @@ import { readsJsonOnly } from "./request-error-status.ts";
 import { executorGateway } from "../execution/apollo-executor.ts";
 import { contextHandedOver, directAnswer, ranDirectly } from "./direct-answer.ts";
 import type { KnownDocuments } from "./known-documents.ts";
+import { cacheHeadersPlugin } from "./cache-headers.ts";
+import { httpCaching } from "../../http/http-caching.ts";
 
 export type ApolloOptions = {
   /** The admission path every face shares: Apollo parses and validates with its options, then hands over. */
@@ -88,9 +91,14 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
     plugins: [
       fastifyApolloDrainPlugin(app),
       options.explorer ? explorerLandingPage() : ApolloServerPluginLandingPageDisabled(),
-      // The schema declares no cache hints, so the cache-control plugin would only wrap every
-      // field's resolver to compute a policy nobody reads.
+      // Its per-field hooks never run under compiled execution or the direct answer: the runner
+      // reads the @cacheControl hints statically instead (cache-headers.ts).
       ApolloServerPluginCacheControlDisabled(),
+      // A subgraph schema would turn on Apollo's inline tracing: any request sending
+      // `apollo-federation-include-trace: ftv1` (@apollo/gateway does) would get every field's
+      // timings back, and every resolver would be timed for it. Nothing here reports to GraphOS.
+      ApolloServerPluginInlineTraceDisabled(),
+      cacheHeadersPlugin(runner),
       operationNamePlugin,
       admissionPlugin(runner, options.known, formatError),
       databaseFailureStatusPlugin(),
@@ -126,6 +134,8 @@ export type GraphqlPluginOptions = {
 
 async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
   registerGraphqlUploads(app, options.uploads, options.createContext.authenticate);
+  // The answer to a GET depends on its token and on the media type asked for (Accept).
+  httpCaching(app, { vary: ["authorization", "accept"] });
   // GraphQL reads the token from the header or query string only: the body is the operation.
   const context = async (request: FastifyRequest) => {
     const handed = contextHandedOver(request);
