@@ -92,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(summary(report, password, fromEnvironment));
     return 0;
   } finally {
-    await db.$disconnect();
+    await db.close();
   }
 }
 

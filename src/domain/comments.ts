@@ -3,14 +3,14 @@
 // columns change atomically with the comment insert, by column arithmetic in the database
 // (db/comment-writes.ts), so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import { insertRatedComment } from "../db/comment-writes.ts";
-import { commentCountOf, commentPageFor } from "../db/reads.ts";
+import { commentCountOf, commentPageFor } from "../db/reads/comments.ts";
 import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound, signInRequired } from "../contract/errors.ts";
 import { isForeignKeyViolation } from "./prisma-errors.ts";
-import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
+import { once, pageWindow, readWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText } from "./text.ts";
 import { parseInput } from "./validation.ts";
@@ -60,7 +60,11 @@ export async function listComments(
   page: PageArgs,
   count = true,
 ): Promise<LazyConnection<CommentWithAuthor>> {
-  const window = pageWindow(page);
-  const { comments, total } = await commentPageFor(db, restaurantId, window, count);
-  return toLazyConnection(comments, window, async () => total ?? commentCountOf(db, restaurantId));
+  const counted = once(() => commentCountOf(db, restaurantId));
+  const window = await pageWindow(page, counted);
+  const { comments, total } = await commentPageFor(db, restaurantId, readWindow(window), count);
+  return toLazyConnection(comments, window, async () => total ?? counted());
 }
+
+/** Comments by id (node(id:)): anyone who may read their restaurant may read them. */
+export const commentsByIds = (db: Db, ids: string[]) => db.prisma.comment.findMany({ where: { id: { in: ids } } });

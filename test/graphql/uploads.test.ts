@@ -118,14 +118,14 @@ describe("createGrocery with a cover", () => {
   });
 
   it("refuses a text file named .png with BAD_USER_INPUT and leaves no grocery and no file", async () => {
-    const groceries = await s.db.grocery.count();
+    const groceries = await s.db.prisma.grocery.count();
     const files = filesIn(s);
     const r = await multipart(s, CREATE, { input: { title: "Fake" } }, cover(TEXT, "fake.png", "image/png"), {
       token: owner.token,
     });
     expect(r.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(r.errors?.[0].message).toMatch(/PNG, JPEG, WebP or GIF/);
-    expect(await s.db.grocery.count()).toBe(groceries);
+    expect(await s.db.prisma.grocery.count()).toBe(groceries);
     expect(filesIn(s)).toEqual(files);
   });
 
@@ -145,12 +145,12 @@ describe("createGrocery with a cover", () => {
 
   it("saves no file when the other fields are invalid or the token is missing", async () => {
     const files = filesIn(s);
-    const groceries = await s.db.grocery.count();
+    const groceries = await s.db.prisma.grocery.count();
     const bad = await multipart(s, CREATE, { input: { title: "" } }, cover(PNG), { token: owner.token });
     expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     const anonymous = await multipart(s, CREATE, { input: { title: "Anon" } }, cover(PNG));
     expect(anonymous.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
-    expect(await s.db.grocery.count()).toBe(groceries);
+    expect(await s.db.prisma.grocery.count()).toBe(groceries);
     expect(filesIn(s)).toEqual(files);
     // The connection is still usable after answers that left the file unread.
     expect((await s.graphql(`{ me { id } }`, {}, owner.token)).data.me.id).toBe(owner.id);
@@ -170,16 +170,16 @@ describe("createGrocery with a cover", () => {
 async function refuseTitleInDatabase(server: TestServer, title: string) {
   if (testProvider() === "sqlite") {
     for (const event of ["INSERT", "UPDATE"]) {
-      await server.db.$executeRawUnsafe(
+      await server.db.prisma.$executeRawUnsafe(
         `CREATE TRIGGER IF NOT EXISTS refuse_${event.toLowerCase()} BEFORE ${event} ON "Grocery" WHEN NEW.title = '${title}' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
       );
     }
   } else {
-    await server.db.$executeRawUnsafe(
+    await server.db.prisma.$executeRawUnsafe(
       `CREATE OR REPLACE FUNCTION refuse_title() RETURNS trigger AS $$ BEGIN IF NEW.title = '${title}' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
     );
-    await server.db.$executeRawUnsafe(`DROP TRIGGER IF EXISTS refuse_title ON "Grocery"`);
-    await server.db.$executeRawUnsafe(
+    await server.db.prisma.$executeRawUnsafe(`DROP TRIGGER IF EXISTS refuse_title ON "Grocery"`);
+    await server.db.prisma.$executeRawUnsafe(
       `CREATE TRIGGER refuse_title BEFORE INSERT OR UPDATE ON "Grocery" FOR EACH ROW EXECUTE FUNCTION refuse_title()`,
     );
   }
@@ -193,7 +193,7 @@ describe("size and count limits", () => {
     });
     expect(exact.errors, JSON.stringify(exact.errors)).toBeUndefined();
     const files = filesIn(small);
-    const groceries = await small.db.grocery.count();
+    const groceries = await small.db.prisma.grocery.count();
     const over = await multipart(small, CREATE, { input: { title: "Over" } }, cover(pngOfSize(2049)), {
       token: user.token,
     });
@@ -204,7 +204,7 @@ describe("size and count limits", () => {
     });
     expect(far.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
     expect(filesIn(small)).toEqual(files);
-    expect(await small.db.grocery.count()).toBe(groceries);
+    expect(await small.db.prisma.grocery.count()).toBe(groceries);
   });
 
   it("refuses a file over the default 5 MB", async () => {
@@ -218,7 +218,7 @@ describe("size and count limits", () => {
   });
 
   it("refuses more files than UPLOAD_MAX_FILES with 413 PAYLOAD_TOO_LARGE", async () => {
-    const groceries = await s.db.grocery.count();
+    const groceries = await s.db.prisma.grocery.count();
     const r = await multipart(
       s,
       `mutation($a: CreateGroceryInput!, $b: CreateGroceryInput!) { a: createGrocery(input: $a) { id } b: createGrocery(input: $b) { id } }`,
@@ -232,7 +232,7 @@ describe("size and count limits", () => {
     expect(r.status).toBe(413);
     expect(r.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
     expect(r.errors?.[0].message).toMatch(/at most 1/);
-    expect(await s.db.grocery.count()).toBe(groceries);
+    expect(await s.db.prisma.grocery.count()).toBe(groceries);
   });
 
   it("takes as many files as UPLOAD_MAX_FILES allows", async () => {
@@ -265,7 +265,7 @@ describe("size and count limits", () => {
 describe("the multipart request itself", () => {
   it("is refused as a possible forgery without a header a browser preflights, saving nothing", async () => {
     const files = filesIn(s);
-    const groceries = await s.db.grocery.count();
+    const groceries = await s.db.prisma.grocery.count();
     // The token in the query string, which another site's form could carry: no preflight.
     const r = await multipart(s, CREATE, { input: { title: "Csrf" } }, cover(PNG), {
       preflight: false,
@@ -273,7 +273,7 @@ describe("the multipart request itself", () => {
     });
     expect(r.status).toBe(400);
     expect(r.errors?.[0].message).toMatch(/Cross-Site Request Forgery/);
-    expect(await s.db.grocery.count()).toBe(groceries);
+    expect(await s.db.prisma.grocery.count()).toBe(groceries);
     expect(filesIn(s)).toEqual(files);
   });
 
@@ -366,7 +366,7 @@ describe("covers follow the grocery", () => {
     });
     expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(filesIn(s)).toEqual(files);
-    expect((await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
+    expect((await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
   });
 
   it("an admin may replace someone's cover", async () => {
@@ -385,7 +385,7 @@ describe("covers follow the grocery", () => {
     });
     expect(r.errors?.[0].extensions?.code).toBe("INTERNAL_SERVER_ERROR");
     expect(filesIn(s)).toEqual(files);
-    expect((await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
+    expect((await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
   });
 
   it("ten parallel cover replacements leave exactly one file, the one stored", async () => {
@@ -396,7 +396,7 @@ describe("covers follow the grocery", () => {
       ),
     );
     for (const r of results) expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-    const stored = (await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover!;
+    const stored = (await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover!;
     const mentioned = [g.cover, ...results.map((r) => r.data.updateGrocery.cover)];
     expect(mentioned.filter((name) => existsSync(path.join(s.config.uploadDir, name)))).toEqual([stored]);
   });

@@ -30,7 +30,7 @@ export async function seededDemoData(): Promise<DemoData> {
   await migrate(config.database);
   const db = createDb(config.database);
   await seed(db, { size: "small", uploadDir: uploads, password: DEMO_PASSWORD, database: config.database });
-  await db.$disconnect();
+  await db.close();
 
   return {
     async serve(env = {}) {
