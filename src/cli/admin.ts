@@ -5,6 +5,8 @@
 // Exit codes: 0 done; 1 refused by the data (unknown user, restaurant or report, a taken name,
 // an unreachable database); 2 a wrong command line or setting. Errors are one line, no stack trace.
 import "../node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
+import { exitCodeOf, interruptedBy } from "../backup/interruption.ts";
+import { refuseForeignDatabase } from "../backup/ownership.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
@@ -64,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
     await command.run({ config, print, interactive: Boolean(process.stdout.isTTY) }, input);
     return 0;
   }
+  // Migrating creates the gateway's tables: never in another program's database.
+  await refuseForeignDatabase(config.database.url);
   await migrate(config.database);
   const db = createDb(config.database);
   // Running servers hear of what is done here (revocations, role changes, badges) at once when the
@@ -110,6 +114,7 @@ try {
     process.exitCode = error.code === "BAD_USER_INPUT" ? 2 : 1;
   } else {
     console.error(`error: ${reason(error)}`);
-    process.exitCode = 1;
+    const signal = interruptedBy();
+    process.exitCode = signal ? exitCodeOf(signal) : 1;
   }
 }

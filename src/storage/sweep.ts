@@ -2,11 +2,14 @@
 // grocery row never committed (a crash between saving the file and the database write) or was
 // removed while the file could not be deleted. Only files older than `minAgeMs` go, so uploads in
 // progress on another instance sharing the directory are left alone. "Refers to" means any column
-// of UPLOAD_REFERENCES (seeded restaurant and badge covers live in the same folder).
+// of UPLOAD_REFERENCES (seeded restaurant and badge covers live in the same folder). Covers go the
+// way every removal goes (kept a while for a running backup: local-covers.ts), and removed covers
+// no backup can need any more are deleted.
 import { readdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/db.ts";
-import { isUploadName } from "./image-files.ts";
+import { coverStoreAt } from "./cover-store.ts";
+import { isUploadName } from "./upload-names.ts";
 import { UPLOAD_REFERENCES } from "./upload-references.ts";
 
 /** Rows read per `IN (...)` list. */
@@ -30,6 +33,7 @@ async function referencedAmong(db: Db, names: string[]): Promise<Set<string>> {
   return found;
 }
 
+/** The names of the files it removed. */
 export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promise<string[]> {
   let names: string[];
   try {
@@ -37,8 +41,8 @@ export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promi
   } catch {
     return []; // no upload directory yet: nothing to sweep
   }
+  const covers = coverStoreAt(dir);
   const candidates = names.filter((n) => n.startsWith(".incoming-") || isUploadName(n));
-  if (!candidates.length) return [];
   const referenced = await referencedAmong(db, candidates.filter(isUploadName));
   const cutoff = Date.now() - minAgeMs;
   const removed: string[] = [];
@@ -47,12 +51,14 @@ export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promi
     const file = path.join(dir, name);
     try {
       if ((await stat(file)).mtimeMs > cutoff) continue;
-      await unlink(file);
+      if (isUploadName(name)) await covers.remove(name);
+      else await unlink(file);
       removed.push(name);
     } catch {
       // gone already, or not ours to remove: leave it
     }
   }
+  await covers.purge();
   return removed;
 }
 

@@ -425,8 +425,9 @@ describe("covers follow the grocery", () => {
   });
 
   it("never leaves temp files behind", () => {
-    expect(filesIn(s).filter((f) => f.startsWith("."))).toEqual([]);
-    expect(filesIn(small).filter((f) => f.startsWith("."))).toEqual([]);
+    // .removed holds replaced covers a while for a backup that may need them (src/storage/local-covers.ts).
+    expect(filesIn(s).filter((f) => f.startsWith(".") && f !== ".removed")).toEqual([]);
+    expect(filesIn(small).filter((f) => f.startsWith(".") && f !== ".removed")).toEqual([]);
   });
 });
 
