@@ -1,6 +1,7 @@
 // `npm run seed [-- --size small|medium|large]`: loads the demo data set into the database
 // DATABASE_URL names (migrating it first, like the server) and cover images into UPLOAD_DIR.
 // Running it again adds nothing: every seeded row has a fixed id.
+import "../node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";

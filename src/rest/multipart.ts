@@ -16,7 +16,7 @@ import { DomainError } from "../contract/errors.ts";
 import { checkDiskReserve, storageFull } from "../storage/image-files.ts";
 import { receivedFile } from "./received-file.ts";
 
-/** DESIGN.md "Covers": 5 MB by default. */
+/** docs/rest-contract.md ("Resources"): 5 MB by default. */
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** A text field (description, JSON-array strings) is far below this. */
 export const MAX_FIELD_BYTES = 100 * 1024;
