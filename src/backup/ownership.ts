@@ -35,14 +35,21 @@ export type Ownership = {
 export const BOOKKEEPING = ["_prisma_migrations", "_gateway_copy_progress"];
 
 const NAME = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)`;
-const CREATED = new RegExp(
+/** What the migrations create, and the extensions they load (exported for the ReDoS check of the tests). */
+export const CREATED = new RegExp(
   String.raw`\b(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:UNIQUE\s+)?(?:VIRTUAL\s+)?(?:TABLE|VIEW|MATERIALIZED\s+VIEW|FUNCTION|PROCEDURE|AGGREGATE|TRIGGER|INDEX|SEQUENCE|TYPE|DOMAIN)\s+(?:IF\s+NOT\s+EXISTS\s+)?|RENAME\s+TO\s+)(${NAME}(?:\s*\.\s*${NAME})?)`,
   "gi",
 );
-const EXTENSION = new RegExp(String.raw`\bCREATE\s+EXTENSION\s+(?:IF\s+NOT\s+EXISTS\s+)?(${NAME})`, "gi");
+export const EXTENSION = new RegExp(String.raw`\bCREATE\s+EXTENSION\s+(?:IF\s+NOT\s+EXISTS\s+)?(${NAME})`, "gi");
 
 const unquote = (name: string) => (name.startsWith('"') ? name.slice(1, -1).replaceAll('""', '"') : name);
-const lastPart = (qualified: string) => unquote(qualified.split(/\s*\.\s*(?=(?:"|[A-Za-z_]))/).at(-1)!);
+const lastPart = (qualified: string) =>
+  unquote(
+    qualified
+      .split(/\.(?=\s*["A-Za-z_])/)
+      .at(-1)!
+      .trim(),
+  );
 
 const namesCache = new Map<Dialect, { objects: Set<string>; extensions: Set<string>; migrations: Set<string> }>();
 
