@@ -109,8 +109,8 @@ describe("per-user upload quota", () => {
     const name = "0123456789abcdef0123456789abcdef.png";
     writeFileSync(path.join(s.config.uploadDir, name), pngOfSize(8000));
     await s.db.grocery.create({ data: { title: "Old", titleSearch: "old", cover: name, ownerId: user.id } });
-    expect(await recordCoverSizes(s.db, s.config.uploadDir)).toBe(1);
-    expect(await recordCoverSizes(s.db, s.config.uploadDir)).toBe(0);
+    expect(await recordCoverSizes(s.db, s.store)).toBe(1);
+    expect(await recordCoverSizes(s.db, s.store)).toBe(0);
     expectError(
       await sendMultipart(s, "POST", "/groceries", { title: "New" }, [coverPart(3000)], user.token),
       413,

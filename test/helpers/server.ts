@@ -12,6 +12,8 @@ import type { EventBus } from "../../src/events/bus.ts";
 import { createMetrics, observeStatement } from "../../src/http/metrics.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FastifyInstance } from "fastify";
+import { createUploadStore, type UploadStore } from "../../src/storage/upload-store.ts";
+import { testStoreSettings } from "./upload-store.ts";
 
 export type GraphqlResult<T = any> = {
   status: number;
@@ -28,6 +30,10 @@ export type TestServer = {
   /** The server's event bus (PostgresBus on PostgreSQL, in-process on SQLite). */
   events: EventBus;
   database: TestDatabase;
+  /** Where the server keeps covers (its own client of that store): UPLOAD_DIR, or a bucket with UPLOAD_STORE=s3. */
+  store: UploadStore;
+  /** The settings naming that store (none for UPLOAD_DIR); an `alongside` server gets the same. */
+  storeSettings: Record<string, string>;
   /** Every SQL statement Prisma sent since the last `sql.length = 0`. */
   sql: string[];
   /** The server's log lines (JSON), at the LOG_LEVEL given (silent by default). */
@@ -45,7 +51,7 @@ let counter = 0;
 /**
  * `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default.
  * `alongside`: another instance of the same deployment: this server uses that one's database and
- * upload folder, and leaves both to it (close this one first).
+ * upload folder (or bucket), and leaves them to it (close this one first).
  * `events`: the server's event bus (live updates); by default the one production would use for
  * this database (src/events/create-bus.ts).
  */
@@ -63,7 +69,10 @@ export async function startServer(
   const uploadRoot = alongside ? undefined : mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
   const uploads = alongside ? alongside.config.uploadDir : path.join(uploadRoot!, "uploads");
   if (uploadRoot) mkdirSync(uploads);
+  // UPLOAD_STORE=s3 in the test run: each server a bucket of its own (test/helpers/upload-store.ts).
+  const storeSettings = alongside ? alongside.storeSettings : await testStoreSettings();
   const config = loadConfig({
+    ...storeSettings,
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
     UPLOAD_DIR: uploads,
@@ -82,6 +91,7 @@ export async function startServer(
     DATABASE_URL: database.url,
   });
   const drop = alongside ? async () => {} : database.drop;
+  const store = createUploadStore(config);
   await migrate(config.database);
   const sql: string[] = [];
   const metrics = createMetrics();
@@ -114,6 +124,8 @@ export async function startServer(
     config,
     events,
     database,
+    store,
+    storeSettings,
     sql,
     logs,
     async graphql(query, variables, token) {
@@ -136,6 +148,7 @@ export async function startServer(
       await app.close();
       await events.close();
       await db.$disconnect();
+      store.close();
       await drop();
       if (uploadRoot) rmSync(uploadRoot, { recursive: true, force: true });
     },
