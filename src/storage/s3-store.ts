@@ -57,9 +57,12 @@ export function s3Client(settings: S3Settings) {
     credentials: settings.credentials,
     // One retry: a store that fails twice is down for this request; the client is told to retry.
     maxAttempts: 2,
+    // A call whose answer has not begun within S3_TIMEOUT fails (without throwOnRequestTimeout the
+    // SDK only logs a warning); streaming the answer's body is not bounded by it.
     requestHandler: {
       connectionTimeout: Math.min(settings.timeoutMs, 5000),
       requestTimeout: settings.timeoutMs,
+      throwOnRequestTimeout: true,
     },
   });
 }

@@ -70,7 +70,12 @@ export async function startServer(
   const uploads = alongside ? alongside.config.uploadDir : path.join(uploadRoot!, "uploads");
   if (uploadRoot) mkdirSync(uploads);
   // UPLOAD_STORE=s3 in the test run: each server a bucket of its own (test/helpers/upload-store.ts).
-  const storeSettings = alongside ? alongside.storeSettings : await testStoreSettings();
+  const storeSettings = alongside
+    ? alongside.storeSettings
+    : {
+        ...(env.UPLOAD_STORE ? {} : await testStoreSettings()),
+        ...Object.fromEntries(Object.entries(env).filter(([name]) => /^(UPLOAD_STORE|UPLOAD_SERVE|S3_)/.test(name))),
+      };
   const config = loadConfig({
     ...storeSettings,
     NODE_ENV: "test",

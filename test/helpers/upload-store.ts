@@ -3,7 +3,7 @@
 // server started by startServer stores them in a bucket of its own on a real S3 API server,
 // s3rver, started here on 127.0.0.1 once per test file. Tests look at what is stored through the
 // same UploadStore the server uses, so one test checks either store.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
@@ -89,3 +89,12 @@ export async function readStored(store: UploadStore, name: string): Promise<Buff
 }
 
 export const isStored = async (store: UploadStore, name: string) => (await store.stat(name)) !== null;
+
+/**
+ * What a server holds of uploads: the store's files and leftovers, and with a bucket the files
+ * in UPLOAD_DIR too (the REST shim spools there first), so "nothing left behind" covers both.
+ */
+export async function uploadFilesOf(server: { store: UploadStore; config: { uploadDir: string } }) {
+  const local = server.store.kind === "s3" ? readdirSync(server.config.uploadDir).map((f) => `local:${f}`) : [];
+  return [...(await storedNames(server.store)), ...local].sort();
+}
