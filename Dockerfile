@@ -1,0 +1,32 @@
+# The service as a container image (README "Running several instances"; deploy/compose.yaml runs
+# two of them). Stage 1 installs the production dependencies as `npm ci` does for a user
+# (better-sqlite3 13 ships prebuilt binaries: no compiler) and generates the Prisma clients;
+# stage 2 runs them as the unprivileged user `node`. Build: docker build -t gateway .
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json schema.graphql tsconfig.json ./
+COPY scripts ./scripts
+COPY prisma ./prisma
+COPY src ./src
+RUN npm ci --omit=dev --strict-allow-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=4000 \
+    DATABASE_URL=file:/data/gateway.db \
+    UPLOAD_DIR=/data/uploads
+WORKDIR /app
+COPY --from=build /app ./
+RUN mkdir -p /data/uploads && chown -R node:node /data
+USER node
+VOLUME /data
+EXPOSE 4000
+# /readyz: the database answers and takes writes, and the upload folder or bucket can be reached.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node itself is PID 1 (exec form, no npm or shell in between): SIGTERM reaches the service,
+# which finishes the requests in flight and exits (SHUTDOWN_TIMEOUT). The same command as `npm start`.
+CMD ["node", "--import", "tsx", "src/main.ts"]
