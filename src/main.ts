@@ -47,7 +47,7 @@ const app = await buildServer({ config, db, metrics, tracing, events });
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
 
 // The store's leftovers, and with a bucket those of UPLOAD_DIR too (the REST shim spools files there).
-const uploadStore = createUploadStore(config);
+const uploadStore = await createUploadStore(config);
 const sweptStores =
   uploadStore.kind === "s3"
     ? [uploadStore, filesystemStore({ dir: config.uploadDir, diskReserveBytes: 0 })]

@@ -94,7 +94,7 @@ export async function buildServer({
   }
   const checkToken = provider && providerKeys && providerTokenCheck(providerKeys, provider);
   // UPLOAD_STORE: covers in UPLOAD_DIR or in a bucket (src/storage/upload-store.ts).
-  const store = createUploadStore(config);
+  const store = await createUploadStore(config);
   // The folder holds the covers (filesystem store) and, with either store, the REST shim's spooled files.
   await mkdir(config.uploadDir, { recursive: true });
   app.addHook("onClose", async () => store.close());

@@ -81,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   await migrate(config.database);
   const db = createDb(config.database);
-  const store = createUploadStore(config);
+  const store = await createUploadStore(config);
   try {
     // A bar for the bigger sizes; the small one is done before a bar would show anything.
     const onProgress = args.size === "small" ? undefined : progressPrinter(process.stderr);

@@ -7,8 +7,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
 import { errorBody, RetryLaterError } from "../contract/errors.ts";
 import { answeredWithError } from "./request-labels.ts";
-import { contentTypeOf } from "../storage/image-files.ts";
-import { storageUnavailable } from "../storage/s3-store.ts";
+import { contentTypeOf, storageUnavailable } from "../storage/image-files.ts";
 import type { UploadStore } from "../storage/upload-store.ts";
 
 function notFound(reply: FastifyReply) {

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { Config } from "../config.ts";
-import { badInput, DomainError } from "../contract/errors.ts";
+import { badInput, DomainError, RetryLaterError } from "../contract/errors.ts";
 import type { NewFile, UploadStore } from "./upload-store.ts";
 
 export type UploadSettings = {
@@ -90,6 +90,17 @@ export const storageFull = (field: string) =>
     `${field}: the server is short of disk space and stores no uploads for now; try again later.`,
     { field },
   );
+
+/** The answer to a request the store could not serve; the store's own error stays in `cause` for the log. */
+export function storageUnavailable(cause?: unknown) {
+  const error = new RetryLaterError(
+    "STORAGE_UNAVAILABLE",
+    "The file storage cannot be reached now; nothing was changed. Try again shortly.",
+    5,
+  );
+  if (cause !== undefined) Object.assign(error, { cause });
+  return error;
+}
 
 const notAnImage = (field: string) =>
   badInput(`${field}: the file is not a PNG, JPEG, WebP or GIF image (recognised by its content, not its name).`, {

@@ -20,25 +20,11 @@ import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { S3Settings } from "../config.ts";
 import { RetryLaterError } from "../contract/errors.ts";
-import { isUploadName } from "./image-files.ts";
+import { isUploadName, storageUnavailable } from "./image-files.ts";
 import type { NewFile, UploadStore } from "./upload-store.ts";
 
 /** S3's smallest part: what an upload holds in memory at most (one part at a time). */
 const PART_BYTES = 5 * 1024 * 1024;
-
-/** Seconds a client is told to wait when the store fails. */
-const RETRY_AFTER_SECONDS = 5;
-
-/** The answer to a request the store could not serve; the store's own error stays in `cause` for the log. */
-export function storageUnavailable(cause?: unknown) {
-  const error = new RetryLaterError(
-    "STORAGE_UNAVAILABLE",
-    "The file storage cannot be reached now; nothing was changed. Try again shortly.",
-    RETRY_AFTER_SECONDS,
-  );
-  if (cause !== undefined) Object.assign(error, { cause });
-  return error;
-}
 
 const tooManyUploads = () =>
   new RetryLaterError("SERVER_BUSY", "The server is storing as many uploads as it can; try again shortly.", 2);

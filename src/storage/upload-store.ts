@@ -4,7 +4,6 @@
 import type { Readable } from "node:stream";
 import type { Config } from "../config.ts";
 import { filesystemStore } from "./filesystem-store.ts";
-import { s3Store } from "./s3-store.ts";
 
 /** A stored file's size and when it was written. */
 export type StoredFile = { bytes: number; modified: Date };
@@ -42,10 +41,11 @@ export interface UploadStore {
   close(): void;
 }
 
-/** The store the settings name. */
-export function createUploadStore(config: Pick<Config, "uploadStore" | "uploadDir" | "uploadDiskReserveBytes">) {
+/** The store the settings name. The AWS SDK (seconds of start-up under load) is loaded only for a bucket. */
+export async function createUploadStore(
+  config: Pick<Config, "uploadStore" | "uploadDir" | "uploadDiskReserveBytes">,
+): Promise<UploadStore> {
   const settings = config.uploadStore;
-  return settings.kind === "s3"
-    ? s3Store(settings)
-    : filesystemStore({ dir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes });
+  if (settings.kind === "s3") return (await import("./s3-store.ts")).s3Store(settings);
+  return filesystemStore({ dir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes });
 }

@@ -96,7 +96,7 @@ export async function startServer(
     DATABASE_URL: database.url,
   });
   const drop = alongside ? async () => {} : database.drop;
-  const store = createUploadStore(config);
+  const store = await createUploadStore(config);
   await migrate(config.database);
   const sql: string[] = [];
   const metrics = createMetrics();

@@ -4,27 +4,30 @@
 // from A, and /readyz of both shows the bucket and Redis.
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PNG } from "../rest/legacy.ts";
+import { PNG, sendMultipart } from "../rest/legacy.ts";
 import { redisServerInstalled, startRedis, type TestRedis } from "../helpers/redis.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { adminClient, bucketSettings, startS3Server, type S3Server } from "../helpers/upload-store.ts";
+import { adminClient, bucketSettings, startS3Server, type S3Server } from "../helpers/s3-server.ts";
 
 const GIF = new Uint8Array(Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"));
 
-async function sendCover(
+/** A REST call with `image` as its multipart cover. */
+const sendCover = (
   s: TestServer,
   method: "POST" | "PATCH",
   path: string,
   fields: Record<string, string>,
   image: Uint8Array,
   token: string,
-) {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  form.append("cover", new Blob([image as Uint8Array<ArrayBuffer>]), "cover.bin");
-  const res = await s.fetch(path, { method, body: form, token });
-  return { status: res.status, body: (await res.json()) as any };
-}
+) =>
+  sendMultipart(
+    s,
+    method,
+    path,
+    fields,
+    [{ name: "cover", filename: "cover.bin", type: "application/octet-stream", content: image }],
+    token,
+  );
 
 describe.skipIf(!redisServerInstalled)("two instances, one database, one Redis, one bucket", () => {
   let s3: S3Server;

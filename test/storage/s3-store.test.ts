@@ -12,15 +12,9 @@ import { ConfigError, loadConfig } from "../../src/config.ts";
 import { sweepUploads } from "../../src/storage/sweep.ts";
 import { expectError, sendMultipart, PNG } from "../rest/legacy.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { startSlowProxy, type SlowProxy } from "../helpers/slow-proxy.ts";
-import {
-  adminClient,
-  bucketSettings,
-  readStored,
-  startS3Server,
-  storedNames,
-  type S3Server,
-} from "../helpers/upload-store.ts";
+import { startSlowProxy } from "../helpers/slow-proxy.ts";
+import { adminClient, bucketSettings, startS3Server, type S3Server } from "../helpers/s3-server.ts";
+import { readStored, storedNames } from "../helpers/upload-store.ts";
 
 const coverPart = (content: Uint8Array = PNG) => ({ name: "cover", filename: "c.png", type: "image/png", content });
 
