@@ -52,6 +52,18 @@ export const RESTAURANT_BY_ID = `query RestaurantById($id: ID!) {
   }
 }`;
 
+/** RESTAURANT_BY_ID's selection as Relay refetches it: through node(id:), on a fragment of Restaurant. */
+export const RESTAURANT_NODE = `query RestaurantNode($id: ID!) {
+  node(id: $id) {
+    __typename id
+    ... on Restaurant {
+      title rating commentCount
+      owner { id username firstName avatar }
+      latestComment { id title body rating createdAt author { id username firstName } }
+    }
+  }
+}`;
+
 export const RESTAURANTS_PAGE = `query RestaurantsPage($first: Int) {
   restaurants(first: $first) {
     totalCount
@@ -253,6 +265,15 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       kind: "read",
       requests: ids.map((id, i) => graphqlRequest(RESTAURANT_BY_ID, { id }, token(i))),
       check: checkGraphql("restaurant"),
+    },
+    {
+      key: "gql.node",
+      label: "GraphQL restaurant by node(id:) (a Relay refetch of gql.restaurant's selection)",
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      requests: ids.map((id, i) => graphqlRequest(RESTAURANT_NODE, { id }, token(i))),
+      check: checkGraphql("node"),
     },
     {
       key: "gql.restaurant.rest-doc",

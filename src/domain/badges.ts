@@ -26,6 +26,9 @@ const grantInput = z.object({
 
 export const listBadges = (db: Db) => db.badge.findMany({ orderBy: [{ name: "asc" }, { id: "asc" }] });
 
+/** Badges by id (node(id:)): any signed-in user may list them all. */
+export const badgesByIds = (db: Db, ids: string[]) => db.badge.findMany({ where: { id: { in: ids } } });
+
 /** The badge with this name; created (with `cover`) if none exists. A cover is not changed on an existing badge. */
 async function badgeNamed(db: Db, name: string, cover: string | null) {
   const existing = await db.badge.findUnique({ where: { name } });

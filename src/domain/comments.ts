@@ -10,7 +10,7 @@ import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound, signInRequired } from "../contract/errors.ts";
 import { isForeignKeyViolation } from "./prisma-errors.ts";
-import { pageWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
+import { once, pageWindow, readWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, requiredText } from "./text.ts";
 import { parseInput } from "./validation.ts";
@@ -60,7 +60,11 @@ export async function listComments(
   page: PageArgs,
   count = true,
 ): Promise<LazyConnection<CommentWithAuthor>> {
-  const window = pageWindow(page);
-  const { comments, total } = await commentPageFor(db, restaurantId, window, count);
-  return toLazyConnection(comments, window, async () => total ?? commentCountOf(db, restaurantId));
+  const counted = once(() => commentCountOf(db, restaurantId));
+  const window = await pageWindow(page, counted);
+  const { comments, total } = await commentPageFor(db, restaurantId, readWindow(window), count);
+  return toLazyConnection(comments, window, async () => total ?? counted());
 }
+
+/** Comments by id (node(id:)): anyone who may read their restaurant may read them. */
+export const commentsByIds = (db: Db, ids: string[]) => db.comment.findMany({ where: { id: { in: ids } } });

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GroceryRow } from "../db/rows.ts";
-import { groceryPage, type Facets } from "../db/searches.ts";
+import { EXACT_COUNT_LIMIT, groceryPage, type Facets } from "../db/searches.ts";
 import {
   deleteUpload,
   quotaExceeded,
@@ -16,7 +16,14 @@ import {
   type UploadSettings,
 } from "../storage/image-files.ts";
 import { badInput, notFound } from "../contract/errors.ts";
-import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
+import {
+  exactTotal,
+  pageWindow,
+  readWindow,
+  toSearchConnection,
+  type PageArgs,
+  type SearchConnection,
+} from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { removeFromShoppingList } from "./shopping-list.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
@@ -319,7 +326,6 @@ export async function searchGroceries(
   db: Db,
   args: { filter?: unknown; sort?: GrocerySort | null } & PageArgs,
 ): Promise<SearchConnection<GroceryRow, Facets>> {
-  const window = pageWindow(args);
   const filter = parseInput(groceryFilter, args.filter);
   const words = filter?.search ? searchWords(filter.search) : [];
   const keys = (values: string[] | null | undefined) => [...new Set((values ?? []).map(searchKey).filter(Boolean))];
@@ -329,16 +335,16 @@ export async function searchGroceries(
     ...(any.length ? [{ kind: "CATEGORY" as const, keys: any }] : []),
     ...keys(filter?.categories?.allOf).map((key) => ({ kind: "CATEGORY" as const, keys: [key] })),
   ];
-  const page = await groceryPage(
-    db,
-    {
-      words: words.length ? words : undefined,
-      titleKey: filter?.title ? searchKey(filter.title) : undefined,
-      tags,
-      sort: args.sort ?? (words.length ? "RELEVANCE" : "NEWEST"),
-    },
-    window,
-  );
+  const q = {
+    words: words.length ? words : undefined,
+    titleKey: filter?.title ? searchKey(filter.title) : undefined,
+    tags,
+    sort: args.sort ?? (words.length ? ("RELEVANCE" as const) : ("NEWEST" as const)),
+  };
+  // Counted from the end (`last` without `before`): a page of one row asked for the total first.
+  const total = async () => (await groceryPage(db, q, { skip: 0, take: 1 })).count();
+  const window = await pageWindow(args, () => exactTotal(total, EXACT_COUNT_LIMIT));
+  const page = await groceryPage(db, q, readWindow(window));
   return toSearchConnection(page.rows, window, page);
 }
 

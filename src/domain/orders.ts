@@ -4,7 +4,7 @@ import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { forbidden, notFound } from "../contract/errors.ts";
 import { canEdit } from "./ownership.ts";
-import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
+import { countedConnection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, recordId, requiredText } from "./text.ts";
@@ -40,19 +40,17 @@ export async function orderRecipe(db: Db, events: EventBus, viewer: Viewer, inpu
 
 /** The caller's orders, newest first (the id breaks ties within a millisecond). */
 export async function myOrders(db: Db, viewer: Viewer, page: PageArgs) {
-  const window = pageWindow(page);
   const where = { userId: viewer.id };
-  const [items, total] = await Promise.all([
-    db.order.findMany({
-      where,
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      skip: window.skip,
-      take: window.take,
-    }),
-    db.order.count({ where }),
-  ]);
-  return toConnection(items, total, window);
+  return countedConnection(
+    page,
+    () => db.order.count({ where }),
+    (window) => db.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], ...window }),
+  );
 }
+
+/** The caller's own orders among these ids (node(id:)): an order is its customer's alone, as in myOrders. */
+export const viewerOrdersByIds = (db: Db, viewer: Viewer, ids: string[]) =>
+  db.order.findMany({ where: { id: { in: ids }, userId: viewer.id } });
 
 /**
  * Who may follow a restaurant's new orders (the orderPlaced subscription): its owner and admins,

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Db } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound } from "../contract/errors.ts";
-import { pageWindow, toConnection, type PageArgs } from "./pagination.ts";
+import { countedConnection, type PageArgs } from "./pagination.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, optionalText, requiredText } from "./text.ts";
@@ -65,7 +65,6 @@ export type ReportFilter = { status?: ReportStatus | null; targetKind?: ReportTa
 
 /** Reports, oldest first (the id breaks ties within a millisecond). Callers check the admin role. */
 export async function listReports(db: Db, filter: ReportFilter, page: PageArgs) {
-  const window = pageWindow(page);
   const where = {
     ...(filter.status === "OPEN"
       ? { resolvedAt: null }
@@ -74,12 +73,15 @@ export async function listReports(db: Db, filter: ReportFilter, page: PageArgs) 
         : {}),
     ...(filter.targetKind ? { targetKind: filter.targetKind } : {}),
   };
-  const [items, total] = await Promise.all([
-    db.report.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], skip: window.skip, take: window.take }),
-    db.report.count({ where }),
-  ]);
-  return toConnection(items, total, window);
+  return countedConnection(
+    page,
+    () => db.report.count({ where }),
+    (window) => db.report.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], ...window }),
+  );
 }
+
+/** Reports by id (node(id:)). Callers check the admin role, as for the list. */
+export const reportsByIds = (db: Db, ids: string[]) => db.report.findMany({ where: { id: { in: ids } } });
 
 /**
  * Marks a report as dealt with. The first resolution stands: resolving an already resolved

@@ -6,6 +6,7 @@ import type { Db, Prisma } from "../db/client.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantPartial, RestaurantRow } from "../db/rows.ts";
 import {
+  EXACT_COUNT_LIMIT,
   restaurantPage,
   type Facets,
   type RestaurantHit,
@@ -16,7 +17,14 @@ import {
 import { ADDRESS_PARTS, addressGivenIn } from "../db/reads.ts";
 import { badInput, notFound } from "../contract/errors.ts";
 import { searchWords } from "../db/search-words.ts";
-import { pageWindow, toSearchConnection, type PageArgs, type SearchConnection } from "./pagination.ts";
+import {
+  exactTotal,
+  pageWindow,
+  readWindow,
+  toSearchConnection,
+  type PageArgs,
+  type SearchConnection,
+} from "./pagination.ts";
 import { isRecordNotFound } from "./prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
 import type { Viewer } from "./tokens.ts";
@@ -418,9 +426,11 @@ export async function searchRestaurants(
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
   asks: RestaurantPageAsks = {},
 ): Promise<SearchConnection<RestaurantPartial, Facets> & { related: RestaurantHit[] }> {
-  const window = pageWindow(args);
   const q = queryOf(parseInput(restaurantFilter, args.filter), args.sort, new Date());
-  const page = await restaurantPage(db, q, window, asks);
+  // Counted from the end (`last` without `before`): a page of one row asked for the total first.
+  const total = async () => (await restaurantPage(db, q, { skip: 0, take: 1 }, { count: true })).count();
+  const window = await pageWindow(args, () => exactTotal(total, EXACT_COUNT_LIMIT));
+  const page = await restaurantPage(db, q, readWindow(window), asks);
   const related = page.rows.slice(0, window.take);
   return { ...toSearchConnection(page.rows.map(withDistance), window, page), related };
 }

@@ -5,7 +5,7 @@ import type { Db, Prisma } from "../db/client.ts";
 import type { ShoppingListRow } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { badInput, conflict, notFound } from "../contract/errors.ts";
-import { pageWindow, toConnection, type Connection, type PageArgs } from "./pagination.ts";
+import { countedConnection, type Connection, type PageArgs } from "./pagination.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
 import type { Viewer } from "./tokens.ts";
 import { checkId, recordId } from "./text.ts";
@@ -98,18 +98,13 @@ export async function removeFromShoppingList(
 
 /** The caller's list, most recently added first (the grocery id breaks ties within a millisecond). */
 export async function myShoppingList(db: Db, viewer: Viewer, page: PageArgs): Promise<Connection<ShoppingListRow>> {
-  const window = pageWindow(page);
   const where = { userId: viewer.id };
-  const [items, total] = await Promise.all([
-    db.shoppingListEntry.findMany({
-      where,
-      orderBy: [{ createdAt: "desc" }, { groceryId: "desc" }],
-      skip: window.skip,
-      take: window.take,
-    }),
-    db.shoppingListEntry.count({ where }),
-  ]);
-  return toConnection(items, total, window);
+  return countedConnection(
+    page,
+    () => db.shoppingListEntry.count({ where }),
+    (window) =>
+      db.shoppingListEntry.findMany({ where, orderBy: [{ createdAt: "desc" }, { groceryId: "desc" }], ...window }),
+  );
 }
 
 /** How many of each grocery the user has on their list (0 when none), in the order of `groceryIds`. */

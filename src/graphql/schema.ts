@@ -11,11 +11,13 @@ import { subgraphSchema } from "./federation/subgraph.ts";
 import { answerDatabaseFailures } from "./execution/database-failures.ts";
 import { applyAuthDirectives } from "./policy/auth.ts";
 import { expensiveRootFields } from "./policy/expensive.ts";
+import { nodeReadRules } from "./policy/node-access.ts";
 import { applyVisibilityDirectives } from "./policy/visibility.ts";
 import { applyResponseCeiling } from "./policy/response-ceiling.ts";
 import { badgesResolvers } from "./resolvers/badges.ts";
 import { commentsResolvers } from "./resolvers/comments.ts";
 import { groceriesResolvers } from "./resolvers/groceries.ts";
+import { nodeResolvers } from "./resolvers/nodes.ts";
 import { ordersResolvers } from "./resolvers/orders.ts";
 import { reportsResolvers } from "./resolvers/reports.ts";
 import { restaurantsResolvers } from "./resolvers/restaurants.ts";
@@ -42,9 +44,12 @@ export function buildSchema({ subgraph = false }: { subgraph?: boolean } = {}): 
       shoppingListResolvers,
       reportsResolvers,
       subscriptionResolvers,
+      nodeResolvers,
     ],
   });
   const schema = subgraph ? resolveEntities(executable) : executable;
   expensiveRootFields(schema); // throws at start-up when a Mutation field lacks @expensive
-  return answerDatabaseFailures(applyResponseCeiling(applyVisibilityDirectives(applyAuthDirectives(schema))));
+  const wrapped = answerDatabaseFailures(applyResponseCeiling(applyVisibilityDirectives(applyAuthDirectives(schema))));
+  nodeReadRules(wrapped); // throws at start-up when a Node type has no declared reader
+  return wrapped;
 }

@@ -78,7 +78,9 @@ describe("_service { sdl }", () => {
     expect(res.status).toBe(200);
     const sdl: string = res.data._service.sdl;
     expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])');
-    const keyed = [...sdl.matchAll(/^type (\w+) @key\(fields: "id"\)/gm)].map((m) => m[1]).sort();
+    const keyed = [...sdl.matchAll(/^type (\w+)(?: implements [\w &]+)? @key\(fields: "id"\)/gm)]
+      .map((m) => m[1])
+      .sort();
     expect(keyed).toEqual(["Grocery", "Restaurant", "User"]);
     expect(sdl).toMatch(/^type PageInfo @shareable \{/m);
     // The contract as it is: the same types and fields a client of /graphql sees.

@@ -42,15 +42,16 @@ async function restaurantWithComments(s: TestServer, token: string, comments: nu
 const commentReads = (s: TestServer) =>
   s.sql.filter((q) => /FROM\s+\S*Comment\S*(\s+p)?\s+WHERE[\s\S]*ORDER BY/i.test(q));
 
-it("declares the page-size default in the schema, equal to the domain's (used for an explicit null)", () => {
+it("leaves the page size's default to the domain: a schema default for first would collide with last", () => {
   const schema = buildSchema();
   const paged = Object.values(schema.getTypeMap())
     .filter(isObjectType)
-    .flatMap((type) =>
-      Object.values(type.getFields()).flatMap((field) => field.args.filter((arg) => arg.name === "first")),
-    );
+    .flatMap((type) => Object.values(type.getFields()).filter((field) => field.args.some((a) => a.name === "first")));
   expect(paged.length).toBeGreaterThan(5);
-  for (const first of paged) expect(first.defaultValue).toBe(DEFAULT_PAGE_SIZE);
+  for (const field of paged) {
+    expect(field.args.map((a) => a.name)).toEqual(expect.arrayContaining(["first", "after", "last", "before"]));
+    for (const arg of field.args) expect(arg.defaultValue, `${field.name}(${arg.name})`).toBeUndefined();
+  }
 });
 
 describe("cost with variables and defaults (default limits)", () => {
@@ -114,6 +115,51 @@ describe("cost (GRAPHQL_MAX_COST=500; depth 30, as fragments count as levels)", 
       token,
     );
     expect(small.errors).toBeUndefined();
+  });
+
+  it("counts `last` as it counts `first`, the default page size when neither is given", async () => {
+    // 2 levels of `last: 20`: the same 863 as the default (`first` omitted) above.
+    const backwards = await s.graphql(
+      `query($r: ID!) { restaurant(id: $r) { ${nested(2, `last: ${DEFAULT_PAGE_SIZE}`, "id title")} } }`,
+      { r: restaurantId },
+      token,
+    );
+    expect(backwards.status).toBe(400);
+    expect(backwards.errors?.[0].message).toMatch(/cost 863 is above the limit of 500/);
+    const small = await s.graphql(
+      `query($r: ID!) { restaurant(id: $r) { ${nested(2, "last: 2", "id title")} } }`,
+      { r: restaurantId },
+      token,
+    );
+    expect(small.errors).toBeUndefined();
+  });
+
+  it("prices `last` without `before` on a search as its total, which it counts first", async () => {
+    // restaurants 1 + words 50 + the total 20, nodes 1 + 1 x id 1 = 73 (the same page forwards: 53).
+    const costOf = async (args: string) => {
+      const many = Array.from(
+        { length: 10 },
+        (_, i) => `a${i}: restaurants(filter: { search: "pizza" }, ${args}) { nodes { id } }`,
+      );
+      return /cost (\d+)/.exec((await s.graphql(`{ ${many.join(" ")} }`, {}, token)).errors?.[0]?.message ?? "")?.[1];
+    };
+    expect(await costOf("last: 1")).toBe("730");
+    expect(await costOf("first: 1")).toBe("530");
+    expect(await costOf(`last: 1, before: "${Buffer.from("o:5").toString("base64url")}"`)).toBe("530");
+  });
+
+  it("counts nodes(ids:) one item per id", async () => {
+    // nodes 1 + n x (id 1 + an inline fragment's title 1): 2 n + 1.
+    const ids = (n: number) => Array.from({ length: n }, () => restaurantId);
+    const query = `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Restaurant { title } } }`;
+    expect((await s.graphql(query, { ids: ids(100) }, token)).errors).toBeUndefined();
+    const refused = await s.graphql(
+      `query($ids: [ID!]!) { a: nodes(ids: $ids) { id ... on Restaurant { title } } b: nodes(ids: $ids) { id ... on Restaurant { title } } c: nodes(ids: $ids) { id ... on Restaurant { title } } }`,
+      { ids: ids(100) },
+      token,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.errors?.[0].message).toMatch(/cost 603 is above the limit of 500/);
   });
 
   it("adds up aliases: 2 aliases of a 218-cost query pass, 4 are refused", async () => {

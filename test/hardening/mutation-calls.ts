@@ -2,7 +2,7 @@
 // do what"), shared by the bad-input corpus (which spoils these calls), the authorization matrix
 // (which makes them as every kind of caller) and the concurrency tests. Each factory makes its own
 // fresh target rows, owned by `owner`, straight in the database, so calls never depend on one another.
-import { getNamedType, getNullableType, isObjectType, type GraphQLField, type GraphQLSchema } from "graphql";
+import { getNamedType, getNullableType, isCompositeType, type GraphQLField, type GraphQLSchema } from "graphql";
 import { buildSchema } from "../../src/graphql/schema.ts";
 import { issueToken, revokeToken, hashToken } from "../../src/domain/tokens.ts";
 import type { TestServer } from "../helpers/server.ts";
@@ -210,6 +210,9 @@ export const QUERIES: Record<string, MutationCase> = {
   groceries: { access: "signedIn", call: async () => ({ variables: { filter: { title: "target" }, first: 5 } }) },
   myShoppingList: { access: "signedIn", call: async () => ({ variables: { first: 5 } }) },
   reports: { access: "admin", call: async () => ({ variables: { status: "OPEN", first: 5 } }) },
+  // Each type by its own reader's rule: test/graphql/relay-nodes.test.ts.
+  node: { access: "signedIn", call: async (w) => ({ variables: { id: (await newRestaurant(w)).id } }) },
+  nodes: { access: "signedIn", call: async (w) => ({ variables: { ids: [(await newRestaurant(w)).id] } }) },
 };
 
 export const schema: GraphQLSchema = buildSchema();
@@ -229,7 +232,7 @@ export function operationDocument(
 ): string {
   const declared = field.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(", ");
   const passed = field.args.map((a) => `${a.name}: $${a.name}`).join(", ");
-  const selection = isObjectType(getNamedType(getNullableType(field.type))) ? " { __typename }" : "";
+  const selection = isCompositeType(getNamedType(getNullableType(field.type))) ? " { __typename }" : "";
   return `${operation} Call${declared ? `(${declared})` : ""} { ${field.name}${passed ? `(${passed})` : ""}${selection} }`;
 }
 

@@ -127,9 +127,12 @@ async function expectWritesRefused(s: TestServer, w: World) {
 describe("the declaration", () => {
   it("opens exactly the searches and gets of restaurants and groceries, and the REST rows that only run them", () => {
     const schema = buildSchema();
+    // node and nodes show each type by its own reader's rule (test/graphql/relay-nodes.test.ts).
     expect([...anonymouslyReadable(schema)].sort()).toEqual([
       "Query.groceries",
       "Query.grocery",
+      "Query.node",
+      "Query.nodes",
       "Query.restaurant",
       "Query.restaurants",
     ]);

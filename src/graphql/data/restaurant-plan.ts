@@ -297,8 +297,10 @@ function loadRestaurantWith(ctx: Context, id: string, asked: RestaurantRelations
 }
 
 /** Query.restaurant: the restaurant with what its selection shows, in one statement. */
-export function restaurantFor(ctx: Context, id: string, info: GraphQLResolveInfo): Promise<RestaurantPartial | null> {
-  const restaurant = selectionOf(info);
+export const restaurantFor = (ctx: Context, id: string, info: GraphQLResolveInfo) => restaurantShowing(ctx, id, selectionOf(info));
+
+/** A restaurant with what a selection of its fields shows (Query.restaurant's, or node's fragments on Restaurant). */
+export function restaurantShowing(ctx: Context, id: string, restaurant: Selection): Promise<RestaurantPartial | null> {
   const want = relationsAsked(restaurant);
   return asksRelated(want) ? loadRestaurantWith(ctx, id, want, columnsShown(restaurant)) : loadRestaurant(ctx, id);
 }

@@ -2,7 +2,7 @@
 // returns, so a root field can read the related rows in the same statement (PostGraphile-style)
 // instead of leaving each to a nested resolver's own statement. Fragments, inline fragments and
 // @skip/@include are resolved by graphql-tools' collectSubFields, as graphql-js executes them.
-import { getNamedType, isObjectType, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo } from "graphql";
+import { getNamedType, isObjectType, Kind, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import { collectSubFields } from "@graphql-tools/utils";
 
 export type Selection = {
@@ -38,10 +38,37 @@ function selectionIn(info: GraphQLResolveInfo, variables: Variables, type: Graph
   };
 }
 
-/** The selection under the field being resolved (whose type must be an object type, possibly wrapped). */
-export function selectionOf(info: GraphQLResolveInfo): Selection {
-  const type = getNamedType(info.returnType);
+/**
+ * The selection under the field being resolved (whose type must be an object type, possibly
+ * wrapped); for a field of an interface type (node), `as` names the object type to collect for.
+ */
+export function selectionOf(info: GraphQLResolveInfo, as?: string): Selection {
+  const type = as ? info.schema.getType(as) : getNamedType(info.returnType);
   return isObjectType(type) ? selectionIn(info, { coerced: info.variableValues, sources: {} }, type, info.fieldNodes as FieldNode[]) : NOTHING;
+}
+
+/**
+ * The type conditions of the fragments directly under the field being resolved (fragments on
+ * them followed): which object types a selection on an interface shows fields of.
+ */
+export function typeConditionsOf(info: GraphQLResolveInfo): Set<string> {
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined) => {
+    for (const selection of set?.selections ?? []) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (selection.typeCondition) names.add(selection.typeCondition.name.value);
+        walk(selection.selectionSet);
+      } else if (selection.kind === Kind.FRAGMENT_SPREAD && !seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) names.add(fragment.typeCondition.name.value);
+        walk(fragment?.selectionSet);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) walk(node.selectionSet);
+  return names;
 }
 
 /** Both selections at once: what either asks. */

@@ -15,7 +15,7 @@ import type { Context } from "../data/context.ts";
 
 const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
 
-type AuthRule = { role?: "USER" | "ADMIN"; anonymousReads?: boolean };
+export type AuthRule = { role?: "USER" | "ADMIN"; anonymousReads?: boolean };
 
 /** Who may run a document, from its root fields' declarations (the REST shim's routes are documents). */
 export type DocumentAccess = "public" | "anonymousReads" | "signedIn";
@@ -27,6 +27,13 @@ export type DocumentAccess = "public" | "anonymousReads" | "signedIn";
 export function signInRefusal(ctx: Context, anonymousReads: boolean): DomainError | null {
   if (ctx.viewer || (anonymousReads && readsAnonymously(ctx))) return null;
   return ctx.auth.state === "invalid" ? signInRequired(true, ctx.auth.reason) : signInRequired(false);
+}
+
+/** The refusal a caller gets from a field declaring `rule` (@requireAuth's arguments), or null. */
+export function ruleRefusal(ctx: Context, rule: AuthRule, fieldName: string): DomainError | null {
+  const refusal = signInRefusal(ctx, Boolean(rule.anonymousReads));
+  if (refusal) return refusal;
+  return rule.role === "ADMIN" && ctx.viewer?.role !== "ADMIN" ? forbidden(`${fieldName} is for admins only.`) : null;
 }
 
 /**
@@ -96,9 +103,8 @@ export function applyAuthDirectives(schema: GraphQLSchema): GraphQLSchema {
         throw new Error(`${typeName}.${fieldName}: anonymousReads is for reads (Query fields) open to every user`);
       }
       const check = (ctx: Context) => {
-        const refusal = signInRefusal(ctx, Boolean(rule.anonymousReads));
+        const refusal = ruleRefusal(ctx, rule, fieldName);
         if (refusal) throw refusal;
-        if (rule.role === "ADMIN" && ctx.viewer?.role !== "ADMIN") throw forbidden(`${fieldName} is for admins only.`);
       };
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = (source, args, ctx: Context, info) => {

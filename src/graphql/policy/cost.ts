@@ -4,13 +4,14 @@
 //
 // Cost = how many fields the response may hold: a field costs 1; an object adds its selections; a
 // list of a paged field (one with `first`, e.g. `comments(first: $n) { nodes {...} edges {...} }`)
-// counts its items' cost `first` times, with `first` as coerced from variables or the schema's
-// default (`first: Int = 20`), and at most the page size the domain allows. Other lists count
-// one item: the response ceiling (response-ceiling.ts) bounds what they really hold. Federation's
-// `_entities` costs, for each representation, what the Query field reading its type by id costs
-// with the same selection (`restaurant(id:) { ... }`), and an operation's representations are
-// bounded in number (FEDERATION_MAX_REPRESENTATIONS): a gateway's batch is refused whole, before
-// any of it is read, rather than cut.
+// counts its items' cost `first` (or `last`) times, as coerced from variables (20 when neither is
+// given), and at most the page size the domain allows; a list of objects by id (`nodes(ids:)`)
+// counts one item per id. Other lists count one item: the response ceiling
+// (response-ceiling.ts) bounds what they really hold. Federation's `_entities` costs, for each
+// representation, what the Query field reading its type by id costs with the same selection
+// (`restaurant(id:) { ... }`), and an operation's representations are bounded in number
+// (FEDERATION_MAX_REPRESENTATIONS): a gateway's batch is refused whole, before any of it is read,
+// rather than cut.
 import {
   getArgumentValues,
   getDirectiveValues,
@@ -49,7 +50,14 @@ export function pageItems(first: unknown): number {
 }
 
 function pageSize(field: GraphQLField<unknown, unknown>, args: Variables): number | undefined {
-  return field.args.some((arg) => arg.name === "first") ? pageItems(args.first) : undefined;
+  return field.args.some((arg) => arg.name === "first") ? pageItems(args.first ?? args.last) : undefined;
+}
+
+/** Items of a list of objects by id (`nodes(ids:)`): one per id, at most the page size (more are refused). */
+function idsListed(field: GraphQLField<unknown, unknown>, args: Variables): number | undefined {
+  return field.args.some((arg) => arg.name === "ids") && Array.isArray(args.ids)
+    ? Math.min(args.ids.length, MAX_PAGE_SIZE)
+    : undefined;
 }
 
 class CostWalker {
@@ -131,7 +139,7 @@ class CostWalker {
     } catch {
       return 0; // a field whose arguments do not coerce fails before its resolver: nothing below it runs
     }
-    const items = isListType(getNullableType(field.type)) ? listItems : 1;
+    const items = isListType(getNullableType(field.type)) ? (idsListed(field, args) ?? listItems) : 1;
     return own + items * this.selectionSet(type, node.selectionSet, pageSize(field, args) ?? 1);
   }
 

@@ -7,8 +7,8 @@ type Args = Record<string, any>;
 
 /** Per field coordinate ("Type.field"): its extra cost for the arguments given. */
 const PRICES: Record<string, (args: () => Args) => number> = {
-  "Query.restaurants": (args) => restaurantFilterPrice(args().filter),
-  "Query.groceries": (args) => groceryFilterPrice(args().filter),
+  "Query.restaurants": (args) => restaurantFilterPrice(args().filter) + fromEndPrice(args()),
+  "Query.groceries": (args) => groceryFilterPrice(args().filter) + fromEndPrice(args()),
   "RestaurantConnection.totalCount": () => SEARCH_PRICES.totalCount,
   "GroceryConnection.totalCount": () => SEARCH_PRICES.totalCount,
   "RestaurantConnection.totalCountIsEstimate": () => SEARCH_PRICES.totalCount,
@@ -33,11 +33,14 @@ export const SEARCH_PRICES = {
   list: 10,
   /** The other column tests (city, rating, delivery, reservations), each. */
   column: 2,
-  /** A total, counted up to 10,000 or estimated from a sample. */
+  /** A total, counted up to 10,000 or estimated from a sample (also asked by `last` without `before`). */
   totalCount: 20,
   /** Facets: the matches' list values grouped and counted. */
   facets: 200,
 };
+
+/** `last` without `before` counts the page from the end: the search's total is counted first. */
+const fromEndPrice = (args: Args) => (args.last != null && args.before == null ? SEARCH_PRICES.totalCount : 0);
 
 const words = (text: unknown) => (typeof text === "string" ? text.split(/\s+/).filter(Boolean).length : 0);
 const values = (match: { anyOf?: unknown[]; allOf?: unknown[] } | null | undefined) =>
