@@ -69,7 +69,9 @@ async function sweep() {
   });
   if (sized) app.log.info({ covers: sized }, "recorded the size of covers stored without one (upload quota)");
 }
-await sweep();
+// A bucket may be slow or away at start-up (S3_TIMEOUT, one retry): its sweep does not hold the start.
+if (uploadStore.kind === "s3") void sweep();
+else await sweep();
 setInterval(sweep, 3_600_000).unref();
 
 let stopping = false;
