@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
-import { createDb, type Db } from "../src/db/client.ts";
+import { createDb } from "../src/db/client.ts";
+import type { Db } from "../src/db/db.ts";
 import { migrate } from "../src/db/migrate.ts";
 import type { SizeName } from "../src/seed/dataset.ts";
 import { progressPrinter } from "../src/seed/progress.ts";
@@ -93,7 +94,7 @@ export async function seededDatabase(
     await settle(db, provider);
     return { database, settings, seeded };
   } finally {
-    await db.$disconnect();
+    await db.close();
   }
 }
 
@@ -105,10 +106,10 @@ export async function seededDatabase(
  */
 async function settle(db: Db, provider: "sqlite" | "postgres") {
   if (provider === "postgres") {
-    await db.$executeRawUnsafe("VACUUM (ANALYZE)");
-    await db.$executeRawUnsafe("CHECKPOINT");
+    await db.prisma.$executeRawUnsafe("VACUUM (ANALYZE)");
+    await db.prisma.$executeRawUnsafe("CHECKPOINT");
   } else {
-    await db.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+    await db.prisma.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
   }
 }
 

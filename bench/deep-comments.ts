@@ -2,7 +2,7 @@
 // the comment scenarios page through them down to their last page, where an OFFSET makes the
 // database step over every comment before it. Same rows on every run and on both databases, with
 // the restaurants' rating totals kept equal to their comments, as the service keeps them.
-import type { Db } from "../src/db/client.ts";
+import type { Db } from "../src/db/db.ts";
 import { restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
 
 /** How many restaurants get the deep comment lists, and how many comments each. */
@@ -34,9 +34,9 @@ export async function addDeepComments(db: Db, size: SizeName): Promise<number> {
           createdAt: new Date(FROM + n * 60_000),
         };
       });
-      added += (await db.comment.createMany({ data })).count;
+      added += (await db.prisma.comment.createMany({ data })).count;
     }
-    await db.$executeRaw`UPDATE "Restaurant" SET
+    await db.prisma.$executeRaw`UPDATE "Restaurant" SET
       "ratingSum" = (SELECT COALESCE(SUM("rating"), 0) FROM "Comment" WHERE "restaurantId" = ${id}),
       "ratingCount" = (SELECT COUNT(*) FROM "Comment" WHERE "restaurantId" = ${id}),
       "ratingAvg" = (SELECT CAST(AVG("rating") AS DOUBLE PRECISION) FROM "Comment" WHERE "restaurantId" = ${id})

@@ -98,7 +98,7 @@ async function prepareTemplate(): Promise<string> {
     const authors = users(SIZES.small)
       .slice(2)
       .map((u) => u.id);
-    await db.comment.createMany({
+    await db.prisma.comment.createMany({
       data: Array.from({ length: 100 }, (_, i) => ({
         restaurantId: RESTAURANT,
         authorId: authors[i % authors.length]!,
@@ -107,19 +107,19 @@ async function prepareTemplate(): Promise<string> {
         rating: 1 + (i % 5),
       })),
     });
-    const totals = await db.comment.aggregate({
+    const totals = await db.prisma.comment.aggregate({
       where: { restaurantId: RESTAURANT },
       _sum: { rating: true },
       _count: true,
     });
     const sum = totals._sum.rating ?? 0;
-    await db.restaurant.update({
+    await db.prisma.restaurant.update({
       where: { id: RESTAURANT },
       data: { ratingSum: sum, ratingCount: totals._count, ratingAvg: totals._count ? sum / totals._count : 0 },
     });
-    await db.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+    await db.prisma.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
-    await db.$disconnect();
+    await db.close();
   }
   return path.dirname(database.url.replace(/^file:/, ""));
 }

@@ -5,12 +5,19 @@
 // result. Calls alternate (raw, Prisma, raw, ...) so drift on a busy machine hits both alike;
 // each call is timed alone and the table shows medians.
 import { isDeepStrictEqual } from "node:util";
-import { createDb, type Db } from "../src/db/client.ts";
-import * as reads from "../src/db/reads.ts";
-import { groceryPage, restaurantPage } from "../src/db/searches.ts";
+import { createDb } from "../src/db/client.ts";
+import type { Db } from "../src/db/db.ts";
+import * as rowsById from "../src/db/reads/by-id.ts";
+import * as columns from "../src/db/reads/columns.ts";
+import * as comments from "../src/db/reads/comments.ts";
+import * as related from "../src/db/reads/related.ts";
+import { groceryPage, restaurantPage } from "../src/db/search/searches.ts";
 import type { SizeName } from "../src/seed/dataset.ts";
 import { DEFAULT_SEED_PASSWORD } from "../src/seed/seed.ts";
 import { seededDatabase } from "./databases.ts";
+
+/** The raw reads of src/db/reads/. */
+const reads = { ...rowsById, ...columns, ...comments, ...related };
 
 export type ReadPair = {
   name: string;
@@ -32,7 +39,7 @@ const byId = <T extends { id: string }>(rows: T[]) => sorted(rows, (r) => r.id);
 
 /** The pairs, built on ids read from the seeded data: a page of restaurants, its owners, a page of groceries. */
 async function pairs(db: Db): Promise<ReadPair[]> {
-  const restaurants = await db.restaurant.findMany({
+  const restaurants = await db.prisma.restaurant.findMany({
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: PAGE,
     select: { id: true, ownerId: true },
@@ -41,10 +48,14 @@ async function pairs(db: Db): Promise<ReadPair[]> {
   const one = [ids[0]!];
   const owners = [...new Set(restaurants.map((r) => r.ownerId))];
   const groceryIds = (
-    await db.grocery.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE, select: { id: true } })
+    await db.prisma.grocery.findMany({
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: PAGE,
+      select: { id: true },
+    })
   ).map((g) => g.id);
   // The most common cuisine: a filter people use, whose page fills from the first rows read.
-  const [popular] = await db.restaurantTag.groupBy({
+  const [popular] = await db.prisma.restaurantTag.groupBy({
     by: ["valueKey"],
     where: { kind: "CUISINE" },
     _count: { _all: true },
@@ -60,28 +71,28 @@ async function pairs(db: Db): Promise<ReadPair[]> {
     {
       name: "usersByIds (owners of a page)",
       raw: () => reads.usersByIds(db, owners).then(byId),
-      prisma: () => db.user.findMany({ where: { id: { in: owners } }, omit: { passwordHash: true } }).then(byId),
+      prisma: () => db.prisma.user.findMany({ where: { id: { in: owners } }, omit: { passwordHash: true } }).then(byId),
     },
     {
       name: "restaurantsByIds (1 id)",
       raw: () => reads.restaurantsByIds(db, one),
-      prisma: () => db.restaurant.findMany({ where: { id: { in: one } } }),
+      prisma: () => db.prisma.restaurant.findMany({ where: { id: { in: one } } }),
     },
     {
       name: `restaurantsByIds (${PAGE} ids)`,
       raw: () => reads.restaurantsByIds(db, ids).then(byId),
-      prisma: () => db.restaurant.findMany({ where: { id: { in: ids } } }).then(byId),
+      prisma: () => db.prisma.restaurant.findMany({ where: { id: { in: ids } } }).then(byId),
     },
     {
       name: `groceriesByIds (${PAGE} ids)`,
       raw: () => reads.groceriesByIds(db, groceryIds).then(byId),
-      prisma: () => db.grocery.findMany({ where: { id: { in: groceryIds } } }).then(byId),
+      prisma: () => db.prisma.grocery.findMany({ where: { id: { in: groceryIds } } }).then(byId),
     },
     {
       name: `restaurantTagsFor (${PAGE} restaurants)`,
       raw: () => reads.restaurantTagsFor(db, ids),
       prisma: () =>
-        db.restaurantTag.findMany({
+        db.prisma.restaurantTag.findMany({
           where: { restaurantId: { in: ids } },
           select: { restaurantId: true, kind: true, value: true },
           orderBy: [{ restaurantId: "asc" }, { kind: "asc" }, { position: "asc" }],
@@ -91,7 +102,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       name: `restaurantPhotosFor (${PAGE} restaurants)`,
       raw: () => reads.restaurantPhotosFor(db, ids),
       prisma: () =>
-        db.restaurantPhoto.findMany({
+        db.prisma.restaurantPhoto.findMany({
           where: { restaurantId: { in: ids } },
           select: { restaurantId: true, url: true },
           orderBy: [{ restaurantId: "asc" }, { position: "asc" }],
@@ -101,7 +112,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       name: `openingHoursFor (${PAGE} restaurants)`,
       raw: () => reads.openingHoursFor(db, ids),
       prisma: () =>
-        db.openingHours.findMany({
+        db.prisma.openingHours.findMany({
           where: { restaurantId: { in: ids } },
           select: { restaurantId: true, open: true, close: true },
           orderBy: [{ restaurantId: "asc" }, { position: "asc" }],
@@ -111,7 +122,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       name: `restaurantBadgesFor (${PAGE} restaurants)`,
       raw: () => reads.restaurantBadgesFor(db, ids),
       prisma: () =>
-        db.restaurantBadge.findMany({
+        db.prisma.restaurantBadge.findMany({
           where: { restaurantId: { in: ids } },
           include: { badge: true },
           orderBy: [{ receivedAt: "asc" }, { badgeId: "asc" }],
@@ -121,7 +132,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       name: `latestCommentsFor (${PAGE} restaurants)`,
       raw: () => reads.latestCommentsFor(db, ids).then(byId),
       prisma: async () => {
-        const rows = await db.restaurant.findMany({
+        const rows = await db.prisma.restaurant.findMany({
           where: { id: { in: ids } },
           select: {
             comments: {
@@ -138,7 +149,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       name: `ownerRatingSums (owners of a page)`,
       raw: () => reads.ownerRatingSums(db, owners).then((rows) => sorted(rows, (r) => r.ownerId)),
       prisma: async () => {
-        const groups = await db.restaurant.groupBy({
+        const groups = await db.prisma.restaurant.groupBy({
           by: ["ownerId"],
           where: { ownerId: { in: owners } },
           _sum: { ratingSum: true, ratingCount: true },
@@ -153,7 +164,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       name: `groceryTagsFor (${PAGE} groceries)`,
       raw: () => reads.groceryTagsFor(db, groceryIds),
       prisma: () =>
-        db.groceryTag.findMany({
+        db.prisma.groceryTag.findMany({
           where: { groceryId: { in: groceryIds } },
           select: { groceryId: true, kind: true, value: true },
           orderBy: [{ groceryId: "asc" }, { kind: "asc" }, { position: "asc" }],
@@ -164,7 +175,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       raw: async () =>
         (await restaurantPage(db, { tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows.map((r) => r.restaurant),
       prisma: () =>
-        db.restaurant.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE + 1, skip: 0 }),
+        db.prisma.restaurant.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PAGE + 1, skip: 0 }),
     },
     {
       name: `restaurantPage (cuisine, by rating, ${PAGE}+1 rows)`,
@@ -177,7 +188,7 @@ async function pairs(db: Db): Promise<ReadPair[]> {
           )
         ).rows.map((r) => r.restaurant),
       prisma: () =>
-        db.restaurant.findMany({
+        db.prisma.restaurant.findMany({
           where: restaurantWhere,
           orderBy: [{ ratingAvg: { sort: "desc", nulls: "last" } }, { id: "asc" }],
           take: PAGE + 1,
@@ -189,20 +200,22 @@ async function pairs(db: Db): Promise<ReadPair[]> {
       // The smallest page a window allows (1) before its count: page sizes start at 1.
       raw: async () =>
         (
-          await restaurantPage(
-            db,
-            { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" },
-            { skip: 0, take: 1 },
-          )
-        ).count(),
-      prisma: () => db.restaurant.count({ where: restaurantWhere }),
+          await (
+            await restaurantPage(
+              db,
+              { tags: [{ kind: "CUISINE", keys: [cuisine] }], sort: "RATING" },
+              { skip: 0, take: 1 },
+            )
+          ).count()
+        ).count,
+      prisma: () => db.prisma.restaurant.count({ where: restaurantWhere }),
     },
     {
       name: `groceryPage (title "${groceryTitle}", ${PAGE}+1 rows)`,
       raw: async () =>
         (await groceryPage(db, { titleKey: groceryTitle, tags: [], sort: "NEWEST" }, { skip: 0, take: PAGE })).rows,
       prisma: () =>
-        db.grocery.findMany({
+        db.prisma.grocery.findMany({
           where: { titleSearch: { contains: groceryTitle } },
           orderBy: [{ createdAt: "desc" }, { id: "desc" }],
           take: PAGE + 1,
@@ -293,7 +306,7 @@ export async function benchReads(
       log(`[${name}] seeded; ${opts.calls} calls of each side per read`);
       all.push(...(await timePairs(name, await pairs(db), opts.calls, log)));
     } finally {
-      await db.$disconnect();
+      await db.close();
       cleanups.splice(cleanups.indexOf(database.drop), 1);
       await database.drop();
     }

@@ -1,10 +1,11 @@
 // The bench's results: the JSON written to bench/results/, the ratios the performance issue sets
 // targets on, and the text table printed at the end.
+import type { Dialect } from "../src/db/dialect.ts";
 import type { Measurement, RateLatency } from "./load.ts";
 import type { Scenario } from "./scenarios.ts";
 import { formatFanout, type FanoutResult } from "./fanout.ts";
 
-export type DatabaseName = "sqlite" | "postgres";
+export type DatabaseName = Dialect;
 
 export type ScenarioResult = {
   /** The database behind it; null for the constant-resolver baseline, which has none. */

@@ -2,6 +2,7 @@
 // needs no .env; a bad value stops start-up with a message naming the variable and the fix.
 import path from "node:path";
 import { z } from "zod";
+import { dialectOf, type Dialect } from "./db/dialect.ts";
 import {
   claimName,
   identityProviderOf,
@@ -49,9 +50,36 @@ const optionalInteger = (min: number, max: number) => wholeNumber(min, max).opti
 const databaseUrl = z
   .string()
   .default("file:./data/gateway.db")
-  .refine((v) => /^(file:|postgres(ql)?:\/\/)/.test(v), {
+  .refine((v) => dialectOf(v) !== undefined, {
     message: "must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)",
   });
+
+/**
+ * What a search reads at most, and how it chooses how to read (docs/limits.md, "Searches"):
+ * `rankWindow`: matches ranked by relevance (the others follow unranked); `exactCountLimit`:
+ * matches counted one by one (past it, totals and facets are estimated from a sample of about
+ * `sampleRows` rows); `walkBudget`: rows a page may expect to test walking its order's index;
+ * `shallowPageRows` (PostgreSQL): a page of the whole catalogue ending within this many rows reads
+ * on Prisma's pool; `planCountsMaxAgeMs`: how long the stored counts a plan reads are reused.
+ */
+export type SearchLimits = {
+  rankWindow: number;
+  exactCountLimit: number;
+  sampleRows: number;
+  walkBudget: number;
+  shallowPageRows: number;
+  planCountsMaxAgeMs: number;
+};
+
+/** The search limits of a database opened without them (commands, tests): the settings' defaults. */
+export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
+  rankWindow: 2_000,
+  exactCountLimit: 1_000,
+  sampleRows: 10_000,
+  walkBudget: 20_000,
+  shallowPageRows: 200,
+  planCountsMaxAgeMs: 5_000,
+};
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -101,6 +129,12 @@ const schema = z.object({
   SEARCH_STATEMENT_TIMEOUT: duration("5s", { allowZero: true }),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
   SQLITE_READERS: integer(4, 0, 16),
+  SEARCH_RANK_WINDOW: integer(DEFAULT_SEARCH_LIMITS.rankWindow, 1, 100_000),
+  SEARCH_EXACT_COUNT_LIMIT: integer(DEFAULT_SEARCH_LIMITS.exactCountLimit, 1, 1_000_000),
+  SEARCH_SAMPLE_ROWS: integer(DEFAULT_SEARCH_LIMITS.sampleRows, 100, 1_000_000),
+  SEARCH_WALK_BUDGET: integer(DEFAULT_SEARCH_LIMITS.walkBudget, 100, 10_000_000),
+  SEARCH_SHALLOW_PAGE_ROWS: integer(DEFAULT_SEARCH_LIMITS.shallowPageRows, 0, 100_000),
+  SEARCH_PLAN_COUNTS_MAX_AGE: duration(`${DEFAULT_SEARCH_LIMITS.planCountsMaxAgeMs}ms`, { allowZero: true }),
   BODY_LIMIT_BYTES: integer(1024 * 1024, 1024, 100 * 1024 * 1024),
   RATE_LIMIT_MAX: integer(600, 0, 1_000_000),
   RATE_LIMIT_WINDOW: duration("1m"),
@@ -236,14 +270,16 @@ export type Config = {
   port: number;
   host: string;
   database: {
-    provider: "sqlite" | "postgres";
+    dialect: Dialect;
     url: string;
     poolSize: number;
     poolIdleTimeoutMs: number;
     sqliteSynchronous: "FULL" | "NORMAL";
     sqliteReaders?: number;
-    /** PostgreSQL: a search statement running longer is cancelled (0: never). */
+    /** A search statement running longer is cancelled, on PostgreSQL (0: never). */
     searchStatementTimeoutMs?: number;
+    /** What a search reads at most, and how it chooses (docs/limits.md, "Searches"); the defaults when absent. */
+    search?: SearchLimits;
   };
   uploadDir: string;
   /** Largest accepted upload (one file), in bytes. */
@@ -444,13 +480,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: s.PORT,
     host: s.HOST,
     database: {
-      provider: s.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgres",
+      dialect: dialectOf(s.DATABASE_URL)!,
       url: s.DATABASE_URL,
       poolSize: s.DB_POOL_SIZE,
       poolIdleTimeoutMs: s.DB_POOL_IDLE_TIMEOUT,
       sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
       sqliteReaders: s.SQLITE_READERS,
       searchStatementTimeoutMs: s.SEARCH_STATEMENT_TIMEOUT,
+      search: {
+        rankWindow: s.SEARCH_RANK_WINDOW,
+        exactCountLimit: s.SEARCH_EXACT_COUNT_LIMIT,
+        sampleRows: s.SEARCH_SAMPLE_ROWS,
+        walkBudget: s.SEARCH_WALK_BUDGET,
+        shallowPageRows: s.SEARCH_SHALLOW_PAGE_ROWS,
+        planCountsMaxAgeMs: s.SEARCH_PLAN_COUNTS_MAX_AGE,
+      },
     },
     uploadDir: path.resolve(s.UPLOAD_DIR),
     uploadMaxBytes: s.UPLOAD_MAX_BYTES,

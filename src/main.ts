@@ -41,7 +41,7 @@ const db = createDb({
   ...config.database,
   onQuery: statementObservers.length ? (e) => statementObservers.forEach((observe) => observe(e)) : undefined,
 });
-// PostgreSQL: events reach every instance through LISTEN/NOTIFY; SQLite: in-process (src/events/create-bus.ts).
+// Events reach every instance through PostgreSQL's LISTEN/NOTIFY, or stay in-process with SQLite (src/events/create-bus.ts).
 const events = await createEventBus(config);
 const app = await buildServer({ config, db, metrics, tracing, events });
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
@@ -88,7 +88,7 @@ async function shutdown(signal: string) {
     await app.close(); // stops accepting, waits for in-flight requests, drains Apollo
     app.log.info("requests finished; closing the event bus and the database");
     await events.close(); // after the server: the last writes' events still go out
-    await db.$disconnect();
+    await db.close();
     uploadStore.close();
     await tracing?.shutdown(); // sends the spans still buffered
     app.log.info("stopped");
@@ -108,7 +108,7 @@ void precompressRestReference().catch((error) =>
 );
 const facts = {
   address,
-  emptyDatabase: (await db.user.count().catch(() => 1)) === 0,
+  emptyDatabase: (await db.prisma.user.count().catch(() => 1)) === 0,
   explorer: config.graphql.explorer,
   runtime: describeRuntime(),
 };

@@ -2,7 +2,7 @@
 // client so tests can start real servers on random ports.
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Config } from "./config.ts";
-import type { Db } from "./db/client.ts";
+import type { Db } from "./db/db.ts";
 import { contextFactory } from "./graphql/data/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/transport/http.ts";
 import { KnownDocuments } from "./graphql/transport/known-documents.ts";

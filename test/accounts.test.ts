@@ -28,11 +28,11 @@ describe("POST /users (register)", () => {
 
   it("refuses a taken username with 409 and creates nothing", async () => {
     await register("bob");
-    const before = await s.db.user.count();
+    const before = await s.db.prisma.user.count();
     const { res, body } = await register("bob");
     expect(res.status).toBe(409);
     expect(body.error.code).toBe("CONFLICT");
-    expect(await s.db.user.count()).toBe(before);
+    expect(await s.db.prisma.user.count()).toBe(before);
   });
 
   it("refuses bad fields with 400 naming each one", async () => {
@@ -49,7 +49,7 @@ describe("POST /users (register)", () => {
 
   it("stores only a scrypt hash of the password and a SHA-256 of the token", async () => {
     const { body } = await register("carol", "secret-password");
-    const user = await s.db.user.findUniqueOrThrow({ where: { username: "carol" }, include: { tokens: true } });
+    const user = await s.db.prisma.user.findUniqueOrThrow({ where: { username: "carol" }, include: { tokens: true } });
     expect(user.passwordHash).toMatch(/^scrypt\$/);
     expect(user.passwordHash).not.toContain("secret-password");
     expect(user.tokens[0].tokenHash).toMatch(/^[0-9a-f]{64}$/);
@@ -118,7 +118,7 @@ describe("where the token is read from", () => {
     expect((await s.fetch("/auth/token", { method: "DELETE", token: "made-up-token" })).status).toBe(401);
 
     const { body } = await register("gina");
-    await s.db.accessToken.updateMany({
+    await s.db.prisma.accessToken.updateMany({
       where: { userId: body.user._id },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
@@ -186,7 +186,7 @@ describe("session cache", () => {
   it("sees a revocation made elsewhere (another instance, the admin CLI) within its TTL", async () => {
     const { token, id } = await cached.signUp("elsewhere");
     expect((await cached.graphql(ME, {}, token)).data.me).toBeTruthy();
-    await cached.db.accessToken.updateMany({ where: { userId: id }, data: { revokedAt: new Date() } });
+    await cached.db.prisma.accessToken.updateMany({ where: { userId: id }, data: { revokedAt: new Date() } });
     expect((await cached.graphql(ME, {}, token)).data.me).toBeTruthy(); // still remembered
     await new Promise((r) => setTimeout(r, 450));
     expect((await cached.graphql(ME, {}, token)).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
@@ -195,7 +195,7 @@ describe("session cache", () => {
   it("with SESSION_CACHE_TTL=0, looks the token up on every request", async () => {
     const { token, id } = await uncached.signUp("nocache");
     expect((await uncached.graphql(ME, {}, token)).data.me).toBeTruthy();
-    await uncached.db.accessToken.updateMany({ where: { userId: id }, data: { revokedAt: new Date() } });
+    await uncached.db.prisma.accessToken.updateMany({ where: { userId: id }, data: { revokedAt: new Date() } });
     expect((await uncached.graphql(ME, {}, token)).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
   });
 });

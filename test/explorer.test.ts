@@ -203,7 +203,7 @@ describe("in headless Chromium with no internet access", () => {
     );
     const registered = await execute("accessToken");
     expect(registered).toContain('"username": "from_the_explorer"');
-    expect(await s.db.user.count({ where: { username: "from_the_explorer" } })).toBe(1);
+    expect(await s.db.prisma.user.count({ where: { username: "from_the_explorer" } })).toBe(1);
     const token = /"accessToken":\s*"([\w-]+)"/.exec(registered)![1];
 
     await page.getByRole("button", { name: "Headers" }).click();
@@ -220,7 +220,7 @@ describe("in headless Chromium with no internet access", () => {
   it("runs a subscription over WebSocket with the headers pane's token and shows a comment posted through REST", async () => {
     const reader = await s.signUp("watcher");
     const writer = await s.signUp("writer");
-    const restaurant = await s.db.restaurant.create({
+    const restaurant = await s.db.prisma.restaurant.create({
       data: { title: "Watched", titleSearch: "watched", ownerId: writer.id },
     });
     const subscribes: string[] = [];

@@ -70,7 +70,7 @@ describe("in headless Chromium with no internet access", () => {
 
   it("runs GET /restaurants under /api with the token given to Authorize, and shows the answer", async () => {
     const { token, id } = await s.signUp("docs");
-    await s.db.restaurant.create({
+    await s.db.prisma.restaurant.create({
       data: { title: "Found through the docs", titleSearch: "found through the docs", ownerId: id },
     });
     await page.goto(s.url + "/docs");

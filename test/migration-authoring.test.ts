@@ -36,7 +36,7 @@ async function migrateDiff(args: string[], env: Record<string, string>): Promise
 
 /**
  * The diff without the steps that would drop the search indexes: tables, FTS5 tables (with their
- * shadow tables), kept counts, the R*Tree (with its shadow tables), trigram and point indexes the
+ * shadow tables), stored counts, the R*Tree (with its shadow tables), trigram and point indexes the
  * search migrations add by hand, derived from the model's rows and kept out of the model (Prisma's
  * schema cannot describe them). Any other step stays.
  */

@@ -9,7 +9,7 @@ describe("settings", () => {
   it("has defaults that need no .env", () => {
     const c = loadConfig({});
     expect(c).toMatchObject({ port: 4000, host: "127.0.0.1", logLevel: "info", env: "development" });
-    expect(c.database).toMatchObject({ provider: "sqlite", url: "file:./data/gateway.db" });
+    expect(c.database).toMatchObject({ dialect: "sqlite", url: "file:./data/gateway.db" });
     expect(c.tokenTtlMs).toBe(30 * 86_400_000);
     expect(c.uploadDir).toMatch(/data\/uploads$/);
   });
@@ -30,7 +30,7 @@ describe("settings", () => {
       logLevel: "debug",
       tokenTtlMs: 12 * 3_600_000,
     });
-    expect(c.database.provider).toBe("postgres");
+    expect(c.database.dialect).toBe("postgres");
   });
 
   it("lists every bad value with the variable's name", () => {

@@ -12,7 +12,7 @@ const url = process.env.DATABASE_URL ?? "file:./data/gateway.db";
 /** One function per driver: id -> row (or undefined). */
 async function openReader(): Promise<{ read(id: string): Promise<unknown>; close(): Promise<void> }> {
   if (url.startsWith("file:")) {
-    // The server's read settings (src/db/sqlite-adapter.ts); the file is already in WAL mode.
+    // The server's read settings (src/db/sqlite/driver.ts); the file is already in WAL mode.
     const db = new Database(url.replace(/^file:/, "").replace(/\?.*$/, ""), { fileMustExist: true });
     db.pragma("cache_size = -20000");
     const statement = db.prepare(`${SQL}?`);

@@ -9,9 +9,10 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import { dialectOf } from "../db/dialect.ts";
 import { fingerprint } from "./checksums.ts";
 import { failedWith } from "./failures.ts";
-import { openConnection, providerOf, redactUrl, type Connection } from "./connection.ts";
+import { openConnection, redactUrl, type Connection } from "./connection.ts";
 import { checksumLines, settleCovers, stageCovers, totalBytes } from "./covers.ts";
 import { sha256OfFile, syncFilesystem, writeFileDurably } from "./files.ts";
 import {
@@ -35,7 +36,7 @@ export type BackupResult = { dir: string; manifest: Manifest; seconds: number };
 
 export async function backup({ url, uploadDir, dir, progress }: BackupOptions): Promise<BackupResult> {
   const started = performance.now();
-  const provider = providerOf(url)!;
+  const provider = dialectOf(url)!;
   // Checked before the folder is touched: a database this version can read, the tools it needs.
   const source = await openConnection(url, { mustExist: true });
   try {

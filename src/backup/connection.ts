@@ -5,12 +5,11 @@
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { sqliteFilePath } from "../db/sqlite-adapter.ts";
-
-export type Provider = "sqlite" | "postgres";
+import { dialectOf, type Dialect } from "../db/dialect.ts";
+import { sqliteFilePath } from "../db/sqlite/file.ts";
 
 export type Connection = {
-  provider: Provider;
+  provider: Dialect;
   /** Where it points, without a password (for messages and manifests). */
   label: string;
   /** The SQLite file (SQLite only). */
@@ -35,12 +34,9 @@ export type Connection = {
 /** Refused before anything is read or written (exit code 1): a database that cannot be used. */
 export class DatabaseUnusable extends Error {}
 
-export const providerOf = (url: string): Provider | undefined =>
-  url.startsWith("file:") ? "sqlite" : /^postgres(ql)?:\/\//.test(url) ? "postgres" : undefined;
-
 /** The URL without its password, for messages. */
 export function redactUrl(url: string): string {
-  if (providerOf(url) !== "postgres") return url;
+  if (dialectOf(url) !== "postgres") return url;
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
@@ -51,7 +47,7 @@ export function redactUrl(url: string): string {
 }
 
 /** `?` on SQLite, `$n` (1-based) on PostgreSQL. */
-export const placeholder = (provider: Provider, index: number) => (provider === "sqlite" ? "?" : `$${index + 1}`);
+export const placeholder = (provider: Dialect, index: number) => (provider === "sqlite" ? "?" : `$${index + 1}`);
 
 export const quoteName = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -63,7 +59,7 @@ export async function openConnection(
   url: string,
   options: { mustExist?: boolean; readonly?: boolean } = {},
 ): Promise<Connection> {
-  const provider = providerOf(url);
+  const provider = dialectOf(url);
   if (provider === "sqlite") return openSqlite(sqliteFilePath(url), options);
   if (provider === "postgres") return openPostgres(url);
   throw new DatabaseUnusable(

@@ -12,10 +12,12 @@
 import path from "node:path";
 import { mkdir, stat } from "node:fs/promises";
 import { setTimeout } from "node:timers/promises";
-import { migrate, readMigrations } from "../db/migrate.ts";
-import { sqliteFilePath } from "../db/sqlite-adapter.ts";
+import { dialectOf } from "../db/dialect.ts";
+import { migrate } from "../db/migrate.ts";
+import { readMigrations } from "../db/migrations.ts";
+import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { fingerprint } from "./checksums.ts";
-import { openConnection, placeholder, providerOf, quoteName, type Connection } from "./connection.ts";
+import { openConnection, placeholder, quoteName, type Connection } from "./connection.ts";
 import { checkCovers } from "./covers.ts";
 import { copyFile, sha256OfFile } from "./files.ts";
 import { failedWith } from "./failures.ts";
@@ -91,7 +93,7 @@ async function fill(
 ): Promise<Omit<CopyResult, "resumed" | "seconds">> {
   const { progress } = options;
   await migrate({
-    provider: target.provider,
+    dialect: target.provider,
     url: options.targetUrl,
     poolSize: 1,
     poolIdleTimeoutMs: 0,
@@ -122,8 +124,8 @@ async function fill(
 }
 
 function sameDatabase(a: string, b: string): boolean {
-  if (providerOf(a) !== providerOf(b)) return false;
-  if (providerOf(a) === "sqlite") return path.resolve(sqliteFilePath(a)) === path.resolve(sqliteFilePath(b));
+  if (dialectOf(a) !== dialectOf(b)) return false;
+  if (dialectOf(a) === "sqlite") return path.resolve(sqliteFilePath(a)) === path.resolve(sqliteFilePath(b));
   const [x, y] = [new URL(a), new URL(b)];
   return x.hostname === y.hostname && (x.port || "5432") === (y.port || "5432") && x.pathname === y.pathname;
 }

@@ -5,14 +5,14 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { readMigrations } from "../db/migrate.ts";
-import type { Provider } from "./connection.ts";
+import { readMigrations } from "../db/migrations.ts";
+import type { Dialect } from "../db/dialect.ts";
 
 export const MANIFEST_FILE = "manifest.json";
 export const UPLOADS_FOLDER = "uploads";
 /** One line per cover, `sha256sum` format: `cd uploads && sha256sum -c ../uploads.sha256` checks them. */
 export const UPLOADS_CHECKSUMS = "uploads.sha256";
-export const DATABASE_FILES: Record<Provider, string> = { sqlite: "database.sqlite", postgres: "database.pgdump" };
+export const DATABASE_FILES: Record<Dialect, string> = { sqlite: "database.sqlite", postgres: "database.pgdump" };
 
 const FORMAT = "restaurants-groceries-gateway backup";
 const FORMAT_VERSION = 1;

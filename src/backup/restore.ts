@@ -8,12 +8,13 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { dialectOf, type Dialect } from "../db/dialect.ts";
 import { migrate } from "../db/migrate.ts";
-import { sqliteFilePath } from "../db/sqlite-adapter.ts";
+import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { fingerprint } from "./checksums.ts";
 import { failedWith } from "./failures.ts";
 import { foreignKeyViolations } from "./foreign-keys.ts";
-import { analyze, openConnection, providerOf, type Connection, type Provider } from "./connection.ts";
+import { analyze, openConnection, type Connection } from "./connection.ts";
 import { checkCovers, parseChecksumLines, placeCovers } from "./covers.ts";
 import { sha256OfFile } from "./files.ts";
 import { NotRestorable, readManifest, UPLOADS_CHECKSUMS, UPLOADS_FOLDER, type Manifest } from "./manifest.ts";
@@ -35,7 +36,7 @@ export type RestoreResult = {
 export async function restore({ dir, url, uploadDir, overwrite, progress }: RestoreOptions): Promise<RestoreResult> {
   const started = performance.now();
   const manifest = readManifest(dir);
-  const provider = providerOf(url)!;
+  const provider = dialectOf(url)!;
   if (manifest.provider !== provider) {
     throw new NotRestorable(
       manifest.provider === "sqlite"
@@ -100,7 +101,13 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
       `the restored data differs from the backup: ${differences(verification)}`,
       verification,
     );
-  const migrated = await migrate({ provider, url, poolSize: 1, poolIdleTimeoutMs: 0, sqliteSynchronous: "FULL" });
+  const migrated = await migrate({
+    dialect: provider,
+    url,
+    poolSize: 1,
+    poolIdleTimeoutMs: 0,
+    sqliteSynchronous: "FULL",
+  });
   return {
     manifest,
     verification,
@@ -143,7 +150,7 @@ async function checkBackupFiles(
 const sqliteTargetFile = (url: string) => path.resolve(sqliteFilePath(url));
 
 /** The target, when there is one to look into (a SQLite file that does not exist yet is empty). */
-async function openTarget(url: string, provider: Provider): Promise<Connection | undefined> {
+async function openTarget(url: string, provider: Dialect): Promise<Connection | undefined> {
   if (provider === "sqlite" && !existsSync(sqliteTargetFile(url))) return undefined;
   return openConnection(url);
 }

@@ -1,7 +1,7 @@
 // Which schema a database is at: the migrations recorded in Prisma's `_prisma_migrations` table
 // (as src/db/migrate.ts applies them). A backup records them; restore and copy-data refuse a
 // database this version of the code does not know.
-import { readMigrations } from "../db/migrate.ts";
+import { readMigrations } from "../db/migrations.ts";
 import type { Connection } from "./connection.ts";
 import { SchemaMismatch } from "./tables.ts";
 

@@ -10,7 +10,7 @@
 //   bytes     Canonical: base64.
 //   json      SQLite text, PostgreSQL jsonb text (keys reordered). Canonical: keys sorted, no spaces.
 import type { ColumnType } from "./tables.ts";
-import type { Provider } from "./connection.ts";
+import type { Dialect } from "../db/dialect.ts";
 
 export type Canonical = string | number | boolean | null;
 
@@ -36,7 +36,7 @@ export function canonical(type: ColumnType, value: unknown): Canonical {
 }
 
 /** A canonical value in the form `provider` stores for this column type. */
-export function storable(provider: Provider, type: ColumnType, value: Canonical): unknown {
+export function storable(provider: Dialect, type: ColumnType, value: Canonical): unknown {
   if (value === null) return null;
   switch (type) {
     case "bool":

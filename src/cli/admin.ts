@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   } finally {
     await events.close(); // sends what is still waiting
-    await db.$disconnect();
+    await db.close();
   }
 }
 

@@ -97,7 +97,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     store.close();
-    await db.$disconnect();
+    await db.close();
   }
 }
 

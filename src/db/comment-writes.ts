@@ -1,14 +1,10 @@
 // Adding a rated comment: the comment row and its restaurant's rating totals change together, by
 // column arithmetic in the database (no read-modify-write in JavaScript, so no lost update), and
-// the new comment comes back with its author. PostgreSQL does it all in one statement (a
-// data-changing WITH: one round trip, atomic on its own); SQLite, which has no such WITH, in one
-// batch transaction in-process, then reads the row back with its author.
+// the new comment comes back with its author. Each dialect writes it its own way (db.sql).
 import { randomFillSync } from "node:crypto";
-import { Prisma, providerOf, readRows, writeRows, type Db } from "./client.ts";
-import { COMMENT_WITH_AUTHOR_COLUMNS, commentsWithAuthorsOf } from "./reads.ts";
-import type { CommentWithAuthor } from "./rows.ts";
-
-export type NewComment = { restaurantId: string; authorId: string; title: string; body: string; rating: number };
+import type { Db } from "./db.ts";
+import { Prisma } from "./prisma.ts";
+import type { CommentWithAuthor, NewComment } from "./rows.ts";
 
 let sequence = 0;
 
@@ -36,38 +32,13 @@ export function newRowId(): string {
 }
 
 /** The totals' change, shared by both databases' statements. */
-const addToTotals = (rating: number, restaurantId: string) => Prisma.sql`UPDATE "Restaurant"
+export const addToTotals = (rating: number, restaurantId: string) => Prisma.sql`UPDATE "Restaurant"
   SET "ratingSum" = "ratingSum" + ${rating},
       "ratingCount" = "ratingCount" + 1,
       "ratingAvg" = CAST("ratingSum" + ${rating} AS DOUBLE PRECISION) / ("ratingCount" + 1)
   WHERE "id" = ${restaurantId}`;
 
 /** Adds the comment and its rating to the restaurant's totals; null when the restaurant does not exist (nothing changed). */
-export async function insertRatedComment(db: Db, c: NewComment): Promise<CommentWithAuthor | null> {
-  const id = newRowId();
-  const at = new Date().toISOString();
-  if (providerOf(db) === "postgres") {
-    // SET expressions see the row as it was before this UPDATE; the INSERT runs only if it found the restaurant.
-    const raw = await writeRows(
-      db,
-      Prisma.sql`WITH totals AS (${addToTotals(c.rating, c.restaurantId)} RETURNING "id"),
-        c AS (INSERT INTO "Comment" ("id", "restaurantId", "authorId", "title", "body", "rating", "createdAt")
-          SELECT CAST(${id} AS TEXT), totals."id", CAST(${c.authorId} AS TEXT), CAST(${c.title} AS TEXT), CAST(${c.body} AS TEXT),
-            CAST(${c.rating} AS INTEGER), CAST(${at.slice(0, -1)} AS TIMESTAMP(3)) FROM totals RETURNING *)
-        SELECT ${COMMENT_WITH_AUTHOR_COLUMNS} FROM c JOIN "User" u ON u."id" = c."authorId"`,
-    );
-    return commentsWithAuthorsOf(raw)[0] ?? null;
-  }
-  // SQLite keeps Prisma's text form of a DateTime ("...T...+00:00"), so rows sort as text alike.
-  const [updated] = await db.$transaction([
-    db.$executeRaw(addToTotals(c.rating, c.restaurantId)),
-    db.$executeRaw`INSERT INTO "Comment" ("id", "restaurantId", "authorId", "title", "body", "rating", "createdAt")
-      SELECT ${id}, "id", ${c.authorId}, ${c.title}, ${c.body}, ${c.rating}, ${at.replace("Z", "+00:00")} FROM "Restaurant" WHERE "id" = ${c.restaurantId}`,
-  ]);
-  if (updated === 0) return null;
-  const raw = await readRows(
-    db,
-    Prisma.sql`SELECT ${COMMENT_WITH_AUTHOR_COLUMNS} FROM "Comment" c JOIN "User" u ON u."id" = c."authorId" WHERE c."id" = ${id}`,
-  );
-  return commentsWithAuthorsOf(raw)[0] ?? null;
+export function insertRatedComment(db: Db, c: NewComment): Promise<CommentWithAuthor | null> {
+  return db.sql.insertRatedComment(db, { ...c, id: newRowId(), at: new Date().toISOString() });
 }

@@ -2,7 +2,7 @@
 // searches.ts) return exactly these shapes, the domain writes and returns them, and the GraphQL
 // layer hands them to resolvers as parents (src/graphql/data/parents.ts). Derived from the schema's
 // Prisma types (through client.ts, the same on both databases), so a column added there is here.
-import type { Prisma } from "./client.ts";
+import type { Prisma } from "./prisma.ts";
 
 /** A user as every field shows it: the row without its password hash (read only at sign-in). */
 export type UserRow = Omit<Prisma.UserGetPayload<object>, "passwordHash">;
@@ -27,3 +27,6 @@ export type CommentWithAuthor = CommentRow & { author: UserRow };
 
 export type RestaurantTagKind = Prisma.RestaurantTagGetPayload<object>["kind"];
 export type GroceryTagKind = Prisma.GroceryTagGetPayload<object>["kind"];
+
+/** A rated comment to add (comment-writes.ts). */
+export type NewComment = { restaurantId: string; authorId: string; title: string; body: string; rating: number };

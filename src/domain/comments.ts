@@ -3,9 +3,9 @@
 // columns change atomically with the comment insert, by column arithmetic in the database
 // (db/comment-writes.ts), so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import { insertRatedComment } from "../db/comment-writes.ts";
-import { commentCountOf, commentPageFor } from "../db/reads.ts";
+import { commentCountOf, commentPageFor } from "../db/reads/comments.ts";
 import type { CommentWithAuthor } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound, signInRequired } from "../contract/errors.ts";
@@ -67,4 +67,4 @@ export async function listComments(
 }
 
 /** Comments by id (node(id:)): anyone who may read their restaurant may read them. */
-export const commentsByIds = (db: Db, ids: string[]) => db.comment.findMany({ where: { id: { in: ids } } });
+export const commentsByIds = (db: Db, ids: string[]) => db.prisma.comment.findMany({ where: { id: { in: ids } } });

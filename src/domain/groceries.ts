@@ -3,10 +3,11 @@
 // Cover files: a new file is saved before the database write and removed again if that write
 // fails; a replaced or removed file is deleted only after the change is committed.
 import { z } from "zod";
-import type { Db, Prisma } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
+import type { Prisma, PrismaClient } from "../db/prisma.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GroceryRow } from "../db/rows.ts";
-import { EXACT_COUNT_LIMIT, groceryPage, type Facets } from "../db/searches.ts";
+import { groceryPage, type Facets } from "../db/search/searches.ts";
 import {
   deleteUpload,
   quotaExceeded,
@@ -31,7 +32,7 @@ import { checkId, optionalText, requiredText, storable } from "./text.ts";
 import type { Viewer } from "./tokens.ts";
 import { editable } from "./ownership.ts";
 import { parseInput } from "./validation.ts";
-import { searchWords } from "../db/search-words.ts";
+import { searchWords } from "../db/search/words.ts";
 
 /** The string lists of a grocery, each stored as tag rows of one kind. */
 export const LIST_KINDS = { metricUnits: "METRIC_UNIT", categories: "CATEGORY" } as const;
@@ -78,7 +79,7 @@ async function editableGrocery(db: Db, viewer: Viewer, id: string) {
   return editable(
     "Grocery",
     id,
-    await db.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
+    await db.prisma.grocery.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
     viewer,
   );
 }
@@ -92,7 +93,7 @@ const dropFile = (uploads: UploadSettings, name: string | null) => deleteUpload(
 // ---- Upload quota ----------------------------------------------------------------------------
 
 /** Bytes of cover files the user's groceries hold (each row records its cover's size). */
-async function storedBytes(db: Db | Prisma.TransactionClient, ownerId: string): Promise<number> {
+async function storedBytes(db: PrismaClient | Prisma.TransactionClient, ownerId: string): Promise<number> {
   const { _sum } = await db.grocery.aggregate({ where: { ownerId }, _sum: { coverBytes: true } });
   return _sum.coverBytes ?? 0;
 }
@@ -132,7 +133,7 @@ async function withNewCover<T>(
   if (cover) {
     const quota =
       uploads.quotaBytes > 0
-        ? await storedBytes(db, owner.id).then((used) => ({
+        ? await storedBytes(db.prisma, owner.id).then((used) => ({
             used,
             left: uploads.quotaBytes - used + (owner.freedBytes ?? 0),
           }))
@@ -175,12 +176,12 @@ export async function createGrocery(
   });
   return withNewCover(db, uploads, { id: viewer.id }, cover, (saved) =>
     saved
-      ? db.$transaction(async (tx) => {
+      ? db.prisma.$transaction(async (tx) => {
           await reserveQuota(tx, uploads, viewer.id, saved.bytes);
           return tx.grocery.create({ data: row(saved) });
         })
       : // One nested create: Prisma writes the row and its lists in one transaction.
-        db.grocery.create({ data: row(null) }),
+        db.prisma.grocery.create({ data: row(null) }),
   );
 }
 
@@ -206,7 +207,7 @@ export async function updateGrocery(
   if (data.alsoKnownAs !== undefined) columns.alsoKnownAs = data.alsoKnownAs;
   const coverChanges = cover != null || data.removeCover === true;
 
-  const replaced = cover ? await db.grocery.findUnique({ where: { id }, select: { coverBytes: true } }) : null;
+  const replaced = cover ? await db.prisma.grocery.findUnique({ where: { id }, select: { coverBytes: true } }) : null;
   const owner = { id: ownerId, freedBytes: replaced?.coverBytes ?? 0 };
   const { grocery, oldCover } = await withNewCover(db, uploads, owner, cover, async (saved) => {
     if (coverChanges) Object.assign(columns, { cover: saved?.name ?? null, coverBytes: saved?.bytes ?? 0 });
@@ -214,7 +215,7 @@ export async function updateGrocery(
     // even when two updates race (the loser sees the winner's cover and tries again).
     for (let attempt = 1; ; attempt++) {
       try {
-        return await db.$transaction(async (tx) => {
+        return await db.prisma.$transaction(async (tx) => {
           const current = await tx.grocery.findUnique({
             where: { id },
             select: { cover: true, coverBytes: true, ownerId: true },
@@ -252,9 +253,9 @@ export async function deleteGrocery(
   let holders: { userId: string }[];
   try {
     // The deleted row tells which cover it had at that moment, whatever changed since we looked.
-    [holders, deleted] = await db.$transaction([
-      db.shoppingListEntry.findMany({ where: { groceryId: id }, select: { userId: true } }),
-      db.grocery.delete({ where: { id }, select: { cover: true } }),
+    [holders, deleted] = await db.prisma.$transaction([
+      db.prisma.shoppingListEntry.findMany({ where: { groceryId: id }, select: { userId: true } }),
+      db.prisma.grocery.delete({ where: { id }, select: { cover: true } }),
     ]);
   } catch (error) {
     if (isRecordNotFound(error)) throw notFound("Grocery", id);
@@ -285,7 +286,7 @@ export async function removeGrocery(
     const wasOnList = await removeFromShoppingList(db, events, viewer, id);
     if (wasOnList) return { groceryId: id, removedFrom: "SHOPPING_LIST" };
     if (from === "SHOPPING_LIST") {
-      if (!(await db.grocery.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Grocery", id);
+      if (!(await db.prisma.grocery.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Grocery", id);
       return { groceryId: id, removedFrom: "SHOPPING_LIST" };
     }
   }
@@ -296,7 +297,7 @@ export async function removeGrocery(
 // ---- Reading by id, and the lists that follow a page ------------------------------------------
 
 // No rule applies to these reads (who may ask, and which fields they see, is the schema's directives), so the domain hands
-// out the raw reads of src/db/reads.ts as they are; loaders batch them.
+// out the raw reads of src/db/reads/ as they are; loaders batch them.
 
 // ---- Search ----------------------------------------------------------------------------------
 
@@ -343,7 +344,7 @@ export async function searchGroceries(
   };
   // Counted from the end (`last` without `before`): a page of one row asked for the total first.
   const total = async () => (await groceryPage(db, q, { skip: 0, take: 1 })).count();
-  const window = await pageWindow(args, () => exactTotal(total, EXACT_COUNT_LIMIT));
+  const window = await pageWindow(args, () => exactTotal(total, db.searchLimits.exactCountLimit));
   const page = await groceryPage(db, q, readWindow(window));
   return toSearchConnection(page.rows, window, page);
 }

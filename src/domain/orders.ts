@@ -1,6 +1,6 @@
 // The order list: each user's recipes (dish names) ordered at restaurants. Users see only their own.
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import type { EventBus } from "../events/bus.ts";
 import { forbidden, notFound } from "../contract/errors.ts";
 import { canEdit } from "./ownership.ts";
@@ -27,7 +27,7 @@ export async function orderRecipe(db: Db, events: EventBus, viewer: Viewer, inpu
   const data = parseInput(orderInput, input);
   try {
     // The foreign key is the existence check: no gap between a look-up and the insert.
-    const order = await db.order.create({
+    const order = await db.prisma.order.create({
       data: { userId: viewer.id, restaurantId: data.restaurantId, recipe: data.recipe, quantity: data.quantity },
     });
     events.publish({ topic: "orderPlaced", restaurantId: order.restaurantId, orderId: order.id });
@@ -43,14 +43,14 @@ export async function myOrders(db: Db, viewer: Viewer, page: PageArgs) {
   const where = { userId: viewer.id };
   return countedConnection(
     page,
-    () => db.order.count({ where }),
-    (window) => db.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], ...window }),
+    () => db.prisma.order.count({ where }),
+    (window) => db.prisma.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], ...window }),
   );
 }
 
 /** The caller's own orders among these ids (node(id:)): an order is its customer's alone, as in myOrders. */
 export const viewerOrdersByIds = (db: Db, viewer: Viewer, ids: string[]) =>
-  db.order.findMany({ where: { id: { in: ids }, userId: viewer.id } });
+  db.prisma.order.findMany({ where: { id: { in: ids }, userId: viewer.id } });
 
 /**
  * Who may follow a restaurant's new orders (the orderPlaced subscription): its owner and admins,
@@ -58,7 +58,7 @@ export const viewerOrdersByIds = (db: Db, viewer: Viewer, ids: string[]) =>
  */
 export async function checkMayFollowOrders(db: Db, viewer: Viewer, restaurantId: string): Promise<void> {
   checkId(restaurantId, "restaurantId");
-  const restaurant = await db.restaurant.findUnique({ where: { id: restaurantId }, select: { ownerId: true } });
+  const restaurant = await db.prisma.restaurant.findUnique({ where: { id: restaurantId }, select: { ownerId: true } });
   if (!restaurant) throw notFound("restaurant", restaurantId);
   if (!canEdit(viewer, restaurant)) throw forbidden("Only the restaurant's owner or an admin may follow its orders.");
 }

@@ -178,7 +178,7 @@ export type SearchConnection<T, F> = LazyConnection<T> & {
   facets: () => Promise<F>;
 };
 
-/** A search's total: exact, or estimated past a bound (src/db/searches.ts). */
+/** A search's total: exact, or estimated past a bound (src/db/search/searches.ts). */
 export function toSearchConnection<T, F>(
   fetched: T[],
   window: PageWindow,

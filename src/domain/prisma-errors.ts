@@ -1,5 +1,5 @@
 // Recognises database outcomes the domain answers on purpose (not as 500s).
-import { databaseFailure, type DatabaseFailure } from "../db/failures.ts";
+import { databaseFailure, type DatabaseFailure } from "../db/health/failures.ts";
 import { DomainError } from "../contract/errors.ts";
 
 /** A unique constraint refused the write (Prisma P2002), on either database. */

@@ -7,7 +7,7 @@
 // Concurrent first requests of one subject (on any instance) create one account: the identity's
 // key is (issuer, subject) and the user and its identity are inserted together.
 import { createHash, randomBytes } from "node:crypto";
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import { DomainError } from "../contract/errors.ts";
 import { unusablePasswordHash } from "./passwords.ts";
 import { isUniqueViolation } from "./prisma-errors.ts";
@@ -23,7 +23,7 @@ export type ProviderAccount = { id: string; username: string; role: "USER" | "AD
 const USERNAME_MAX = 40;
 
 async function linkedAccount(db: Db, { issuer, subject }: ProviderSubject): Promise<ProviderAccount | undefined> {
-  const row = await db.providerIdentity.findUnique({
+  const row = await db.prisma.providerIdentity.findUnique({
     where: { issuer_subject: { issuer, subject } },
     select: { user: { select: { id: true, username: true, role: true } } },
   });
@@ -54,7 +54,7 @@ export async function providerAccount(
   const firstName = storableFirstName(profile.firstName, profile.username);
   for (const username of candidateNames(profile.username, who)) {
     try {
-      return await db.user.create({
+      return await db.prisma.user.create({
         data: {
           username,
           firstName,
@@ -79,10 +79,10 @@ export async function providerAccount(
  * other session depends on it.
  */
 export async function recordRole(db: Db, account: ProviderAccount, role: "USER" | "ADMIN"): Promise<void> {
-  if (account.role !== role) await db.user.updateMany({ where: { id: account.id }, data: { role } });
+  if (account.role !== role) await db.prisma.user.updateMany({ where: { id: account.id }, data: { role } });
 }
 
 /** Whether an account's role comes from the identity provider (the admin command line then leaves it alone). */
 export async function isProviderAccount(db: Db, userId: string): Promise<boolean> {
-  return (await db.providerIdentity.count({ where: { userId } })) > 0;
+  return (await db.prisma.providerIdentity.count({ where: { userId } })) > 0;
 }

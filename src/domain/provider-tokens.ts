@@ -3,7 +3,7 @@
 // dot is a JWT. A verified JWT signs in the account linked to its subject (created on first
 // sight: provider-accounts.ts) with the role its own roles claim gives: a token without the
 // admin role is a USER's, whatever an earlier token of the same person said.
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import { firstNameFrom, roleOf, usernameFrom } from "../identity/claims.ts";
 import type { ProviderKeys } from "../identity/provider-keys.ts";
 import type { IdentityProviderSettings } from "../identity/settings.ts";

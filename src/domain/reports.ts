@@ -2,7 +2,7 @@
 // One report per reporter and target, enforced by a unique constraint: a repeat (even one that
 // races the first) answers the existing report with `created: false` and changes nothing.
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import type { EventBus } from "../events/bus.ts";
 import { notFound } from "../contract/errors.ts";
 import { countedConnection, type PageArgs } from "./pagination.ts";
@@ -29,8 +29,8 @@ const resolutionInput = optionalText("resolution", 2000)
 async function targetExists(db: Db, kind: ReportTargetKind, id: string): Promise<boolean> {
   const row =
     kind === "RESTAURANT"
-      ? await db.restaurant.findUnique({ where: { id }, select: { id: true } })
-      : await db.grocery.findUnique({ where: { id }, select: { id: true } });
+      ? await db.prisma.restaurant.findUnique({ where: { id }, select: { id: true } })
+      : await db.prisma.grocery.findUnique({ where: { id }, select: { id: true } });
   return row !== null;
 }
 
@@ -48,15 +48,16 @@ export async function report(
   if (!(await targetExists(db, targetKind, targetId)))
     throw notFound(targetKind === "RESTAURANT" ? "restaurant" : "grocery", targetId);
   const key = { reporterId_targetKind_targetId: { reporterId: viewer.id, targetKind, targetId } };
-  const existing = await db.report.findUnique({ where: key });
+  const existing = await db.prisma.report.findUnique({ where: key });
   if (existing) return { report: existing, created: false };
   try {
-    const created = await db.report.create({ data: { reporterId: viewer.id, targetKind, targetId, ...data } });
+    const created = await db.prisma.report.create({ data: { reporterId: viewer.id, targetKind, targetId, ...data } });
     events.publish({ topic: "reportFiled", reportId: created.id });
     return { report: created, created: true };
   } catch (error) {
     // An identical report won the race between our look-up and insert: answer that one.
-    if (isUniqueViolation(error)) return { report: await db.report.findUniqueOrThrow({ where: key }), created: false };
+    if (isUniqueViolation(error))
+      return { report: await db.prisma.report.findUniqueOrThrow({ where: key }), created: false };
     throw error;
   }
 }
@@ -75,13 +76,13 @@ export async function listReports(db: Db, filter: ReportFilter, page: PageArgs) 
   };
   return countedConnection(
     page,
-    () => db.report.count({ where }),
-    (window) => db.report.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], ...window }),
+    () => db.prisma.report.count({ where }),
+    (window) => db.prisma.report.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], ...window }),
   );
 }
 
 /** Reports by id (node(id:)). Callers check the admin role, as for the list. */
-export const reportsByIds = (db: Db, ids: string[]) => db.report.findMany({ where: { id: { in: ids } } });
+export const reportsByIds = (db: Db, ids: string[]) => db.prisma.report.findMany({ where: { id: { in: ids } } });
 
 /**
  * Marks a report as dealt with. The first resolution stands: resolving an already resolved
@@ -92,11 +93,11 @@ export async function resolveReport(db: Db, admin: Viewer, id: string, resolutio
   const note = parseInput(resolutionInput, resolution);
   checkId(id, "id");
   // The `resolvedAt: null` condition makes "resolve if still open" one atomic statement.
-  await db.report.updateMany({
+  await db.prisma.report.updateMany({
     where: { id, resolvedAt: null },
     data: { resolvedAt: new Date(), resolvedById: admin.id, resolution: note },
   });
-  const row = await db.report.findUnique({ where: { id } });
+  const row = await db.prisma.report.findUnique({ where: { id } });
   if (!row) throw notFound("report", id);
   return row;
 }

@@ -2,21 +2,21 @@
 // rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
 import tzlookup from "@photostructure/tz-lookup";
 import { z } from "zod";
-import type { Db, Prisma } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
+import type { Prisma } from "../db/prisma.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { RestaurantPartial, RestaurantRow } from "../db/rows.ts";
 import {
-  EXACT_COUNT_LIMIT,
   restaurantPage,
   type Facets,
   type RestaurantHit,
   type RestaurantPageAsks,
   type RestaurantQuery,
   type RestaurantSort,
-} from "../db/searches.ts";
-import { ADDRESS_PARTS, addressGivenIn } from "../db/reads.ts";
+} from "../db/search/searches.ts";
+import { ADDRESS_PARTS, addressGivenIn } from "../db/reads/columns.ts";
 import { badInput, notFound } from "../contract/errors.ts";
-import { searchWords } from "../db/search-words.ts";
+import { searchWords } from "../db/search/words.ts";
 import {
   exactTotal,
   pageWindow,
@@ -237,7 +237,7 @@ export async function createRestaurant(db: Db, viewer: Viewer, input: unknown): 
   const data = parseInput(createRestaurantInput, input);
   const { rows } = listRows(LIST_KINDS, data);
   // One nested create: Prisma writes the row and its lists in one transaction.
-  return db.restaurant.create({
+  return db.prisma.restaurant.create({
     data: {
       ...(columnsOf(data) as Prisma.RestaurantUncheckedCreateInput),
       title: data.title,
@@ -256,7 +256,7 @@ async function editableRestaurant(db: Db, viewer: Viewer, id: string) {
   return editable(
     "Restaurant",
     id,
-    await db.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
+    await db.prisma.restaurant.findUnique({ where: { id }, select: { id: true, ownerId: true } }),
     viewer,
   );
 }
@@ -275,23 +275,27 @@ export async function updateRestaurant(
   const where = { restaurantId: id };
   // The row first: if it vanished meanwhile, the transaction stops there and nothing changes.
   const steps: Prisma.PrismaPromise<unknown>[] = [
-    db.restaurant.update({ where: { id }, data: { ...columnsOf(data), updatedAt: new Date() } }),
+    db.prisma.restaurant.update({ where: { id }, data: { ...columnsOf(data), updatedAt: new Date() } }),
   ];
-  if (kinds.length > 0) steps.push(db.restaurantTag.deleteMany({ where: { ...where, kind: { in: kinds } } }));
-  if (rows.length > 0) steps.push(db.restaurantTag.createMany({ data: rows.map((r) => ({ ...r, ...where })) }));
+  if (kinds.length > 0) steps.push(db.prisma.restaurantTag.deleteMany({ where: { ...where, kind: { in: kinds } } }));
+  if (rows.length > 0) steps.push(db.prisma.restaurantTag.createMany({ data: rows.map((r) => ({ ...r, ...where })) }));
   if (data.photos !== undefined) {
-    steps.push(db.restaurantPhoto.deleteMany({ where }));
+    steps.push(db.prisma.restaurantPhoto.deleteMany({ where }));
     if (data.photos.length > 0)
-      steps.push(db.restaurantPhoto.createMany({ data: photoRows(data.photos).map((r) => ({ ...r, ...where })) }));
+      steps.push(
+        db.prisma.restaurantPhoto.createMany({ data: photoRows(data.photos).map((r) => ({ ...r, ...where })) }),
+      );
   }
   if (data.openingHours !== undefined) {
-    steps.push(db.openingHours.deleteMany({ where }));
+    steps.push(db.prisma.openingHours.deleteMany({ where }));
     if (data.openingHours.length > 0) {
-      steps.push(db.openingHours.createMany({ data: hoursRows(data.openingHours).map((r) => ({ ...r, ...where })) }));
+      steps.push(
+        db.prisma.openingHours.createMany({ data: hoursRows(data.openingHours).map((r) => ({ ...r, ...where })) }),
+      );
     }
   }
   try {
-    const [restaurant] = await db.$transaction(steps);
+    const [restaurant] = await db.prisma.$transaction(steps);
     events.publish({ topic: "restaurantChanged", restaurantId: id, change: "UPDATED" });
     return restaurant as RestaurantRow;
   } catch (error) {
@@ -304,7 +308,7 @@ export async function updateRestaurant(
 export async function deleteRestaurant(db: Db, events: EventBus, viewer: Viewer, id: string): Promise<string> {
   await editableRestaurant(db, viewer, id);
   try {
-    await db.restaurant.delete({ where: { id }, select: { id: true } });
+    await db.prisma.restaurant.delete({ where: { id }, select: { id: true } });
   } catch (error) {
     if (isRecordNotFound(error)) throw notFound("Restaurant", id);
     throw error;
@@ -429,7 +433,7 @@ export async function searchRestaurants(
   const q = queryOf(parseInput(restaurantFilter, args.filter), args.sort, new Date());
   // Counted from the end (`last` without `before`): a page of one row asked for the total first.
   const total = async () => (await restaurantPage(db, q, { skip: 0, take: 1 }, { count: true })).count();
-  const window = await pageWindow(args, () => exactTotal(total, EXACT_COUNT_LIMIT));
+  const window = await pageWindow(args, () => exactTotal(total, db.searchLimits.exactCountLimit));
   const page = await restaurantPage(db, q, readWindow(window), asks);
   const related = page.rows.slice(0, window.take);
   return { ...toSearchConnection(page.rows.map(withDistance), window, page), related };
@@ -443,8 +447,8 @@ const withDistance = (hit: RestaurantHit): RestaurantPartial =>
 
 // No rule applies to reading rows by id and the lists that follow them (who may ask, and which
 // fields they see, is the schema's directives): the GraphQL layer's loaders read them from
-// src/db/reads.ts themselves (src/graphql/data/). The facets a search answers:
-export type { Facets } from "../db/searches.ts";
+// src/db/reads/ themselves (src/graphql/data/). The facets a search answers:
+export type { Facets } from "../db/search/searches.ts";
 
 // ---- Reading back ----------------------------------------------------------------------------
 
@@ -454,7 +458,7 @@ export const ADDRESS_COLUMNS = [...ADDRESS_PARTS, "latitude", "longitude", "time
 /**
  * The address, or null when no part of it was given (null and "" are not); geo only when both
  * coordinates are known. A row read with only some address columns carries `addressGiven`, the
- * same rule computed by the database over all of them (db/reads.ts holds the rule, once).
+ * same rule computed by the database over all of them (db/reads/columns.ts holds the rule, once).
  */
 export function addressOf(r: RestaurantPartial) {
   const geo = r.latitude != null && r.longitude != null ? { latitude: r.latitude, longitude: r.longitude } : null;

@@ -1,7 +1,8 @@
 // The shopping list: one entry per user and grocery with a quantity; adding again raises it.
 // Users see and change only their own list.
 import { z } from "zod";
-import type { Db, Prisma } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
+import type { Prisma } from "../db/prisma.ts";
 import type { ShoppingListRow } from "../db/rows.ts";
 import type { EventBus } from "../events/bus.ts";
 import { badInput, conflict, notFound } from "../contract/errors.ts";
@@ -54,7 +55,7 @@ async function addOrRaise(
   try {
     // More than a couple of rounds would take an entry created and removed again between each step.
     for (let round = 0; round < 5; round++) {
-      const raised = await db.$transaction(async (tx) => {
+      const raised = await db.prisma.$transaction(async (tx) => {
         const { count } = await tx.shoppingListEntry.updateMany({
           where: { ...key, quantity: { lte: MAX_ENTRY_QUANTITY - quantity } },
           data: { quantity: { increment: quantity } },
@@ -62,7 +63,7 @@ async function addOrRaise(
         return count === 1 ? tx.shoppingListEntry.findUniqueOrThrow({ where }) : null;
       });
       if (raised) return raised;
-      const current = await db.shoppingListEntry.findUnique({ where, select: { quantity: true } });
+      const current = await db.prisma.shoppingListEntry.findUnique({ where, select: { quantity: true } });
       if (current && current.quantity + quantity > MAX_ENTRY_QUANTITY) {
         throw badInput(`quantity: an entry of the shopping list holds at most ${MAX_ENTRY_QUANTITY}`, {
           field: "quantity",
@@ -70,7 +71,7 @@ async function addOrRaise(
       }
       if (current) continue; // created meanwhile, with room left: raise it
       try {
-        return await db.shoppingListEntry.create({ data: { ...key, quantity } });
+        return await db.prisma.shoppingListEntry.create({ data: { ...key, quantity } });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error; // another first add won: raise its row
       }
@@ -91,7 +92,7 @@ export async function removeFromShoppingList(
   groceryId: string,
 ): Promise<boolean> {
   checkId(groceryId, "groceryId");
-  const { count } = await db.shoppingListEntry.deleteMany({ where: { userId: viewer.id, groceryId } });
+  const { count } = await db.prisma.shoppingListEntry.deleteMany({ where: { userId: viewer.id, groceryId } });
   if (count > 0) events.publish({ topic: "shoppingListChanged", userId: viewer.id });
   return count > 0;
 }
@@ -101,15 +102,19 @@ export async function myShoppingList(db: Db, viewer: Viewer, page: PageArgs): Pr
   const where = { userId: viewer.id };
   return countedConnection(
     page,
-    () => db.shoppingListEntry.count({ where }),
+    () => db.prisma.shoppingListEntry.count({ where }),
     (window) =>
-      db.shoppingListEntry.findMany({ where, orderBy: [{ createdAt: "desc" }, { groceryId: "desc" }], ...window }),
+      db.prisma.shoppingListEntry.findMany({
+        where,
+        orderBy: [{ createdAt: "desc" }, { groceryId: "desc" }],
+        ...window,
+      }),
   );
 }
 
 /** How many of each grocery the user has on their list (0 when none), in the order of `groceryIds`. */
 export async function quantitiesOnList(db: Db, userId: string, groceryIds: readonly string[]): Promise<number[]> {
-  const rows = await db.shoppingListEntry.findMany({
+  const rows = await db.prisma.shoppingListEntry.findMany({
     where: { userId, groceryId: { in: [...groceryIds] } },
     select: { groceryId: true, quantity: true },
   });

@@ -1,6 +1,6 @@
 // Accounts: registration, login, logout, roles.
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import { badInput, conflict, DomainError, signInRequired } from "../contract/errors.ts";
 import { imageReference } from "./image-references.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword, type PasswordHasher } from "./passwords.ts";
@@ -36,7 +36,7 @@ export type Session = { token: string; expiresAt: Date; userId: string };
 
 /** An account as anyone may be shown it: everything but its password hash. */
 export const accountById = (db: Db, id: string) =>
-  db.user.findUniqueOrThrow({ where: { id }, omit: { passwordHash: true } });
+  db.prisma.user.findUniqueOrThrow({ where: { id }, omit: { passwordHash: true } });
 
 /**
  * The limits on sign-ups and sign-ins that come from clients (the command line has none): one
@@ -58,7 +58,7 @@ export async function register(
   client?.signUps.take(client.clientAddress);
   const passwordHash = client ? await client.passwords.hash(data.password) : await hashPassword(data.password);
   try {
-    const user = await db.user.create({
+    const user = await db.prisma.user.create({
       data: { username: data.username, passwordHash, firstName: data.firstName, avatar: data.avatar ?? null, role },
       select: { id: true },
     });
@@ -86,7 +86,7 @@ export async function login(
   let verdict: "right" | "wrong" | undefined;
   try {
     const user = isStorable(name)
-      ? await db.user.findUnique({ where: { username: name }, select: { id: true, passwordHash: true } })
+      ? await db.prisma.user.findUnique({ where: { username: name }, select: { id: true, passwordHash: true } })
       : null;
     // Hash even for an unknown user so the answer takes as long either way.
     const stored = user?.passwordHash ?? DUMMY_HASH;
@@ -115,12 +115,12 @@ export async function logout(db: Db, viewer: Viewer | null, events: EventBus): P
 
 /** Changes a user's role; every instance's session cache hears of it through `events` (so `db` must not be a transaction's). */
 export async function setRole(db: Db, username: string, role: "USER" | "ADMIN", events: EventBus): Promise<void> {
-  const user = await db.user.findUnique({ where: { username }, select: { id: true } });
+  const user = await db.prisma.user.findUnique({ where: { username }, select: { id: true } });
   if (user && (await isProviderAccount(db, user.id)))
     throw conflict(
       `"${username}" signs in through the identity provider, whose roles claim gives each token its role: change it there.`,
     );
-  const { count } = user ? await db.user.updateMany({ where: { id: user.id }, data: { role } }) : { count: 0 };
+  const { count } = user ? await db.prisma.user.updateMany({ where: { id: user.id }, data: { role } }) : { count: 0 };
   if (!user || count === 0) throw new DomainError("NOT_FOUND", `user "${username}" does not exist`);
   events.publish({ topic: "userChanged", userId: user.id });
 }

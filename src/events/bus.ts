@@ -1,6 +1,6 @@
 // The live-update path: writes publish events after their transaction committed; every
 // subscriber on every instance receives them. One implementation per deployment shape:
-// in-process (SQLite: one process owns the database) and PostgreSQL LISTEN/NOTIFY (postgres-bus.ts).
+// in-process (for SQLite, whose database one process owns) and over PostgreSQL's LISTEN/NOTIFY (postgres-bus.ts).
 import type { LiveEvent, PublishedEvent } from "./live-event.ts";
 
 export type LiveListener = (event: PublishedEvent) => void;

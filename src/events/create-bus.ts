@@ -22,7 +22,7 @@ export async function createEventBus(config: Config, { publishOnly = false }: Bu
     if (publishOnly) await bus.whenConnected(FIRST_LISTEN_WAIT_MS);
     return bus;
   }
-  if (config.database.provider === "postgres") {
+  if (config.database.dialect === "postgres") {
     const bus = new PostgresBus(config.database.url, { listen: !publishOnly });
     // Events published before the LISTEN is in place would not reach this process's listeners:
     // wait for it, but never block start-up on it (the bus retries and logs on its own).

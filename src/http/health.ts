@@ -3,7 +3,7 @@
 // the upload bucket answers).
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { checkWrites, type Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import type { KeysStatus } from "../identity/provider-keys.ts";
 import type { SharedRedis } from "../redis/connection.ts";
 import type { UploadStore } from "../storage/upload-store.ts";
@@ -20,13 +20,13 @@ function within<T>(ms: number, pending: Promise<T>): Promise<T> {
 }
 
 async function databaseCheck(db: Db): Promise<string> {
-  await within(CHECK_TIMEOUT_MS, db.$queryRawUnsafe("SELECT 1"));
+  await within(CHECK_TIMEOUT_MS, db.prisma.$queryRawUnsafe("SELECT 1"));
   return "ok";
 }
 
 /** "ok", or why the last write failed while a probe write still fails (see src/db/write-health.ts). */
 async function writesCheck(db: Db): Promise<string> {
-  const failure = await within(CHECK_TIMEOUT_MS, checkWrites(db));
+  const failure = await within(CHECK_TIMEOUT_MS, db.checkWrites());
   if (!failure) return "ok";
   return failure.kind === "STORAGE_FULL" ? "storage full" : "failing";
 }

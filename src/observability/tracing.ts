@@ -9,6 +9,10 @@ import type { Tracer } from "@opentelemetry/api";
 import type { Config } from "../config.ts";
 import type { Tracing } from "./load-tracing.ts";
 import { requestSpans, statementSpans, traceRootFields } from "./spans.ts";
+import type { Dialect } from "../db/dialect.ts";
+
+/** OpenTelemetry's `db.system.name` of each database. */
+const SYSTEM_NAMES: Record<Dialect, "sqlite" | "postgresql"> = { sqlite: "sqlite", postgres: "postgresql" };
 
 export const TRACING_PACKAGES = [
   "@opentelemetry/api@1.9.1",
@@ -92,7 +96,7 @@ export async function startTracing(config: Config, options: TracingOptions = {})
   return {
     requests: requestSpans(tracer),
     instrumentSchema: (schema) => traceRootFields(schema, tracer),
-    statement: statementSpans(tracer, config.database.provider === "sqlite" ? "sqlite" : "postgresql"),
+    statement: statementSpans(tracer, SYSTEM_NAMES[config.database.dialect]),
     flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };

@@ -14,7 +14,7 @@
 // put back is checked once over every row (a bad row still fails the load). The search indexes
 // stay derived: they are filled at the end by the same statements the migration backfills them
 // with (SQLite), or by its refresh functions (PostgreSQL), which is what the triggers would have
-// done row by row; the kept counts are counted again over every row. Nobody sees the tables
+// done row by row; the stored counts are counted again over every row. Nobody sees the tables
 // without them: the transaction commits with everything back in place.
 import Database from "better-sqlite3";
 import { Readable } from "node:stream";
@@ -23,7 +23,7 @@ import { debuglog } from "node:util";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Config } from "../config.ts";
-import { sqliteFilePath } from "../db/sqlite-adapter.ts";
+import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { BulkRowWorker, type Encoded, type RowFormat } from "./bulk-row-source.ts";
 import type { CopyRows, CoverBytes, FlatRows } from "./bulk-rows.ts";
 import type { Size } from "./dataset.ts";
@@ -117,7 +117,7 @@ export type BulkTarget = {
 };
 
 export async function writeInBulk(target: BulkTarget): Promise<{ restaurants: number; groceries: number }> {
-  return target.database.provider === "sqlite" ? writeSqlite(target) : writePostgres(target);
+  return target.database.dialect === "sqlite" ? writeSqlite(target) : writePostgres(target);
 }
 
 /**

@@ -3,7 +3,7 @@
 // every machine generates the same rows with the same ids (`seed-r-00001`, ...), which is what
 // makes seeding idempotent: a row whose id exists is never written again.
 import tzlookup from "@photostructure/tz-lookup";
-import type { Prisma } from "../db/client.ts";
+import type { Prisma } from "../db/prisma.ts";
 import { searchKey, tagRows } from "../domain/string-lists.ts";
 import { drawCover, encodePng, seedUploadName, type Rgb } from "./images.ts";
 import { createRandom, type Random } from "./random.ts";

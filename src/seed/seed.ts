@@ -3,7 +3,7 @@
 // written in one transaction with its tags, hours, badges, comments, orders and reports (and a
 // grocery with its tags and shopping-list entries), so a restaurant that exists has all its
 // comments and its rating totals always match them, even after an interrupted run.
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import { hashPassword, verifyPassword } from "../domain/passwords.ts";
 import {
   ADMIN_USER_ID,
@@ -110,9 +110,9 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
       if (await storeImageOnce(store, sharedCover("grocery", n), image)) inserted.files++;
       coverBytes.set(sharedCover("grocery", n), image.length);
     }
-    // SQLite: the bulk writer has a connection of its own, and this one is let go meanwhile (Prisma
-    // opens it again when next asked), so the load can have the file to itself (bulk.ts withoutWal).
-    if (options.database.provider === "sqlite") await db.$disconnect();
+    // The bulk writer has connections of its own: this one is let go meanwhile (Prisma opens it
+    // again when next asked), so that on SQLite the load can have the file to itself (bulk.ts withoutWal).
+    await db.prisma.$disconnect();
     const added = await writeInBulk({
       database: options.database,
       size,
@@ -122,7 +122,10 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
     });
     inserted.restaurants += added.restaurants;
     inserted.groceries += added.groceries;
-    const demo = await db.user.findUniqueOrThrow({ where: { id: DEMO_USER_ID }, select: { passwordHash: true } });
+    const demo = await db.prisma.user.findUniqueOrThrow({
+      where: { id: DEMO_USER_ID },
+      select: { passwordHash: true },
+    });
     return {
       size: options.size,
       inserted,
@@ -147,7 +150,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
     advance("groceries", numbers.length);
   }
 
-  const demo = await db.user.findUniqueOrThrow({ where: { id: DEMO_USER_ID }, select: { passwordHash: true } });
+  const demo = await db.prisma.user.findUniqueOrThrow({ where: { id: DEMO_USER_ID }, select: { passwordHash: true } });
   const passwordWorks = await verifyPassword(options.password, demo.passwordHash);
   return { size: options.size, inserted, accounts, passwordWorks };
 }
@@ -156,10 +159,10 @@ async function existingIds(db: Db, model: "restaurant" | "grocery" | "user", ids
   const where = { where: { id: { in: ids } }, select: { id: true } };
   const rows =
     model === "restaurant"
-      ? await db.restaurant.findMany(where)
+      ? await db.prisma.restaurant.findMany(where)
       : model === "grocery"
-        ? await db.grocery.findMany(where)
-        : await db.user.findMany(where);
+        ? await db.prisma.grocery.findMany(where)
+        : await db.prisma.user.findMany(where);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -178,7 +181,7 @@ async function seedUsers(db: Db, options: SeedOptions, inserted: SeedCounts, adv
     if (missing.length) {
       const names = missing.flatMap((u) => [u.username, `${u.username}-seed`]);
       const taken = new Set(
-        (await db.user.findMany({ where: { username: { in: names } }, select: { username: true } })).map(
+        (await db.prisma.user.findMany({ where: { username: { in: names } }, select: { username: true } })).map(
           (u) => u.username,
         ),
       );
@@ -191,12 +194,12 @@ async function seedUsers(db: Db, options: SeedOptions, inserted: SeedCounts, adv
       });
       passwordHash ??= await hashPassword(options.password);
       const hash = passwordHash;
-      const { count } = await db.user.createMany({ data: rows.map((u) => ({ ...u, passwordHash: hash })) });
+      const { count } = await db.prisma.user.createMany({ data: rows.map((u) => ({ ...u, passwordHash: hash })) });
       inserted.users += count;
     }
     advance(chunk.length);
   }
-  const named = await db.user.findMany({
+  const named = await db.prisma.user.findMany({
     where: { id: { in: [DEMO_USER_ID, ADMIN_USER_ID] } },
     select: { id: true, username: true },
   });
@@ -207,14 +210,14 @@ async function seedUsers(db: Db, options: SeedOptions, inserted: SeedCounts, adv
 /** Badges are unique by name: one an admin already made under a seed badge's name is reused. Returns ids by index. */
 async function seedBadges(db: Db, store: UploadStore, inserted: SeedCounts): Promise<string[]> {
   const wanted = badges();
-  const existing = await db.badge.findMany({
+  const existing = await db.prisma.badge.findMany({
     where: { OR: [{ id: { in: wanted.map((b) => b.id) } }, { name: { in: wanted.map((b) => b.name) } }] },
     select: { id: true, name: true },
   });
   const missing = wanted.filter((b) => !existing.some((e) => e.id === b.id || e.name === b.name));
   for (const b of missing) if (await storeImageOnce(store, b.cover, b.image())) inserted.files++;
   if (missing.length) {
-    const { count } = await db.badge.createMany({
+    const { count } = await db.prisma.badge.createMany({
       data: missing.map(({ id, name, cover, createdAt }) => ({ id, name, cover, createdAt })),
     });
     inserted.badges += count;
@@ -250,16 +253,16 @@ async function writeRestaurants(
   // sends floats to SQLite with fewer digits than a double has, so a mean computed here and
   // written as a value could differ from that expression in the last digit.
   const ids = items.map((r) => r.row.id).sort();
-  const [restaurants, tags, hours, granted, comments, orders, reports] = await db.$transaction([
-    db.restaurant.createMany({ data: items.map((r) => r.row) }),
-    db.restaurantTag.createMany({ data: all((r) => r.tags) }),
-    db.openingHours.createMany({ data: all((r) => r.openingHours) }),
-    db.restaurantBadge.createMany({ data: restaurantBadges }),
-    db.comment.createMany({ data: all((r) => r.comments) }),
-    db.order.createMany({ data: all((r) => r.orders) }),
-    db.report.createMany({ data: all((r) => r.reports) }),
+  const [restaurants, tags, hours, granted, comments, orders, reports] = await db.prisma.$transaction([
+    db.prisma.restaurant.createMany({ data: items.map((r) => r.row) }),
+    db.prisma.restaurantTag.createMany({ data: all((r) => r.tags) }),
+    db.prisma.openingHours.createMany({ data: all((r) => r.openingHours) }),
+    db.prisma.restaurantBadge.createMany({ data: restaurantBadges }),
+    db.prisma.comment.createMany({ data: all((r) => r.comments) }),
+    db.prisma.order.createMany({ data: all((r) => r.orders) }),
+    db.prisma.report.createMany({ data: all((r) => r.reports) }),
     // Seed ids only lie between the first and last seed id of the chunk (other ids are cuids).
-    db.$executeRaw`
+    db.prisma.$executeRaw`
       UPDATE "Restaurant" SET "ratingAvg" = CAST("ratingSum" AS DOUBLE PRECISION) / "ratingCount"
       WHERE "ratingCount" > 0 AND "id" >= ${ids[0]} AND "id" <= ${ids.at(-1)}`,
   ]);
@@ -274,10 +277,10 @@ async function writeRestaurants(
 
 async function writeGroceries(db: Db, items: GrocerySeed[], store: UploadStore, inserted: SeedCounts) {
   await storeCovers(store, items, inserted);
-  const [groceries, tags, entries] = await db.$transaction([
-    db.grocery.createMany({ data: items.map((g) => g.row) }),
-    db.groceryTag.createMany({ data: items.flatMap((g) => g.tags) }),
-    db.shoppingListEntry.createMany({ data: items.flatMap((g) => g.shoppingList) }),
+  const [groceries, tags, entries] = await db.prisma.$transaction([
+    db.prisma.grocery.createMany({ data: items.map((g) => g.row) }),
+    db.prisma.groceryTag.createMany({ data: items.flatMap((g) => g.tags) }),
+    db.prisma.shoppingListEntry.createMany({ data: items.flatMap((g) => g.shoppingList) }),
   ]);
   inserted.groceries += groceries.count;
   inserted.groceryTags += tags.count;

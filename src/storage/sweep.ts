@@ -4,7 +4,7 @@
 // files older than `minAgeMs` go, so uploads in progress on another instance sharing the folder or
 // the bucket are left alone. "Refers to" means any column of UPLOAD_REFERENCES (seeded restaurant
 // and badge covers live in the same store).
-import type { Db } from "../db/client.ts";
+import type { Db } from "../db/db.ts";
 import { isUploadName } from "./image-files.ts";
 import { UPLOAD_REFERENCES } from "./upload-references.ts";
 import type { UploadStore } from "./upload-store.ts";
@@ -15,7 +15,7 @@ const NAMES_PER_QUERY = 500;
 /** The names among `names` that some row refers to. */
 async function referencedAmong(db: Db, names: string[]): Promise<Set<string>> {
   const found = new Set<string>();
-  const delegates = db as unknown as Record<
+  const delegates = db.prisma as unknown as Record<
     string,
     { findMany(args: object): Promise<Record<string, string | null>[]> }
   >;
@@ -57,7 +57,7 @@ export async function recordCoverSizes(db: Db, store: UploadStore): Promise<numb
   let recorded = 0;
   let after: string | undefined;
   for (;;) {
-    const rows = await db.grocery.findMany({
+    const rows = await db.prisma.grocery.findMany({
       where: { cover: { not: null }, coverBytes: 0, ...(after ? { id: { gt: after } } : {}) },
       select: { id: true, cover: true },
       orderBy: { id: "asc" },
@@ -73,7 +73,7 @@ export async function recordCoverSizes(db: Db, store: UploadStore): Promise<numb
       );
       if (size === 0) continue;
       // Only while the row still has that cover and no size: an upload meanwhile wrote its own.
-      const { count } = await db.grocery.updateMany({
+      const { count } = await db.prisma.grocery.updateMany({
         where: { id: row.id, cover: row.cover, coverBytes: 0 },
         data: { coverBytes: size },
       });

@@ -1,10 +1,12 @@
-// Searches' long reads are shared fairly between clients on both databases (client-share.ts): on
+// Searches' long reads are shared fairly between clients on both databases (src/db/share/fair-share.ts): on
 // SQLite the reader threads, on PostgreSQL the half of the pool searches may take. One client
 // sending a dozen slow reads at once holds only its share, so another client's read starts at once.
 // Real databases through createDb; the slow read sleeps (PostgreSQL) or counts (SQLite).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, Prisma, readRowsAside, type Db } from "../../src/db/client.ts";
-import { asRequester } from "../../src/db/requester.ts";
+import { createDb } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
+import { Prisma } from "../../src/db/prisma.ts";
+import { asRequester } from "../../src/db/share/requester.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 describe("searches' reads shared between clients", () => {
@@ -14,17 +16,17 @@ describe("searches' reads shared between clients", () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     db = createDb({
-      provider: database.provider,
+      dialect: database.provider,
       url: database.url,
       poolSize: 10,
       poolIdleTimeoutMs: 10_000,
       sqliteSynchronous: "FULL",
       sqliteReaders: 2,
     });
-    if (database.provider === "sqlite") await db.$queryRawUnsafe(`PRAGMA journal_mode = WAL`); // creates the file the readers open
+    if (database.provider === "sqlite") await db.prisma.$queryRawUnsafe(`PRAGMA journal_mode = WAL`); // creates the file the readers open
   });
   afterAll(async () => {
-    await db?.$disconnect();
+    await db?.close();
     await database?.drop();
   });
 
@@ -35,10 +37,10 @@ describe("searches' reads shared between clients", () => {
         : Prisma.sql`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500000) SELECT COUNT(*) > 0 AS "n" FROM c`;
     const finished: string[] = [];
     const flood = Array.from({ length: 12 }, () =>
-      asRequester("address:flooder", () => readRowsAside(db, slow)).then(() => finished.push("slow")),
+      asRequester("address:flooder", () => db.readSearch(slow)).then(() => finished.push("slow")),
     );
     await new Promise((resolve) => setTimeout(resolve, 50)); // the flood has taken what it may
-    const other = await asRequester("user:other", () => readRowsAside(db, Prisma.sql`SELECT 41 + 1 AS "n"`));
+    const other = await asRequester("user:other", () => db.readSearch(Prisma.sql`SELECT 41 + 1 AS "n"`));
     finished.push("other");
     expect(other.rows.map((r) => Number(r[0]))).toEqual([42]);
     await Promise.all(flood);

@@ -1,4 +1,4 @@
-// SQLite's reader threads (src/db/sqlite-readers.ts): a failed read, and closing with reads in
+// SQLite's reader threads (src/db/sqlite/readers.ts): a failed read, and closing with reads in
 // flight and waiting. Real threads and a real database file; the slow read is a recursive count
 // that takes a few hundred milliseconds whatever the data. Their share between clients:
 // search-share.test.ts.
@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSqliteReaders, SqliteReadError, type SqliteReaders } from "../../src/db/sqlite-readers.ts";
+import { createSqliteReaders, SqliteReadError, type SqliteReaders } from "../../src/db/sqlite/readers.ts";
 
 const SLOW = `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000000) SELECT COUNT(*) AS n FROM c`;
 

@@ -1,8 +1,8 @@
-// What /readyz reports of writes (src/db/write-health.ts): outcomes count in the order their
+// What /readyz reports of writes (src/db/health/write-health.ts): outcomes count in the order their
 // statements began, not the order they ended, so a probe that began while the disk was full and
 // failed after a later write succeeded does not mark a healthy database failing again.
 import { describe, expect, it } from "vitest";
-import { WriteHealth } from "../../src/db/write-health.ts";
+import { WriteHealth } from "../../src/db/health/write-health.ts";
 
 const diskFull = Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
 

@@ -35,7 +35,7 @@ beforeAll(async () => {
   other = await s.signUp("other");
   for (let i = 0; i < 40; i++) {
     const title = `Entity ${String(i).padStart(2, "0")}`;
-    const r = await s.db.restaurant.create({
+    const r = await s.db.prisma.restaurant.create({
       data: {
         title,
         titleSearch: title.toLowerCase(),
@@ -44,13 +44,15 @@ beforeAll(async () => {
       },
     });
     restaurants.push({ id: r.id, title });
-    const g = await s.db.grocery.create({
+    const g = await s.db.prisma.grocery.create({
       data: { title: `Grocery ${i}`, titleSearch: `grocery ${i}`, ownerId: owner.id },
     });
     groceries.push({ id: g.id, title: `Grocery ${i}` });
   }
-  const badges = await Promise.all(["Clean", "Green", "Fast"].map((name) => s.db.badge.create({ data: { name } })));
-  await s.db.restaurant.update({
+  const badges = await Promise.all(
+    ["Clean", "Green", "Fast"].map((name) => s.db.prisma.badge.create({ data: { name } })),
+  );
+  await s.db.prisma.restaurant.update({
     where: { id: restaurants[0].id },
     data: { badges: { create: badges.map((b) => ({ badgeId: b.id })) } },
   });

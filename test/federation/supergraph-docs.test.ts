@@ -82,7 +82,10 @@ describe("docs/supergraph.md's example", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
 
-    const first = await s.db.restaurant.findUniqueOrThrow({ where: { id: restaurantId(1) }, include: { owner: true } });
+    const first = await s.db.prisma.restaurant.findUniqueOrThrow({
+      where: { id: restaurantId(1) },
+      include: { owner: true },
+    });
     expect(viaGateway.errors).toBeUndefined();
     expect(viaGateway.data.fastestDelivery).toEqual({
       title: first.title,

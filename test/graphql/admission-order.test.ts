@@ -25,7 +25,7 @@ type Refusal = { code: string; message: string };
 let accounts = 0;
 /** A signed-in account made in the database: signing up would spend the address's few requests. */
 async function account() {
-  const user = await s.db.user.create({
+  const user = await s.db.prisma.user.create({
     data: { username: `order${++accounts}`, passwordHash: "-", firstName: "Order" },
   });
   return { token: (await issueToken(s.db, user.id, 3_600_000)).token };

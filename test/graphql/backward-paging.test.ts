@@ -43,9 +43,11 @@ beforeAll(async () => {
   s = await startServer();
   user = await s.signUp("pager");
   admin = await s.signUp("admin", "ADMIN");
-  restaurantId = (await s.db.restaurant.create({ data: { title: "Busy", titleSearch: "busy", ownerId: admin.id } })).id;
+  restaurantId = (
+    await s.db.prisma.restaurant.create({ data: { title: "Busy", titleSearch: "busy", ownerId: admin.id } })
+  ).id;
   const start = Date.UTC(2026, 0, 1);
-  await s.db.comment.createMany({
+  await s.db.prisma.comment.createMany({
     data: Array.from({ length: 45 }, (_, i) => ({
       restaurantId,
       authorId: user.id,
@@ -148,8 +150,9 @@ describe("last and before on a restaurant's comments", () => {
   });
 
   it("answers an empty list with empty pages both ways", async () => {
-    const empty = (await s.db.restaurant.create({ data: { title: "Quiet", titleSearch: "quiet", ownerId: admin.id } }))
-      .id;
+    const empty = (
+      await s.db.prisma.restaurant.create({ data: { title: "Quiet", titleSearch: "quiet", ownerId: admin.id } })
+    ).id;
     for (const args of [{ last: 5 }, { first: 5 }]) {
       const r = await s.graphql(COMMENTS, { id: empty, ...args }, user.token);
       expect(r.data.restaurant.comments).toMatchObject({
@@ -266,7 +269,7 @@ describe("last without before on a search", () => {
 
   beforeAll(async () => {
     // 1,500 restaurants in Porto in one statement (the same on both databases), nine in ten delivering.
-    await s.db
+    await s.db.prisma
       .$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "canHomeDeliver", "ownerId", "createdAt", "updatedAt")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
       SELECT 'porto-' || i, 'Porto ' || i, 'porto ' || i, 'Porto', 'porto', (i % 10 <> 0), '${user.id}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);

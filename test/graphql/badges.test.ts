@@ -61,11 +61,11 @@ describe("grantBadge", () => {
     const [a, b] = [await restaurant("A"), await restaurant("B")];
     const first = (await ok(GRANT, { restaurantId: a, name: "Local favourite", cover: "fav.png" }, admin.token))
       .grantBadge;
-    const count = await s.db.badge.count();
+    const count = await s.db.prisma.badge.count();
     const second = (await ok(GRANT, { restaurantId: b, name: "Local favourite", cover: "other.png" }, admin.token))
       .grantBadge;
     expect(second.badge).toEqual(first.badge);
-    expect(await s.db.badge.count()).toBe(count);
+    expect(await s.db.prisma.badge.count()).toBe(count);
   });
 
   it("answers the badge already held when granted again, without an error or a duplicate", async () => {
@@ -73,7 +73,7 @@ describe("grantBadge", () => {
     const first = (await ok(GRANT, { restaurantId: id, name: "Twice" }, admin.token)).grantBadge;
     const again = (await ok(GRANT, { restaurantId: id, name: "Twice" }, admin.token)).grantBadge;
     expect(again).toEqual(first);
-    expect(await s.db.restaurantBadge.count({ where: { restaurantId: id } })).toBe(1);
+    expect(await s.db.prisma.restaurantBadge.count({ where: { restaurantId: id } })).toBe(1);
   });
 
   it("lists several badges in the order they were received", async () => {
@@ -86,10 +86,10 @@ describe("grantBadge", () => {
 
   it("refuses a user who is not an admin, even the owner, and creates nothing", async () => {
     const id = await restaurant();
-    const badges = await s.db.badge.count();
+    const badges = await s.db.prisma.badge.count();
     const error = await fails("FORBIDDEN", GRANT, { restaurantId: id, name: "Self-awarded" }, owner.token);
     expect(error.message).toMatch(/admins/);
-    expect(await s.db.badge.count()).toBe(badges);
+    expect(await s.db.prisma.badge.count()).toBe(badges);
     expect(await held(id)).toEqual([]);
   });
 
@@ -100,9 +100,9 @@ describe("grantBadge", () => {
   });
 
   it("answers NOT_FOUND for an unknown restaurant and creates no badge", async () => {
-    const badges = await s.db.badge.count();
+    const badges = await s.db.prisma.badge.count();
     await fails("NOT_FOUND", GRANT, { restaurantId: "no-such-restaurant", name: "Orphan" }, admin.token);
-    expect(await s.db.badge.count()).toBe(badges);
+    expect(await s.db.prisma.badge.count()).toBe(badges);
   });
 
   it.each([
@@ -111,10 +111,10 @@ describe("grantBadge", () => {
     ["a cover over 2000 characters", { name: "Fine", cover: "c".repeat(2001) }, /cover/],
   ])("refuses %s with BAD_USER_INPUT and changes nothing", async (_, args, message) => {
     const id = await restaurant();
-    const badges = await s.db.badge.count();
+    const badges = await s.db.prisma.badge.count();
     const error = await fails("BAD_USER_INPUT", GRANT, { restaurantId: id, ...args }, admin.token);
     expect(error.message).toMatch(message);
-    expect(await s.db.badge.count()).toBe(badges);
+    expect(await s.db.prisma.badge.count()).toBe(badges);
     expect(await held(id)).toEqual([]);
   });
 });
@@ -157,7 +157,7 @@ describe("badges", () => {
     const names = badges.map((b: any) => b.name);
     expect(names).toEqual(expect.arrayContaining(["zz last", "AA first"]));
     expect(names.indexOf("AA first")).toBeLessThan(names.indexOf("zz last"));
-    expect(badges).toHaveLength(await s.db.badge.count());
+    expect(badges).toHaveLength(await s.db.prisma.badge.count());
   });
 
   it("refuses a caller without a token", async () => {
@@ -169,6 +169,6 @@ describe("badges", () => {
     const { badge } = (await ok(GRANT, { restaurantId: id, name: "Survivor" }, admin.token)).grantBadge;
     await ok(`mutation($id: ID!) { deleteRestaurant(id: $id) }`, { id }, owner.token);
     expect((await ok(BADGES, {}, owner.token)).badges.map((b: any) => b.id)).toContain(badge.id);
-    expect(await s.db.restaurantBadge.count({ where: { badgeId: badge.id } })).toBe(0);
+    expect(await s.db.prisma.restaurantBadge.count({ where: { badgeId: badge.id } })).toBe(0);
   });
 });

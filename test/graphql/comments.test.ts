@@ -16,7 +16,7 @@ afterAll(async () => s?.close());
 let seq = 0;
 async function newRestaurant(ownerId = alice.id) {
   const title = `Place ${++seq}`;
-  return s.db.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
+  return s.db.prisma.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
 }
 
 const ADD = `mutation($id: ID!, $input: CommentInput!) {
@@ -30,7 +30,10 @@ const add = (restaurantId: string, input: Record<string, unknown>, token: string
   s.graphql(ADD, { id: restaurantId, input }, token ?? undefined);
 
 const totals = (id: string) =>
-  s.db.restaurant.findUniqueOrThrow({ where: { id }, select: { ratingSum: true, ratingCount: true, ratingAvg: true } });
+  s.db.prisma.restaurant.findUniqueOrThrow({
+    where: { id },
+    select: { ratingSum: true, ratingCount: true, ratingAvg: true },
+  });
 
 describe("addComment", () => {
   it("stores the comment and updates the restaurant's rating totals", async () => {
@@ -51,7 +54,7 @@ describe("addComment", () => {
     expect(second.data.addComment.author.id).toBe(bob.id);
     expect(second.data.addComment.restaurant).toMatchObject({ rating: 2.5, commentCount: 2 });
     expect(await totals(r.id)).toEqual({ ratingSum: 5, ratingCount: 2, ratingAvg: 2.5 });
-    expect(await s.db.comment.count({ where: { restaurantId: r.id } })).toBe(2);
+    expect(await s.db.prisma.comment.count({ where: { restaurantId: r.id } })).toBe(2);
   });
 
   it("accepts the boundaries: 200-character title, 10,000-character body, ratings 1 and 5", async () => {
@@ -84,7 +87,7 @@ describe("addComment", () => {
     expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(res.errors?.[0].message).toMatch(field);
     expect(await totals(r.id)).toEqual({ ratingSum: 2, ratingCount: 1, ratingAvg: 2 });
-    expect(await s.db.comment.count({ where: { restaurantId: r.id } })).toBe(1);
+    expect(await s.db.prisma.comment.count({ where: { restaurantId: r.id } })).toBe(1);
   });
 
   it("names every field to fix at once", async () => {
@@ -95,11 +98,11 @@ describe("addComment", () => {
   });
 
   it("answers NOT_FOUND for an unknown restaurant and stores nothing", async () => {
-    const before = await s.db.comment.count();
+    const before = await s.db.prisma.comment.count();
     const res = await add("no-such-restaurant", { title: "t", body: "b", rating: 3 });
     expect(res.errors?.[0].extensions?.code).toBe("NOT_FOUND");
     expect(res.errors?.[0].message).toContain("no-such-restaurant");
-    expect(await s.db.comment.count()).toBe(before);
+    expect(await s.db.prisma.comment.count()).toBe(before);
   });
 
   it("needs an access token", async () => {
@@ -109,7 +112,7 @@ describe("addComment", () => {
     expect(none.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
     expect(bad.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
     expect(await totals(r.id)).toEqual({ ratingSum: 0, ratingCount: 0, ratingAvg: null });
-    expect(await s.db.comment.count({ where: { restaurantId: r.id } })).toBe(0);
+    expect(await s.db.prisma.comment.count({ where: { restaurantId: r.id } })).toBe(0);
   });
 
   it("answers 401, not 500, for an account deleted since its token was checked, and changes nothing", async () => {
@@ -117,7 +120,7 @@ describe("addComment", () => {
     const gone = await s.signUp("gone");
     expect((await s.graphql(`{ me { id } }`, {}, gone.token)).data.me.id).toBe(gone.id); // its session is cached now
     // Deleted behind the server's back (no revocation event): the cached session still lets it in.
-    await s.db.user.delete({ where: { id: gone.id } });
+    await s.db.prisma.user.delete({ where: { id: gone.id } });
     const res = await add(r.id, { title: "t", body: "b", rating: 3 }, gone.token);
     expect(res.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
     expect(await totals(r.id)).toEqual({ ratingSum: 0, ratingCount: 0, ratingAvg: null });
@@ -141,7 +144,7 @@ describe("addComment", () => {
     for (const res of results) expect(res.errors).toBeUndefined();
     const sum = ratings.reduce((a, b) => a + b, 0);
     expect(await totals(r.id)).toEqual({ ratingSum: sum, ratingCount: 30, ratingAvg: sum / 30 });
-    const stored = await s.db.comment.findMany({ where: { restaurantId: r.id }, select: { rating: true } });
+    const stored = await s.db.prisma.comment.findMany({ where: { restaurantId: r.id }, select: { rating: true } });
     expect(stored).toHaveLength(30);
     expect(stored.reduce((a, c) => a + c.rating, 0)).toBe(sum);
   });
@@ -175,8 +178,8 @@ describe("Restaurant.comments", () => {
       rating: (i % 5) + 1,
       createdAt: new Date(start + Math.min(i, 103) * 60_000),
     }));
-    await s.db.comment.createMany({ data: rows });
-    const all = await s.db.comment.findMany({ where: { restaurantId }, select: { id: true, createdAt: true } });
+    await s.db.prisma.comment.createMany({ data: rows });
+    const all = await s.db.prisma.comment.findMany({ where: { restaurantId }, select: { id: true, createdAt: true } });
     newestFirstIds = all
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .map((c) => c.id);
@@ -199,7 +202,7 @@ describe("Restaurant.comments", () => {
   it("orders comments of the same instant by id, newest id first", async () => {
     const res = await page({ first: 3 });
     const [a, b] = res.data.restaurant.comments.nodes;
-    const rows = await s.db.comment.findMany({ where: { id: { in: [a.id, b.id] } } });
+    const rows = await s.db.prisma.comment.findMany({ where: { id: { in: [a.id, b.id] } } });
     expect(rows[0].createdAt.getTime()).toBe(rows[1].createdAt.getTime());
     expect(a.id > b.id).toBe(true);
   });
@@ -283,7 +286,7 @@ describe("Restaurant.latestComment", () => {
   it("picks the highest id among comments of the same instant, as the comments list does", async () => {
     const r = await newRestaurant();
     const at = new Date(Date.UTC(2026, 5, 1));
-    await s.db.comment.createMany({
+    await s.db.prisma.comment.createMany({
       data: ["x", "y", "z"].map((title) => ({
         restaurantId: r.id,
         authorId: alice.id,
@@ -295,7 +298,7 @@ describe("Restaurant.latestComment", () => {
     });
     const q = `query($id: ID!) { restaurant(id: $id) { latestComment { id } comments(first: 1) { nodes { id } } } }`;
     const res = await s.graphql(q, { id: r.id }, alice.token);
-    const ids = (await s.db.comment.findMany({ where: { restaurantId: r.id }, select: { id: true } }))
+    const ids = (await s.db.prisma.comment.findMany({ where: { restaurantId: r.id }, select: { id: true } }))
       .map((c) => c.id)
       .sort();
     expect(res.data.restaurant.latestComment.id).toBe(ids.at(-1));
@@ -306,10 +309,10 @@ describe("Restaurant.latestComment", () => {
     const user = await s.signUp("reader");
     for (let i = 0; i < count; i++) {
       const r = await newRestaurant(i % 2 ? alice.id : bob.id);
-      await s.db.order.create({ data: { userId: user.id, restaurantId: r.id, recipe: "soup", quantity: 1 } });
+      await s.db.prisma.order.create({ data: { userId: user.id, restaurantId: r.id, recipe: "soup", quantity: 1 } });
       const comments = i % 3; // some restaurants have none
       for (let j = 0; j < comments; j++) {
-        await s.db.comment.create({
+        await s.db.prisma.comment.create({
           data: {
             restaurantId: r.id,
             authorId: j ? alice.id : bob.id,
@@ -328,7 +331,7 @@ describe("Restaurant.latestComment", () => {
     const nodes = res.data.myOrders.nodes;
     expect(nodes).toHaveLength(count);
     for (const node of nodes) {
-      const expected = await s.db.comment.findFirst({
+      const expected = await s.db.prisma.comment.findFirst({
         where: { restaurantId: node.restaurant.id },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       });

@@ -40,7 +40,10 @@ async function create(input: Record<string, unknown>, user = owner) {
 
 /** The stored grocery with its tag rows, to prove a refused call changed nothing. */
 const snapshot = (id: string) =>
-  s.db.grocery.findUnique({ where: { id }, include: { tags: { orderBy: [{ kind: "asc" }, { position: "asc" }] } } });
+  s.db.prisma.grocery.findUnique({
+    where: { id },
+    include: { tags: { orderBy: [{ kind: "asc" }, { position: "asc" }] } },
+  });
 
 describe("createGrocery", () => {
   it("creates a grocery owned by the caller, text kept as sent, list items trimmed and de-duplicated", async () => {
@@ -75,7 +78,7 @@ describe("createGrocery", () => {
   });
 
   it("refuses bad fields with BAD_USER_INPUT naming each, and creates nothing", async () => {
-    const before = await s.db.grocery.count();
+    const before = await s.db.prisma.grocery.count();
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ title: "   " }, /title/],
       [{ title: "x".repeat(201) }, /title must have at most 200/],
@@ -93,7 +96,7 @@ describe("createGrocery", () => {
     const both = await s.graphql(CREATE, { input: { title: "", description: "d".repeat(5001) } }, owner.token);
     expect(both.errors?.[0].message).toMatch(/title/);
     expect(both.errors?.[0].message).toMatch(/description/);
-    expect(await s.db.grocery.count()).toBe(before);
+    expect(await s.db.prisma.grocery.count()).toBe(before);
   });
 
   it("accepts the longest values allowed", async () => {
@@ -102,10 +105,10 @@ describe("createGrocery", () => {
   });
 
   it("needs a token", async () => {
-    const before = await s.db.grocery.count();
+    const before = await s.db.prisma.grocery.count();
     const r = await s.graphql(CREATE, { input: { title: "Anon" } });
     expect(r.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
-    expect(await s.db.grocery.count()).toBe(before);
+    expect(await s.db.prisma.grocery.count()).toBe(before);
   });
 });
 
@@ -203,8 +206,8 @@ describe("deleteGrocery", () => {
     await ok(s, ADD, { id: g.id, q: 2 }, other.token);
     expect((await ok(s, DELETE, { id: g.id }, owner.token)).deleteGrocery).toBe(g.id);
     expect((await ok(s, GET, { id: g.id }, owner.token)).grocery).toBeNull();
-    expect(await s.db.groceryTag.count({ where: { groceryId: g.id } })).toBe(0);
-    expect(await s.db.shoppingListEntry.count({ where: { groceryId: g.id } })).toBe(0);
+    expect(await s.db.prisma.groceryTag.count({ where: { groceryId: g.id } })).toBe(0);
+    expect(await s.db.prisma.shoppingListEntry.count({ where: { groceryId: g.id } })).toBe(0);
     expect((await s.graphql(DELETE, { id: g.id }, owner.token)).errors?.[0].extensions?.code).toBe("NOT_FOUND");
   });
 
@@ -227,7 +230,7 @@ describe("removeGrocery (the legacy DELETE rule)", () => {
       groceryId: g.id,
       removedFrom: "SHOPPING_LIST",
     });
-    expect(await s.db.shoppingListEntry.count({ where: { groceryId: g.id } })).toBe(1); // the admin's stays
+    expect(await s.db.prisma.shoppingListEntry.count({ where: { groceryId: g.id } })).toBe(1); // the admin's stays
     expect((await ok(s, REMOVE, { id: g.id, from: "SHOPPING_LIST" }, other.token)).removeGrocery.removedFrom).toBe(
       "SHOPPING_LIST",
     );
@@ -243,7 +246,7 @@ describe("removeGrocery (the legacy DELETE rule)", () => {
     expect((await s.graphql(REMOVE, { id: g.id, from: "CATALOGUE" }, other.token)).errors?.[0].extensions?.code).toBe(
       "FORBIDDEN",
     );
-    expect(await s.db.shoppingListEntry.count({ where: { groceryId: g.id } })).toBe(1);
+    expect(await s.db.prisma.shoppingListEntry.count({ where: { groceryId: g.id } })).toBe(1);
     expect((await ok(s, REMOVE, { id: g.id, from: "CATALOGUE" }, owner.token)).removeGrocery).toEqual({
       groceryId: g.id,
       removedFrom: "CATALOGUE",
@@ -338,7 +341,7 @@ describe("groceries search", () => {
   it("lists newest first, with the total count", async () => {
     const all = await search({ first: 100 });
     expect(all.totalCount).toBe(titles.length);
-    const rows = await c.db.grocery.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+    const rows = await c.db.prisma.grocery.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
     expect(all.nodes.map((n: any) => n.id)).toEqual(rows.map((r) => r.id));
     expect(all.nodes[0].title).toBe(titles.at(-1));
   });

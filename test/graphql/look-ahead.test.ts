@@ -17,14 +17,16 @@ beforeAll(async () => {
   s = await startServer();
   token = (await s.signUp("viewer")).token;
   const owners = await Promise.all(
-    [0, 1, 2].map((i) => s.db.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } })),
+    [0, 1, 2].map((i) =>
+      s.db.prisma.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } }),
+    ),
   );
-  const critic = await s.db.user.create({
+  const critic = await s.db.prisma.user.create({
     data: { username: "critic", passwordHash: "x", firstName: "C", avatar: "c.png" },
   });
   for (let i = 0; i < 12; i++) {
     const ratings = [1 + (i % 5), 1 + ((i + 3) % 5)];
-    const r = await s.db.restaurant.create({
+    const r = await s.db.prisma.restaurant.create({
       data: {
         title: `Place ${String(i).padStart(2, "0")}`,
         titleSearch: `place ${String(i).padStart(2, "0")}`,
@@ -64,12 +66,12 @@ async function run(query: string, variables?: Record<string, unknown>) {
 
 /** What the nested fields must show for a restaurant, straight from Prisma. */
 async function expected(id: string) {
-  const r = await s.db.restaurant.findUniqueOrThrow({ where: { id }, include: { owner: true } });
-  const owned = await s.db.restaurant.aggregate({
+  const r = await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id }, include: { owner: true } });
+  const owned = await s.db.prisma.restaurant.aggregate({
     where: { ownerId: r.ownerId },
     _sum: { ratingSum: true, ratingCount: true },
   });
-  const latest = await s.db.comment.findFirst({
+  const latest = await s.db.prisma.comment.findFirst({
     where: { restaurantId: id },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     include: { author: true },
@@ -220,7 +222,7 @@ function everyField(type: GraphQLObjectType, leavesOnly = false): Record<string,
 describe("a restaurant read reads only the columns its selection shows", () => {
   it("each Restaurant field alone answers, on a page and by id, as on a whole row, and no column it does not show is read", async () => {
     // One restaurant with every column set, so a column left unread would show as null.
-    const full = await s.db.restaurant.create({
+    const full = await s.db.prisma.restaurant.create({
       data: {
         title: "Full",
         titleSearch: "full",
@@ -247,8 +249,10 @@ describe("a restaurant read reads only the columns its selection shows", () => {
         ratingSum: 9,
         ratingCount: 2,
         ratingAvg: 4.5,
-        ownerId: (await s.db.user.findFirstOrThrow()).id,
-        comments: { create: { authorId: (await s.db.user.findFirstOrThrow()).id, title: "t", body: "b", rating: 4 } },
+        ownerId: (await s.db.prisma.user.findFirstOrThrow()).id,
+        comments: {
+          create: { authorId: (await s.db.prisma.user.findFirstOrThrow()).id, title: "t", body: "b", rating: 4 },
+        },
       },
     });
     const schema = buildSchema(readFileSync("schema.graphql", "utf8"));
@@ -285,9 +289,9 @@ describe("a restaurant read reads only the columns its selection shows", () => {
       { addressLine2: "", city: "" }, // nothing given: no address
       { country: "FR" },
     ];
-    const ownerId = (await s.db.user.findFirstOrThrow({ where: { avatar: { not: null } } })).id;
+    const ownerId = (await s.db.prisma.user.findFirstOrThrow({ where: { avatar: { not: null } } })).id;
     for (const [i, address] of partial.entries()) {
-      const r = await s.db.restaurant.create({
+      const r = await s.db.prisma.restaurant.create({
         data: { title: `Partial ${i}`, titleSearch: `partial ${i}`, ownerId, ...address },
       });
       ids.push(r.id);
@@ -352,7 +356,7 @@ describe("a restaurant read reads only the columns its selection shows", () => {
         restaurants(first: 20) { nodes { id owner { id } } } }`,
       { id },
     );
-    const owner = (await s.db.restaurant.findUniqueOrThrow({ where: { id }, include: { owner: true } })).owner;
+    const owner = (await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id }, include: { owner: true } })).owner;
     expect(data.a.owner).toEqual({ username: owner.username });
     expect(data.b.owner).toEqual({
       firstName: owner.firstName,

@@ -14,22 +14,24 @@ const PAGE = `query($first: Int) { restaurants(first: $first, sort: TITLE) { tot
 beforeAll(async () => {
   s = await startServer();
   viewer = await s.signUp("viewer");
-  const badges = await Promise.all(["Clean", "Green", "Fast"].map((name) => s.db.badge.create({ data: { name } })));
+  const badges = await Promise.all(
+    ["Clean", "Green", "Fast"].map((name) => s.db.prisma.badge.create({ data: { name } })),
+  );
   // Users straight through the database: registering 50 through the API would spend its time hashing passwords.
   const users = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
-      s.db.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } }),
+      s.db.prisma.user.create({ data: { username: `owner${i}`, passwordHash: "x", firstName: `O${i}` } }),
     ),
   );
   // Commenters apart from owners, so authors are never already cached as owners (the same work at any page size).
   const commenters = await Promise.all(
     Array.from({ length: 10 }, (_, i) =>
-      s.db.user.create({ data: { username: `critic${i}`, passwordHash: "x", firstName: `C${i}` } }),
+      s.db.prisma.user.create({ data: { username: `critic${i}`, passwordHash: "x", firstName: `C${i}` } }),
     ),
   );
   for (let i = 0; i < 50; i++) {
     const ratings = [1 + (i % 5), 1 + ((i + 2) % 5)];
-    await s.db.restaurant.create({
+    await s.db.prisma.restaurant.create({
       data: {
         title: `Place ${String(i).padStart(2, "0")}`,
         titleSearch: `place ${String(i).padStart(2, "0")}`,

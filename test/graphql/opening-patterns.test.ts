@@ -1,11 +1,11 @@
-// Open at an instant by opening pattern (migration 20261126080000_opening_patterns, src/db/
-// opening-patterns.ts), through the real server: the database derives each restaurant's pattern
-// from its zone and hours and follows every write (hours changed, zone changed, restaurant
-// deleted); a pattern no restaurant uses goes, so a client rewriting its hours cannot make the
-// patterns every open-now search tests grow; and open-now with a city is exact whichever index
-// reads it, including at an hour when none of the city is open.
+// Open at an instant by opening pattern (migration 20261126080000_opening_patterns, each search
+// engine's openPatterns in src/db/<dialect>/search/engine.ts), through the real server: the
+// database derives each restaurant's pattern from its zone and hours and follows every write (hours
+// changed, zone changed, restaurant deleted); a pattern no restaurant uses goes, so a client
+// rewriting its hours cannot make the patterns every open-now search tests grow; and open-now with
+// a city is exact whichever index reads it, including at an hour when none of the city is open.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Prisma } from "../../src/db/client.ts";
+import { Prisma } from "../../src/db/prisma.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
@@ -40,7 +40,7 @@ async function openInPorto(at: string, sort = "TITLE") {
 
 /** The patterns the database holds: zone and periods. */
 async function patterns() {
-  const rows = await s.db.$queryRaw<{ timeZone: string; periods: string }[]>(
+  const rows = await s.db.prisma.$queryRaw<{ timeZone: string; periods: string }[]>(
     Prisma.sql`SELECT "timeZone", "periods" FROM "OpeningPattern" ORDER BY "timeZone", "periods"`,
   );
   return rows.map((r) => `${r.timeZone} ${r.periods}`);

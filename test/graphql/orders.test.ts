@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 async function newRestaurant(title: string) {
-  return s.db.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
+  return s.db.prisma.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
 }
 
 const ORDER = `mutation($input: OrderRecipeInput!) {
@@ -40,7 +40,7 @@ describe("orderRecipe", () => {
       quantity: 1,
       restaurant: { id: restaurantId, title: "Pasta Place" },
     });
-    const row = await s.db.order.findUniqueOrThrow({ where: { id: res.data.orderRecipe.id } });
+    const row = await s.db.prisma.order.findUniqueOrThrow({ where: { id: res.data.orderRecipe.id } });
     expect(row).toMatchObject({ userId: user.id, restaurantId, recipe: "  Carbonara ", quantity: 1 });
   });
 
@@ -56,7 +56,7 @@ describe("orderRecipe", () => {
       expect(res.errors).toBeUndefined();
       expect(res.data.orderRecipe.quantity).toBe(expected);
     }
-    expect(await s.db.order.count({ where: { userId: user.id } })).toBe(4);
+    expect(await s.db.prisma.order.count({ where: { userId: user.id } })).toBe(4);
   });
 
   it("accepts a 200-character recipe", async () => {
@@ -79,7 +79,7 @@ describe("orderRecipe", () => {
     expect(res.data?.orderRecipe ?? null).toBeNull();
     expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(res.errors?.[0].message).toMatch(message);
-    expect(await s.db.order.count({ where: { userId: user.id } })).toBe(0);
+    expect(await s.db.prisma.order.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it("answers NOT_FOUND for an unknown restaurant and stores nothing", async () => {
@@ -87,14 +87,14 @@ describe("orderRecipe", () => {
     const res = await s.graphql(ORDER, { input: { restaurantId: "missing-restaurant", recipe: "Soup" } }, user.token);
     expect(res.errors?.[0].extensions?.code).toBe("NOT_FOUND");
     expect(res.errors?.[0].message).toContain("missing-restaurant");
-    expect(await s.db.order.count({ where: { userId: user.id } })).toBe(0);
+    expect(await s.db.prisma.order.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it("needs an access token", async () => {
-    const before = await s.db.order.count();
+    const before = await s.db.prisma.order.count();
     const res = await s.graphql(ORDER, { input: { restaurantId, recipe: "Soup" } });
     expect(res.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
-    expect(await s.db.order.count()).toBe(before);
+    expect(await s.db.prisma.order.count()).toBe(before);
   });
 });
 
@@ -107,7 +107,7 @@ describe("myOrders", () => {
     const other = await newRestaurant("Noodle Bar");
     const start = Date.UTC(2026, 2, 1);
     // 105 orders over two restaurants; the last two share a millisecond (the id decides).
-    await s.db.order.createMany({
+    await s.db.prisma.order.createMany({
       data: Array.from({ length: 105 }, (_, i) => ({
         userId: reader.id,
         restaurantId: i % 2 ? other.id : restaurantId,
@@ -116,7 +116,7 @@ describe("myOrders", () => {
         createdAt: new Date(start + Math.min(i, 103) * 1000),
       })),
     });
-    const rows = await s.db.order.findMany({
+    const rows = await s.db.prisma.order.findMany({
       where: { userId: reader.id },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     });

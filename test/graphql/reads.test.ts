@@ -1,11 +1,18 @@
-// The raw-SQL read functions (src/db/reads.ts) must return exactly what Prisma returns for the
+// The raw-SQL read functions (src/db/reads/) must return exactly what Prisma returns for the
 // same rows: same keys in the same order, same value types (Date, boolean, number, null), same
 // values, same order within each list. Seeded rows hold every kind of value: nulls, floats,
 // dates with milliseconds, booleans both ways, unicode, quotes, ties.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readsDirectly } from "../../src/db/client.ts";
-import * as reads from "../../src/db/reads.ts";
+import { rowsThroughPrisma } from "../../src/db/raw-rows.ts";
+import * as rowsById from "../../src/db/reads/by-id.ts";
+import * as columns from "../../src/db/reads/columns.ts";
+import * as comments from "../../src/db/reads/comments.ts";
+import * as related from "../../src/db/reads/related.ts";
+import type { Prisma } from "../../src/db/prisma.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+
+/** The raw reads of src/db/reads/. */
+const reads = { ...rowsById, ...columns, ...comments, ...related };
 
 let s: TestServer;
 const ids = { users: [] as string[], restaurants: [] as string[], groceries: [] as string[] };
@@ -26,14 +33,14 @@ const byId = <T extends { id: string }>(rows: T[]) =>
 beforeAll(async () => {
   s = await startServer();
   const db = s.db;
-  const plain = await db.user.create({ data: { username: "plain", passwordHash: "h1", firstName: "Ann" } });
-  const fancy = await db.user.create({
+  const plain = await db.prisma.user.create({ data: { username: "plain", passwordHash: "h1", firstName: "Ann" } });
+  const fancy = await db.prisma.user.create({
     data: { username: "zoë_🍕", passwordHash: "h2", firstName: 'Zoë "Z" O\'Neil 日本', avatar: "a.png", role: "ADMIN" },
   });
-  const idle = await db.user.create({ data: { username: "idle", passwordHash: "h3", firstName: "Idle" } });
+  const idle = await db.prisma.user.create({ data: { username: "idle", passwordHash: "h3", firstName: "Idle" } });
   ids.users = [plain.id, fancy.id, idle.id];
 
-  const full = await db.restaurant.create({
+  const full = await db.prisma.restaurant.create({
     data: {
       title: "Café «Ünïcode» 🍜",
       titleSearch: "café «ünïcode» 🍜",
@@ -86,7 +93,7 @@ beforeAll(async () => {
       },
     },
   });
-  const bare = await db.restaurant.create({
+  const bare = await db.prisma.restaurant.create({
     data: {
       title: "Bare",
       titleSearch: "bare",
@@ -96,17 +103,17 @@ beforeAll(async () => {
       ownerId: fancy.id,
     },
   });
-  const third = await db.restaurant.create({
+  const third = await db.prisma.restaurant.create({
     data: { title: "Third", titleSearch: "third", ratingSum: 1, ratingCount: 1, ratingAvg: 1, ownerId: plain.id },
   });
   ids.restaurants = [full.id, bare.id, third.id];
 
   // Badges: two granted at the same instant (badgeId breaks the tie), one earlier.
-  const gold = await db.badge.create({ data: { name: "Gold ★", cover: "gold.png" } });
-  const green = await db.badge.create({ data: { name: "Green" } });
-  const old = await db.badge.create({ data: { name: "Old", createdAt: new Date("2001-01-01T00:00:00.001Z") } });
+  const gold = await db.prisma.badge.create({ data: { name: "Gold ★", cover: "gold.png" } });
+  const green = await db.prisma.badge.create({ data: { name: "Green" } });
+  const old = await db.prisma.badge.create({ data: { name: "Old", createdAt: new Date("2001-01-01T00:00:00.001Z") } });
   const same = new Date("2025-06-01T12:00:00.500Z");
-  await db.restaurantBadge.createMany({
+  await db.prisma.restaurantBadge.createMany({
     data: [
       { restaurantId: full.id, badgeId: gold.id, receivedAt: same },
       { restaurantId: full.id, badgeId: green.id, receivedAt: same },
@@ -123,7 +130,7 @@ beforeAll(async () => {
     latest,
     new Date("2023-05-05T05:05:05.005Z"),
   ].entries())
-    await db.comment.create({
+    await db.prisma.comment.create({
       data: {
         restaurantId: full.id,
         authorId: i % 2 ? plain.id : fancy.id,
@@ -133,9 +140,11 @@ beforeAll(async () => {
         createdAt,
       },
     });
-  await db.comment.create({ data: { restaurantId: third.id, authorId: plain.id, title: "Only", body: "", rating: 1 } });
+  await db.prisma.comment.create({
+    data: { restaurantId: third.id, authorId: plain.id, title: "Only", body: "", rating: 1 },
+  });
 
-  const grocery = await db.grocery.create({
+  const grocery = await db.prisma.grocery.create({
     data: {
       title: "Crème fraîche 🥛",
       titleSearch: "crème fraîche 🥛",
@@ -152,7 +161,7 @@ beforeAll(async () => {
       },
     },
   });
-  const defaults = await db.grocery.create({ data: { title: "Salt", titleSearch: "salt", ownerId: fancy.id } });
+  const defaults = await db.prisma.grocery.create({ data: { title: "Salt", titleSearch: "salt", ownerId: fancy.id } });
   ids.groceries = [grocery.id, defaults.id];
 });
 afterAll(async () => s?.close());
@@ -183,22 +192,21 @@ describe("value normalisers (what either driver may hand back for a computed col
 
 describe("the connection reads run on", () => {
   it("reads straight from Prisma's open connection, and counts each statement", async () => {
-    expect(readsDirectly(s.db)).toBe(true);
     const before = s.sql.length;
     await reads.usersByIds(s.db, ids.users);
     expect(s.sql.slice(before).filter((q) => q.includes(`FROM "User"`))).toHaveLength(1);
   });
 
-  it("inside a transaction, reads go through the transaction (they see its own writes)", async () => {
-    await s.db
+  it("inside a transaction, reads can go through the transaction (they see its own writes)", async () => {
+    await s.db.prisma
       .$transaction(async (tx) => {
-        expect(readsDirectly(tx as typeof s.db)).toBe(false);
         const user = await tx.user.create({ data: { username: "in_tx", passwordHash: "h", firstName: "Tx" } });
-        expect(await reads.usersByIds(tx as typeof s.db, [user.id])).toHaveLength(1);
+        const throughTransaction = { read: (sql: Prisma.Sql) => rowsThroughPrisma(tx, sql) };
+        expect(await reads.usersByIds(throughTransaction, [user.id])).toHaveLength(1);
         throw new Error("roll back");
       })
       .catch((error: Error) => expect(error.message).toBe("roll back"));
-    expect(await s.db.user.findUnique({ where: { username: "in_tx" } })).toBeNull();
+    expect(await s.db.prisma.user.findUnique({ where: { username: "in_tx" } })).toBeNull();
   });
 });
 
@@ -209,7 +217,7 @@ describe("rows by id", () => {
     expect(raw).toHaveLength(3);
     expectSameRows(
       byId(raw),
-      byId(await s.db.user.findMany({ where: { id: { in: asked } }, omit: { passwordHash: true } })),
+      byId(await s.db.prisma.user.findMany({ where: { id: { in: asked } }, omit: { passwordHash: true } })),
     );
     expect(raw[0]).not.toHaveProperty("passwordHash");
   });
@@ -218,7 +226,7 @@ describe("rows by id", () => {
     const asked = [...ids.restaurants, ...UNKNOWN];
     const raw = await reads.restaurantsByIds(s.db, asked);
     expect(raw).toHaveLength(3);
-    expectSameRows(byId(raw), byId(await s.db.restaurant.findMany({ where: { id: { in: asked } } })));
+    expectSameRows(byId(raw), byId(await s.db.prisma.restaurant.findMany({ where: { id: { in: asked } } })));
     const full = raw.find((r) => r.id === ids.restaurants[0])!;
     expect(full).toMatchObject({ acceptsReservations: true, canHomeDeliver: false, starRating: 4.25, longitude: -0.1 });
     expect(full.createdAt).toEqual(new Date("2024-02-29T23:59:59.999Z"));
@@ -227,7 +235,7 @@ describe("rows by id", () => {
   it("groceriesByIds returns what grocery.findMany returns", async () => {
     const raw = await reads.groceriesByIds(s.db, [...ids.groceries, ...UNKNOWN]);
     expect(raw).toHaveLength(2);
-    expectSameRows(byId(raw), byId(await s.db.grocery.findMany({ where: { id: { in: ids.groceries } } })));
+    expectSameRows(byId(raw), byId(await s.db.prisma.grocery.findMany({ where: { id: { in: ids.groceries } } })));
   });
 
   it("answers an empty list without asking the database", async () => {
@@ -241,7 +249,7 @@ describe("rows by id", () => {
 describe("lists that follow a restaurant", () => {
   it("restaurantTagsFor gives each list in position order, as tag.findMany ordered by position", async () => {
     const raw = await reads.restaurantTagsFor(s.db, ids.restaurants);
-    const prisma = await s.db.restaurantTag.findMany({
+    const prisma = await s.db.prisma.restaurantTag.findMany({
       where: { restaurantId: { in: ids.restaurants } },
       select: { restaurantId: true, kind: true, value: true },
       orderBy: { position: "asc" },
@@ -262,7 +270,7 @@ describe("lists that follow a restaurant", () => {
 
   it("restaurantPhotosFor and openingHoursFor keep position order", async () => {
     const photos = await reads.restaurantPhotosFor(s.db, ids.restaurants);
-    const prismaPhotos = await s.db.restaurantPhoto.findMany({
+    const prismaPhotos = await s.db.prisma.restaurantPhoto.findMany({
       where: { restaurantId: { in: ids.restaurants } },
       select: { restaurantId: true, url: true },
       orderBy: [{ restaurantId: "asc" }, { position: "asc" }],
@@ -270,7 +278,7 @@ describe("lists that follow a restaurant", () => {
     expectSameRows(photos, prismaPhotos);
     expect(photos.map((p) => p.url)).toEqual(["a.jpg", "b.jpg"]);
     const hours = await reads.openingHoursFor(s.db, ids.restaurants);
-    const prismaHours = await s.db.openingHours.findMany({
+    const prismaHours = await s.db.prisma.openingHours.findMany({
       where: { restaurantId: { in: ids.restaurants } },
       select: { restaurantId: true, open: true, close: true },
       orderBy: [{ restaurantId: "asc" }, { position: "asc" }],
@@ -283,7 +291,7 @@ describe("lists that follow a restaurant", () => {
     s.sql.length = 0;
     const raw = await reads.restaurantBadgesFor(s.db, [...ids.restaurants, ...UNKNOWN]);
     expect(s.sql).toHaveLength(1);
-    const prisma = await s.db.restaurantBadge.findMany({
+    const prisma = await s.db.prisma.restaurantBadge.findMany({
       where: { restaurantId: { in: ids.restaurants } },
       include: { badge: true },
       orderBy: [{ receivedAt: "asc" }, { badgeId: "asc" }],
@@ -302,7 +310,7 @@ describe("lists that follow a restaurant", () => {
     expect(s.sql).toHaveLength(1);
     const prisma = [];
     for (const restaurantId of ids.restaurants) {
-      const newest = await s.db.comment.findFirst({
+      const newest = await s.db.prisma.comment.findFirst({
         where: { restaurantId },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         include: { author: { omit: { passwordHash: true } } },
@@ -311,7 +319,7 @@ describe("lists that follow a restaurant", () => {
     }
     expect(raw).toHaveLength(2); // `bare` has no comment
     expectSameRows(byId(raw), byId(prisma));
-    const tied = await s.db.comment.findMany({
+    const tied = await s.db.prisma.comment.findMany({
       where: { restaurantId: ids.restaurants[0], createdAt: new Date("2025-01-01T10:00:00.123Z") },
     });
     expect(tied).toHaveLength(2);
@@ -328,7 +336,7 @@ describe("lists that follow a restaurant", () => {
     expect(s.sql).toHaveLength(1);
     expect(raw).toHaveLength(ids.restaurants.length);
     for (const row of raw) {
-      const prisma = await s.db.restaurant.findUniqueOrThrow({
+      const prisma = await s.db.prisma.restaurant.findUniqueOrThrow({
         where: { id: row.restaurant.id },
         include: { owner: { omit: { passwordHash: true } } },
       });
@@ -337,7 +345,7 @@ describe("lists that follow a restaurant", () => {
       expectSameRows([row.owner!], [owner]);
       const [sums] = await reads.ownerRatingSums(s.db, [owner.id]);
       expect(row.ownerRating).toEqual(sums);
-      const latest = await s.db.comment.findFirst({
+      const latest = await s.db.prisma.comment.findFirst({
         where: { restaurantId: restaurant.id },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         include: { author: { omit: { passwordHash: true } } },
@@ -351,7 +359,7 @@ describe("lists that follow a restaurant", () => {
 
   it("ownerRatingSums returns the sums restaurant.groupBy returns, as numbers", async () => {
     const raw = await reads.ownerRatingSums(s.db, [...ids.users, ...UNKNOWN]);
-    const prisma = await s.db.restaurant.groupBy({
+    const prisma = await s.db.prisma.restaurant.groupBy({
       by: ["ownerId"],
       where: { ownerId: { in: ids.users } },
       _sum: { ratingSum: true, ratingCount: true },
@@ -375,7 +383,7 @@ describe("lists that follow a restaurant", () => {
 describe("lists that follow a grocery", () => {
   it("groceryTagsFor gives each list in position order", async () => {
     const raw = await reads.groceryTagsFor(s.db, ids.groceries);
-    const prisma = await s.db.groceryTag.findMany({
+    const prisma = await s.db.prisma.groceryTag.findMany({
       where: { groceryId: { in: ids.groceries } },
       select: { groceryId: true, kind: true, value: true },
       orderBy: [{ groceryId: "asc" }, { kind: "asc" }, { position: "asc" }],
@@ -397,7 +405,7 @@ describe("through the API", () => {
     const r = await s.graphql(query, { id: ids.restaurants[0] }, token);
     expect(r.errors).toBeUndefined();
     expect(s.sql).toHaveLength(1); // the restaurant with its latest comment and that comment's author
-    const comment = await s.db.comment.findUnique({
+    const comment = await s.db.prisma.comment.findUnique({
       where: { id: r.data.restaurant.latestComment.id },
       include: { author: true },
     });

@@ -21,9 +21,9 @@ afterAll(async () => s?.close());
 
 let seq = 0;
 const newRestaurant = (title = `Diner ${++seq}`) =>
-  s.db.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
+  s.db.prisma.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
 const newGrocery = (title = `Apples ${++seq}`) =>
-  s.db.grocery.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
+  s.db.prisma.grocery.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
 
 /**
  * Inserts a report from another database connection inside a transaction that commits only
@@ -111,7 +111,7 @@ describe("reportRestaurant and reportGrocery", () => {
       reporter: { id: user.id, username: user.username },
       resolvedBy: null,
     });
-    expect(await s.db.report.count({ where: { targetId: r.id } })).toBe(1);
+    expect(await s.db.prisma.report.count({ where: { targetId: r.id } })).toBe(1);
   });
 
   it("files a grocery report with an empty body by default", async () => {
@@ -147,7 +147,7 @@ describe("reportRestaurant and reportGrocery", () => {
     expect(again.errors).toBeUndefined();
     expect(again.data.reportRestaurant.created).toBe(false);
     expect(again.data.reportRestaurant.report).toEqual(first.data.reportRestaurant.report);
-    const rows = await s.db.report.findMany({ where: { targetId: r.id } });
+    const rows = await s.db.prisma.report.findMany({ where: { targetId: r.id } });
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ reasonType: "spam", reasonBody: "one" });
   });
@@ -162,7 +162,7 @@ describe("reportRestaurant and reportGrocery", () => {
       await s.graphql(REPORT_GROCERY, { id: g.id, input: { reasonType: "spam" } }, a.token),
     ];
     expect(results.map((x) => (x.data.reportRestaurant ?? x.data.reportGrocery).created)).toEqual([true, true, true]);
-    expect(await s.db.report.count({ where: { targetId: { in: [r.id, g.id] } } })).toBe(3);
+    expect(await s.db.prisma.report.count({ where: { targetId: { in: [r.id, g.id] } } })).toBe(3);
   });
 
   it("gives every one of many identical reports sent at once the same single report", async () => {
@@ -180,7 +180,7 @@ describe("reportRestaurant and reportGrocery", () => {
     const answers = results.map((res) => res.data.reportRestaurant);
     expect(answers.filter((a) => a.created)).toHaveLength(1);
     expect(new Set(answers.map((a) => a.report.id)).size).toBe(1);
-    expect(await s.db.report.count({ where: { targetId: r.id } })).toBe(1);
+    expect(await s.db.prisma.report.count({ where: { targetId: r.id } })).toBe(1);
   });
 
   it("answers the other report when it commits between the look-up and the insert (unique violation)", async () => {
@@ -195,7 +195,7 @@ describe("reportRestaurant and reportGrocery", () => {
       created: false,
       report: { id: `raced-${r.id}`, reasonType: "raced" },
     });
-    expect(await s.db.report.count({ where: { targetId: r.id } })).toBe(1);
+    expect(await s.db.prisma.report.count({ where: { targetId: r.id } })).toBe(1);
   });
 
   it("accepts a 100-character reasonType and a 5,000-character reasonBody", async () => {
@@ -225,7 +225,7 @@ describe("reportRestaurant and reportGrocery", () => {
       expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
       expect(res.errors?.[0].message).toMatch(field);
     }
-    expect(await s.db.report.count({ where: { reporterId: user.id } })).toBe(0);
+    expect(await s.db.prisma.report.count({ where: { reporterId: user.id } })).toBe(0);
   });
 
   it("answers NOT_FOUND for a missing target, or one of the other kind, and files nothing", async () => {
@@ -239,7 +239,7 @@ describe("reportRestaurant and reportGrocery", () => {
       await s.graphql(REPORT_GROCERY, { id: r.id, input: { reasonType: "spam" } }, user.token),
     ];
     for (const res of cases) expect(res.errors?.[0].extensions?.code).toBe("NOT_FOUND");
-    expect(await s.db.report.count({ where: { reporterId: user.id } })).toBe(0);
+    expect(await s.db.prisma.report.count({ where: { reporterId: user.id } })).toBe(0);
   });
 
   it("needs an access token", async () => {
@@ -249,14 +249,14 @@ describe("reportRestaurant and reportGrocery", () => {
     const b = await s.graphql(REPORT_GROCERY, { id: g.id, input: { reasonType: "spam" } }, "made-up");
     expect(a.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
     expect(b.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
-    expect(await s.db.report.count({ where: { targetId: { in: [r.id, g.id] } } })).toBe(0);
+    expect(await s.db.prisma.report.count({ where: { targetId: { in: [r.id, g.id] } } })).toBe(0);
   });
 
   it("keeps the report, with its targetId, after the target is removed; restaurant is then null", async () => {
     const user = await s.signUp("user");
     const r = await newRestaurant();
     const filed = await s.graphql(REPORT_RESTAURANT, { id: r.id, input: { reasonType: "closed" } }, user.token);
-    await s.db.restaurant.delete({ where: { id: r.id } });
+    await s.db.prisma.restaurant.delete({ where: { id: r.id } });
     const res = await s.graphql(
       RESOLVE,
       { id: filed.data.reportRestaurant.report.id, resolution: "gone" },
@@ -291,7 +291,7 @@ describe("resolveReport", () => {
       resolvedBy: { id: admin.id },
     });
     expect(Date.parse(res.data.resolveReport.resolvedAt)).toBeGreaterThan(Date.now() - 60_000);
-    const row = await s.db.report.findUniqueOrThrow({ where: { id } });
+    const row = await s.db.prisma.report.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ resolvedById: admin.id, resolution: "  Removed the spam.  " });
   });
 
@@ -313,7 +313,7 @@ describe("resolveReport", () => {
     const second = await s.graphql(RESOLVE, { id, resolution: "second" }, otherAdmin.token);
     expect(second.errors).toBeUndefined();
     expect(second.data.resolveReport).toEqual(first.data.resolveReport);
-    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
+    expect(await s.db.prisma.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
       resolution: "first",
       resolvedById: admin.id,
     });
@@ -324,7 +324,7 @@ describe("resolveReport", () => {
     const long = await s.graphql(RESOLVE, { id, resolution: "n".repeat(2001) }, admin.token);
     expect(long.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(long.errors?.[0].message).toMatch(/resolution/);
-    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
+    expect(await s.db.prisma.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
       resolvedAt: null,
       resolution: null,
     });
@@ -344,7 +344,7 @@ describe("resolveReport", () => {
     const anonymous = await s.graphql(RESOLVE, { id, resolution: "mine" });
     expect(asUser.errors?.[0].extensions?.code).toBe("FORBIDDEN");
     expect(anonymous.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
-    expect(await s.db.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
+    expect(await s.db.prisma.report.findUniqueOrThrow({ where: { id } })).toMatchObject({
       resolvedAt: null,
       resolvedById: null,
       resolution: null,
@@ -358,7 +358,7 @@ describe("reports (admin list)", () => {
   let oldestFirst: { id: string; targetKind: string; resolved: boolean }[];
 
   beforeAll(async () => {
-    await s.db.report.deleteMany();
+    await s.db.prisma.report.deleteMany();
     const reporters = [await s.signUp("rep"), await s.signUp("rep"), await s.signUp("rep")];
     restaurants = [];
     groceries = [];
@@ -380,8 +380,8 @@ describe("reports (admin list)", () => {
           : {}),
       };
     });
-    await s.db.report.createMany({ data: rows });
-    const stored = await s.db.report.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    await s.db.prisma.report.createMany({ data: rows });
+    const stored = await s.db.prisma.report.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
     oldestFirst = stored.map((r) => ({ id: r.id, targetKind: r.targetKind, resolved: r.resolvedAt !== null }));
   });
 

@@ -71,7 +71,7 @@ const create = async (input: Record<string, unknown>, token = owner.token) =>
 
 /** Everything stored about a restaurant, to prove a refused call changed nothing. */
 const snapshot = (id: string) =>
-  s.db.restaurant.findUnique({
+  s.db.prisma.restaurant.findUnique({
     where: { id },
     include: {
       tags: { orderBy: [{ kind: "asc" }, { position: "asc" }] },
@@ -120,7 +120,7 @@ describe("createRestaurant", () => {
       commentCount: 0,
       viewerCanEdit: true,
     });
-    const row = await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id } });
+    const row = await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id: r.id } });
     expect(row).toMatchObject({ ownerId: owner.id, titleSearch: "chez ann", citySearch: "lyon" });
   });
 
@@ -136,7 +136,7 @@ describe("createRestaurant", () => {
     expect(r.url).toBe("kababish-bangalore");
     const updated = await ok(UPDATE, { id: r.id, input: { url: "not a url at all" } }, owner.token);
     expect(updated.updateRestaurant.url).toBe("not a url at all");
-    expect((await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id } })).url).toBe("not a url at all");
+    expect((await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id: r.id } })).url).toBe("not a url at all");
   });
 
   it("keeps the loose web-address check on website", async () => {
@@ -173,9 +173,9 @@ describe("createRestaurant", () => {
   });
 
   it("refuses a caller without a token and creates nothing", async () => {
-    const before = await s.db.restaurant.count();
+    const before = await s.db.prisma.restaurant.count();
     await fails("UNAUTHENTICATED", CREATE, { input: { title: "Nope" } });
-    expect(await s.db.restaurant.count()).toBe(before);
+    expect(await s.db.prisma.restaurant.count()).toBe(before);
   });
 
   it.each([
@@ -199,10 +199,10 @@ describe("createRestaurant", () => {
     ["an empty list item", { cuisines: ["thai", " "] }, /cuisines/],
     ["a list item over 200 characters", { types: ["t".repeat(201)] }, /200/],
   ])("refuses %s with BAD_USER_INPUT and creates nothing", async (_, fields, message) => {
-    const before = await s.db.restaurant.count();
+    const before = await s.db.prisma.restaurant.count();
     const error = await fails("BAD_USER_INPUT", CREATE, { input: { title: "Valid", ...fields } }, owner.token);
     expect(error.message).toMatch(message);
-    expect(await s.db.restaurant.count()).toBe(before);
+    expect(await s.db.prisma.restaurant.count()).toBe(before);
   });
 
   it("names every field to fix in one answer", async () => {
@@ -263,7 +263,7 @@ describe("updateRestaurant", () => {
     } = before;
     expect(rest).toEqual(restBefore);
     expect(Date.parse(updatedAt)).toBeGreaterThanOrEqual(Date.parse(oldUpdatedAt));
-    expect((await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id } })).titleSearch).toBe("chez bob");
+    expect((await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id: r.id } })).titleSearch).toBe("chez bob");
     // What the mutation answered is what a later read gives.
     expect((await ok(GET, { id: r.id }, owner.token)).restaurant).toEqual(r);
   });
@@ -281,10 +281,10 @@ describe("updateRestaurant", () => {
       country: null,
       geo: null,
     });
-    expect((await s.db.restaurant.findUniqueOrThrow({ where: { id } })).citySearch).toBe("paris");
+    expect((await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id } })).citySearch).toBe("paris");
     const gone = (await ok(UPDATE, { id, input: { address: null } }, owner.token)).updateRestaurant;
     expect(gone.address).toBeNull();
-    expect((await s.db.restaurant.findUniqueOrThrow({ where: { id } })).citySearch).toBeNull();
+    expect((await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id } })).citySearch).toBeNull();
   });
 
   it("empties lists, opening hours and photos given as [] or null, and resets flags given as null", async () => {
@@ -305,7 +305,9 @@ describe("updateRestaurant", () => {
       contact: { email: null, phone: "+33 1 23 45 67 89" },
       categories: ["Vegan", "family"],
     });
-    expect(await s.db.restaurantTag.count({ where: { restaurantId: id, kind: { in: ["CUISINE", "TYPE"] } } })).toBe(0);
+    expect(
+      await s.db.prisma.restaurantTag.count({ where: { restaurantId: id, kind: { in: ["CUISINE", "TYPE"] } } }),
+    ).toBe(0);
   });
 
   it("replaces opening hours and photos in the order given", async () => {
@@ -364,31 +366,33 @@ describe("updateRestaurant", () => {
 describe("deleteRestaurant", () => {
   it("lets the owner remove it, with its lists, comments, orders and badges; reports stay", async () => {
     const { id } = await create(FULL_INPUT);
-    const badge = await s.db.badge.create({ data: { name: `kept-${id}` } });
-    await s.db.restaurantBadge.create({ data: { restaurantId: id, badgeId: badge.id } });
-    await s.db.comment.create({ data: { restaurantId: id, authorId: other.id, title: "t", body: "b", rating: 4 } });
-    await s.db.order.create({ data: { restaurantId: id, userId: other.id, recipe: "soup", quantity: 1 } });
-    await s.db.report.create({
+    const badge = await s.db.prisma.badge.create({ data: { name: `kept-${id}` } });
+    await s.db.prisma.restaurantBadge.create({ data: { restaurantId: id, badgeId: badge.id } });
+    await s.db.prisma.comment.create({
+      data: { restaurantId: id, authorId: other.id, title: "t", body: "b", rating: 4 },
+    });
+    await s.db.prisma.order.create({ data: { restaurantId: id, userId: other.id, recipe: "soup", quantity: 1 } });
+    await s.db.prisma.report.create({
       data: { reporterId: other.id, targetKind: "RESTAURANT", targetId: id, reasonType: "spam" },
     });
 
     expect((await ok(DELETE, { id }, owner.token)).deleteRestaurant).toBe(id);
     expect((await ok(GET, { id }, owner.token)).restaurant).toBeNull();
     const where = { restaurantId: id };
-    expect(await s.db.restaurantTag.count({ where })).toBe(0);
-    expect(await s.db.openingHours.count({ where })).toBe(0);
-    expect(await s.db.restaurantPhoto.count({ where })).toBe(0);
-    expect(await s.db.restaurantBadge.count({ where })).toBe(0);
-    expect(await s.db.comment.count({ where })).toBe(0);
-    expect(await s.db.order.count({ where })).toBe(0);
-    expect(await s.db.badge.count({ where: { id: badge.id } })).toBe(1);
-    expect(await s.db.report.count({ where: { targetId: id } })).toBe(1);
+    expect(await s.db.prisma.restaurantTag.count({ where })).toBe(0);
+    expect(await s.db.prisma.openingHours.count({ where })).toBe(0);
+    expect(await s.db.prisma.restaurantPhoto.count({ where })).toBe(0);
+    expect(await s.db.prisma.restaurantBadge.count({ where })).toBe(0);
+    expect(await s.db.prisma.comment.count({ where })).toBe(0);
+    expect(await s.db.prisma.order.count({ where })).toBe(0);
+    expect(await s.db.prisma.badge.count({ where: { id: badge.id } })).toBe(1);
+    expect(await s.db.prisma.report.count({ where: { targetId: id } })).toBe(1);
   });
 
   it("lets an admin remove someone else's restaurant", async () => {
     const { id } = await create({ title: "Doomed" });
     expect((await ok(DELETE, { id }, admin.token)).deleteRestaurant).toBe(id);
-    expect(await s.db.restaurant.count({ where: { id } })).toBe(0);
+    expect(await s.db.prisma.restaurant.count({ where: { id } })).toBe(0);
   });
 
   it("refuses another user with FORBIDDEN and removes nothing", async () => {
@@ -401,7 +405,7 @@ describe("deleteRestaurant", () => {
   it("refuses a caller without a token and removes nothing", async () => {
     const { id } = await create({ title: "Safe" });
     await fails("UNAUTHENTICATED", DELETE, { id });
-    expect(await s.db.restaurant.count({ where: { id } })).toBe(1);
+    expect(await s.db.prisma.restaurant.count({ where: { id } })).toBe(1);
   });
 
   it("answers NOT_FOUND for an unknown id, and for a second removal", async () => {
@@ -452,7 +456,7 @@ describe("restaurants (search)", () => {
     for (const [title, { rating, createdAt, input }] of Object.entries(seeded)) {
       const city = title === "delta BISTRO" ? "TESTOPOLIS" : CITY; // the city matches whole, any case
       const { id } = await create({ title, address: { city }, ...input });
-      await s.db.restaurant.update({
+      await s.db.prisma.restaurant.update({
         where: { id },
         data: {
           createdAt: new Date(createdAt),
@@ -564,7 +568,7 @@ describe("restaurants (search)", () => {
 
   it("accepts first: 100 and refuses 0, 101, a negative offset and a made-up cursor", async () => {
     const city = "Bigtown";
-    await s.db.restaurant.createMany({
+    await s.db.prisma.restaurant.createMany({
       data: Array.from({ length: 101 }, (_, i) => ({
         title: `Big ${i}`,
         titleSearch: `big ${i}`,
@@ -605,8 +609,11 @@ describe("User.rating", () => {
     const ME_RATING = `{ me { rating } }`;
     expect((await ok(ME_RATING, {}, chef.token)).me.rating).toBeNull();
 
-    await s.db.restaurant.update({ where: { id: a.id }, data: { ratingSum: 9, ratingCount: 2, ratingAvg: 4.5 } });
-    await s.db.restaurant.update({ where: { id: b.id }, data: { ratingSum: 4, ratingCount: 1, ratingAvg: 4 } });
+    await s.db.prisma.restaurant.update({
+      where: { id: a.id },
+      data: { ratingSum: 9, ratingCount: 2, ratingAvg: 4.5 },
+    });
+    await s.db.prisma.restaurant.update({ where: { id: b.id }, data: { ratingSum: 4, ratingCount: 1, ratingAvg: 4 } });
     // (9 + 4) / (2 + 1), not the mean of the two means.
     expect((await ok(ME_RATING, {}, chef.token)).me.rating).toBeCloseTo(13 / 3, 10);
     const viaOwner = await ok(

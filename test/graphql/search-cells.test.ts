@@ -1,10 +1,10 @@
-// Words + near through the map cells of the search documents (src/db/search-cells.ts, migration
+// Words + near through the map cells of the search documents (src/db/search/cells.ts, migration
 // 20261126040000_search_cells), through the real server: the cells only narrow what the word index
 // returns, so every answer is the circle's, near a cell's border, across a grid-line crossing, over
 // the antimeridian, at high latitudes and around a pole; the cells follow a restaurant that moves;
 // and no word a user types ever meets a cell.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CELL_SIZES, cellsOf } from "../../src/db/search-cells.ts";
+import { CELL_SIZES, cellsOf } from "../../src/db/search/cells.ts";
 import { testProvider } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -190,7 +190,7 @@ describe("words + near read through map cells", () => {
   it("past the ranked window of the first 2,000 word matches, still finds those within the circle, page by page", async () => {
     // 2,500 matches of the words, in one statement; near Porto: the first two (in the window) and
     // the last three (past it, whichever order the word index keeps); the others 130 km away.
-    await s.db
+    await s.db.prisma
       .$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt", "latitude", "longitude")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500)
       SELECT 'window-' || i, 'Windowword ' || i, 'windowword ' || i, 'Porto', 'porto', '${ownerId}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP,
@@ -255,7 +255,7 @@ describe("words + near read through map cells", () => {
       const cells =
         testProvider() === "postgres"
           ? (
-              await s.db.$queryRawUnsafe<{ c: string }[]>(
+              await s.db.prisma.$queryRawUnsafe<{ c: string }[]>(
                 `SELECT CAST(restaurant_cells($1, $2) AS TEXT) AS c`,
                 p.latitude,
                 p.longitude,
@@ -270,10 +270,10 @@ describe("words + near read through map cells", () => {
     // A restaurant without coordinates has no cell.
     const none =
       testProvider() === "postgres"
-        ? await s.db.$queryRawUnsafe<{ c: string | null }[]>(
+        ? await s.db.prisma.$queryRawUnsafe<{ c: string | null }[]>(
             `SELECT CAST(restaurant_cells(d."latitude", d."longitude") AS TEXT) AS c FROM "RestaurantSearch" d JOIN "Restaurant" r ON r."id" = d."restaurantId" WHERE r."title" = 'No Place'`,
           )
-        : await s.db.$queryRawUnsafe<{ c: string | null }[]>(
+        : await s.db.prisma.$queryRawUnsafe<{ c: string | null }[]>(
             `SELECT "place" AS c FROM "RestaurantSearchDocument" WHERE "title" = 'No Place'`,
           );
     expect(none).toEqual([{ c: null }]);
@@ -283,13 +283,13 @@ describe("words + near read through map cells", () => {
 /** SQLite: the cells the documents' view writes for a point (through a search row of a scratch restaurant). */
 async function sqliteCells(p: Point): Promise<string[]> {
   const id = await create(`Probe ${p.latitude} ${p.longitude}`, p, "probeword");
-  const [row] = await s.db.$queryRawUnsafe<{ place: string }[]>(
+  const [row] = await s.db.prisma.$queryRawUnsafe<{ place: string }[]>(
     `SELECT "place" FROM "RestaurantSearchDocument" WHERE "restaurantId" = ?`,
     id,
   );
   // And the FTS5 table holds them in "place".
   for (const cell of row!.place.split(" ")) {
-    const hits = await s.db.$queryRawUnsafe<{ n: number | bigint }[]>(
+    const hits = await s.db.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
       `SELECT COUNT(*) AS n FROM "RestaurantSearch" WHERE "RestaurantSearch" MATCH ? AND "rowid" = (SELECT "rowid" FROM "RestaurantSearchRow" WHERE "restaurantId" = ?)`,
       `place : "${cell}"`,
       id,

@@ -1,4 +1,4 @@
-// SQLite searches run in reader threads with their own connections (src/db/sqlite-readers.ts),
+// SQLite searches run in reader threads with their own connections (src/db/sqlite/readers.ts),
 // never on the connection the event loop waits on: a search answers while that connection is
 // busy, here held by an open write transaction, and it reads only what was committed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,7 +22,7 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite reader threads", () => {
     expect((await s.graphql(SEARCH, {}, token)).data.restaurants.totalCount).toBe(1); // also warms the token cache
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const transaction = s.db.$transaction(
+    const transaction = s.db.prisma.$transaction(
       async (tx) => {
         await tx.$executeRawUnsafe(
           `UPDATE "Restaurant" SET "title" = 'Reader Cafe renamed', "titleSearch" = 'reader cafe renamed'`,

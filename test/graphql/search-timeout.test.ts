@@ -3,7 +3,7 @@
 // no such limit. The statement is made to wait on a lock another session holds on the search
 // documents (a wait counts toward statement_timeout), so the test does not depend on the
 // machine's speed. PostgreSQL only: SQLite has no statement timeout (its searches run in reader
-// threads, src/db/sqlite-readers.ts, which cannot stop a statement they are running).
+// threads, src/db/sqlite/readers.ts, which cannot stop a statement they are running).
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testProvider } from "../helpers/database.ts";

@@ -166,6 +166,20 @@ describe("near", () => {
       "Pizzeria Napoli",
     ]);
     expect(await titles({ near: { ...LISBON, radiusKm: 2 }, search: "family" }, "TITLE")).toEqual(["Pizzeria Napoli"]);
+    // Sorted by distance, the words still choose the matches (issue 48: the page once ignored them).
+    for (const [search, found] of [
+      ["napoli", ["Pizzeria Napoli"]],
+      ["desserts", ["Crème Brûlée House"]],
+      ["ramen", []],
+    ] as const) {
+      const data = await ok(SEARCH, {
+        filter: { near: { ...LISBON, radiusKm: 10 }, search },
+        sort: "DISTANCE",
+        first: 50,
+      });
+      expect(data.restaurants.nodes.map((n: { title: string }) => n.title)).toEqual(found);
+      expect(data.restaurants.totalCount).toBe(found.length);
+    }
     const plain = await ok(SEARCH, { filter: { search: "ramen" } });
     expect(plain.restaurants.nodes[0].distanceKm).toBeNull();
   });
@@ -381,14 +395,16 @@ describe("facets and bounded totals", () => {
 
   it("past 1,000 counted matches the total is an estimate, and says so; the whole catalogue and one city stay exact", async () => {
     // 12,000 more restaurants in one statement (the same recursive count on both databases).
-    await s.db
+    await s.db.prisma
       .$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
       SELECT 'bulk-' || i, 'Bulk ' || i, 'bulk ' || i, 'Porto', 'porto', '${user.id}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
-    // The whole catalogue and one city: from the kept counts, exact at any size.
+    // The whole catalogue and one city: from the stored counts, exact at any size.
     const all = await ok(FACETS, {});
     expect(all.restaurants.totalCountIsEstimate).toBe(false);
-    const [{ n }] = await s.db.$queryRawUnsafe<{ n: bigint | number }[]>(`SELECT COUNT(*) AS "n" FROM "Restaurant"`);
+    const [{ n }] = await s.db.prisma.$queryRawUnsafe<{ n: bigint | number }[]>(
+      `SELECT COUNT(*) AS "n" FROM "Restaurant"`,
+    );
     expect(all.restaurants.totalCount).toBe(Number(n));
     expect(all.restaurants.totalCount).toBeGreaterThan(12_000);
     expect(all.restaurants.facets.exact).toBe(true);
@@ -396,7 +412,7 @@ describe("facets and bounded totals", () => {
     const porto = await ok(FACETS, { filter: { city: "porto" } });
     expect(porto.restaurants.totalCount).toBe(12_000);
     expect(porto.restaurants.totalCountIsEstimate).toBe(false);
-    // Far past the limit by the kept counts (12,000 in the city, a row test taken to keep half):
+    // Far past the limit by the stored counts (12,000 in the city, a row test taken to keep half):
     // estimated from the sample, said so, near the truth, without counting the matches first.
     s.sql.length = 0;
     const counted = await ok(FACETS, { filter: { city: "porto", canHomeDeliver: false } });
@@ -406,19 +422,19 @@ describe("facets and bounded totals", () => {
     expect(counted.restaurants.facets.exact).toBe(false);
     const sampled = counted.restaurants.facets.cities.find((c: { value: string }) => c.value === "Porto");
     expect(Math.abs(sampled.count - 12_000) / 12_000).toBeLessThan(0.2);
-    // The kept counts expect as many, but the sample finds none: counted, exact.
+    // The stored counts expect as many, but the sample finds none: counted, exact.
     const none = await ok(FACETS, { filter: { city: "porto", acceptsReservations: true } });
     expect([none.restaurants.totalCount, none.restaurants.totalCountIsEstimate, none.restaurants.facets.exact]).toEqual(
       [0, false, true],
     );
-    // Long lists: the count is led by the rarest (kept counts), the others tested on each row. Of
+    // Long lists: the count is led by the rarest (stored counts), the others tested on each row. Of
     // the 12,000: "twenty" on every 20th, "thirty" on every 30th (200 hold both: counted once).
     const cuisine = testProvider() === "postgres" ? `CAST('CUISINE' AS "RestaurantTagKind")` : `'CUISINE'`;
     for (const [every, name] of [
       [20, "twenty"],
       [30, "thirty"],
     ] as const) {
-      await s.db
+      await s.db.prisma
         .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
         SELECT "id", ${cuisine}, ${every}, '${name}', '${name}' FROM "Restaurant" WHERE "id" LIKE 'bulk-%' AND CAST(SUBSTR("id", 6) AS INTEGER) % ${every} = 0`);
     }

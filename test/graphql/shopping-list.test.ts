@@ -35,7 +35,7 @@ async function grocery(title: string): Promise<string> {
   return r.createGrocery.id;
 }
 
-const rowsOf = (userId: string) => s.db.shoppingListEntry.findMany({ where: { userId } });
+const rowsOf = (userId: string) => s.db.prisma.shoppingListEntry.findMany({ where: { userId } });
 
 describe("addToShoppingList", () => {
   it("adds a grocery with quantity 1 by default; adding again raises the quantity on the same entry", async () => {
@@ -70,7 +70,7 @@ describe("addToShoppingList", () => {
     const me = await s.signUp("hoarder");
     const id = await grocery("Pasta");
     await ok(ADD, { id, q: 1 }, me.token);
-    await s.db.shoppingListEntry.update({
+    await s.db.prisma.shoppingListEntry.update({
       where: { userId_groceryId: { userId: me.id, groceryId: id } },
       data: { quantity: 999_999 },
     });
@@ -105,7 +105,7 @@ describe("addToShoppingList", () => {
   it("needs a token", async () => {
     const id = await grocery("Salt");
     expect((await s.graphql(ADD, { id, q: 1 })).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
-    expect(await s.db.shoppingListEntry.count({ where: { groceryId: id } })).toBe(0);
+    expect(await s.db.prisma.shoppingListEntry.count({ where: { groceryId: id } })).toBe(0);
   });
 });
 
@@ -121,7 +121,7 @@ describe("removeFromShoppingList", () => {
     expect((await ok(REMOVE, { id: "no-such-grocery" }, me.token)).removeFromShoppingList).toBe(false);
     expect(await rowsOf(me.id)).toHaveLength(0);
     expect((await rowsOf(friend.id)).map((r) => r.quantity)).toEqual([1]);
-    expect(await s.db.grocery.count({ where: { id } })).toBe(1);
+    expect(await s.db.prisma.grocery.count({ where: { id } })).toBe(1);
     expect((await s.graphql(REMOVE, { id })).errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
   });
 });

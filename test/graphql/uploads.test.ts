@@ -120,14 +120,14 @@ describe("createGrocery with a cover", () => {
   });
 
   it("refuses a text file named .png with BAD_USER_INPUT and leaves no grocery and no file", async () => {
-    const groceries = await s.db.grocery.count();
+    const groceries = await s.db.prisma.grocery.count();
     const files = await filesIn(s);
     const r = await multipart(s, CREATE, { input: { title: "Fake" } }, cover(TEXT, "fake.png", "image/png"), {
       token: owner.token,
     });
     expect(r.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(r.errors?.[0].message).toMatch(/PNG, JPEG, WebP or GIF/);
-    expect(await s.db.grocery.count()).toBe(groceries);
+    expect(await s.db.prisma.grocery.count()).toBe(groceries);
     expect(await filesIn(s)).toEqual(files);
   });
 
@@ -147,12 +147,12 @@ describe("createGrocery with a cover", () => {
 
   it("saves no file when the other fields are invalid or the token is missing", async () => {
     const files = await filesIn(s);
-    const groceries = await s.db.grocery.count();
+    const groceries = await s.db.prisma.grocery.count();
     const bad = await multipart(s, CREATE, { input: { title: "" } }, cover(PNG), { token: owner.token });
     expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     const anonymous = await multipart(s, CREATE, { input: { title: "Anon" } }, cover(PNG));
     expect(anonymous.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
-    expect(await s.db.grocery.count()).toBe(groceries);
+    expect(await s.db.prisma.grocery.count()).toBe(groceries);
     expect(await filesIn(s)).toEqual(files);
     // The connection is still usable after answers that left the file unread.
     expect((await s.graphql(`{ me { id } }`, {}, owner.token)).data.me.id).toBe(owner.id);
@@ -172,16 +172,16 @@ describe("createGrocery with a cover", () => {
 async function refuseTitleInDatabase(server: TestServer, title: string) {
   if (testProvider() === "sqlite") {
     for (const event of ["INSERT", "UPDATE"]) {
-      await server.db.$executeRawUnsafe(
+      await server.db.prisma.$executeRawUnsafe(
         `CREATE TRIGGER IF NOT EXISTS refuse_${event.toLowerCase()} BEFORE ${event} ON "Grocery" WHEN NEW.title = '${title}' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
       );
     }
   } else {
-    await server.db.$executeRawUnsafe(
+    await server.db.prisma.$executeRawUnsafe(
       `CREATE OR REPLACE FUNCTION refuse_title() RETURNS trigger AS $$ BEGIN IF NEW.title = '${title}' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
     );
-    await server.db.$executeRawUnsafe(`DROP TRIGGER IF EXISTS refuse_title ON "Grocery"`);
-    await server.db.$executeRawUnsafe(
+    await server.db.prisma.$executeRawUnsafe(`DROP TRIGGER IF EXISTS refuse_title ON "Grocery"`);
+    await server.db.prisma.$executeRawUnsafe(
       `CREATE TRIGGER refuse_title BEFORE INSERT OR UPDATE ON "Grocery" FOR EACH ROW EXECUTE FUNCTION refuse_title()`,
     );
   }
@@ -195,7 +195,7 @@ describe("size and count limits", () => {
     });
     expect(exact.errors, JSON.stringify(exact.errors)).toBeUndefined();
     const files = await filesIn(small);
-    const groceries = await small.db.grocery.count();
+    const groceries = await small.db.prisma.grocery.count();
     const over = await multipart(small, CREATE, { input: { title: "Over" } }, cover(pngOfSize(2049)), {
       token: user.token,
     });
@@ -206,7 +206,7 @@ describe("size and count limits", () => {
     });
     expect(far.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
     expect(await filesIn(small)).toEqual(files);
-    expect(await small.db.grocery.count()).toBe(groceries);
+    expect(await small.db.prisma.grocery.count()).toBe(groceries);
   });
 
   it("refuses a file over the default 5 MB", async () => {
@@ -220,7 +220,7 @@ describe("size and count limits", () => {
   });
 
   it("refuses more files than UPLOAD_MAX_FILES with 413 PAYLOAD_TOO_LARGE", async () => {
-    const groceries = await s.db.grocery.count();
+    const groceries = await s.db.prisma.grocery.count();
     const r = await multipart(
       s,
       `mutation($a: CreateGroceryInput!, $b: CreateGroceryInput!) { a: createGrocery(input: $a) { id } b: createGrocery(input: $b) { id } }`,
@@ -234,7 +234,7 @@ describe("size and count limits", () => {
     expect(r.status).toBe(413);
     expect(r.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
     expect(r.errors?.[0].message).toMatch(/at most 1/);
-    expect(await s.db.grocery.count()).toBe(groceries);
+    expect(await s.db.prisma.grocery.count()).toBe(groceries);
   });
 
   it("takes as many files as UPLOAD_MAX_FILES allows", async () => {
@@ -267,7 +267,7 @@ describe("size and count limits", () => {
 describe("the multipart request itself", () => {
   it("is refused as a possible forgery without a header a browser preflights, saving nothing", async () => {
     const files = await filesIn(s);
-    const groceries = await s.db.grocery.count();
+    const groceries = await s.db.prisma.grocery.count();
     // The token in the query string, which another site's form could carry: no preflight.
     const r = await multipart(s, CREATE, { input: { title: "Csrf" } }, cover(PNG), {
       preflight: false,
@@ -275,7 +275,7 @@ describe("the multipart request itself", () => {
     });
     expect(r.status).toBe(400);
     expect(r.errors?.[0].message).toMatch(/Cross-Site Request Forgery/);
-    expect(await s.db.grocery.count()).toBe(groceries);
+    expect(await s.db.prisma.grocery.count()).toBe(groceries);
     expect(await filesIn(s)).toEqual(files);
   });
 
@@ -368,7 +368,7 @@ describe("covers follow the grocery", () => {
     });
     expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(await filesIn(s)).toEqual(files);
-    expect((await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
+    expect((await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
   });
 
   it("an admin may replace someone's cover", async () => {
@@ -387,7 +387,7 @@ describe("covers follow the grocery", () => {
     });
     expect(r.errors?.[0].extensions?.code).toBe("INTERNAL_SERVER_ERROR");
     expect(await filesIn(s)).toEqual(files);
-    expect((await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
+    expect((await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
   });
 
   it("ten parallel cover replacements leave exactly one file, the one stored", async () => {
@@ -398,7 +398,7 @@ describe("covers follow the grocery", () => {
       ),
     );
     for (const r of results) expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-    const current = (await s.db.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover!;
+    const current = (await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover!;
     const mentioned = [g.cover, ...results.map((r) => r.data.updateGrocery.cover)];
     const present = await Promise.all(mentioned.map((name) => isStored(s.store, name)));
     expect(mentioned.filter((_, i) => present[i])).toEqual([current]);

@@ -35,7 +35,7 @@ describe("register and login: at most once per operation", () => {
   afterAll(async () => s?.close());
 
   it("refuses 30 aliased register mutations with 400 before creating any account", async () => {
-    const before = await s.db.user.count();
+    const before = await s.db.prisma.user.count();
     const names = Array.from({ length: 30 }, (_, i) => unique(`alias${i}x`));
     const r = await post(s, "/graphql", {
       query: `mutation { ${names.map((n, i) => REGISTER(`r${i}`, n)).join(" ")} }`,
@@ -43,17 +43,17 @@ describe("register and login: at most once per operation", () => {
     expect(r.status).toBe(400);
     expect(r.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
     expect(r.body.errors[0].message).toMatch(/register may appear at most once .* 30 times/);
-    expect(await s.db.user.count()).toBe(before);
+    expect(await s.db.prisma.user.count()).toBe(before);
   });
 
   it("counts fields reached through fragment spreads and inline fragments", async () => {
-    const before = await s.db.user.count();
+    const before = await s.db.prisma.user.count();
     const viaFragments = `mutation { ...A ... on Mutation { ${REGISTER("b", unique("frag"))} } }
       fragment A on Mutation { ${REGISTER("a", unique("frag"))} }`;
     const r = await post(s, "/graphql", { query: viaFragments });
     expect(r.status).toBe(400);
     expect(r.body.errors[0].message).toMatch(/register may appear at most once .* 2 times/);
-    expect(await s.db.user.count()).toBe(before);
+    expect(await s.db.prisma.user.count()).toBe(before);
   });
 
   it("refuses aliased login guesses before checking any password", async () => {
@@ -90,7 +90,7 @@ describe("expensive fields count one by one against the rate limits", () => {
     const { token } = await s.signUp("writer");
     const four = await post(s, "/graphql", { query: creates(4, "Four") }, { authorization: `Bearer ${token}` });
     expect(four.status).toBe(200);
-    expect(await s.db.restaurant.count({ where: { title: "Four" } })).toBe(4);
+    expect(await s.db.prisma.restaurant.count({ where: { title: "Four" } })).toBe(4);
     const statuses: number[] = [];
     for (let i = 0; i < 2; i++)
       statuses.push(
@@ -106,7 +106,7 @@ describe("expensive fields count one by one against the rate limits", () => {
     expect(Number(many.retryAfter)).toBeGreaterThan(0);
     expect(many.body.errors[0].extensions.code).toBe("RATE_LIMITED");
     expect(many.body.data).toBeUndefined();
-    expect(await s.db.restaurant.count({ where: { title: "Six" } })).toBe(0);
+    expect(await s.db.prisma.restaurant.count({ where: { title: "Six" } })).toBe(0);
   });
 
   it("counts fields spread from fragments too", async () => {
@@ -140,7 +140,7 @@ describe("sign-ups per address (SIGNUP_RATE_LIMIT)", () => {
     }
     expect(statuses).toEqual([201, 201, 201]);
 
-    const before = await s.db.user.count();
+    const before = await s.db.prisma.user.count();
     const overRest = await post(
       s,
       "/users",
@@ -157,7 +157,7 @@ describe("sign-ups per address (SIGNUP_RATE_LIMIT)", () => {
     expect(overGraphql.status).toBe(429);
     expect(Number(overGraphql.retryAfter)).toBeGreaterThan(0);
     expect(overGraphql.body.errors[0].extensions.code).toBe("RATE_LIMITED");
-    expect(await s.db.user.count()).toBe(before);
+    expect(await s.db.prisma.user.count()).toBe(before);
 
     // Another address is counted on its own.
     const elsewhere = await post(
@@ -288,7 +288,7 @@ describe("password hashing concurrency (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH
       expect(a.body.error.code).toBe("SERVER_BUSY");
       expect(Number(a.retryAfter)).toBeGreaterThan(0);
     }
-    expect(await tight.db.user.count({ where: { username: { in: names } } })).toBe(20 - busy.length);
+    expect(await tight.db.prisma.user.count({ where: { username: { in: names } } })).toBe(20 - busy.length);
     expect(await metric(tight, "password_hashes_refused")).toBe(busy.length);
   });
 
@@ -304,6 +304,6 @@ describe("password hashing concurrency (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH
       expect(a.body.errors[0].extensions.code).toBe("SERVER_BUSY");
       expect(Number(a.retryAfter)).toBeGreaterThan(0);
     }
-    expect(await tight.db.user.count({ where: { username: { in: names } } })).toBe(20 - busy.length);
+    expect(await tight.db.prisma.user.count({ where: { username: { in: names } } })).toBe(20 - busy.length);
   });
 });

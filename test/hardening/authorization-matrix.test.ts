@@ -138,9 +138,9 @@ type RestCall = {
 };
 type RestCase = { access: Access; request: (w: World) => Promise<RestCall> };
 
-const restaurantRow = (id: string) => s.db.restaurant.findUnique({ where: { id }, include: { tags: true } });
+const restaurantRow = (id: string) => s.db.prisma.restaurant.findUnique({ where: { id }, include: { tags: true } });
 const groceryRow = (id: string) =>
-  s.db.grocery.findUnique({ where: { id }, include: { tags: true, shoppingList: true } });
+  s.db.prisma.grocery.findUnique({ where: { id }, include: { tags: true, shoppingList: true } });
 
 const withRestaurant = async (
   w: World,
@@ -257,8 +257,10 @@ const REST_CASES: Record<string, RestCase> = {
       // On everybody's list, so a call that went through would change something.
       const call = await withGrocery(w, (id) => `/groceries/${id}`, { query: { from: "shopping_list" } });
       const groceryId = call.path.split("/").pop()!;
-      const users = await s.db.user.findMany({ select: { id: true } });
-      await s.db.shoppingListEntry.createMany({ data: users.map((u) => ({ userId: u.id, groceryId, quantity: 1 })) });
+      const users = await s.db.prisma.user.findMany({ select: { id: true } });
+      await s.db.prisma.shoppingListEntry.createMany({
+        data: users.map((u) => ({ userId: u.id, groceryId, quantity: 1 })),
+      });
       return call;
     },
   },

@@ -57,19 +57,19 @@ const restaurantReads = (field: "title" | "description"): Reads => ({
   ...(field === "title"
     ? { "REST Get Restaurant": async (id: string) => (await restGet(`/restaurants/${id}`)).title }
     : {}),
-  database: async (id) => (await s.db.restaurant.findUniqueOrThrow({ where: { id } }))[field],
+  database: async (id) => (await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id } }))[field],
 });
 
 const groceryReads = (field: "title" | "description" | "alsoKnownAs", legacy: string): Reads => ({
   graphql: async (id) =>
     (await gql(`query($id: ID!) { grocery(id: $id) { title description alsoKnownAs } }`, { id })).grocery[field],
   "REST Get grocery": async (id) => (await restGet(`/groceries/${id}`))[legacy],
-  database: async (id) => (await s.db.grocery.findUniqueOrThrow({ where: { id } }))[field],
+  database: async (id) => (await s.db.prisma.grocery.findUniqueOrThrow({ where: { id } }))[field],
 });
 
 const commentReads = (field: "title" | "body"): Reads => ({
   graphql: async (id) => {
-    const c = await s.db.comment.findUniqueOrThrow({ where: { id } });
+    const c = await s.db.prisma.comment.findUniqueOrThrow({ where: { id } });
     const data = await gql(
       `query($id: ID!) { restaurant(id: $id) { comments(first: 100) { nodes { id title body } } } }`,
       { id: c.restaurantId },
@@ -77,12 +77,12 @@ const commentReads = (field: "title" | "body"): Reads => ({
     return data.restaurant.comments.nodes.find((n: { id: string }) => n.id === id)[field];
   },
   "REST Get Comments": async (id) => {
-    const c = await s.db.comment.findUniqueOrThrow({ where: { id } });
+    const c = await s.db.prisma.comment.findUniqueOrThrow({ where: { id } });
     return (await restGet(`/restaurants/${c.restaurantId}/comments`)).comments.find(
       (n: { _id: string }) => n._id === id,
     )[field];
   },
-  database: async (id) => (await s.db.comment.findUniqueOrThrow({ where: { id } }))[field],
+  database: async (id) => (await s.db.prisma.comment.findUniqueOrThrow({ where: { id } }))[field],
 });
 
 const reportReads = (field: "reasonType" | "reasonBody"): Reads => ({
@@ -90,7 +90,7 @@ const reportReads = (field: "reasonType" | "reasonBody"): Reads => ({
     const data = await gql(`{ reports(first: 100) { nodes { id reasonType reasonBody } } }`, {}, w.admin.token);
     return data.reports.nodes.find((n: { id: string }) => n.id === id)[field];
   },
-  database: async (id) => (await s.db.report.findUniqueOrThrow({ where: { id } }))[field],
+  database: async (id) => (await s.db.prisma.report.findUniqueOrThrow({ where: { id } }))[field],
 });
 
 const REPORT_RESTAURANT = `mutation($id: ID!, $input: ReportInput!) { reportRestaurant(id: $id, input: $input) { report { id reasonType reasonBody } } }`;
@@ -300,7 +300,7 @@ const FIELDS: Field[] = [
         (await gql(`{ myOrders(first: 100) { nodes { id recipe } } }`, {})).myOrders.nodes.find(
           (n: { id: string }) => n.id === id,
         ).recipe,
-      database: async (id) => (await s.db.order.findUniqueOrThrow({ where: { id } })).recipe,
+      database: async (id) => (await s.db.prisma.order.findUniqueOrThrow({ where: { id } })).recipe,
     },
   },
   {
@@ -330,7 +330,7 @@ const FIELDS: Field[] = [
     },
     reads: {
       graphql: async (id) => (await gql(`query($id: ID!) { user(id: $id) { firstName } }`, { id })).user.firstName,
-      database: async (id) => (await s.db.user.findUniqueOrThrow({ where: { id } })).firstName,
+      database: async (id) => (await s.db.prisma.user.findUniqueOrThrow({ where: { id } })).firstName,
     },
   },
 ];
@@ -349,7 +349,7 @@ describe("stored text comes back byte for byte", () => {
   it("keeps search keys normalised: a title with spaces and capitals is found by its trimmed, lower-cased words", async () => {
     const id = (await gql(`mutation { createRestaurant(input: { title: "  Chez ÉMILE  " }) { id } }`, {}))
       .createRestaurant.id;
-    expect((await s.db.restaurant.findUniqueOrThrow({ where: { id } })).titleSearch).toBe("chez émile");
+    expect((await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id } })).titleSearch).toBe("chez émile");
     const found = await gql(`{ restaurants(filter: { text: "chez émile" }) { nodes { id title } } }`, {});
     expect(found.restaurants.nodes).toEqual([{ id, title: "  Chez ÉMILE  " }]);
   });
@@ -432,7 +432,7 @@ describe("values that cannot be kept as sent are refused, naming the field", () 
         ["a lone surrogate", "a\ud83db", /unpaired surrogate/],
       ];
       for (const [label, value, why] of cases) {
-        const before = await s.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "User"`);
+        const before = await s.db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "User"`);
         const g = await call.graphql(value);
         expect(g.errors?.[0]?.extensions?.code, `${label} through GraphQL`).toBe("BAD_USER_INPUT");
         expect(g.errors[0].message).toContain(graphqlName);
@@ -441,7 +441,7 @@ describe("values that cannot be kept as sent are refused, naming the field", () 
         expect(r.status, `${label} through REST`).toBe(400);
         expect(r.body.error.message).toContain(field);
         expect(r.body.error.message).toMatch(why);
-        const after = await s.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "User"`);
+        const after = await s.db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "User"`);
         expect(String(after[0].n)).toBe(String(before[0].n));
       }
     },
@@ -449,16 +449,16 @@ describe("values that cannot be kept as sent are refused, naming the field", () 
 
   it("stores nothing for those refusals", async () => {
     const texts = [
-      ...(await s.db.restaurant.findMany({ select: { title: true } })).map((r) => r.title),
-      ...(await s.db.comment.findMany({ select: { body: true } })).map((c) => c.body),
-      ...(await s.db.order.findMany({ select: { recipe: true } })).map((o) => o.recipe),
-      ...(await s.db.report.findMany({ select: { reasonType: true } })).map((r) => r.reasonType),
-      ...(await s.db.user.findMany({ select: { firstName: true } })).map((u) => u.firstName),
+      ...(await s.db.prisma.restaurant.findMany({ select: { title: true } })).map((r) => r.title),
+      ...(await s.db.prisma.comment.findMany({ select: { body: true } })).map((c) => c.body),
+      ...(await s.db.prisma.order.findMany({ select: { recipe: true } })).map((o) => o.recipe),
+      ...(await s.db.prisma.report.findMany({ select: { reasonType: true } })).map((r) => r.reasonType),
+      ...(await s.db.prisma.user.findMany({ select: { firstName: true } })).map((u) => u.firstName),
     ];
     for (const t of texts) {
       expect(t.trim(), JSON.stringify(t)).not.toBe("");
       expect(t).not.toMatch(/\u0000|\uFFFD/);
     }
-    expect(await s.db.user.count({ where: { username: { in: ["blankname", "blankname2"] } } })).toBe(0);
+    expect(await s.db.prisma.user.count({ where: { username: { in: ["blankname", "blankname2"] } } })).toBe(0);
   });
 });

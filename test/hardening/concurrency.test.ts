@@ -86,8 +86,8 @@ describe("parallel writes through REST and GraphQL at once", () => {
     );
     expectAllOk(answers);
     const sum = Array.from({ length: 40 }, (_, i) => rating(i)).reduce((a, b) => a + b, 0);
-    expect(await s.db.comment.count({ where: { restaurantId: r.id } })).toBe(40);
-    const row = await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id } });
+    expect(await s.db.prisma.comment.count({ where: { restaurantId: r.id } })).toBe(40);
+    const row = await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id: r.id } });
     expect({ sum: row.ratingSum, count: row.ratingCount, avg: row.ratingAvg }).toEqual({
       sum,
       count: 40,
@@ -127,7 +127,7 @@ describe("parallel writes through REST and GraphQL at once", () => {
         ),
     );
     expectAllOk(answers);
-    const rows = await s.db.order.findMany({ where: { restaurantId: r.id } });
+    const rows = await s.db.prisma.order.findMany({ where: { restaurantId: r.id } });
     expect(rows).toHaveLength(40);
     expect(new Set(rows.map((o) => o.recipe)).size).toBe(40);
     for (const [i, b] of buyers.entries()) {
@@ -163,7 +163,7 @@ describe("parallel writes through REST and GraphQL at once", () => {
     );
     expectAllOk(answers);
     const total = Array.from({ length: 40 }, (_, i) => quantity(i)).reduce((a, b) => a + b, 0);
-    const rows = await s.db.shoppingListEntry.findMany({ where: { userId: me.id } });
+    const rows = await s.db.prisma.shoppingListEntry.findMany({ where: { userId: me.id } });
     expect(rows).toEqual([expect.objectContaining({ groceryId: g.id, quantity: total })]);
     // Every answer saw a quantity between its own and the final one; the last writer saw the total.
     const seen = answers.map((a) => a.json.quantity ?? a.json.data.addToShoppingList.quantity);
@@ -173,7 +173,7 @@ describe("parallel writes through REST and GraphQL at once", () => {
   it("shopping list: adds racing to the ceiling never take an entry past it", async () => {
     const g = await newGrocery(w);
     const me = await s.signUp("hoarder");
-    await s.db.shoppingListEntry.create({
+    await s.db.prisma.shoppingListEntry.create({
       data: { userId: me.id, groceryId: g.id, quantity: MAX_ENTRY_QUANTITY - 500 },
     });
     // Room for 5 adds of 100; 20 race for it.
@@ -199,7 +199,7 @@ describe("parallel writes through REST and GraphQL at once", () => {
     for (const a of refused)
       expect(a.json?.error?.code ?? a.json?.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
     expect(accepted).toHaveLength(5);
-    const row = await s.db.shoppingListEntry.findFirstOrThrow({ where: { userId: me.id } });
+    const row = await s.db.prisma.shoppingListEntry.findFirstOrThrow({ where: { userId: me.id } });
     expect(row.quantity).toBe(MAX_ENTRY_QUANTITY);
   });
 
@@ -240,7 +240,9 @@ describe("parallel writes through REST and GraphQL at once", () => {
       );
       expect(results.filter((r) => r.created)).toHaveLength(1);
       expect(new Set(results.map((r) => r.id)).size).toBe(1);
-      expect(await s.db.report.count({ where: { reporterId: reporter.id, targetKind, targetId: target.id } })).toBe(1);
+      expect(
+        await s.db.prisma.report.count({ where: { reporterId: reporter.id, targetKind, targetId: target.id } }),
+      ).toBe(1);
     },
   );
 
@@ -269,7 +271,7 @@ describe("parallel writes through REST and GraphQL at once", () => {
     for (const a of answers.filter((x) => !created.includes(x))) {
       expect(a.json?.error?.code ?? a.json?.errors?.[0]?.extensions?.code).toBe("CONFLICT");
     }
-    expect(await s.db.user.count({ where: { username } })).toBe(1);
+    expect(await s.db.prisma.user.count({ where: { username } })).toBe(1);
   });
 
   it("removal: 12 deletes of the same restaurant at once: one succeeds, the others NOT_FOUND", async () => {
@@ -294,7 +296,7 @@ describe("parallel writes through REST and GraphQL at once", () => {
     for (const a of answers.filter((x) => !done.includes(x))) {
       expect(a.json?.error?.code ?? a.json?.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
     }
-    expect(await s.db.restaurant.count({ where: { id: r.id } })).toBe(0);
+    expect(await s.db.prisma.restaurant.count({ where: { id: r.id } })).toBe(0);
   });
 
   it("badges: 12 grants of the same new badge to the same restaurant at once: one badge, held once", async () => {
@@ -320,7 +322,7 @@ describe("parallel writes through REST and GraphQL at once", () => {
     );
     expectAllOk(answers);
     expect(new Set(answers.map((a) => a.json.data.grantBadge.badge.id)).size).toBe(1);
-    expect(await s.db.badge.count({ where: { name } })).toBe(1);
-    expect(await s.db.restaurantBadge.count({ where: { restaurantId: r.id } })).toBe(1);
+    expect(await s.db.prisma.badge.count({ where: { name } })).toBe(1);
+    expect(await s.db.prisma.restaurantBadge.count({ where: { restaurantId: r.id } })).toBe(1);
   });
 });

@@ -156,14 +156,14 @@ describe("SIGKILL in the middle of uploads", () => {
     service = await startProcess(env); // sweeps unreferenced files on start-up
     try {
       const db = createDb({
-        provider: database.provider,
+        dialect: database.provider,
         url: database.url,
         poolSize: 2,
         poolIdleTimeoutMs: 0,
         sqliteSynchronous: "FULL",
       });
       try {
-        const rows = await db.grocery.findMany({
+        const rows = await db.prisma.grocery.findMany({
           where: { title: { startsWith: "upload-" } },
           select: { title: true, cover: true },
         });
@@ -177,7 +177,7 @@ describe("SIGKILL in the middle of uploads", () => {
         ).toEqual([]);
         for (const r of rows) expect(files, `${r.title}'s cover`).toContain(r.cover);
       } finally {
-        await db.$disconnect();
+        await db.close();
       }
     } finally {
       service.child.kill("SIGTERM");
@@ -209,16 +209,16 @@ describe("SIGTERM", () => {
     expect(service.output()).toContain('"msg":"stopped"');
 
     const db = createDb({
-      provider: database.provider,
+      dialect: database.provider,
       url: database.url,
       poolSize: 2,
       poolIdleTimeoutMs: 0,
       sqliteSynchronous: "FULL",
     });
     try {
-      expect(await db.user.count({ where: { username: { startsWith: "term" } } })).toBe(6);
+      expect(await db.prisma.user.count({ where: { username: { startsWith: "term" } } })).toBe(6);
     } finally {
-      await db.$disconnect();
+      await db.close();
     }
   });
 
@@ -237,16 +237,16 @@ describe("SIGTERM", () => {
     expect([503, "ECONNREFUSED", "ECONNRESET"]).toContain(late);
     expect(await service.exited).toBe(0);
     const db = createDb({
-      provider: database.provider,
+      dialect: database.provider,
       url: database.url,
       poolSize: 2,
       poolIdleTimeoutMs: 0,
       sqliteSynchronous: "FULL",
     });
     try {
-      expect(await db.user.count({ where: { username: "too-late" } })).toBe(0);
+      expect(await db.prisma.user.count({ where: { username: "too-late" } })).toBe(0);
     } finally {
-      await db.$disconnect();
+      await db.close();
     }
   });
 });

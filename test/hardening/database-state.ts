@@ -2,7 +2,8 @@
 // nothing: the row count of every table (from the Prisma model list, so a new table is counted
 // without touching this file) plus a few aggregates that move when a row is edited in place
 // (updatedAt, quantities, revocations, resolutions). One SQL statement, the same on both databases.
-import { Prisma, type Db } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
+import { Prisma } from "../../src/db/prisma.ts";
 
 const quote = (name: string) => `"${name}"`;
 
@@ -30,7 +31,7 @@ export type DatabaseState = Record<string, string>;
 
 /** Row counts and aggregates, as strings (bigints, dates and numbers compare alike on both databases). */
 export async function databaseState(db: Db): Promise<DatabaseState> {
-  const [row] = await db.$queryRawUnsafe<Record<string, unknown>[]>(STATEMENT);
+  const [row] = await db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(STATEMENT);
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : String(v)]));
 }
 

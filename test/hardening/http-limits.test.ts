@@ -31,7 +31,7 @@ describe("rate limit", () => {
     expect(overRest.status).toBe(429);
     expect(((await overRest.json()) as any).error.code).toBe("RATE_LIMITED");
     // The refused logout changed nothing: the token still works once the window allows (checked in the DB).
-    const row = await s.db.accessToken.findFirstOrThrow({ where: { user: { username: "limited" } } });
+    const row = await s.db.prisma.accessToken.findFirstOrThrow({ where: { user: { username: "limited" } } });
     expect(row.revokedAt).toBeNull();
   });
 
@@ -90,7 +90,7 @@ describe("body size", () => {
     });
     expect(over.status).toBe(413);
     expect(((await over.json()) as any).error.code).toBe("PAYLOAD_TOO_LARGE");
-    expect(await s.db.user.count()).toBe(0);
+    expect(await s.db.prisma.user.count()).toBe(0);
 
     const at = await s.fetch("/users", {
       method: "POST",

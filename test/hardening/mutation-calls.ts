@@ -32,21 +32,21 @@ const unique = (prefix: string) => `${prefix}${++serial}${Math.random().toString
 
 export async function newRestaurant(w: World, ownerId = w.owner.id) {
   const title = unique("Target restaurant ");
-  return w.s.db.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
+  return w.s.db.prisma.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
 }
 
 export async function newGrocery(w: World, ownerId = w.owner.id) {
   const title = unique("Target grocery ");
-  return w.s.db.grocery.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
+  return w.s.db.prisma.grocery.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
 }
 
 const restaurantRow = (w: World, id: string) =>
-  w.s.db.restaurant.findUnique({
+  w.s.db.prisma.restaurant.findUnique({
     where: { id },
     include: { tags: true, photos: true, openingHours: true, badges: true },
   });
 const groceryRow = (w: World, id: string) =>
-  w.s.db.grocery.findUnique({ where: { id }, include: { tags: true, shoppingList: true } });
+  w.s.db.prisma.grocery.findUnique({ where: { id }, include: { tags: true, shoppingList: true } });
 
 /** The valid call of each mutation. A mutation missing here fails the coverage tests. */
 export const MUTATIONS: Record<string, MutationCase> = {
@@ -123,8 +123,8 @@ export const MUTATIONS: Record<string, MutationCase> = {
     access: "admin",
     call: async (w) => {
       const r = await newRestaurant(w);
-      const badge = await w.s.db.badge.create({ data: { name: unique("Held badge ") } });
-      await w.s.db.restaurantBadge.create({ data: { restaurantId: r.id, badgeId: badge.id } });
+      const badge = await w.s.db.prisma.badge.create({ data: { name: unique("Held badge ") } });
+      await w.s.db.prisma.restaurantBadge.create({ data: { restaurantId: r.id, badgeId: badge.id } });
       return { variables: { restaurantId: r.id, badgeId: badge.id }, target: () => restaurantRow(w, r.id) };
     },
   },
@@ -176,8 +176,8 @@ export const MUTATIONS: Record<string, MutationCase> = {
     call: async (w) => {
       // On everybody's list, so a call that went through would change something.
       const g = await newGrocery(w);
-      const users = await w.s.db.user.findMany({ select: { id: true } });
-      await w.s.db.shoppingListEntry.createMany({
+      const users = await w.s.db.prisma.user.findMany({ select: { id: true } });
+      await w.s.db.prisma.shoppingListEntry.createMany({
         data: users.map((u) => ({ userId: u.id, groceryId: g.id, quantity: 1 })),
       });
       return { variables: { groceryId: g.id }, target: () => groceryRow(w, g.id) };
@@ -187,12 +187,12 @@ export const MUTATIONS: Record<string, MutationCase> = {
     access: "admin",
     call: async (w) => {
       const r = await newRestaurant(w);
-      const report = await w.s.db.report.create({
+      const report = await w.s.db.prisma.report.create({
         data: { reporterId: w.other.id, targetKind: "RESTAURANT", targetId: r.id, reasonType: "spam" },
       });
       return {
         variables: { id: report.id, resolution: "Checked" },
-        target: () => w.s.db.report.findUnique({ where: { id: report.id } }),
+        target: () => w.s.db.prisma.report.findUnique({ where: { id: report.id } }),
       };
     },
   },
@@ -251,7 +251,7 @@ export const freshToken = async (w: World, userId: string) => (await issueToken(
 /** A token that was valid and has been revoked. */
 export async function revokedToken(w: World, userId: string) {
   const { token } = await issueToken(w.s.db, userId, DAY);
-  const row = await w.s.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashToken(token) } });
+  const row = await w.s.db.prisma.accessToken.findUniqueOrThrow({ where: { tokenHash: hashToken(token) } });
   await revokeToken(w.s.db, row.id);
   return token;
 }

@@ -82,7 +82,7 @@ describe("nesting the legacy interface uses", () => {
       owner.token,
     );
     expect(a.status, JSON.stringify(a.body)).toBe(200);
-    const row = await s.db.restaurant.findUniqueOrThrow({
+    const row = await s.db.prisma.restaurant.findUniqueOrThrow({
       where: { id: restaurantId },
       include: { openingHours: true },
     });

@@ -177,7 +177,9 @@ describe("over-long numbers and times sent to the REST interface", () => {
     ] as const) {
       const a = await form("PUT", `/restaurants/${restaurantId}`, { star_rating: sent });
       expect(a.status, JSON.stringify(a.body)).toBe(200);
-      expect((await s.db.restaurant.findUniqueOrThrow({ where: { id: restaurantId } })).starRating, sent).toBe(stored);
+      expect((await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id: restaurantId } })).starRating, sent).toBe(
+        stored,
+      );
     }
   });
 });

@@ -35,7 +35,7 @@ describe("User.role visibility", () => {
     expect(seen.errors).toBeUndefined();
     expect(seen.data.user).toEqual({ id: admin.id, role: null });
 
-    const restaurant = await s.db.restaurant.create({
+    const restaurant = await s.db.prisma.restaurant.create({
       data: { title: "Boss place", titleSearch: "boss place", ownerId: admin.id },
     });
     const owner = await s.graphql(

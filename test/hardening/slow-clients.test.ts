@@ -88,7 +88,7 @@ describe("REQUEST_TIMEOUT: the whole request must arrive in time", () => {
     expect(await c.closedWithin(10_000)).toBe(true);
     expect(statusOf(c.received())).toBe(408);
     expect(bodyOf(c.received()).error.code).toBe("REQUEST_TIMEOUT");
-    expect(await s.db.user.count()).toBe(0);
+    expect(await s.db.prisma.user.count()).toBe(0);
   });
 
   it("a connection that sends nothing, or half its headers, is closed at the timeout", async () => {
@@ -112,7 +112,7 @@ describe("REQUEST_TIMEOUT: the whole request must arrive in time", () => {
       clearInterval(feed);
     }
     expect(statusOf(c.received())).toBe(408);
-    expect(await s.db.user.count()).toBe(0);
+    expect(await s.db.prisma.user.count()).toBe(0);
   });
 
   it("still serves a request that arrives in time on a kept-alive connection", async () => {
@@ -153,7 +153,7 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
     }
     expect(statusOf(c.received())).toBe(408);
     expect(bodyOf(c.received()).error.code).toBe("REQUEST_TIMEOUT");
-    expect(await s.db.user.count()).toBe(1);
+    expect(await s.db.prisma.user.count()).toBe(1);
   });
 
   it("a chunked body that stalls after its first chunk gets 408", async () => {
@@ -165,7 +165,7 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
     c.socket.write(`${start.length.toString(16)}\r\n${start}\r\n`);
     expect(await c.closedWithin(10_000)).toBe(true);
     expect(statusOf(c.received())).toBe(408);
-    expect(await s.db.user.count()).toBe(1);
+    expect(await s.db.prisma.user.count()).toBe(1);
   });
 
   it("a REST multipart upload that stops inside its file: 408, no grocery, no file left behind", async () => {
@@ -175,7 +175,7 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
     c.socket.write(Buffer.concat([PNG, Buffer.alloc(64 * 1024, 1)]));
     expect(await c.closedWithin(10_000)).toBe(true);
     expect(statusOf(c.received())).toBe(408);
-    expect(await s.db.grocery.count()).toBe(0);
+    expect(await s.db.prisma.grocery.count()).toBe(0);
     expect(await uploadFolderEmpties(s)).toEqual([]);
   });
 
@@ -186,7 +186,7 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
     );
     expect(await c.closedWithin(10_000)).toBe(true);
     expect(statusOf(c.received())).toBe(408);
-    expect(await s.db.grocery.count()).toBe(0);
+    expect(await s.db.prisma.grocery.count()).toBe(0);
   });
 
   it("a GraphQL upload that stops inside its file: 408, no grocery, no file left behind", async () => {
@@ -206,7 +206,7 @@ describe("BODY_MIN_RATE: a body must keep coming", () => {
     c.socket.write(Buffer.concat([PNG, Buffer.alloc(64 * 1024, 1)]));
     expect(await c.closedWithin(10_000)).toBe(true);
     expect(statusOf(c.received())).toBe(408);
-    expect(await s.db.grocery.count()).toBe(0);
+    expect(await s.db.prisma.grocery.count()).toBe(0);
     expect(await uploadFolderEmpties(s)).toEqual([]);
   });
 
@@ -243,7 +243,7 @@ describe("a token in the header or query string is checked before the body is re
     expect(statusOf(c.received())).toBe(401);
     expect(bodyOf(c.received()).error.code).toBe("UNAUTHENTICATED");
     expect(await c.closedWithin(5000)).toBe(true);
-    expect(await s.db.grocery.count()).toBe(0);
+    expect(await s.db.prisma.grocery.count()).toBe(0);
   });
 
   it("a revoked token in the access_token query parameter: 401 before the body (JSON too)", async () => {
@@ -258,7 +258,7 @@ describe("a token in the header or query string is checked before the body is re
     expect(answered).toBe(true);
     expect(statusOf(c.received())).toBe(401);
     expect(await c.closedWithin(5000)).toBe(true);
-    expect(await s.db.restaurant.count()).toBe(0);
+    expect(await s.db.prisma.restaurant.count()).toBe(0);
   });
 
   it("GraphQL multipart with a made-up token, or none: 401 before the body", async () => {
@@ -334,7 +334,7 @@ describe("MAX_CONNECTIONS_PER_ADDRESS and MAX_CONNECTIONS, with room for health 
       expect(await ready.closedWithin(5000)).toBe(true);
       expect(statusOf(ready.received())).toBe(200);
       held.forEach((c) => c.socket.destroy());
-      expect(await s.db.user.count()).toBe(0);
+      expect(await s.db.prisma.user.count()).toBe(0);
     } finally {
       await s.close();
     }

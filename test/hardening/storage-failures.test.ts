@@ -92,9 +92,9 @@ async function expectReadsWork(s: TestServer, token: string, userId: string, res
 
 /** Nothing of a refused write is there: neither the row nor any of its list rows. */
 async function expectNothingOf(s: TestServer, titlePrefix: string) {
-  expect(await s.db.restaurant.count({ where: { title: { startsWith: titlePrefix } } })).toBe(0);
+  expect(await s.db.prisma.restaurant.count({ where: { title: { startsWith: titlePrefix } } })).toBe(0);
   // bigRestaurant's categories start with its title.
-  expect(await s.db.restaurantTag.count({ where: { value: { startsWith: titlePrefix } } })).toBe(0);
+  expect(await s.db.prisma.restaurantTag.count({ where: { value: { startsWith: titlePrefix } } })).toBe(0);
 }
 
 const sqliteFileDatabase = (dir: string): TestDatabase => ({
@@ -138,8 +138,8 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite storage full (max_page_coun
   afterAll(() => closeWithin(s));
 
   it("refuses writes with 507 STORAGE_FULL, keeps reads, acknowledged writes and readiness honest, and recovers", async () => {
-    const [{ page_count }] = await s.db.$queryRawUnsafe<{ page_count: bigint }[]>("PRAGMA page_count");
-    await s.db.$queryRawUnsafe(`PRAGMA max_page_count = ${Number(page_count) + 3}`);
+    const [{ page_count }] = await s.db.prisma.$queryRawUnsafe<{ page_count: bigint }[]>("PRAGMA page_count");
+    await s.db.prisma.$queryRawUnsafe(`PRAGMA max_page_count = ${Number(page_count) + 3}`);
 
     // Writes succeed until the database may not grow any more: each one acknowledged must stay.
     const acknowledged: string[] = [];
@@ -184,18 +184,18 @@ describe.skipIf(testProvider() !== "sqlite")("SQLite storage full (max_page_coun
       writes: "storage full",
     });
     await expectNothingOf(s, "never");
-    expect(await s.db.comment.count({ where: { title: "never-comment" } })).toBe(0);
-    expect(await s.db.restaurant.count({ where: { id: { in: acknowledged } } })).toBe(acknowledged.length);
+    expect(await s.db.prisma.comment.count({ where: { title: "never-comment" } })).toBe(0);
+    expect(await s.db.prisma.restaurant.count({ where: { id: { in: acknowledged } } })).toBe(acknowledged.length);
 
     // Room again: readiness recovers by itself (its probe write), then writes succeed.
-    await s.db.$queryRawUnsafe("PRAGMA max_page_count = 1073741823");
+    await s.db.prisma.$queryRawUnsafe("PRAGMA max_page_count = 1073741823");
     expect(await readinessBecomes(s, 200)).toEqual({ status: "ok", database: "ok", writes: "ok", uploads: "ok" });
     const after = await graphql(s, CREATE, { input: bigRestaurant("after-recovery") }, user.token);
     expect(after.status, after.text).toBe(200);
     expect(after.body.data.createRestaurant.id).toEqual(expect.any(String));
     // The readiness probe kept nothing.
     expect(
-      await s.db.$queryRawUnsafe<{ n: bigint }[]>(
+      await s.db.prisma.$queryRawUnsafe<{ n: bigint }[]>(
         `SELECT COUNT(*) AS n FROM "_prisma_migrations" WHERE finished_at IS NULL`,
       ),
     ).toEqual([{ n: 0n }]);
@@ -251,7 +251,7 @@ describe.skipIf(!canMountTmpfs)("SQLite on a full filesystem (2 MB tmpfs)", () =
     expect(await readinessBecomes(s, 200)).toMatchObject({ status: "ok", writes: "ok" });
     const after = await graphql(s, CREATE, { input: bigRestaurant("after-recovery") }, user.token);
     expect(after.status, after.text).toBe(200);
-    expect(await s.db.restaurant.count({ where: { title: "after-recovery" } })).toBe(1);
+    expect(await s.db.prisma.restaurant.count({ where: { title: "after-recovery" } })).toBe(1);
   });
 });
 
@@ -382,7 +382,7 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL unreachable", () => {
     expect((await graphql(s, ME, {}, user.token)).body).toEqual({ data: { me: { id: user.id } } });
     const after = await graphql(s, CREATE, { input: { title: "after" } }, user.token);
     expect(after.status, after.text).toBe(200);
-    expect(await s.db.restaurant.count({ where: { title: "never" } })).toBe(0);
+    expect(await s.db.prisma.restaurant.count({ where: { title: "never" } })).toBe(0);
   });
 });
 
@@ -444,6 +444,6 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL connection lost insid
       rating: 5,
     });
     expect(after.status, after.text).toBe(201);
-    expect(await s.db.comment.count({ where: { restaurantId } })).toBe(1);
+    expect(await s.db.prisma.comment.count({ where: { restaurantId } })).toBe(1);
   });
 });

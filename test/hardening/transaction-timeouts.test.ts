@@ -4,7 +4,7 @@
 // second). Here Prisma itself raises a real P2028 (a transaction used after its time ran out).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { databaseFailure } from "../../src/db/failures.ts";
+import { databaseFailure } from "../../src/db/health/failures.ts";
 import { toClientError } from "../../src/graphql/execution/client-errors.ts";
 
 let s: TestServer;
@@ -15,7 +15,7 @@ afterAll(async () => s?.close());
 
 describe("a transaction past its time", () => {
   it("is an unavailable database (503 SERVICE_UNAVAILABLE), not an internal error", async () => {
-    const error = await s.db
+    const error = await s.db.prisma
       .$transaction(
         async (tx) => {
           await new Promise((resolve) => setTimeout(resolve, 300));

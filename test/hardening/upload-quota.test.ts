@@ -41,7 +41,7 @@ async function graphqlCreate(s: TestServer, token: string, size: number) {
 }
 
 const filesIn = (s: TestServer) => uploadFilesOf(s);
-const groceriesOf = (s: TestServer, ownerId: string) => s.db.grocery.count({ where: { ownerId } });
+const groceriesOf = (s: TestServer, ownerId: string) => s.db.prisma.grocery.count({ where: { ownerId } });
 
 describe("per-user upload quota", () => {
   let s: TestServer;
@@ -108,7 +108,7 @@ describe("per-user upload quota", () => {
     const user = await s.signUp("legacy");
     const name = "0123456789abcdef0123456789abcdef.png";
     await s.store.putIfAbsent(name, Buffer.from(pngOfSize(8000)), "image/png");
-    await s.db.grocery.create({ data: { title: "Old", titleSearch: "old", cover: name, ownerId: user.id } });
+    await s.db.prisma.grocery.create({ data: { title: "Old", titleSearch: "old", cover: name, ownerId: user.id } });
     expect(await recordCoverSizes(s.db, s.store)).toBe(1);
     expect(await recordCoverSizes(s.db, s.store)).toBe(0);
     expectError(
@@ -130,7 +130,7 @@ describe("per-user upload quota", () => {
     );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
     for (const a of answers.filter((a) => a.status !== 201)) expectError(a, 413, "UPLOAD_QUOTA_EXCEEDED");
-    const { _sum } = await s.db.grocery.aggregate({ where: { ownerId: user.id }, _sum: { coverBytes: true } });
+    const { _sum } = await s.db.prisma.grocery.aggregate({ where: { ownerId: user.id }, _sum: { coverBytes: true } });
     expect(_sum.coverBytes).toBe(9000);
   });
 });

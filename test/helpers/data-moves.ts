@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
-import type { Db } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
 import type { AdminRun } from "./process.ts";
 import type { TestDatabase } from "./database.ts";
 
@@ -57,7 +57,7 @@ export const ORDER = `mutation($input: OrderRecipeInput!) { orderRecipe(input: $
 
 /** Restaurants whose denormalised rating columns disagree with their comments. */
 export async function ratingMismatches(db: Db): Promise<unknown[]> {
-  return db.$queryRawUnsafe(`
+  return db.prisma.$queryRawUnsafe(`
     SELECT r."id", r."ratingSum", r."ratingCount", COALESCE(SUM(c."rating"), 0) AS "sum", COUNT(c."id") AS "count"
       FROM "Restaurant" r LEFT JOIN "Comment" c ON c."restaurantId" = r."id"
      GROUP BY r."id", r."ratingSum", r."ratingCount"
@@ -73,7 +73,7 @@ export async function orphanRows(db: Db): Promise<number> {
     `SELECT count(*) AS n FROM "AccessToken" t WHERE NOT EXISTS (SELECT 1 FROM "User" u WHERE u."id" = t."userId")`,
   ];
   let total = 0;
-  for (const sql of checks) total += Number(((await db.$queryRawUnsafe(sql)) as { n: bigint | number }[])[0]!.n);
+  for (const sql of checks) total += Number(((await db.prisma.$queryRawUnsafe(sql)) as { n: bigint | number }[])[0]!.n);
   return total;
 }
 

@@ -5,11 +5,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { dialectOf, type Dialect } from "../../src/db/dialect.ts";
 
-export type TestDatabase = { url: string; provider: "sqlite" | "postgres"; drop(): Promise<void> };
+export type TestDatabase = { url: string; provider: Dialect; drop(): Promise<void> };
 
-export const testProvider = (): "sqlite" | "postgres" =>
-  /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? "") ? "postgres" : "sqlite";
+export const testProvider = (): Dialect => dialectOf(process.env.DATABASE_URL ?? "") ?? "sqlite";
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (testProvider() === "sqlite") {

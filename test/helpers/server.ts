@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig, type Config } from "../../src/config.ts";
-import { createDb, type Db } from "../../src/db/client.ts";
+import { createDb } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { buildServer } from "../../src/server.ts";
 import { createEventBus } from "../../src/events/create-bus.ts";
@@ -146,13 +147,14 @@ export async function startServer(
         { input: { username, password: "correct-horse", firstName: prefix } },
       );
       if (!r.data) throw new Error(`signUp failed: ${JSON.stringify(r.errors)}`);
-      if (role === "ADMIN") await db.user.update({ where: { id: r.data.register.user.id }, data: { role: "ADMIN" } });
+      if (role === "ADMIN")
+        await db.prisma.user.update({ where: { id: r.data.register.user.id }, data: { role: "ADMIN" } });
       return { token: r.data.register.accessToken, id: r.data.register.user.id, username };
     },
     async close() {
       await app.close();
       await events.close();
-      await db.$disconnect();
+      await db.close();
       store.close();
       await drop();
       if (uploadRoot) rmSync(uploadRoot, { recursive: true, force: true });

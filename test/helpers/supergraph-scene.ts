@@ -22,7 +22,7 @@ export async function startScene(): Promise<Scene> {
   const bob = await server.signUp("bob");
   const restaurants = [];
   for (const title of ["Trattoria Alice", "Alice's Noodles"]) {
-    const r = await server.db.restaurant.create({
+    const r = await server.db.prisma.restaurant.create({
       data: { title, titleSearch: title.toLowerCase(), ownerId: alice.id },
     });
     restaurants.push({ id: r.id, title });

@@ -8,7 +8,8 @@ import path from "node:path";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { createDb, type Db } from "../../src/db/client.ts";
+import { createDb } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { healthPlugin } from "../../src/http/health.ts";
 import { filesystemStore } from "../../src/storage/filesystem-store.ts";
@@ -25,7 +26,7 @@ beforeAll(async () => {
   db = createDb(config.database);
 });
 afterAll(async () => {
-  await db?.$disconnect();
+  await db?.close();
   await database?.drop();
   rmSync(folder, { recursive: true, force: true });
 });

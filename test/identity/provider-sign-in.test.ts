@@ -108,9 +108,9 @@ describe("a token from the identity provider", () => {
     await ws.dispose();
 
     // One account, linked to the token's issuer and subject; it has no password anyone could use.
-    expect(await s.db.providerIdentity.findMany({ select: { issuer: true, subject: true, userId: true } })).toEqual([
-      { issuer: idp.issuer, subject: "ann-app", userId: annId },
-    ]);
+    expect(
+      await s.db.prisma.providerIdentity.findMany({ select: { issuer: true, subject: true, userId: true } }),
+    ).toEqual([{ issuer: idp.issuer, subject: "ann-app", userId: annId }]);
     const login = await s.graphql(`mutation { login(username: "ann", password: "any-password") { accessToken } }`);
     expect(login.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
   });
@@ -121,8 +121,8 @@ describe("a token from the identity provider", () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => s.graphql(ME, {}, i % 2 ? one : other)));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     expect(new Set(answers.map((a) => a.data.me.id)).size).toBe(1);
-    expect(await s.db.providerIdentity.count({ where: { subject: "cat-app" } })).toBe(1);
-    expect(await s.db.user.count({ where: { username: { startsWith: "cat" } } })).toBe(1);
+    expect(await s.db.prisma.providerIdentity.count({ where: { subject: "cat-app" } })).toBe(1);
+    expect(await s.db.prisma.user.count({ where: { username: { startsWith: "cat" } } })).toBe(1);
   });
 
   it("never takes over a local account of the same name: the new account gets a suffix", async () => {

@@ -52,8 +52,8 @@ const HEAVY = `subscription($id: ID!) { commentAdded(restaurantId: $id) { restau
 
 /** A restaurant holding `n` comments of 10,000 characters: each commentAdded event of HEAVY is ~n x 10 KB. */
 async function heavyRestaurant(s: TestServer, ownerId: string, n: number) {
-  const restaurant = await s.db.restaurant.create({ data: { title: "Heavy", titleSearch: "heavy", ownerId } });
-  await s.db.comment.createMany({
+  const restaurant = await s.db.prisma.restaurant.create({ data: { title: "Heavy", titleSearch: "heavy", ownerId } });
+  await s.db.prisma.comment.createMany({
     data: Array.from({ length: n }, (_, i) => ({
       restaurantId: restaurant.id,
       authorId: ownerId,
@@ -237,7 +237,7 @@ describe("ids reused in one burst", () => {
 
   it("make one subscription per id, and none is left running once the socket is gone", async () => {
     const owner = await s.signUp("burst");
-    const restaurant = await s.db.restaurant.create({
+    const restaurant = await s.db.prisma.restaurant.create({
       data: { title: "Burst", titleSearch: "burst", ownerId: owner.id },
     });
     const query = `subscription($id: ID!) { commentAdded(restaurantId: $id) { title } }`;
@@ -442,7 +442,7 @@ describe("events forged on the bus", () => {
     const buyer = await s.signUp("buyer");
     const [x, y] = await Promise.all(
       [owner, rival].map((o, i) =>
-        s.db.restaurant.create({ data: { title: `R${i}`, titleSearch: `r${i}`, ownerId: o.id } }),
+        s.db.prisma.restaurant.create({ data: { title: `R${i}`, titleSearch: `r${i}`, ownerId: o.id } }),
       ),
     );
     const order = (restaurantId: string, recipe: string) =>

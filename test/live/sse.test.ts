@@ -61,7 +61,7 @@ function follow(client: Client, query: string, variables?: Record<string, unknow
 let seq = 0;
 async function newRestaurant() {
   const title = `Stream ${++seq}`;
-  return s.db.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
+  return s.db.prisma.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId: owner.id } });
 }
 
 const COMMENT_ADDED = `subscription($id: ID!) { commentAdded(restaurantId: $id) { title author { id } } }`;

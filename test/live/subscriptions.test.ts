@@ -45,11 +45,11 @@ async function follow(client: LiveClient, query: string, variables?: Record<stri
 let seq = 0;
 async function newRestaurant(ownerId = owner.id) {
   const title = `Live ${++seq}`;
-  return s.db.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
+  return s.db.prisma.restaurant.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
 }
 async function newGrocery(ownerId = owner.id) {
   const title = `Item ${++seq}`;
-  return s.db.grocery.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
+  return s.db.prisma.grocery.create({ data: { title, titleSearch: title.toLowerCase(), ownerId } });
 }
 
 const rest = (method: string, path: string, token: string, json?: unknown) => s.fetch(path, { method, token, json });
@@ -116,7 +116,9 @@ describe("commentAdded", () => {
     );
     expect(failed.errors).toBeDefined();
     expect(failed.data?.addComment ?? null).toBeNull();
-    expect(await s.db.restaurant.findUniqueOrThrow({ where: { id: r.id }, select: { ratingCount: true } })).toEqual({
+    expect(
+      await s.db.prisma.restaurant.findUniqueOrThrow({ where: { id: r.id }, select: { ratingCount: true } }),
+    ).toEqual({
       ratingCount: 0,
     });
     // A refused write (bad input, before any transaction) publishes nothing either.
@@ -398,15 +400,15 @@ describe("the connection", () => {
 /** A trigger that makes the INSERT of a comment with this title fail, inside its transaction. */
 async function failInsertsOfCommentsTitled(title: string) {
   if (testProvider() === "sqlite") {
-    await s.db.$executeRawUnsafe(
+    await s.db.prisma.$executeRawUnsafe(
       `CREATE TRIGGER IF NOT EXISTS fail_comment BEFORE INSERT ON "Comment" WHEN NEW.title = '${title}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
     );
   } else {
-    await s.db.$executeRawUnsafe(
+    await s.db.prisma.$executeRawUnsafe(
       `CREATE OR REPLACE FUNCTION fail_comment() RETURNS trigger AS $$ BEGIN IF NEW.title = '${title}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
     );
-    await s.db.$executeRawUnsafe(`DROP TRIGGER IF EXISTS fail_comment ON "Comment"`);
-    await s.db.$executeRawUnsafe(
+    await s.db.prisma.$executeRawUnsafe(`DROP TRIGGER IF EXISTS fail_comment ON "Comment"`);
+    await s.db.prisma.$executeRawUnsafe(
       `CREATE TRIGGER fail_comment BEFORE INSERT ON "Comment" FOR EACH ROW EXECUTE FUNCTION fail_comment()`,
     );
   }

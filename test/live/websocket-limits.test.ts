@@ -170,7 +170,7 @@ describe("limits on one server", () => {
     const before = bus.listening;
     const sub = subscribe(client, `subscription { reportFiled { id } }`);
     await bus.untilListening(before + 1);
-    await s.db.user.update({ where: { id: boss.id }, data: { role: "USER" } });
+    await s.db.prisma.user.update({ where: { id: boss.id }, data: { role: "USER" } });
     const outcome = (await within(sub.ended, "the end of the demoted admin's subscription", 5000)) as { code: number };
     expect(outcome.code).toBe(4403);
   });
@@ -181,7 +181,9 @@ describe("limits on one server", () => {
     const before = bus.listening;
     const sub = subscribe(client, LIST);
     await bus.untilListening(before + 1);
-    const grocery = await s.db.grocery.create({ data: { title: "Salt", titleSearch: "salt", ownerId: user.id } });
+    const grocery = await s.db.prisma.grocery.create({
+      data: { title: "Salt", titleSearch: "salt", ownerId: user.id },
+    });
     expect((await s.fetch(`/groceries/${grocery.id}`, { method: "PUT", token: user.token, json: {} })).status).toBe(
       201,
     );

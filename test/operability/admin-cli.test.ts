@@ -4,7 +4,8 @@
 // Runs on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin, type AdminRun } from "../helpers/process.ts";
-import { createDb, type Db } from "../../src/db/client.ts";
+import { createDb } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { report } from "../../src/domain/reports.ts";
 import { InProcessBus } from "../../src/events/bus.ts";
@@ -41,12 +42,12 @@ async function signUp(username: string): Promise<Viewer> {
   return auth.viewer;
 }
 
-const roleOf = async (username: string) => (await db.user.findUniqueOrThrow({ where: { username } })).role;
+const roleOf = async (username: string) => (await db.prisma.user.findUniqueOrThrow({ where: { username } })).role;
 
 beforeAll(async () => {
   database = await createTestDatabase();
   const settings = {
-    provider: database.provider,
+    dialect: database.provider,
     url: database.url,
     poolSize: 4,
     poolIdleTimeoutMs: 0,
@@ -57,7 +58,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await db?.$disconnect();
+  await db?.close();
   await database?.drop();
 });
 
@@ -120,7 +121,7 @@ describe("accounts", () => {
   it("create makes an admin who can sign in with the given password", async () => {
     const run = await admin("create", "boss", "--password", "password-boss", "--first-name", "The Boss");
     expect(run).toMatchObject({ code: 0, stdout: 'admin "boss" created\n' });
-    const user = await db.user.findUniqueOrThrow({ where: { username: "boss" } });
+    const user = await db.prisma.user.findUniqueOrThrow({ where: { username: "boss" } });
     expect(user).toMatchObject({ role: "ADMIN", firstName: "The Boss" });
     await expect(login(db, "boss", "password-boss", DAY)).resolves.toMatchObject({ userId: user.id });
   });
@@ -140,7 +141,7 @@ describe("accounts", () => {
       2,
       /password must have at least 8 characters/,
     );
-    expect(await db.user.findUnique({ where: { username: "newbie" } })).toBeNull();
+    expect(await db.prisma.user.findUnique({ where: { username: "newbie" } })).toBeNull();
   });
 
   it("promote and demote change the role; an unknown user is exit 1", async () => {
@@ -158,8 +159,8 @@ describe("accounts", () => {
     const erin = await signUp("erin");
     const run = await admin("revoke-tokens", "dave");
     expect(run).toMatchObject({ code: 0, stdout: 'revoked 2 token(s) of "dave"\n' });
-    expect(await db.accessToken.count({ where: { userId: dave.id, revokedAt: null } })).toBe(0);
-    expect(await db.accessToken.count({ where: { userId: erin.id, revokedAt: null } })).toBe(1);
+    expect(await db.prisma.accessToken.count({ where: { userId: dave.id, revokedAt: null } })).toBe(0);
+    expect(await db.prisma.accessToken.count({ where: { userId: erin.id, revokedAt: null } })).toBe(1);
     expect((await admin("revoke-tokens", "dave")).stdout).toBe('revoked 0 token(s) of "dave"\n');
     expectRefusal(await admin("revoke-tokens", "ghost"), 1, /user "ghost" does not exist/);
   });
@@ -171,7 +172,7 @@ describe("badges", () => {
     const owner = await signUp("owner");
     restaurantId = (await createRestaurant(db, owner, { title: "Chez Nous" })).id;
   });
-  const held = () => db.restaurantBadge.findMany({ where: { restaurantId }, include: { badge: true } });
+  const held = () => db.prisma.restaurantBadge.findMany({ where: { restaurantId }, include: { badge: true } });
 
   it("grant-badge gives the restaurant the badge (created on first use); granting again changes nothing", async () => {
     const run = await admin("grant-badge", restaurantId, "Best of Town", "--cover", "https://example.com/b.png");
@@ -186,12 +187,12 @@ describe("badges", () => {
     ]);
     expect((await admin("grant-badge", restaurantId, "Best of Town")).code).toBe(0);
     expect(await held()).toHaveLength(1);
-    expect(await db.badge.count({ where: { name: "Best of Town" } })).toBe(1);
+    expect(await db.prisma.badge.count({ where: { name: "Best of Town" } })).toBe(1);
   });
 
   it("grant-badge: an unknown restaurant is exit 1 and creates no badge", async () => {
     expectRefusal(await admin("grant-badge", "no-such-id", "Ghost Badge"), 1, /"no-such-id" does not exist/);
-    expect(await db.badge.count({ where: { name: "Ghost Badge" } })).toBe(0);
+    expect(await db.prisma.badge.count({ where: { name: "Ghost Badge" } })).toBe(0);
   });
 
   it("revoke-badge takes it back, says so when it was not held, refuses an unknown badge or restaurant", async () => {
@@ -199,7 +200,7 @@ describe("badges", () => {
     const run = await admin("revoke-badge", restaurantId, "Best of Town");
     expect(run.stdout).toBe(`revoked badge "Best of Town" from restaurant "Chez Nous" (${restaurantId})\n`);
     expect((await held()).map((h) => h.badge.name)).toEqual(["Quiet"]);
-    expect(await db.badge.count({ where: { name: "Best of Town" } })).toBe(1); // the badge itself stays
+    expect(await db.prisma.badge.count({ where: { name: "Best of Town" } })).toBe(1); // the badge itself stays
     expect((await admin("revoke-badge", restaurantId, "Best of Town")).stdout).toMatch(
       /did not hold badge "Best of Town"; nothing changed/,
     );
@@ -220,7 +221,7 @@ describe("reports", () => {
     const owner = await signUp("shopkeeper");
     const reporter = await signUp("rita");
     const restaurant = await createRestaurant(db, owner, { title: "Spam Palace" });
-    const grocery = await db.grocery.create({
+    const grocery = await db.prisma.grocery.create({
       data: { title: "Odd Beans", titleSearch: "odd beans", ownerId: owner.id },
     });
     restaurantReport = (
@@ -255,8 +256,8 @@ describe("reports", () => {
   it("resolve-report records the admin and the note; the report leaves the open list", async () => {
     const run = await admin("resolve-report", restaurantReport, "--as", "boss", "--note", "adverts removed");
     expect(run).toMatchObject({ code: 0, stdout: `report ${restaurantReport} resolved by "boss": adverts removed\n` });
-    const boss = await db.user.findUniqueOrThrow({ where: { username: "boss" } });
-    const row = await db.report.findUniqueOrThrow({ where: { id: restaurantReport } });
+    const boss = await db.prisma.user.findUniqueOrThrow({ where: { username: "boss" } });
+    const row = await db.prisma.report.findUniqueOrThrow({ where: { id: restaurantReport } });
     expect(row).toMatchObject({ resolvedById: boss.id, resolution: "adverts removed" });
     expect(row.resolvedAt).toBeInstanceOf(Date);
 
@@ -270,11 +271,11 @@ describe("reports", () => {
   });
 
   it("resolving again changes nothing and says who resolved it", async () => {
-    const before = await db.report.findUniqueOrThrow({ where: { id: restaurantReport } });
+    const before = await db.prisma.report.findUniqueOrThrow({ where: { id: restaurantReport } });
     const run = await admin("resolve-report", restaurantReport, "--as", "boss2", "--note", "again");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/was already resolved on .* by "boss"; nothing changed/);
-    expect(await db.report.findUniqueOrThrow({ where: { id: restaurantReport } })).toEqual(before);
+    expect(await db.prisma.report.findUniqueOrThrow({ where: { id: restaurantReport } })).toEqual(before);
   });
 
   it("refuses an unknown report, an unknown or non-admin --as, and a too long note, changing nothing", async () => {
@@ -294,7 +295,7 @@ describe("reports", () => {
       2,
       /resolution must have at most 2000 characters/,
     );
-    expect((await db.report.findUniqueOrThrow({ where: { id: groceryReport } })).resolvedAt).toBeNull();
+    expect((await db.prisma.report.findUniqueOrThrow({ where: { id: groceryReport } })).resolvedAt).toBeNull();
   });
 
   it("pages with --limit and --offset", async () => {

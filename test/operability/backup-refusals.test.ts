@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/backup/connection.ts";
-import { sqliteFilePath } from "../../src/db/sqlite-adapter.ts";
+import { sqliteFilePath } from "../../src/db/sqlite/file.ts";
 import { createTestDatabase, testProvider, type TestDatabase } from "../helpers/database.ts";
 import {
   CREATE_RESTAURANT,
@@ -244,8 +244,8 @@ describe("restore refuses, changing nothing", () => {
         const replaced = await restoreInto(other.database.url, other.config.uploadDir, backupDir, "--overwrite");
         expect(replaced.code, replaced.stderr).toBe(0);
         expect(jsonResult(replaced)).toMatchObject({ command: "restore", ok: true, verification: { ok: true } });
-        expect(await other.db.user.findUnique({ where: { id: stranger.id } })).toBeNull();
-        expect(await other.db.restaurant.count()).toBe(await source.db.restaurant.count());
+        expect(await other.db.prisma.user.findUnique({ where: { id: stranger.id } })).toBeNull();
+        expect(await other.db.prisma.restaurant.count()).toBe(await source.db.prisma.restaurant.count());
       } finally {
         await other.close();
       }

@@ -7,7 +7,8 @@
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "../../src/db/client.ts";
+import { createDb } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import {
   ADD_COMMENT,
@@ -114,7 +115,7 @@ beforeAll(async () => {
   expect(restoreRun.code, restoreRun.stderr).toBe(0);
   restoreJson = jsonResult(restoreRun);
   db = createDb({
-    provider: target.provider,
+    dialect: target.provider,
     url: target.url,
     poolSize: 2,
     poolIdleTimeoutMs: 0,
@@ -123,7 +124,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await db?.$disconnect();
+  await db?.close();
   await source?.close();
   await target?.drop();
   if (backupDir) rmSync(path.dirname(backupDir), { recursive: true, force: true });
@@ -153,9 +154,9 @@ describe("a backup taken under a steady write load, restored into an empty datab
   it("every write acknowledged before the snapshot is restored, none started after the backup ended", async () => {
     const snapshotAt = Date.parse(backupJson.snapshotAt);
     const ids = {
-      comment: new Set((await db.comment.findMany({ select: { id: true } })).map((r) => r.id)),
-      order: new Set((await db.order.findMany({ select: { id: true } })).map((r) => r.id)),
-      grocery: new Set((await db.grocery.findMany({ select: { id: true } })).map((r) => r.id)),
+      comment: new Set((await db.prisma.comment.findMany({ select: { id: true } })).map((r) => r.id)),
+      order: new Set((await db.prisma.order.findMany({ select: { id: true } })).map((r) => r.id)),
+      grocery: new Set((await db.prisma.grocery.findMany({ select: { id: true } })).map((r) => r.id)),
     };
     const before = writes.filter((w) => w.ackedAt <= snapshotAt);
     expect(before.length).toBeGreaterThan(10);
@@ -165,8 +166,8 @@ describe("a backup taken under a steady write load, restored into an empty datab
     expect(late.length).toBeGreaterThan(0);
     for (const w of late) expect(ids[w.kind].has(w.id), `${w.kind} ${w.id} started after the backup`).toBe(false);
     const titles = new Set([
-      ...(await db.comment.findMany({ select: { title: true } })).map((c) => c.title),
-      ...(await db.order.findMany({ select: { recipe: true } })).map((o) => o.recipe),
+      ...(await db.prisma.comment.findMany({ select: { title: true } })).map((c) => c.title),
+      ...(await db.prisma.order.findMany({ select: { recipe: true } })).map((o) => o.recipe),
     ]);
     expect(started.filter((s) => s.startedAt > backupEndedAt && s.kind !== "grocery" && titles.has(s.title))).toEqual(
       [],
@@ -183,7 +184,7 @@ describe("a backup taken under a steady write load, restored into an empty datab
   });
 
   it("each restored grocery has its cover, byte for byte, and no file is there without a row", async () => {
-    const groceries = await db.grocery.findMany({ where: { cover: { not: null } }, select: { cover: true } });
+    const groceries = await db.prisma.grocery.findMany({ where: { cover: { not: null } }, select: { cover: true } });
     expect(groceries.length).toBeGreaterThan(0);
     for (const { cover } of groceries) {
       const original = path.join(source.config.uploadDir, cover!);
@@ -210,7 +211,10 @@ describe("a backup taken under a steady write load, restored into an empty datab
         tokenBefore.token,
       );
       expect(found.data?.restaurants?.nodes, JSON.stringify(found.errors)).toHaveLength(5);
-      const { cover } = await db.grocery.findFirstOrThrow({ where: { cover: { not: null } }, select: { cover: true } });
+      const { cover } = await db.prisma.grocery.findFirstOrThrow({
+        where: { cover: { not: null } },
+        select: { cover: true },
+      });
       // The last request closes its connection: a keep-alive one still finishing when close() starts would hold it open.
       const served = await restored.fetch(`/uploads/${cover}`, { headers: { connection: "close" } });
       expect(served.status).toBe(200);

@@ -133,7 +133,7 @@ describe("deploy/compose.yaml", () => {
         Object.entries(service.environment as Record<string, string>).map(([k, v]) => [k, withDefaults(String(v))]),
       );
       const config = loadConfig(env); // throws ConfigError (exit 2 at start-up) on a bad value
-      expect(config.database.provider, name).toBe("postgres");
+      expect(config.database.dialect, name).toBe("postgres");
       expect(config.redisUrl).toBe("redis://redis:6379");
       expect(config.uploadStore).toMatchObject({ kind: "s3", bucket: "covers", forcePathStyle: true });
       expect(env.DATABASE_URL).toContain(`@postgres:5432/${postgres.POSTGRES_DB}`);

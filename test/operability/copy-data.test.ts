@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/backup/connection.ts";
 import { createDb } from "../../src/db/client.ts";
-import { sqliteFilePath } from "../../src/db/sqlite-adapter.ts";
+import { sqliteFilePath } from "../../src/db/sqlite/file.ts";
 import { seed } from "../../src/seed/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import {
@@ -60,7 +60,7 @@ beforeAll(async () => {
   try {
     await seed(server.db, { size: "small", uploadDir: sourceUploads, password: "seed-password" });
     signedIn = await server.signUp("mover");
-    const restaurant = (await server.db.restaurant.findFirstOrThrow({ select: { id: true } })).id;
+    const restaurant = (await server.db.prisma.restaurant.findFirstOrThrow({ select: { id: true } })).id;
     await graphql(
       server,
       ADD_COMMENT,
@@ -90,7 +90,7 @@ beforeAll(async () => {
     // The service stops before the move (copy-data wants no writes); its upload folder stays.
     await server.app.close();
     await server.events.close();
-    await server.db.$disconnect();
+    await server.db.close();
   }
 }, 120_000);
 
@@ -161,7 +161,7 @@ describe("SQLite -> the database under test -> SQLite", () => {
     const server = await startServer({ UPLOAD_DIR: middleUploads }, { database: { ...middle, drop: async () => {} } });
     try {
       expect((await server.graphql(`{ me { id } }`, {}, signedIn.token)).data?.me?.id).toBe(signedIn.id);
-      const { cover } = await server.db.grocery.findFirstOrThrow({
+      const { cover } = await server.db.prisma.grocery.findFirstOrThrow({
         where: { title: "moved grocery" },
         select: { cover: true },
       });
@@ -176,7 +176,7 @@ describe("SQLite -> the database under test -> SQLite", () => {
         signedIn.token,
       );
       expect(found.data?.groceries?.nodes, JSON.stringify(found.errors)).toEqual([{ title: "moved grocery" }]);
-      const { title } = await server.db.restaurant.findFirstOrThrow({
+      const { title } = await server.db.prisma.restaurant.findFirstOrThrow({
         orderBy: { id: "asc" },
         select: { title: true },
       });
@@ -198,16 +198,16 @@ describe("SQLite -> the database under test -> SQLite", () => {
     const run = await copy(source.url, sourceUploads, "--to", middle.url);
     expectRefusal(run, 1, /the target database is not empty \(User, .*hold rows\)/);
     const db = createDb({
-      provider: middle.provider,
+      dialect: middle.provider,
       url: middle.url,
       poolSize: 1,
       poolIdleTimeoutMs: 0,
       sqliteSynchronous: "FULL",
     });
     try {
-      expect(await db.user.count()).toBe(sourceRows.User);
+      expect(await db.prisma.user.count()).toBe(sourceRows.User);
     } finally {
-      await db.$disconnect();
+      await db.close();
     }
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 // The flow the README states, checked on the imports: the GraphQL and REST layers read data only
-// through the domain (never src/db's raw reads), only src/db/client.ts touches a generated Prisma
+// through the domain (never src/db's raw reads), only src/db/prisma.ts touches a generated Prisma
 // client, each row type has one home (src/db/rows.ts), and the domain's errors carry no HTTP status.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -18,7 +18,7 @@ function tsFiles(dir: string): string[] {
 
 const IMPORT = /^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gm;
 
-/** The repository paths a file imports (relative specifiers only), e.g. "src/db/reads.ts". */
+/** The repository paths a file imports (relative specifiers only), e.g. "src/db/reads/by-id.ts". */
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(ROOT, file), "utf8");
   return [...text.matchAll(IMPORT)]
@@ -27,7 +27,10 @@ function importsOf(file: string): string[] {
     .map((s) => path.join(path.dirname(file), s));
 }
 
-const RAW_READS = new Set(["src/db/reads.ts", "src/db/searches.ts"]);
+/** Rows by id and the lists that follow them (src/db/reads/), and the searches (src/db/search/). */
+const RAW_READS = [`src${path.sep}db${path.sep}reads${path.sep}`, `src${path.sep}db${path.sep}search${path.sep}`];
+const isRawRead = (target: string) => RAW_READS.some((folder) => target.startsWith(folder));
+const isRowRead = (target: string) => target.startsWith(RAW_READS[0]);
 
 describe("layers", () => {
   it("reads rows by id only through GraphQL's data layer (src/graphql/data/), and searches only through the domain", () => {
@@ -36,46 +39,41 @@ describe("layers", () => {
     // and searches (whose input the domain checks) are the domain's alone.
     const skips = ["src/graphql", "src/rest", "src/http"].flatMap(tsFiles).flatMap((file) =>
       importsOf(file)
-        .filter((target) => RAW_READS.has(target))
-        .filter(
-          (target) =>
-            !(target === "src/db/reads.ts" && file.startsWith(`src${path.sep}graphql${path.sep}data${path.sep}`)),
-        )
+        .filter(isRawRead)
+        .filter((target) => !(isRowRead(target) && file.startsWith(`src${path.sep}graphql${path.sep}data${path.sep}`)))
         .map((target) => `${file} imports ${target}`),
     );
     expect(skips).toEqual([]);
     const readers = ["src/graphql", "src/rest", "src/http"]
       .flatMap(tsFiles)
-      .filter((file) => importsOf(file).includes("src/db/reads.ts"));
+      .filter((file) => importsOf(file).some(isRowRead));
     expect(readers.sort()).toEqual(["src/graphql/data/loaders.ts", "src/graphql/data/restaurant-plan.ts"]);
   });
 
   it("keeps the raw reads out of the domain's exports: the domain hands out rules, not SQL", () => {
     const reExports = tsFiles("src/domain").filter((file) =>
-      /^\s*export\s*\{[^}]*\}\s*from\s*"\.\.\/db\/(reads|searches)\.ts"/m.test(
-        readFileSync(path.join(ROOT, file), "utf8"),
-      ),
+      /^\s*export\s*\{[^}]*\}\s*from\s*"\.\.\/db\/(reads|search)\//m.test(readFileSync(path.join(ROOT, file), "utf8")),
     );
     expect(reExports).toEqual([]);
   });
 
   it("GraphQL, REST and HTTP code calls no Prisma model: every read and write goes through the domain", () => {
     const prismaCall =
-      /\bdb\.[a-z]\w*\.(find|create|update|delete|upsert|count|aggregate|groupBy)\w*\(|\$(queryRaw|executeRaw|transaction)\b/;
+      /\b(db|prisma)\.[a-z]\w*\.(find|create|update|delete|upsert|count|aggregate|groupBy)\w*\(|\$(queryRaw|executeRaw|transaction)\b/;
     const calls = ["src/graphql", "src/rest", "src/http"]
       .flatMap(tsFiles)
       .filter((file) => prismaCall.test(readFileSync(path.join(ROOT, file), "utf8")));
     expect(calls).toEqual([]);
   });
 
-  it("only src/db/client.ts imports a generated Prisma client", () => {
+  it("only src/db/prisma.ts imports a generated Prisma client", () => {
     const direct = ["src", "test", "scripts", "bench"].flatMap(tsFiles).flatMap((file) =>
       importsOf(file)
         .filter((target) => target.startsWith("generated/"))
         .map((target) => `${file} imports ${target}`),
     );
     expect(direct.length).toBeGreaterThan(0);
-    expect(direct.filter((line) => !line.startsWith("src/db/client.ts "))).toEqual([]);
+    expect(direct.filter((line) => !line.startsWith("src/db/prisma.ts "))).toEqual([]);
   });
 
   it("defines each row type once, in src/db/rows.ts", () => {
@@ -120,5 +118,59 @@ describe("layers", () => {
         .map((t) => `${file} imports ${t}`),
     );
     expect(imports).toEqual([]);
+  });
+});
+
+describe("the database layer (docs/architecture.md, The database layer)", () => {
+  const DB = `src${path.sep}db`;
+  const dbFiles = tsFiles("src/db");
+  const dialectFolder = (file: string) =>
+    file.startsWith(`${DB}${path.sep}sqlite${path.sep}`) || file.startsWith(`${DB}${path.sep}postgres${path.sep}`);
+
+  it("has no import circle in src/db (type imports included)", () => {
+    const graph = new Map(dbFiles.map((file) => [file, importsOf(file).filter((t) => t.startsWith(DB))]));
+    const circles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (file: string, trail: string[]) => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "open") {
+        circles.push([...trail.slice(trail.indexOf(file)), file].join(" -> "));
+        return;
+      }
+      state.set(file, "open");
+      for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+      state.set(file, "done");
+    };
+    for (const file of dbFiles) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it("tells SQLite from PostgreSQL only in their own folders: no branch on a dialect's name, no label", () => {
+    const branch = /(===|!==)\s*"(sqlite|postgres)"|"(sqlite|postgres)"\s*(===|!==)/;
+    const label = /\b(SQLite|PostgreSQL):/;
+    const found = dbFiles.flatMap((file) => {
+      const text = readFileSync(path.join(ROOT, file), "utf8");
+      return [
+        ...(branch.test(text) ? [`${file}: a branch on a dialect's name`] : []),
+        ...(!dialectFolder(file) && label.test(text) ? [`${file}: a "SQLite:"/"PostgreSQL:" label`] : []),
+      ];
+    });
+    expect(found).toEqual([]);
+  });
+
+  it("keeps its files under 350 lines and at most 10 files at the root of each of its folders", () => {
+    const all = readdirSync(path.join(ROOT, "src/db"), { recursive: true, withFileTypes: true }).filter((e) =>
+      e.isFile(),
+    );
+    const long = all
+      .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)))
+      .filter((file) => readFileSync(path.join(ROOT, file), "utf8").split("\n").length > 350);
+    expect(long).toEqual([]);
+    const perFolder = new Map<string, number>();
+    for (const e of all) perFolder.set(e.parentPath, (perFolder.get(e.parentPath) ?? 0) + 1);
+    const crowded = [...perFolder]
+      .filter(([, n]) => n > 10)
+      .map(([folder, n]) => `${path.relative(ROOT, folder)}: ${n}`);
+    expect(crowded).toEqual([]);
   });
 });

@@ -154,7 +154,7 @@ describe.skipIf(testProvider() !== "postgres")(
       const user = await server.signUp("gap");
       expect(await outcome(server, ME, user.token)).toBe("OK"); // remembered for 60 s
       // Revoked without an event, as if its event had been lost in the gap that follows.
-      await server.db.accessToken.updateMany({ where: { userId: user.id }, data: { revokedAt: new Date() } });
+      await server.db.prisma.accessToken.updateMany({ where: { userId: user.id }, data: { revokedAt: new Date() } });
       expect(await outcome(server, ME, user.token)).toBe("OK"); // still remembered
       await observer.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
@@ -192,7 +192,7 @@ describe("one instance (either database)", () => {
     const user = await server.signUp("changed");
     expect(await outcome(server, ME, user.token)).toBe("OK"); // cached
     // Revoked in the database without telling anyone: the cache still answers from memory.
-    await server.db.accessToken.updateMany({ where: { userId: user.id }, data: { revokedAt: new Date() } });
+    await server.db.prisma.accessToken.updateMany({ where: { userId: user.id }, data: { revokedAt: new Date() } });
     expect(await outcome(server, ME, user.token)).toBe("OK");
     server.events.publish({ topic: "userChanged", userId: user.id });
     expect(await becomes(server, ME, user.token, "UNAUTHENTICATED")).toBe("UNAUTHENTICATED");

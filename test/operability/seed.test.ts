@@ -8,7 +8,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { crc32, inflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "../../src/db/client.ts";
+import { createDb } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { verifyPassword } from "../../src/domain/passwords.ts";
 import { registrationInput } from "../../src/domain/users.ts";
@@ -25,22 +26,26 @@ const SMALL = SIZES.small;
 /** Every seeded table, in a stable order, so two snapshots can be compared row for row. */
 async function snapshot(db: Db) {
   return {
-    users: await db.user.findMany({ orderBy: { id: "asc" } }),
-    badges: await db.badge.findMany({ orderBy: { id: "asc" } }),
-    restaurants: await db.restaurant.findMany({ orderBy: { id: "asc" } }),
-    restaurantTags: await db.restaurantTag.findMany({
+    users: await db.prisma.user.findMany({ orderBy: { id: "asc" } }),
+    badges: await db.prisma.badge.findMany({ orderBy: { id: "asc" } }),
+    restaurants: await db.prisma.restaurant.findMany({ orderBy: { id: "asc" } }),
+    restaurantTags: await db.prisma.restaurantTag.findMany({
       orderBy: [{ restaurantId: "asc" }, { kind: "asc" }, { position: "asc" }],
     }),
-    openingHours: await db.openingHours.findMany({ orderBy: [{ restaurantId: "asc" }, { position: "asc" }] }),
-    restaurantBadges: await db.restaurantBadge.findMany({ orderBy: [{ restaurantId: "asc" }, { badgeId: "asc" }] }),
-    comments: await db.comment.findMany({ orderBy: { id: "asc" } }),
-    orders: await db.order.findMany({ orderBy: { id: "asc" } }),
-    reports: await db.report.findMany({ orderBy: { id: "asc" } }),
-    groceries: await db.grocery.findMany({ orderBy: { id: "asc" } }),
-    groceryTags: await db.groceryTag.findMany({
+    openingHours: await db.prisma.openingHours.findMany({ orderBy: [{ restaurantId: "asc" }, { position: "asc" }] }),
+    restaurantBadges: await db.prisma.restaurantBadge.findMany({
+      orderBy: [{ restaurantId: "asc" }, { badgeId: "asc" }],
+    }),
+    comments: await db.prisma.comment.findMany({ orderBy: { id: "asc" } }),
+    orders: await db.prisma.order.findMany({ orderBy: { id: "asc" } }),
+    reports: await db.prisma.report.findMany({ orderBy: { id: "asc" } }),
+    groceries: await db.prisma.grocery.findMany({ orderBy: { id: "asc" } }),
+    groceryTags: await db.prisma.groceryTag.findMany({
       orderBy: [{ groceryId: "asc" }, { kind: "asc" }, { position: "asc" }],
     }),
-    shoppingListEntries: await db.shoppingListEntry.findMany({ orderBy: [{ userId: "asc" }, { groceryId: "asc" }] }),
+    shoppingListEntries: await db.prisma.shoppingListEntry.findMany({
+      orderBy: [{ userId: "asc" }, { groceryId: "asc" }],
+    }),
   };
 }
 
@@ -126,7 +131,11 @@ describe("seeding a fresh database (small)", () => {
   });
 
   it("keeps every restaurant's rating totals exactly equal to its comments", async () => {
-    const totals = await s.db.comment.groupBy({ by: ["restaurantId"], _sum: { rating: true }, _count: { _all: true } });
+    const totals = await s.db.prisma.comment.groupBy({
+      by: ["restaurantId"],
+      _sum: { rating: true },
+      _count: { _all: true },
+    });
     let rated = 0;
     for (const r of before.restaurants) {
       const t = totals.find((x) => x.restaurantId === r.id);
@@ -225,7 +234,7 @@ describe("seeding a fresh database (small)", () => {
     const uploads = mkdtempSync(path.join(tmpdir(), "gw-seed-"));
     try {
       const database = {
-        provider: other.provider,
+        dialect: other.provider,
         url: other.url,
         poolSize: 2,
         poolIdleTimeoutMs: 0,
@@ -244,7 +253,7 @@ describe("seeding a fresh database (small)", () => {
           true,
         );
       } finally {
-        await db.$disconnect();
+        await db.close();
       }
     } finally {
       await other.drop();

@@ -7,7 +7,8 @@ import path from "node:path";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { createDb, type Db } from "../../src/db/client.ts";
+import { createDb } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { startTracing } from "../../src/observability/tracing.ts";
 import { buildServer } from "../../src/server.ts";
@@ -41,7 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await db?.$disconnect();
+  await db?.close();
   await database?.drop();
   rmSync(uploads, { recursive: true, force: true });
 });

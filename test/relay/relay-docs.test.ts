@@ -84,7 +84,9 @@ describe("docs/relay.md on the demo data", () => {
       "Order",
       null,
     ]);
-    expect(await s.db.order.findUnique({ where: { id: "seed-o-00006-1" } })).toMatchObject({ userId: "seed-u-0018" });
+    expect(await s.db.prisma.order.findUnique({ where: { id: "seed-o-00006-1" } })).toMatchObject({
+      userId: "seed-u-0018",
+    });
   });
 
   it("shows the documents of the Relay app the test suite runs (test/relay/app)", () => {

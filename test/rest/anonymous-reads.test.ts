@@ -43,8 +43,8 @@ async function world(s: TestServer): Promise<World> {
       )
     ).status,
   ).toBe(201);
-  const badge = await s.db.badge.create({ data: { name: `badge-${restaurantId}` } });
-  await s.db.restaurantBadge.create({ data: { restaurantId, badgeId: badge.id } });
+  const badge = await s.db.prisma.badge.create({ data: { name: `badge-${restaurantId}` } });
+  await s.db.prisma.restaurantBadge.create({ data: { restaurantId, badgeId: badge.id } });
   const grocery = await sendJson(s, "POST", "/groceries", { title: "Open rice", categories: ["grain"] }, owner.token);
   expect(grocery.status, JSON.stringify(grocery.body)).toBe(201);
   const groceryId = grocery.body._id as string;

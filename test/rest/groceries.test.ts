@@ -99,7 +99,7 @@ describe("Add grocery: POST /groceries", () => {
   });
 
   it("refuses bad input by legacy names and stores nothing", async () => {
-    const before = await s.db.grocery.count();
+    const before = await s.db.prisma.grocery.count();
     expectError(
       await sendJson(s, "POST", "/groceries", { description: "no title" }, owner.token),
       400,
@@ -124,7 +124,7 @@ describe("Add grocery: POST /groceries", () => {
       owner.token,
     );
     expectError(notImage, 400, "BAD_USER_INPUT", /cover/);
-    expect(await s.db.grocery.count()).toBe(before);
+    expect(await s.db.prisma.grocery.count()).toBe(before);
   });
 
   it("refuses a cover above the size limit with 413, and two files with 413", async () => {
@@ -144,7 +144,7 @@ describe("Add grocery: POST /groceries", () => {
       owner.token,
     );
     expectError(two, 413, "PAYLOAD_TOO_LARGE");
-    expect(await s.db.grocery.count({ where: { title: { in: ["Big", "Two"] } } })).toBe(0);
+    expect(await s.db.prisma.grocery.count({ where: { title: { in: ["Big", "Two"] } } })).toBe(0);
   });
 });
 

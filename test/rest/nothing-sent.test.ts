@@ -52,7 +52,7 @@ describe("PUT /restaurants/:restaurant_id", () => {
       expect.arrayContaining(["title", "url", "serves_cuisine", "address", "contact"]),
     );
     expect(a.body.error.details.accepted).not.toContain("restaurant_id");
-    expect(await s.db.comment.count()).toBe(0);
+    expect(await s.db.prisma.comment.count()).toBe(0);
   });
 
   it("refuses an empty JSON object, an empty form and a bodiless request alike", async () => {

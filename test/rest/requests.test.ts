@@ -35,7 +35,7 @@ describe("where the access token is read from", () => {
     expect(
       (await sendMultipart(s, "POST", "/restaurants", { title: "Multipart token", access_token: user.token })).status,
     ).toBe(201);
-    const owners = await s.db.restaurant.findMany({
+    const owners = await s.db.prisma.restaurant.findMany({
       where: { title: { in: ["JSON token", "Form token", "Multipart token"] } },
     });
     expect(owners.map((r) => r.ownerId)).toEqual([user.id, user.id, user.id]);

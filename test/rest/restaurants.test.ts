@@ -124,7 +124,7 @@ describe("Add restaurant: POST /restaurants", () => {
   });
 
   it("refuses bad input with 400 naming the legacy field, and creates nothing", async () => {
-    const before = await s.db.restaurant.count();
+    const before = await s.db.prisma.restaurant.count();
     expectError(
       await sendJson(s, "POST", "/restaurants", { ...REGISTRATION, title: undefined }, owner.token),
       400,
@@ -167,7 +167,7 @@ describe("Add restaurant: POST /restaurants", () => {
       "BAD_USER_INPUT",
       /can_home_delever/,
     );
-    expect(await s.db.restaurant.count()).toBe(before);
+    expect(await s.db.prisma.restaurant.count()).toBe(before);
   });
 
   // A url that was not a web address used to get 400: that refusal was the bug (issue 14). The
@@ -201,9 +201,9 @@ describe("Add restaurant: POST /restaurants", () => {
   });
 
   it("answers 401 without a token and creates nothing", async () => {
-    const before = await s.db.restaurant.count();
+    const before = await s.db.prisma.restaurant.count();
     expectError(await sendJson(s, "POST", "/restaurants", REGISTRATION), 401, "UNAUTHENTICATED");
-    expect(await s.db.restaurant.count()).toBe(before);
+    expect(await s.db.prisma.restaurant.count()).toBe(before);
   });
 });
 
@@ -340,7 +340,7 @@ describe("Edit Restaurant / Report Restaurant: PUT /restaurants/:restaurant_id",
     const again = await sendForm(s, "PUT", `/restaurants/${r._id}`, { reason_type: "other" }, other.token);
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ _id: a.body._id, reason_type: "spam", created: false });
-    expect(await s.db.report.count({ where: { targetId: r._id } })).toBe(1);
+    expect(await s.db.prisma.report.count({ where: { targetId: r._id } })).toBe(1);
   });
 
   it("is Report when reason_type or reason_body is in the query string", async () => {
@@ -459,7 +459,7 @@ describe("Comment Restaurant and Get Comments: /restaurants/:restaurant_id/comme
       404,
       "NOT_FOUND",
     );
-    expect(await s.db.comment.count({ where: { restaurantId: r._id } })).toBe(0);
+    expect(await s.db.prisma.comment.count({ where: { restaurantId: r._id } })).toBe(0);
   });
 
   it("lists the comments newest first in the documented object", async () => {

@@ -80,6 +80,13 @@ describe("GET /restaurants, new parameters", () => {
       "Crème Brûlée House",
     ]);
     expect(await titles("/restaurants?lat=38.7223&lng=-9.1393&radius_km=2")).toEqual(["Pizzeria Napoli"]);
+    // Sorted by distance, the words still choose the matches (issue 48).
+    expect(
+      await titles("/restaurants?search=creme&latitude=38.7223&longitude=-9.1393&radius_km=5&sort=distance"),
+    ).toEqual(["Crème Brûlée House"]);
+    expect(
+      await titles("/restaurants?search=ramen&latitude=38.7223&longitude=-9.1393&radius_km=5&sort=distance"),
+    ).toEqual([]);
     expect(await titles("/restaurants?open_at=2026-11-27T23:30:00Z")).toEqual(["Crème Brûlée House"]);
     expect(await titles("/restaurants?accepts_reservations=true")).toEqual(["Pizzeria Napoli"]);
     expect(await titles("/restaurants?price_range=$&price_range=$$$")).toEqual(["Crème Brûlée House"]);

@@ -42,7 +42,7 @@ describe("form bodies", () => {
   });
 
   it("refuses Latin-1 bytes and escapes that are not UTF-8, storing nothing", async () => {
-    const before = await s.db.grocery.count();
+    const before = await s.db.prisma.grocery.count();
     const cases: [string, Uint8Array<ArrayBuffer> | string, RegExp][] = [
       ["a raw Latin-1 byte", latin1("title=Caf\u00e9"), /form is not valid UTF-8/],
       ["a Latin-1 escape", "title=Caf%E9", /%E9, which is not UTF-8/],
@@ -55,7 +55,7 @@ describe("form bodies", () => {
       expect(a.body.error.message, label).toMatch(message);
       expect(JSON.stringify(a.body), label).not.toMatch(/stack|at \w+ \(/);
     }
-    expect(await s.db.grocery.count()).toBe(before);
+    expect(await s.db.prisma.grocery.count()).toBe(before);
   });
 
   it("keeps the legacy form shapes: repeated keys and brackets", async () => {
@@ -103,7 +103,7 @@ describe("multipart bodies", () => {
   });
 
   it("refuses a text part whose bytes are not UTF-8, storing nothing", async () => {
-    const before = await s.db.grocery.count();
+    const before = await s.db.prisma.grocery.count();
     const a = await sendMultipart([{ name: "title", value: "Café" }], "latin1");
     expectError(a, 400, "BAD_USER_INPUT", /multipart field title is not valid UTF-8/);
     const other = await sendMultipart(
@@ -114,21 +114,21 @@ describe("multipart bodies", () => {
       "latin1",
     );
     expectError(other, 400, "BAD_USER_INPUT", /multipart field description is not valid UTF-8/);
-    expect(await s.db.grocery.count()).toBe(before);
+    expect(await s.db.prisma.grocery.count()).toBe(before);
   });
 });
 
 describe("query strings", () => {
   it("refuses an escape that is not UTF-8, on reads and writes", async () => {
     expectError(await get(s, "/groceries?title=caf%E9", user.token), 400, "BAD_REQUEST", /%E9, which is not UTF-8/);
-    const before = await s.db.grocery.count();
+    const before = await s.db.prisma.grocery.count();
     expectError(
       await sendJson(s, "POST", "/groceries?title=caf%E9", {}, user.token),
       400,
       "BAD_REQUEST",
       /query string/,
     );
-    expect(await s.db.grocery.count()).toBe(before);
+    expect(await s.db.prisma.grocery.count()).toBe(before);
   });
 
   it("reads UTF-8 escapes and a literal '%'", async () => {

@@ -79,7 +79,7 @@ function sendInTwo(
   });
 }
 
-const groceriesOf = (s: TestServer, ownerId: string) => s.db.grocery.count({ where: { ownerId } });
+const groceriesOf = (s: TestServer, ownerId: string) => s.db.prisma.grocery.count({ where: { ownerId } });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Other requests are answered while the store fails: a read through GraphQL, and liveness. */

@@ -1,6 +1,6 @@
 // Account commands: create an admin, promote, demote, sign a user out everywhere.
 import { randomBytes } from "node:crypto";
-import type { Db } from "../../db/client.ts";
+import type { Db } from "../../db/db.ts";
 import { DomainError } from "../../contract/errors.ts";
 import { revokeAllTokens } from "../../domain/tokens.ts";
 import { register, setRole } from "../../domain/users.ts";
@@ -9,7 +9,10 @@ import type { Command } from "./command.ts";
 
 /** The user with this username, or NOT_FOUND naming it. */
 export async function userNamed(db: Db, username: string) {
-  const user = await db.user.findUnique({ where: { username }, select: { id: true, username: true, role: true } });
+  const user = await db.prisma.user.findUnique({
+    where: { username },
+    select: { id: true, username: true, role: true },
+  });
   if (!user) throw new DomainError("NOT_FOUND", `user "${username}" does not exist`);
   return user;
 }

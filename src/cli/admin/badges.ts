@@ -1,12 +1,12 @@
 // Badge commands: grant a badge to a restaurant (the badge is created on first use) or revoke it.
-import type { Db } from "../../db/client.ts";
+import type { Db } from "../../db/db.ts";
 import { grantBadge, revokeBadge } from "../../domain/badges.ts";
 import { DomainError, notFound } from "../../contract/errors.ts";
 import type { Command } from "./command.ts";
 import { shortTime } from "./table.ts";
 
 async function restaurantTitle(db: Db, id: string): Promise<string> {
-  const restaurant = await db.restaurant.findUnique({ where: { id }, select: { title: true } });
+  const restaurant = await db.prisma.restaurant.findUnique({ where: { id }, select: { title: true } });
   if (!restaurant) throw notFound("restaurant", id);
   return restaurant.title;
 }
@@ -37,11 +37,11 @@ const revoke: Command = {
     const restaurantId = args["restaurant-id"]!;
     const name = args["badge-name"]!;
     const title = await restaurantTitle(db, restaurantId);
-    const badge = await db.badge.findUnique({ where: { name }, select: { id: true } });
+    const badge = await db.prisma.badge.findUnique({ where: { name }, select: { id: true } });
     if (!badge) {
-      const names = (await db.badge.findMany({ select: { name: true }, orderBy: { name: "asc" }, take: 20 })).map(
-        (b) => `"${b.name}"`,
-      );
+      const names = (
+        await db.prisma.badge.findMany({ select: { name: true }, orderBy: { name: "asc" }, take: 20 })
+      ).map((b) => `"${b.name}"`);
       throw new DomainError(
         "NOT_FOUND",
         `badge "${name}" does not exist${names.length ? ` (badges: ${names.join(", ")})` : " (there are no badges yet)"}`,

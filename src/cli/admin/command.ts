@@ -1,7 +1,7 @@
 // What an admin command is (name, arguments, options, help, action) and how its command line is
 // read. A wrong command line is a UsageError: one line saying what to fix, exit code 2.
 import type { Config } from "../../config.ts";
-import type { Db } from "../../db/client.ts";
+import type { Db } from "../../db/db.ts";
 import type { EventBus } from "../../events/bus.ts";
 
 export type OptionSpec = {

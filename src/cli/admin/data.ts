@@ -2,7 +2,8 @@
 // terminal they draw progress and end with a readable report; otherwise they print one JSON line.
 // The work itself (src/backup/) is imported when a command runs, so the other admin commands do
 // not load it.
-import { providerOf, redactUrl } from "../../backup/connection.ts";
+import { redactUrl } from "../../backup/connection.ts";
+import { dialectOf } from "../../db/dialect.ts";
 import { silentProgress, terminalProgress, type Progress } from "../../backup/progress.ts";
 import { reportJson, reportLines, VerificationFailed, type Verification } from "../../backup/verification.ts";
 import { UsageError, wholeNumber, type Command, type DataContext } from "./command.ts";
@@ -154,11 +155,11 @@ last committed batch. Ends with a verification report (rows and checksum per tab
 covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
     async run(ctx, input) {
       const to = String(input.options.to);
-      if (!providerOf(to))
+      if (!dialectOf(to))
         throw new UsageError(
           `--to must be a database URL: postgresql://user:password@host:5432/db or file:path/to.db (got "${redactUrl(to)}")`,
         );
-      if (providerOf(to) === "postgres" && !URL.canParse(to))
+      if (dialectOf(to) === "postgres" && !URL.canParse(to))
         throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
       const uploadsTo = typeof input.options["uploads-to"] === "string" ? input.options["uploads-to"] : undefined;
       const batchRows = wholeNumber(input, "batch-rows", 2000, 1, 10_000);

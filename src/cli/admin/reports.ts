@@ -1,7 +1,7 @@
 // Report commands: list reports (open ones by default) as a table, and resolve one with a note.
 // Resolving records which admin did it, so it is done `--as` a named admin account: the command
 // line has no signed-in user, and a made-up "system" admin would hide who dealt with the report.
-import type { Db } from "../../db/client.ts";
+import type { Db } from "../../db/db.ts";
 import { DomainError } from "../../contract/errors.ts";
 import { listReports, reportStatus, resolveReport, type ReportTargetKind } from "../../domain/reports.ts";
 import { MAX_PAGE_SIZE } from "../../domain/pagination.ts";
@@ -18,9 +18,9 @@ async function namesFor(db: Db, reports: ReportRow[]) {
   const ids = (kind: ReportTargetKind) => reports.filter((r) => r.targetKind === kind).map((r) => r.targetId);
   const userIds = reports.flatMap((r) => [r.reporterId, r.resolvedById]).filter((id): id is string => id !== null);
   const [restaurants, groceries, users] = await Promise.all([
-    db.restaurant.findMany({ where: { id: { in: ids("RESTAURANT") } }, select: { id: true, title: true } }),
-    db.grocery.findMany({ where: { id: { in: ids("GROCERY") } }, select: { id: true, title: true } }),
-    db.user.findMany({ where: { id: { in: [...new Set(userIds)] } }, select: { id: true, username: true } }),
+    db.prisma.restaurant.findMany({ where: { id: { in: ids("RESTAURANT") } }, select: { id: true, title: true } }),
+    db.prisma.grocery.findMany({ where: { id: { in: ids("GROCERY") } }, select: { id: true, title: true } }),
+    db.prisma.user.findMany({ where: { id: { in: [...new Set(userIds)] } }, select: { id: true, username: true } }),
   ]);
   const titles = new Map([...restaurants, ...groceries].map((t) => [t.id, t.title]));
   const usernames = new Map(users.map((u) => [u.id, u.username]));
@@ -115,7 +115,7 @@ const resolve: Command = {
         `"${admin.username}" is not an admin (npm run admin -- promote ${admin.username})`,
       );
     }
-    const before = await db.report.findUnique({ where: { id }, select: { resolvedAt: true } });
+    const before = await db.prisma.report.findUnique({ where: { id }, select: { resolvedAt: true } });
     // The command line has no token: the admin acts here without one.
     const report = await resolveReport(
       db,
@@ -125,7 +125,8 @@ const resolve: Command = {
     );
     if (before?.resolvedAt) {
       const by = report.resolvedById
-        ? (await db.user.findUnique({ where: { id: report.resolvedById }, select: { username: true } }))?.username
+        ? (await db.prisma.user.findUnique({ where: { id: report.resolvedById }, select: { username: true } }))
+            ?.username
         : undefined;
       print(
         `report ${id} was already resolved on ${shortTime(report.resolvedAt)} UTC${by ? ` by "${by}"` : ""}; nothing changed`,

@@ -3,7 +3,7 @@ import DataLoader from "dataloader";
 import type { Config } from "../../config.ts";
 import { uploadSettings, type UploadSettings } from "../../storage/image-files.ts";
 import type { UploadStore } from "../../storage/upload-store.ts";
-import type { Db } from "../../db/client.ts";
+import type { Db } from "../../db/db.ts";
 import { SessionCache } from "../../domain/session-cache.ts";
 import type { TokenCheck } from "../../domain/provider-tokens.ts";
 import type { Authentication, Viewer } from "../../domain/tokens.ts";

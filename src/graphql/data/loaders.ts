@@ -1,9 +1,9 @@
 // Batch-loading helpers shared by resolver files, and the rows every resolver file may follow a
-// reference to (users, restaurants, groceries by id). The reads are src/db/reads.ts's, imported
+// reference to (users, restaurants, groceries by id). The reads are src/db/reads/'s, imported
 // openly (see restaurant-plan.ts for why).
 import { badInput } from "../../contract/errors.ts";
 import { idProblem } from "../../domain/text.ts";
-import { groceriesByIds, groceryTagsFor, restaurantsByIds, usersByIds } from "../../db/reads.ts";
+import { groceriesByIds, groceryTagsFor, restaurantsByIds, usersByIds } from "../../db/reads/by-id.ts";
 import type { GroceryRow, GroceryTagKind, RestaurantRow, UserRow } from "../../db/rows.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
 import type { Context } from "./context.ts";

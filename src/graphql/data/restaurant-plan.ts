@@ -4,24 +4,25 @@
 // restaurant (tags, photos, opening hours, badges, the owner's rating, the latest comment),
 // answered from that statement wherever it brought them. The resolvers of Restaurant's fields ask here.
 //
-// The reads are src/db/reads.ts's, imported openly: no rule applies to them (who may ask and
+// The reads are src/db/reads/'s, imported openly: no rule applies to them (who may ask and
 // which fields they see is the schema's directives), so the domain does not hand them out; the
 // layers test allows this folder, and only it, to import them.
 import type { GraphQLResolveInfo } from "graphql";
 import {
-  asksRelated,
-  latestCommentsFor,
   openingHoursFor,
   ownerRatingSums,
   restaurantBadgesFor,
   restaurantPhotosFor,
-  restaurantsWithRelated,
   restaurantTagsFor,
-  type RestaurantColumn,
+} from "../../db/reads/by-id.ts";
+import type { RestaurantColumn, UserColumn } from "../../db/reads/columns.ts";
+import { latestCommentsFor } from "../../db/reads/comments.ts";
+import {
+  asksRelated,
+  restaurantsWithRelated,
   type RestaurantRelations,
   type RestaurantWithRelated,
-  type UserColumn,
-} from "../../db/reads.ts";
+} from "../../db/reads/related.ts";
 import type { CommentWithAuthor, RestaurantBadgeWithBadge, RestaurantPartial, RestaurantRow, RestaurantTagKind, UserRow } from "../../db/rows.ts";
 import * as restaurants from "../../domain/restaurants.ts";
 import { listsByKind } from "../../domain/string-lists.ts";
@@ -74,7 +75,7 @@ const COLUMNS_READ = {
   categories: [],
   cuisines: [],
   dishes: [],
-  distanceKm: [], // computed by a near search (searches.ts), never stored
+  distanceKm: [], // computed by a near search (src/db/search/), never stored
   paymentMethods: [],
   priceRange: [],
   photos: [],
@@ -124,7 +125,7 @@ function columnsShown(restaurant: Selection): RestaurantColumn[] {
 /**
  * What a selection of Restaurant fields shows beside the row's own columns: each comes in the
  * restaurant's statement. The owner comes with the columns its selection shows: such a partial
- * row answers that owner field only (bringAlong), it never serves the request's other look-ups
+ * row answers that owner field only (attachRelated), it never serves the request's other look-ups
  * of the same user.
  */
 const relationsAsked = (restaurant: Selection): RestaurantRelations => ({
@@ -149,31 +150,31 @@ export function column<K extends keyof RestaurantRow>(row: RestaurantPartial, na
   return value as RestaurantRow[K];
 }
 
-// ---- Rows a statement brought along with a restaurant (owner, latest comment, lists) ------------
+// ---- Rows a restaurant's statement read with it (owner, latest comment, lists) -------------------
 
 /**
- * What the statement that read a row also brought for it, kept on the row itself. A field can
+ * What the statement that read a row also read for it, kept on the row itself. A field can
  * then answer it at once instead of through its loader: a loaded value is a promise even when
  * primed, and each promise a field returns costs the executor (graphql-jit) an allocation-heavy
  * asynchronous step per item of a page. Rows live for their request only.
  */
-type BroughtAlong = {
+type RelatedOfRow = {
   owner?: UserRow | null;
   latestComment?: CommentWithAuthor | null;
-  /** The restaurant's lists, folded into its statement (reads.ts relatedSql). */
+  /** The restaurant's lists, folded into its statement (src/db/reads/related.ts relatedSql). */
   tagLists?: Partial<Record<RestaurantTagKind, string[]>>;
   photos?: string[];
   openingHours?: { open: string; close: string; overnight: boolean }[];
   badges?: RestaurantBadgeWithBadge[];
 };
 
-const BROUGHT = Symbol("brought along");
+const RELATED = Symbol("related rows read with it");
 
-function bringAlong(row: object, related: BroughtAlong) {
-  (row as { [BROUGHT]?: BroughtAlong })[BROUGHT] = related;
+function attachRelated(row: object, related: RelatedOfRow) {
+  (row as { [RELATED]?: RelatedOfRow })[RELATED] = related;
 }
 
-const broughtWith = (row: object): BroughtAlong | undefined => (row as { [BROUGHT]?: BroughtAlong })[BROUGHT];
+const relatedOf = (row: object): RelatedOfRow | undefined => (row as { [RELATED]?: RelatedOfRow })[RELATED];
 
 // ---- What follows a restaurant, loaded per request in batches ----------------------------------
 
@@ -215,28 +216,28 @@ const latestCommentByRestaurant = defineLoader("latestCommentByRestaurant", asyn
 /** One of a restaurant's lists (types, categories, cuisines, dishes, payment methods, price range). */
 export function listOf(ctx: Context, restaurant: RestaurantPartial, field: restaurants.ListField) {
   const kind = restaurants.LIST_KINDS[field];
-  const brought = broughtWith(restaurant)?.tagLists;
+  const brought = relatedOf(restaurant)?.tagLists;
   return brought ? (brought[kind] ?? []) : ctx.loaderOf(restaurantTagLists).load(restaurant.id).then((lists) => lists[kind] ?? []);
 }
 
-export const photosOf = (ctx: Context, restaurant: RestaurantPartial) => broughtWith(restaurant)?.photos ?? ctx.loaderOf(restaurantPhotos).load(restaurant.id);
+export const photosOf = (ctx: Context, restaurant: RestaurantPartial) => relatedOf(restaurant)?.photos ?? ctx.loaderOf(restaurantPhotos).load(restaurant.id);
 
 export const openingHoursOf = (ctx: Context, restaurant: RestaurantPartial) =>
-  broughtWith(restaurant)?.openingHours ?? ctx.loaderOf(restaurantOpeningHours).load(restaurant.id);
+  relatedOf(restaurant)?.openingHours ?? ctx.loaderOf(restaurantOpeningHours).load(restaurant.id);
 
 /** The badges a restaurant holds, oldest grant first, each with its badge. */
-export const badgesOf = (ctx: Context, restaurant: RestaurantPartial) => broughtWith(restaurant)?.badges ?? ctx.loaderOf(restaurantBadges).load(restaurant.id);
+export const badgesOf = (ctx: Context, restaurant: RestaurantPartial) => relatedOf(restaurant)?.badges ?? ctx.loaderOf(restaurantBadges).load(restaurant.id);
 
 /** Mean comment rating over the restaurants a user owns, from the denormalised sums. */
 export const ownerRatingOf = (ctx: Context, userId: string) => ctx.loaderOf(ownerRating).load(userId);
 
 /** The restaurant's owner: brought by its statement when the selection showed it, else by id. */
 export const ownerOf = (ctx: Context, restaurant: RestaurantPartial) =>
-  broughtWith(restaurant)?.owner ?? referenced(loadUser(ctx, column(restaurant, "ownerId")));
+  relatedOf(restaurant)?.owner ?? referenced(loadUser(ctx, column(restaurant, "ownerId")));
 
 /** The restaurant's newest comment with its author (null: none): brought by its statement, else batched. */
 export function latestCommentOf(ctx: Context, restaurant: RestaurantPartial) {
-  const brought = broughtWith(restaurant)?.latestComment;
+  const brought = relatedOf(restaurant)?.latestComment;
   return brought !== undefined ? brought : ctx.loaderOf(latestCommentByRestaurant).load(restaurant.id);
 }
 
@@ -252,7 +253,7 @@ function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
       if (row.latestComment) primeUsers(ctx, [row.latestComment.author]);
       latest.prime(row.restaurant.id, row.latestComment);
     }
-    bringAlong(row.restaurant, {
+    attachRelated(row.restaurant, {
       owner: row.owner,
       latestComment: row.latestComment,
       tagLists: row.tags && listsByKind<restaurants.TagKind>(row.tags),

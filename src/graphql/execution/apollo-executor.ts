@@ -21,7 +21,7 @@ export function executorGateway(runner: OperationRunner): GatewayInterface {
         // The operation name the client sent (Apollo's own `operationName` is the one it resolved,
         // null when the name matches no operation, which graphql-js must be left to refuse).
         executor: async ({ document, request, context }) => {
-          // Already run by the direct lane, which handed the request over for Apollo to answer.
+          // Already run by the direct answer (transport/direct-answer.ts), which handed the request over for Apollo to answer.
           const ran = ranDirectly(context as Context);
           if (ran && "result" in ran) return ran.result;
           if (ran && "executeError" in ran) throw ran.executeError;

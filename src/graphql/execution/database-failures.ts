@@ -4,7 +4,6 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { MapperKind, mapSchema } from "@graphql-tools/utils";
 import { defaultFieldResolver, GraphQLError, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
-import { writeHealthOf } from "../../db/client.ts";
 import { databaseUnavailable } from "../../domain/prisma-errors.ts";
 import { statusForCode } from "../../contract/error-codes.ts";
 import { DomainError } from "../../contract/errors.ts";
@@ -30,7 +29,7 @@ export function answerDatabaseFailures(schema: GraphQLSchema): GraphQLSchema {
           try {
             return await run(source, args, ctx, info);
           } catch (error) {
-            throw databaseUnavailable(error, writeHealthOf(ctx.db)?.failure?.kind) ?? error;
+            throw databaseUnavailable(error, ctx.db.writeHealth.failure?.kind) ?? error;
           }
         };
       field.resolve = answered(field.resolve ?? defaultFieldResolver);

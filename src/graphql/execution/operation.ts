@@ -1,14 +1,14 @@
-// The one admission path every face uses: HTTP GraphQL (Apollo, through its hooks), the REST
+// The one admission path every transport uses: HTTP GraphQL (Apollo, through its hooks), the REST
 // shim, graphql-ws and graphql-sse. Each operation passes the same steps in the same order:
 //
 //   1. charge the caller (its token, else its address): before a byte of the document is read;
 //   2. parse, with the token limit;
 //   3. validate: graphql-js's rules, depth, aliases, directives, repeated fields, @expensive max;
-//   4. pick the operation the face may run; cost it with its variables and defaults; charge each
+//   4. pick the operation the transport may run; cost it with its variables and defaults; charge each
 //      @expensive root field beyond the first;
 //   5. execute (compiled once it repeats), then the response ceiling; errors mapped once.
 //
-// A face adds its transport only. HTTP requests are charged one request on arrival by the
+// A transport adds only its own framing. HTTP requests are charged one request on arrival by the
 // rate-limit hook (it covers every route, GraphQL or not), so they arrive here prepaid; a
 // WebSocket message is charged here. The REST shim's documents are the server's own: parsed and
 // validated once at start-up, then checked from step 4 on for each request.
@@ -30,7 +30,7 @@ import { formatError as formatClientError, toClientError } from "./client-errors
 import { withoutSuggestions } from "./suggestions.ts";
 import type { Executor } from "./compiled-execution.ts";
 import { clientKeyOf, type Context } from "../data/context.ts";
-import { asRequester } from "../../db/requester.ts";
+import { asRequester } from "../../db/share/requester.ts";
 import { operationCost, costLimitError } from "../policy/cost.ts";
 import { expensiveFieldCount, expensiveFieldLimitRule } from "../policy/expensive.ts";
 import type { OperationLimits } from "../policy/limits.ts";
@@ -40,7 +40,7 @@ import { cacheControlHeader, cachePolicies } from "../policy/cache-control.ts";
 /** What a client sends: the document's text, the operation to run, its variables. */
 export type OperationText = { query?: unknown; operationName?: unknown; variables?: unknown };
 
-/** Who pays: `prepaid` when the face charged the one request already (HTTP's rate-limit hook). */
+/** Who pays: `prepaid` when the transport charged the one request already (HTTP's rate-limit hook). */
 export type Caller = { chargeRequests(units: number): Promise<void>; prepaid: boolean };
 
 /** An operation that passed steps 1 to 4, ready to run. */
@@ -53,7 +53,7 @@ export type Admitted = {
   cost: number;
 };
 
-/** Refused before anything ran: the errors, in the client-safe shape every face sends. */
+/** Refused before anything ran: the errors, in the client-safe shape every transport sends. */
 export type Refused = { errors: GraphQLError[] };
 
 export type OperationRunner = ReturnType<typeof operationRunner>;
@@ -106,12 +106,12 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
 
   /**
    * Steps 1 to 4 for a document sent as text (WebSocket, Server-Sent Events): the admitted
-   * operation, or the errors that refuse it. `only`: the one kind of operation this face runs.
+   * operation, or the errors that refuse it. `only`: the one kind of operation this transport runs.
    */
   async function admit(
     text: OperationText,
     caller: Caller,
-    { only, face }: { only?: "query" | "mutation" | "subscription"; face: string },
+    { only, transport }: { only?: "query" | "mutation" | "subscription"; transport: string },
   ): Promise<Admitted | Refused> {
     try {
       if (!caller.prepaid) await caller.chargeRequests(1);
@@ -144,7 +144,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     if (only && operation.operation !== only) {
       return refusal(
         "BAD_USER_INPUT",
-        `Only ${only === "subscription" ? "subscriptions" : `${only} operations`} run over ${face}; send ${operation.operation === "query" ? "queries" : "mutations"} with POST /graphql.`,
+        `Only ${only === "subscription" ? "subscriptions" : `${only} operations`} run over ${transport}; send ${operation.operation === "query" ? "queries" : "mutations"} with POST /graphql.`,
       );
     }
     const variables = text.variables ?? undefined;
@@ -167,7 +167,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     context: Context,
     rootValue?: unknown,
   ): Promise<ExecutionResult> {
-    // Its reads count against its client's share of SQLite's reader threads (sqlite-readers.ts).
+    // Its searches count against its client's share of the searches' readers (src/db/share/fair-share.ts).
     const client = clientKeyOf(context.viewer, context.guards.clientAddress);
     const result = await asRequester(client, () =>
       executor({ document, operationName, variables, context, rootValue }),
@@ -190,7 +190,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
   };
 
   /**
-   * The error in the shape every face sends: code, a message that helps, locations and path; an
+   * The error in the shape every transport sends: code, a message that helps, locations and path; an
    * internal error becomes INTERNAL_SERVER_ERROR and goes to `onInternal` (the log) instead.
    */
   const formatError = (
@@ -211,7 +211,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
   /** Validation outcomes by parsed document: Apollo hands the same object for the same text (its document cache). */
   const outcomes = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
-  /** Step 3 for a document a face parsed itself (Apollo): its errors, none when valid; remembered per document. */
+  /** Step 3 for a document a transport parsed itself (Apollo): its errors, none when valid; remembered per document. */
   function validated(document: DocumentNode): readonly GraphQLError[] {
     let errors = outcomes.get(document);
     if (!errors) outcomes.set(document, (errors = validateWith(validationRules, document)));
@@ -226,7 +226,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
   const validateOwn = (document: DocumentNode) => validateWith(serverRules, document);
 
   /**
-   * The Cache-Control of a clean answer (anything else is NO_STORE): the same on every face, from
+   * The Cache-Control of a clean answer (anything else is NO_STORE): the same on every transport, from
    * the document's @cacheControl hints and whether the request sent a token (cache-control.ts).
    */
   const cacheControl = (document: DocumentNode, operationName: string | null | undefined, context: Context) =>

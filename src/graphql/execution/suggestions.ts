@@ -2,7 +2,7 @@
 // `Did you mean the enum value "RATING"?`, `Did you mean to use an inline fragment on "X"?`. With
 // introspection off (and in production) they would hand out by typos the names introspection
 // hides, so every message a client gets has them cut out, whatever step raised it (validation,
-// variable coercion, execution) and whichever face (/graphql or the REST shim) answers.
+// variable coercion, execution) and whichever transport (/graphql or the REST shim) answers.
 import type { Config } from "../../config.ts";
 import type { ClientError } from "../../contract/errors.ts";
 

@@ -117,7 +117,7 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
     try {
       // Charged on arrival, as every HTTP request is.
       const caller = { chargeRequests: (units: number) => app.chargeRequests(request, units), prepaid: true };
-      const admitted = await runner.admit(text, caller, { only: "subscription", face: "Server-Sent Events" });
+      const admitted = await runner.admit(text, caller, { only: "subscription", transport: "Server-Sent Events" });
       if ("errors" in admitted) return answer(reply, format(admitted.errors));
       const started = await beginSubscription(deps, subscription, text.query as string, admitted, {
         token,

@@ -344,7 +344,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
       });
     }
     const caller = { chargeRequests: (units: number) => app.chargeRequests(live.request, units), prepaid: false };
-    const admitted = await runner.admit(payload, caller, { only: "subscription", face: "WebSocket" });
+    const admitted = await runner.admit(payload, caller, { only: "subscription", transport: "WebSocket" });
     if (subscription.ended) return;
     if ("errors" in admitted) return refuse(live, id, format(admitted.errors));
     const adopted = await adoptSubscribeToken(live, tokenFromSubscribeExtensions(payload.extensions));

@@ -1,4 +1,4 @@
-// A reader thread for SQLite (sqlite-readers.ts): its own read-only connection to the database
+// A reader thread for SQLite (readers.ts): its own read-only connection to the database
 // file, so a long search runs here while the event loop goes on serving everything else. WAL lets
 // it read the last committed state while the service writes. Plain JavaScript: a worker thread
 // has no TypeScript loader in every runner (vitest's workers, the bench).
@@ -12,6 +12,7 @@ db.pragma(`cache_size = ${workerData.cacheSize ?? -20000}`);
 db.pragma("temp_store = MEMORY");
 registerLocalTime(db);
 
+/** Prepared statements a reader keeps, least recently used out first (as the driver's cache). */
 const STATEMENTS = 200;
 const statements = new Map();
 

@@ -1,20 +1,21 @@
 // Map cells as words of the restaurants' search documents, so that a search with words and near
 // asks the word index itself for "these words AND one of the cells the circle touches": FTS5
 // intersects the two doclists, PostgreSQL's GIN index the two posting lists, and only the rows in
-// those cells are then read and tested against the exact circle (before, every match of the words
-// was: "pizza" near Lisbon, 5 km, at 1,000,000 restaurants read 19,414 to keep 2,208).
+// those cells are then read and tested against the exact circle, not every match of the words.
 //
 // The same cells are written by SQL (migration 20261126040000_search_cells: SQLite's view
 // "RestaurantSearchDocument", PostgreSQL's function restaurant_cells) and named here: one token a
 // level, `g<level>y<row>x<column>`, row = floor((latitude + 90) / size), column = floor((longitude
-// + 180) / size). Sizes are powers of two, so the division is exact and every engine (JavaScript,
-// SQLite, PostgreSQL: IEEE doubles) computes the same cell from the same coordinates; and floor is
-// monotonic, so the cells of a box's corners bound the cells of every point inside it.
+// + 180) / size). Sizes are powers of two, so the division is exact and JavaScript, SQLite and
+// PostgreSQL (all in IEEE doubles) get the same cell from the same coordinates; floor is monotonic,
+// so the cells of a box's corners bound the cells of every point inside it.
 //
 // Cell tokens never meet what users type: they live in a column of their own (SQLite's FTS5
 // column "place", which the users' words are kept off by a column filter; PostgreSQL's separate
 // tsvector restaurant_cells(...), never in "document"). Cells only narrow the candidates: the
 // circle is still tested on every row they keep.
+
+import type { Box } from "../search-plan.ts";
 
 /** Cell sizes in degrees, finest first (about 3.5, 14, 56, 222 and 890 km of latitude). */
 export const CELL_SIZES = [1 / 32, 1 / 8, 1 / 2, 2, 8] as const;
@@ -26,8 +27,6 @@ export const CELL_SIZES = [1 / 32, 1 / 8, 1 / 2, 2, 8] as const;
  * none: the circle is then tested on every match of the words, as without cells.
  */
 export const MAX_CELLS = 16;
-
-export type Box = { south: number; north: number; spans: [number, number][] };
 
 export const cellToken = (level: number, row: number, column: number) => `g${level}y${row}x${column}`;
 

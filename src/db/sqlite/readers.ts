@@ -1,18 +1,15 @@
-// Reader threads for SQLite's long reads (searches): better-sqlite3 is synchronous, so a search
-// on the service's own connection holds the event loop for as long as it runs, and every other
+// Reader threads for SQLite's long reads (searches): better-sqlite3 is synchronous, so a search on
+// the service's own connection holds the event loop for as long as it runs, and every other
 // request (health checks included) waits behind it. Each reader is a worker thread with its own
-// read-only connection (sqlite-read-worker.mjs); WAL lets them read while the service writes.
-// Reads see the last committed state, as any other connection would: never sent from inside a
-// transaction (client.ts sees to that). A read goes to the reader with the fewest reads in flight,
-// which may queue one more behind its current one (a reader never idles while the event loop,
-// busy with requests, gets round to its answer: one read at a time cost 15-30% of the searches'
-// throughput). The reads are shared fairly between clients (client-share.ts): one client has at
-// most half as many reads in flight as there are readers, so while it floods them, half of the
-// readers have none of its reads and another client's read starts at once on one of those.
+// read-only connection (read-worker.mjs); WAL lets them read the last committed state while the
+// service writes. A read goes to the reader with the fewest reads in flight, which may queue one
+// more behind its current one, so a reader never idles while the busy event loop gets round to its
+// answer. The reads are shared fairly between clients (share/fair-share.ts): one client has at most
+// half as many reads in flight as there are readers, so another client's read starts at once.
 import { Worker } from "node:worker_threads";
-import type { RawRows } from "./client.ts";
-import { createClientShare } from "./client-share.ts";
-import { currentRequester } from "./requester.ts";
+import type { RawRows } from "../raw-rows.ts";
+import { createFairShare } from "../share/fair-share.ts";
+import { currentRequester } from "../share/requester.ts";
 
 type Read = { resolve: (rows: RawRows) => void; reject: (error: Error) => void };
 type Reader = { worker: Worker; pending: Map<number, Read> };
@@ -37,12 +34,12 @@ const closedError = () => new SqliteReadError("the database is closed");
 
 export function createSqliteReaders(file: string, count: number): SqliteReaders {
   const readers: Reader[] = [];
-  const share = createClientShare(count * DEPTH, Math.max(1, Math.floor(count / 2)));
+  const share = createFairShare(count * DEPTH, Math.max(1, Math.floor(count / 2)));
   let nextId = 0;
   let closed = false;
 
   function start(): Reader {
-    const worker = new Worker(new URL("./sqlite-read-worker.mjs", import.meta.url), { workerData: { file } });
+    const worker = new Worker(new URL("./read-worker.mjs", import.meta.url), { workerData: { file } });
     worker.unref(); // never what keeps the process alive
     const reader: Reader = { worker, pending: new Map() };
     worker.on(

@@ -1,7 +1,7 @@
 // The counts kept per list value and city (migration 20261125200000_search_scale) answer the
 // whole catalogue's facets and the total of one value without counting rows. They are kept by
 // triggers: after every kind of write they must equal a real count, which the API gives for the
-// same rows split in two by a flag no kept count knows (acceptsReservations true / false: counted
+// same rows split in two by a flag no stored count knows (acceptsReservations true / false: counted
 // one by one, exact within the limit).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testProvider } from "../helpers/database.ts";
@@ -81,7 +81,7 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
-describe("kept counts per list value and city", () => {
+describe("stored counts per list value and city", () => {
   it("start empty, then follow creations, list and city changes and deletions", async () => {
     const empty = await facets({});
     expect(empty.total).toBe(0);
@@ -142,12 +142,13 @@ describe("kept counts per list value and city", () => {
   it("follow writes of many rows in one statement, and stay exact past the counting limit", async () => {
     const before = await facets({});
     // 1,500 restaurants in one statement, then tags for a third of them in another.
-    await s.db
+    await s.db.prisma
       .$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch", "ownerId", "createdAt", "updatedAt")
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
       SELECT 'kept-' || i, 'Kept ' || i, 'kept ' || i, 'Faro', 'faro', '${ownerId}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
     const cuisine = testProvider() === "postgres" ? `CAST('CUISINE' AS "RestaurantTagKind")` : `'CUISINE'`;
-    await s.db.$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
+    await s.db.prisma
+      .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
       SELECT "id", ${cuisine}, 0, 'Greek', 'greek' FROM "Restaurant" WHERE "id" LIKE 'kept-%' AND CAST(SUBSTR("id", 6) AS INTEGER) % 3 = 0`);
     const all = await ok(FACETS, {});
     expect(all.restaurants.totalCount).toBe(before.total + 1500);
@@ -161,19 +162,19 @@ describe("kept counts per list value and city", () => {
     expect(countedFaro.restaurants.totalCount).toBeGreaterThan(1000);
     expect(countedFaro.restaurants.facets.exact).toBe(false);
     // Tags renamed in one statement, then every new row deleted in one: back to where it was.
-    await s.db.$executeRawUnsafe(
+    await s.db.prisma.$executeRawUnsafe(
       `UPDATE "RestaurantTag" SET "value" = 'Cretan', "valueKey" = 'cretan' WHERE "restaurantId" LIKE 'kept-%'`,
     );
     expect(await totalOf({ cuisine: "greek" })).toBe(0);
     expect(await totalOf({ cuisine: "cretan" })).toBe(500);
-    await s.db.$executeRawUnsafe(`DELETE FROM "RestaurantTag" WHERE "restaurantId" LIKE 'kept-%'`);
-    await s.db.$executeRawUnsafe(`DELETE FROM "Restaurant" WHERE "id" LIKE 'kept-%'`);
+    await s.db.prisma.$executeRawUnsafe(`DELETE FROM "RestaurantTag" WHERE "restaurantId" LIKE 'kept-%'`);
+    await s.db.prisma.$executeRawUnsafe(`DELETE FROM "Restaurant" WHERE "id" LIKE 'kept-%'`);
     expect(await expectKeptRight()).toEqual(before);
   });
 });
 
-// A filtered search chose its plan from the kept counts read in a statement of its own every time;
-// they are now reused for a few seconds (src/db/planning-counts.ts). Only the plan may use them:
+// A filtered search chose its plan from the stored counts read in a statement of its own every time;
+// they are now reused for a few seconds (src/db/search/stored-counts.ts). Only the plan may use them:
 // a total right after a write must count that write.
 describe("the counts a search's plan is chosen by", () => {
   const FILTERED = `query($filter: RestaurantFilter) { restaurants(filter: $filter, sort: RATING, first: 5) { totalCount totalCountIsEstimate nodes { id } } }`;
@@ -201,8 +202,8 @@ describe("the counts a search's plan is chosen by", () => {
   });
 });
 
-// PostgreSQL counts matches the kept counts bound within the limit in the page statement's own
-// pass (src/db/search-totals.ts countedInPass) instead of a count that reads them again.
+// PostgreSQL counts matches the stored counts bound within the limit in the page statement's own
+// pass (src/db/postgres/search/totals.ts countsInPagePass) instead of a count that reads them again.
 describe("a total of few matches", () => {
   const PAGE = `query($filter: RestaurantFilter, $first: Int, $after: String) { restaurants(filter: $filter, sort: RATING, first: $first, after: $after) {
     totalCount totalCountIsEstimate pageInfo { endCursor } nodes { id } } }`;

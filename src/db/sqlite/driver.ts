@@ -1,17 +1,15 @@
-// Prisma driver adapter for SQLite with the settings this service relies on.
-// adapter-better-sqlite3 runs plain queries and interactive transactions on one connection, so a
-// query from another request could land inside an open transaction (and be rolled back with it).
-// This wrapper queues every statement behind any open transaction, which makes each
-// transaction isolated and keeps acknowledged writes from being undone by someone else's rollback.
-// Whatever way a transaction ends (COMMIT failing on a full disk included), it releases the queue
-// and leaves no transaction open; each write's outcome is reported to write-health.ts.
-// It also keeps prepared statements (the adapter prepares every statement anew) and offers reads
-// straight from the connection, behind the same queue, to src/db/reads.ts.
-import { mkdirSync } from "node:fs";
-import path from "node:path";
+// Prisma's driver adapter for SQLite with the settings this service relies on. The adapter runs
+// plain queries and interactive transactions on one connection, so a query from another request
+// could land inside an open transaction (and be rolled back with it): this wrapper queues every
+// statement behind any open transaction, which keeps acknowledged writes from being undone by
+// someone else's rollback. Whatever way a transaction ends (a COMMIT failing on a full disk
+// included), it releases the queue and leaves no transaction open; each write's outcome is told to
+// write health. It also keeps prepared statements (the adapter prepares every statement anew) and
+// reads straight from the connection, behind the same queue, for the raw reads.
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import type { DriverReader } from "./client.ts";
-import type { WriteHealth } from "./write-health.ts";
+import type { DriverReader } from "../raw-rows.ts";
+import type { WriteHealth } from "../health/write-health.ts";
+import { prepareSqliteFile } from "./file.ts";
 import { registerLocalTime } from "./local-time.mjs";
 import {
   DriverAdapterError,
@@ -21,19 +19,6 @@ import {
   type Transaction,
 } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
-
-export function sqliteFilePath(url: string): string {
-  const file = url.replace(/^file:/, "");
-  const query = file.indexOf("?");
-  return query < 0 ? file : file.slice(0, query);
-}
-
-/** Opens (creating its folder if needed) an SQLite file in WAL mode. */
-export function prepareSqliteFile(url: string): string {
-  const file = sqliteFilePath(url);
-  if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  return file;
-}
 
 function applyPragmas(db: BetterSqlite3.Database, synchronous: "FULL" | "NORMAL") {
   db.pragma("journal_mode = WAL");
@@ -64,6 +49,7 @@ function createQueue() {
 
 type Queue = ReturnType<typeof createQueue>;
 
+/** Prepared statements kept, least recently used out first: the common ones stay prepared, rare ones cannot grow it. */
 const STATEMENT_CACHE_SIZE = 500;
 
 /**

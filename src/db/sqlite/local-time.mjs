@@ -1,9 +1,9 @@
 // `open_pattern(zone, epochMs, periods)` for SQLite, which has no time zone database: whether one
 // of an opening pattern's periods ("HH:MM-HH:MM,...", 24-hour) holds the wall-clock time at an
 // instant in an IANA zone (localTime('Europe/Lisbon', 1764270000000) = '19:00'). Open-now searches
-// test it once per pattern (opening-patterns.ts); PostgreSQL computes the same with AT TIME ZONE.
+// test it once per pattern (search/engine.ts); PostgreSQL computes the same with AT TIME ZONE.
 // Registered on every SQLite connection that runs searches: the service's own and its reader
-// threads' (sqlite-read-worker.mjs). Plain JavaScript, so a worker thread can load it without a
+// threads' (read-worker.mjs). Plain JavaScript, so a worker thread can load it without a
 // TypeScript loader.
 
 const formats = new Map();

@@ -1,11 +1,11 @@
-// Prisma's PostgreSQL adapter, and a reader of the same pool once Prisma opened it, for
-// src/db/reads.ts (raw reads that skip Prisma's query compiler); and the searches' own pool.
+// Prisma's PostgreSQL adapter with each write's outcome told to write health, a reader of the same
+// pool once Prisma opened it (the raw reads skip Prisma's query compiler), and the searches' own pool.
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import pg from "pg";
-import type { DriverReader } from "./client.ts";
-import type { WriteHealth } from "./write-health.ts";
-import { RetryLaterError } from "../contract/errors.ts";
+import type { DriverReader } from "../raw-rows.ts";
+import type { WriteHealth } from "../health/write-health.ts";
+import { RetryLaterError } from "../../contract/errors.ts";
 
 const TIMESTAMP = 1114; // Prisma's DateTime column: timestamp(3), no zone, written as UTC
 
@@ -103,8 +103,7 @@ export const searchPoolSize = (poolSize: number) => Math.max(1, Math.floor(poolS
  * The URL with the session settings our statements rely on added to its `options` (an operator's
  * own `-c` settings in it are kept). synchronize_seqscans off: a scan of a big table that starts
  * while another runs joins it midway, so a LIMIT without ORDER BY read different rows in two
- * statements of one request. A relevance page ranks "the first 2,000 matches" and reads them
- * again for its counts; under a flood of one search the two disagreed (a page size of -3, a 500).
+ * statements of one request (a relevance page and its counts disagreed on "the first matches").
  */
 export function withSessionSettings(url: string, more: string[] = []): string {
   const parsed = new URL(url);
@@ -146,8 +145,7 @@ export function postgresDriver(
   close(): Promise<void>;
 } {
   // pg-pool closes a connection idle for 10 s by default: after a lull, the next burst opened new
-  // backends with cold caches and no prepared statements, and its p99 was 10x a warm pool's.
-  // 0 keeps them open for good.
+  // backends with cold caches and no prepared statements (DB_POOL_IDLE_TIMEOUT; 0 keeps them).
   const searchConnections = searchPoolSize(options.poolSize);
   const inner = new PrismaPg({
     connectionString: withSessionSettings(options.url),
@@ -159,8 +157,7 @@ export function postgresDriver(
     : [];
   // Searches are named prepared statements: after five runs on a connection PostgreSQL may switch
   // to a generic plan, blind to the values that decide a search's plan (how common its words are,
-  // how wide its circle). The facets of "pizza" near Lisbon, open now, at 1,000,000 restaurants
-  // took 6.2 s under the generic plan against 300 ms planned for its values.
+  // how wide its circle): docs/performance.md#why-the-database-layer-reads-as-it-does.
   const customPlans = ["-c plan_cache_mode=force_custom_plan"];
   const searchPool = new pg.Pool({
     connectionString: withSessionSettings(options.url, [...timeout, ...customPlans]),

@@ -6,12 +6,12 @@
 // and every other client's search waited behind seconds of its work.
 type Waiting = { start: () => void };
 
-export type ClientShare = {
+export type FairShare = {
   /** Runs `task` when its client's turn comes; `client`'s running tasks count against its share. */
   run<T>(client: string, task: () => Promise<T>): Promise<T>;
 };
 
-export function createClientShare(capacity: number, perClient: number): ClientShare {
+export function createFairShare(capacity: number, perClient: number): FairShare {
   /** Waiting tasks by client; the Map's order is the turn order (a client served goes to the back). */
   const queues = new Map<string, Waiting[]>();
   const running = new Map<string, number>();

@@ -21,8 +21,8 @@ const UNAVAILABLE_CODES = new Set([
   "P2024",
   "P2037",
   "P2028",
-  // PostgreSQL: shut down by an administrator or a crash, starting up, too many connections,
-  // out of memory, database missing, read-only (a standby).
+  // PostgreSQL's codes for a server shut down by an administrator or a crash, starting up, too many
+  // connections, out of memory, database missing, read-only (a standby).
   "57P01",
   "57P02",
   "57P03",
@@ -52,8 +52,8 @@ const UNAVAILABLE_KINDS = new Set([
   "TooManyConnections",
 ]);
 
-// SQLite: the file cannot be written (read-only, immutable, moved), I/O failed, the file cannot be
-// opened, or the lock could not be had in time.
+// SQLite's codes for a file that cannot be written (read-only, immutable, moved), failed I/O, a file
+// that cannot be opened, or a lock not had in time.
 const SQLITE_UNAVAILABLE = /^SQLITE_(READONLY|IOERR|CANTOPEN|BUSY|LOCKED|PERM|NOMEM|PROTOCOL)(_|$)/;
 
 const UNAVAILABLE_MESSAGES = [

@@ -1,7 +1,7 @@
 // Who a database read is for: a client (an account when signed in, else an address), set by the
-// GraphQL layer around each operation it runs. The SQLite reader threads are few (one per core,
-// about) and a search can hold one for seconds: they are shared between clients by it
-// (sqlite-readers.ts), so one client cannot keep every reader busy while others wait. Ambient,
+// GraphQL layer around each operation it runs. The searches' readers are few (SQLite's threads,
+// PostgreSQL's search pool) and a search can hold one for seconds: they are shared between clients
+// by it (fair-share.ts), so one client cannot keep every reader busy while others wait. Ambient,
 // like a trace context, so that the domain's signatures need not carry it.
 import { AsyncLocalStorage } from "node:async_hooks";
 

@@ -1,0 +1,98 @@
+// PostgreSQL's pages of a search with words: led by the search documents (documents.ts).
+import { Prisma } from "../../prisma.ts";
+import { conditionsOf, filteredRows, within } from "../../search/conditions.ts";
+import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search-plan.ts";
+import {
+  COUNT_ONLY,
+  joined,
+  matchesEndWithin,
+  OWNER_KEY,
+  pageSql,
+  query,
+  restWindow,
+  table,
+  whereAll,
+} from "../../search/sql.ts";
+import {
+  afterDocuments,
+  documentMatches,
+  documentRank,
+  documentsTable,
+  documentTests,
+  rowsLedBy,
+} from "./documents.ts";
+import { matchingRows } from "./totals.ts";
+
+/**
+ * A page by relevance: the first matches the words' index finds (at most the rank window), ranked,
+ * best first, then the other matches by id. The ranked ones are tested on the other conditions
+ * before the page is cut, so every page is exact in that order.
+ */
+export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape, window, exactMatches) => {
+  const rankWindow = p.limits.rankWindow;
+  const t = table(p.catalogue);
+  const documents = documentsTable(p.catalogue);
+  const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
+  const id = Prisma.sql`${t}."id"`;
+  // MATERIALIZED: computed once, as written. A near search's circle is tested on the documents'
+  // copy of the coordinates after the window is cut, not in it: the window is the index's first matches.
+  const place = p.near ? Prisma.raw(`, "m"."latitude", "m"."longitude"`) : Prisma.empty;
+  const ranked = Prisma.sql`WITH "ranked" AS MATERIALIZED (SELECT "m".${owner} AS "id", ${documentRank(p, `"m"`)} AS "rank"${place} FROM ${documents} "m"
+    WHERE ${documentMatches(p, `"m"`)} LIMIT ${Prisma.raw(String(rankWindow))})`;
+  const inCircle = p.near
+    ? Prisma.sql`(SELECT * FROM "ranked" ${whereAll(within(p, p.near, `"ranked"`))}) "ranked"`
+    : Prisma.raw(`"ranked"`);
+  const rankedRows = (s: PageShape) => Prisma.sql`${rowsLedBy(afterDocuments(p), inCircle, `"ranked"`)} ${s.joins}`;
+  const page = await db.readSearch(
+    Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape), Prisma.sql`"ranked"."rank", ${id}`, window)}`,
+  );
+  if (page.rows.length > window.take) return page;
+  const counted = (
+    await query<{ all: number; kept: number }>(
+      db,
+      { all: "int", kept: "int" },
+      Prisma.sql`${ranked} SELECT (SELECT COUNT(*) FROM "ranked") AS "all", (SELECT COUNT(*) ${rankedRows(COUNT_ONLY)}) AS "kept"`,
+    )
+  )[0];
+  if (!counted || counted.all < rankWindow || (await matchesEndWithin(exactMatches, counted.kept))) return page;
+  // With near: led by the documents within the circle, read from the words' and cells' index (as
+  // matchingRows). Joined freely, the planner probed every restaurant of the GiST box.
+  const unranked = Prisma.sql`"m".${owner} NOT IN (SELECT "id" FROM "ranked")`;
+  const unrankedWords = Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${documents} "m" ${whereAll([...documentTests(p, `"m"`), unranked])}) "words"`;
+  const rest = p.near
+    ? Prisma.sql`${rowsLedBy(afterDocuments(p), unrankedWords, `"words"`)} ${shape.joins}`
+    : Prisma.sql`FROM ${t} JOIN ${documents} "m" ON "m".${owner} = ${id} AND ${documentMatches(p, `"m"`)} ${shape.joins}
+    ${whereAll([unranked, ...conditionsOf(p, false)])}`;
+  return joined(
+    page,
+    await db.readSearch(Prisma.sql`${ranked} ${pageSql(shape, rest, id, restWindow(window, counted.kept))}`),
+  );
+};
+
+/**
+ * The rows matching the words and every other condition, for another order than relevance; with
+ * near, led by the documents within the circle (the GiST box led otherwise, estimated far too small).
+ */
+export function wordRows(p: SearchPlan, shape: PageShape): Prisma.Sql {
+  const t = table(p.catalogue);
+  if (p.near) return Prisma.sql`${matchingRows(p)} ${shape.joins}`;
+  const [owner, documents] = [Prisma.raw(OWNER_KEY[p.catalogue]), documentsTable(p.catalogue)];
+  return Prisma.sql`FROM ${t} JOIN ${documents} "m" ON "m".${owner} = ${t}."id" AND ${documentMatches(p, `"m"`)}
+    ${shape.joins} ${whereAll(conditionsOf(p, false))}`;
+}
+
+/** The restaurants within `circle`, from the GiST index of their points, tested on every other condition. */
+export const nearRows = (p: SearchPlan, circle: Near, shape: PageShape) =>
+  Prisma.sql`FROM "Restaurant" ${shape.joins} ${whereAll(conditionsOf({ ...p, near: circle }, false))}`;
+
+/**
+ * The rows of a page not walked in its order's index. With open patterns, read from the filters'
+ * indexes behind OFFSET 0, then sorted: PostgreSQL takes a city and the open patterns to be
+ * independent, expected many open where none was, and walked the order's index through them all.
+ */
+export function unwalkedRows(p: SearchPlan, shape: PageShape): Prisma.Sql {
+  const t = table(p.catalogue);
+  return p.openPatterns
+    ? Prisma.sql`FROM (SELECT ${t}.* FROM ${t} ${whereAll(conditionsOf(p, false))} OFFSET 0) ${t} ${shape.joins}`
+    : filteredRows(p, shape.joins);
+}

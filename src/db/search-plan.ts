@@ -1,0 +1,135 @@
+// What a search asks once its input is checked (SearchPlan), and what each database answers it
+// with (SearchEngine: src/db/sqlite/search/, src/db/postgres/search/). The shared code of
+// src/db/search/ plans, pages, counts and facets; an engine answers where the two databases read
+// differently: their text and spatial indexes, the forms their planners read best, their samples.
+import type { Prisma } from "./prisma.ts";
+import type { RawRows, SqlReader } from "./raw-rows.ts";
+import type { SearchLimits } from "../config.ts";
+
+export type Catalogue = "Restaurant" | "Grocery";
+
+/** One list condition: the row has at least one of these values (lower-cased search keys). */
+export type TagCondition<K extends string = string> = { kind: K; keys: string[] };
+
+export type Near = { latitude: number; longitude: number; radiusKm: number };
+
+/** A box of latitudes and longitude spans (west to east), around a circle (search/cells.ts, conditions.ts). */
+export type Box = { south: number; north: number; spans: [number, number][] };
+
+/** Rows skipped, then rows taken. */
+export type Window = { skip: number; take: number };
+
+/**
+ * A search's conditions, kept apart by what can read them: the words and the title substring
+ * from the text indexes, the lists and the city from their indexes (and the stored counts), near
+ * from the spatial index; `rowTests` only row by row.
+ */
+export type SearchPlan = {
+  engine: SearchEngine;
+  limits: SearchLimits;
+  catalogue: Catalogue;
+  /** The words as the engine's query text, typos widened (words.ts). */
+  words?: string;
+  titleKey?: string;
+  tags: TagCondition[];
+  cityKey?: string;
+  minRating?: number;
+  near?: Near;
+  /**
+   * With words and near: the map cells covering the circle as the engine's query text
+   * (cells.ts), asked of the word index with the words. Undefined when the circle needs too many.
+   */
+  cells?: string;
+  /** Flags. */
+  rowTests: Prisma.Sql[];
+  /** Open at an instant: the ids of the opening patterns open then. */
+  openPatterns?: number[];
+  /**
+   * The stored counts of the catalogue, its lists' values and city (stored-counts.ts), read when
+   * the search names any, or a title substring the engine counts; up to a few seconds old, so they
+   * choose how a search reads and never give an answer.
+   */
+  storedCounts?: Map<string, number>;
+};
+
+/** What every page statement of a catalogue shares: the columns of each row, and the joins they need. */
+export type PageShape = { select: Prisma.Sql; joins: Prisma.Sql };
+
+/** A fixed sample of the catalogue: "m", its matches (id, city key, city), and the share of the catalogue it is. */
+export type Sample = { m: Prisma.Sql; share: number };
+
+/** How one database reads a search. Every `Prisma.Sql` "rows" answer is a FROM clause (with its WHERE). */
+export type SearchEngine = {
+  /** The syntax of the engine's word queries (words.ts composes them). */
+  words: {
+    /** The stored words of a catalogue (a table with a "term" column), to look typos up in. */
+    vocabulary(catalogue: Catalogue): Prisma.Sql;
+    /** One word; `asPrefix`: any word starting with it. */
+    term(word: string, asPrefix: boolean): string;
+    /** Between alternatives, and between words. */
+    any: string;
+    all: string;
+    /** Whether the last word, though long enough to be a prefix, is matched whole. */
+    lastWordWhole(db: SqlReader, word: string, alternatives: string[]): Promise<boolean>;
+    /** The composed text as the query the engine's index reads. */
+    finish(db: SqlReader, catalogue: Catalogue, text: string): Promise<string>;
+    /** The map cells covering a circle, as a query of the cells' index. */
+    cells(cells: string[]): string;
+  };
+  /** The ids of the opening patterns open at an instant, ascending. */
+  openPatterns(db: SqlReader, at: Date): Promise<number[]>;
+  /** Condition forms (conditions.ts puts them together). */
+  conditions: {
+    /** Written before a column tested row by row so the planner does not lead with its index ("" when the planner weighs that itself). */
+    offIndex: string;
+    /** The title holds the key: `perRow`, tested on each row only. */
+    titleContains(p: SearchPlan, perRow: boolean): Prisma.Sql[];
+    /** The point (`lat`, `lng`) lies in one span of the box (west to east), read from the spatial index where there is one. */
+    inBox(lat: Prisma.Sql, lng: Prisma.Sql, box: Box, span: [number, number]): Prisma.Sql;
+    /** `column` is one of `ids`, bound as one value. */
+    inIds(column: Prisma.Sql, ids: number[]): Prisma.Sql;
+  };
+  /** Whether a title substring's matches are counted from an index to choose a plan (titleKeys). */
+  countsTitleMatches: boolean;
+  /** The keys of the rows whose title holds the key, from an index, when there is one for it. */
+  titleKeys(p: SearchPlan): Prisma.Sql | undefined;
+  /** A page by relevance; `exactMatches`: the search's number of matches, when another statement counts them all anyway. */
+  relevancePage(
+    db: SqlReader,
+    p: SearchPlan,
+    shape: PageShape,
+    window: Window,
+    exactMatches?: () => Promise<number | undefined>,
+  ): Promise<RawRows>;
+  /** The rows matching the words and every other condition, for an order other than relevance. */
+  wordRows(p: SearchPlan, shape: PageShape): Prisma.Sql;
+  /** The rows within `circle` (instead of the plan's own) matching every other condition. */
+  nearRows(p: SearchPlan, circle: Near, shape: PageShape): Prisma.Sql;
+  /** The rows of a page without words that is not read in its order's index, to be sorted. */
+  unwalkedRows(p: SearchPlan, shape: PageShape): Prisma.Sql;
+  /** Whether a shallow page of the whole catalogue reads as any bounded read (db.read) rather than in the searches' share. */
+  readsShallowPagesDirectly: boolean;
+  /** Whether the page statement counts the matches in its own pass over them (COUNT(*) OVER ()). */
+  countsInPagePass(p: SearchPlan): boolean;
+  /** Every row matching every condition, led by the index that narrows them best. */
+  matchingRows(p: SearchPlan): Prisma.Sql;
+  /** What a count up to the limit can read instead of the matching rows themselves. */
+  countShortcut(p: SearchPlan): Prisma.Sql | undefined;
+  /** The fixed sample totals and facets are estimated from; `countOnly`: "m" is only counted. */
+  sample(db: SqlReader, p: SearchPlan, options: { countOnly?: boolean }): Promise<Sample>;
+  /** "m" joined to the list values of these kinds of each of its rows, as t (kind, valueKey, value). */
+  facetTags(p: SearchPlan, kinds: string[]): Prisma.Sql;
+};
+
+/** Whether the plan has no condition at all. */
+export const unfiltered = (p: SearchPlan) =>
+  !p.words &&
+  !p.titleKey &&
+  p.tags.length === 0 &&
+  !p.cityKey &&
+  p.minRating == null &&
+  !p.near &&
+  rowTestCount(p) === 0;
+
+/** The conditions tested on each row only: the flags, and open at an instant. */
+export const rowTestCount = (p: SearchPlan) => p.rowTests.length + (p.openPatterns ? 1 : 0);

@@ -1,0 +1,147 @@
+// A search's facets (per list value and city, how many matches have it), and the summary that
+// answers a search's total and facets together, each read when first asked. Facets of the whole
+// catalogue come from the stored counts; exact over the matches when the total is exact and within
+// the limit; otherwise counted over the sample and scaled, and said so (`facets.exact: false`).
+import { Prisma } from "../prisma.ts";
+import type { SqlReader } from "../raw-rows.ts";
+import { unfiltered, type SearchPlan } from "../search-plan.ts";
+import { CITY_COLUMNS, query, table } from "./sql.ts";
+import { COUNT_ROW, countsTable, storedTotalOf, type CountRow } from "./stored-counts.ts";
+import { totalOf, type Total } from "./totals.ts";
+
+/** Values each facet lists, most frequent first. */
+export const FACET_VALUES = 20;
+
+export type FacetValue = { value: string; count: number };
+export type Facets = { exact: boolean; lists: Record<string, FacetValue[]> };
+
+/** The lists a facet counts: a tag kind, or the city column. */
+type FacetSpec = Record<string, string>;
+export const RESTAURANT_FACETS: FacetSpec = {
+  cuisines: "CUISINE",
+  categories: "CATEGORY",
+  priceRanges: "PRICE_RANGE",
+  cities: "CITY",
+};
+export const GROCERY_FACETS: FacetSpec = { categories: "CATEGORY" };
+
+/** Per list value, how many of "m" have it (`only`: a condition every count keeps to). */
+function facetCounts(p: SearchPlan, spec: FacetSpec, only: Prisma.Sql = Prisma.raw("TRUE")): Prisma.Sql {
+  const kinds = Object.values(spec).filter((k) => k !== "CITY");
+  const parts = [
+    Prisma.sql`SELECT CAST(t."kind" AS TEXT) AS "kind", t."valueKey" AS "valueKey", MIN(t."value") AS "value", COUNT(*) AS "n"
+      FROM ${p.engine.facetTags(p, kinds)} WHERE ${only} GROUP BY t."kind", t."valueKey"`,
+  ];
+  if (Object.values(spec).includes("CITY")) {
+    parts.push(
+      Prisma.sql`SELECT 'CITY' AS "kind", "cityKey" AS "valueKey", MIN("city") AS "value", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL AND ${only} GROUP BY "cityKey"`,
+    );
+  }
+  return Prisma.join(parts, " UNION ALL ");
+}
+
+function facetLists(spec: FacetSpec, rows: CountRow[], scale: number): Record<string, FacetValue[]> {
+  return Object.fromEntries(
+    Object.entries(spec).map(([name, kind]) => [
+      name,
+      rows
+        .filter((r) => r.kind === kind)
+        .map((r) => ({ value: r.value, count: Math.max(1, Math.round(r.n * scale)) }))
+        .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value))
+        .slice(0, FACET_VALUES),
+    ]),
+  );
+}
+
+/** The facets counted over the matches up to one past the exact limit, and how many those are. */
+type MatchedFacets = { count: number; lists: Record<string, FacetValue[]> };
+
+/** The kind of the row that counts the matches in the facets' statements. */
+const MATCHES = "MATCHES";
+
+async function matchedFacets(db: SqlReader, p: SearchPlan, spec: FacetSpec): Promise<MatchedFacets> {
+  const limit = p.limits.exactCountLimit;
+  const [city, past] = [Prisma.raw(CITY_COLUMNS[p.catalogue]), Prisma.raw(String(limit + 1))];
+  const m = Prisma.sql`SELECT ${table(p.catalogue)}."id" AS "id", ${city} ${p.engine.matchingRows(p)} LIMIT ${past}`;
+  const rows = await query<CountRow>(
+    db,
+    COUNT_ROW,
+    // The lists are read only when the matches are within the limit: past it, the facets come
+    // from the sample.
+    Prisma.sql`WITH "m" AS (${m}) ${facetCounts(p, spec, Prisma.sql`(SELECT COUNT(*) FROM "m") <= ${limit}`)}
+      UNION ALL SELECT ${MATCHES} AS "kind", '' AS "valueKey", '' AS "value", COUNT(*) AS "n" FROM "m"`,
+  );
+  return { count: rows.find((r) => r.kind === MATCHES)?.n ?? 0, lists: facetLists(spec, rows, 1) };
+}
+
+/** The matches in the sample, counted and faceted, both scaled to the catalogue. */
+type SampledFacets = { total: number; lists: Record<string, FacetValue[]> };
+
+/** The sample's matches counted and their facets, in one statement: the sample is read once for both. */
+async function sampledFacets(db: SqlReader, p: SearchPlan, spec: FacetSpec): Promise<SampledFacets> {
+  const { m, share } = await p.engine.sample(db, p, {});
+  const rows = await query<CountRow>(
+    db,
+    COUNT_ROW,
+    Prisma.sql`WITH "m" AS (${m}) ${facetCounts(p, spec)} UNION ALL SELECT ${MATCHES} AS "kind", '' AS "valueKey", '' AS "value", COUNT(*) AS "n" FROM "m"`,
+  );
+  return { total: (rows.find((r) => r.kind === MATCHES)?.n ?? 0) / share, lists: facetLists(spec, rows, 1 / share) };
+}
+
+async function facetsOf(
+  db: SqlReader,
+  p: SearchPlan,
+  spec: FacetSpec,
+  total: () => Promise<Total>,
+  matched: () => Promise<MatchedFacets>,
+  sampled: () => Promise<SampledFacets>,
+): Promise<Facets> {
+  if (unfiltered(p)) {
+    const rows = await query<CountRow>(
+      db,
+      COUNT_ROW,
+      Prisma.sql`SELECT "kind", "valueKey", "value", "n" FROM ${countsTable(p.catalogue)}
+      WHERE "kind" IN (${Prisma.join(Object.values(spec))})`,
+    );
+    return { exact: true, lists: facetLists(spec, rows, 1) };
+  }
+  const { count, estimate } = await total();
+  if (!estimate && count <= p.limits.exactCountLimit) return { exact: true, lists: (await matched()).lists };
+  return { exact: false, lists: (await sampled()).lists };
+}
+
+/**
+ * A search's total and facets, each read when first asked (`inPage`: the total the page statement
+ * carried, totals.ts totalSql). When facets are asked and the total has to be counted over the
+ * matching rows themselves (no stored count, no shortcut), one statement reads those rows up to the
+ * limit and answers both; past the limit, one statement over the sample estimates both.
+ */
+export function searchSummary(
+  db: SqlReader,
+  p: SearchPlan,
+  spec: FacetSpec,
+  { inPage, facetsAsked = false }: { inPage?: () => number | undefined; facetsAsked?: boolean } = {},
+) {
+  const together = facetsAsked && !storedTotalOf(p) && !p.engine.countShortcut(p);
+  const matched = once(() => matchedFacets(db, p, spec));
+  const sampled = once(() => sampledFacets(db, p, spec));
+  // With facets asked, an estimated total comes from the same statement as the sampled facets.
+  const fromSample = facetsAsked ? async () => (await sampled()).total : undefined;
+  const count = once(async () =>
+    totalOf(db, p, inPage?.() ?? (together ? (await matched()).count : undefined), fromSample),
+  );
+  // The exact number of matches, when the one statement for the total and facets counts them all.
+  const exactMatches = together
+    ? async () => {
+        const { count: n } = await matched();
+        return n <= p.limits.exactCountLimit ? n : undefined;
+      }
+    : undefined;
+  return { count, facets: once(() => facetsOf(db, p, spec, count, matched, sampled)), exactMatches };
+}
+
+/** The promise of the first call, shared by the later ones. */
+const once = <T>(compute: () => Promise<T>) => {
+  let result: Promise<T> | undefined;
+  return () => (result ??= compute());
+};

@@ -1,0 +1,67 @@
+// SQLite's pages of a search: the rows come from the keys an index finds (keys.ts), joined to their
+// rows and tested there on the other conditions.
+import { Prisma } from "../../prisma.ts";
+import { conditionsOf, filteredRows } from "../../search/conditions.ts";
+import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search-plan.ts";
+import { COUNT_ONLY, countOf, joined, matchesEndWithin, pageSql, query, restWindow } from "../../search/sql.ts";
+import { integerKey, placeKeys, rowsOfKeys, wordKeys, wordsTable } from "./keys.ts";
+
+/**
+ * A page by relevance: the matches FTS5 ranks (at most the rank window: the first keys it holds),
+ * best first, then the other matches in key order. The ranked ones are tested on the other
+ * conditions before the page is cut, so every page is exact in that order.
+ */
+export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape, window, exactMatches) => {
+  const rankWindow = p.limits.rankWindow;
+  const alone = conditionsOf(p, true).length === 0;
+  const fts = wordsTable(p.catalogue);
+  // The key of the last match ranked (FTS5 reads keys in order): the ranking stops there.
+  const ceiling = (
+    await query<{ key: number }>(
+      db,
+      { key: "int" },
+      Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${p.words} ORDER BY "rowid" LIMIT 1 OFFSET ${rankWindow - 1}`,
+    )
+  )[0]?.key;
+  const upTo = ceiling === undefined ? Prisma.empty : Prisma.sql`AND "rowid" <= ${integerKey(ceiling)}`;
+  const ranked = await db.readSearch(
+    pageSql(
+      shape,
+      rowsOfKeys(p, wordKeys(p, { ranked: true, range: upTo }), p, shape.joins),
+      Prisma.sql`"w"."rank", "w"."key"`,
+      window,
+    ),
+  );
+  if (ceiling === undefined || ranked.rows.length > window.take) return ranked;
+  // The ranked matches: a short page that reached its offset holds the last of them, so they are
+  // counted only when it came back empty past an offset.
+  const before = alone
+    ? rankWindow
+    : ranked.rows.length > 0 || window.skip === 0
+      ? window.skip + ranked.rows.length
+      : await countOf(db, Prisma.sql`SELECT 1 ${rowsOfKeys(p, wordKeys(p, { range: upTo }), p, COUNT_ONLY.joins)}`);
+  if (await matchesEndWithin(exactMatches, before)) return ranked;
+  const after = Prisma.sql`AND "rowid" > ${integerKey(ceiling)}`;
+  return joined(
+    ranked,
+    await db.readSearch(
+      pageSql(
+        shape,
+        rowsOfKeys(p, wordKeys(p, { range: after }), p, shape.joins),
+        Prisma.sql`"w"."key"`,
+        restWindow(window, before),
+      ),
+    ),
+  );
+};
+
+/** The rows matching the words and every other condition, from the words' keys. */
+export const wordRows = (p: SearchPlan, shape: PageShape) => rowsOfKeys(p, wordKeys(p), p, shape.joins);
+
+/** The rows within `circle`, from the R*Tree's keys, tested on every other condition. */
+export const nearRows = (p: SearchPlan, circle: Near, shape: PageShape) =>
+  rowsOfKeys(p, placeKeys(circle), { ...p, near: undefined }, shape.joins);
+
+/** The rows of a page not walked in its order's index: a near search's from the R*Tree. */
+export const unwalkedRows = (p: SearchPlan, shape: PageShape) =>
+  p.near ? nearRows(p, p.near, shape) : filteredRows(p, shape.joins);
