@@ -116,6 +116,18 @@ export function computeRatios(
         met: value === null ? null : value >= 0.9,
       });
     }
+    for (const [post, get, what] of [
+      ["gql.restaurant", "gql.restaurant.persisted-get", "restaurant by id"],
+      ["gql.search", "gql.search.persisted-get", "restaurants page"],
+    ]) {
+      ratios.push({
+        database,
+        label: `GraphQL ${what}: persisted GET (hash alone) / POST (text)`,
+        value: divide(rate(database, get), rate(database, post)),
+        target: null,
+        met: null,
+      });
+    }
     const ceiling = divide(rate(database, "gql.restaurant"), rate(database, "baseline.constant-apollo"));
     ratios.push({
       database,

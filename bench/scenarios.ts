@@ -3,6 +3,7 @@
 // check run once before the load that the answer is what it should be.
 // The REST routes are compared with GraphQL requests carrying the very document the shim runs
 // (read from the route table), so the ratio measures the shim and nothing else.
+import { createHash } from "node:crypto";
 import type { Request } from "autocannon";
 import { routes } from "../src/rest/routes/index.ts";
 import { searchKey } from "../src/domain/string-lists.ts";
@@ -22,6 +23,8 @@ export type Scenario = {
   requests: Request[];
   /** Why the first answer is wrong, or null when it is right. */
   check(status: number, body: unknown): string | null;
+  /** Sent once before the check (e.g. the texts persisted GETs name by hash, registered). */
+  prepare?: Request[];
   /** For a REST scenario: the GraphQL scenario running the same document. */
   sameAs?: string;
   /** For a peer scenario: the service's scenario that reads the same data. */
@@ -210,6 +213,31 @@ export function graphqlRequest(document: string, variables: Record<string, unkno
   };
 }
 
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const persistedQuery = (document: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(document) } });
+
+/** The text with its hash, by POST: what an automatic-persisted-queries client sends once, to register it. */
+function registerRequest(document: string, variables: Record<string, unknown>, token: string): Request {
+  return {
+    method: "POST",
+    path: "/graphql",
+    headers: { ...json, ...bearer(token) },
+    body: JSON.stringify({ query: document, variables, extensions: persistedQuery(document) }),
+  };
+}
+
+/**
+ * The hash alone, by GET (Apollo Client's useGETForHashedQueries, urql's default): the request a
+ * cache in front can keep. The token's Authorization header passes CSRF prevention.
+ */
+function persistedGet(document: string, variables: Record<string, unknown>, token: string): Request {
+  const search = new URLSearchParams({
+    variables: JSON.stringify(variables),
+    extensions: JSON.stringify(persistedQuery(document)),
+  });
+  return { method: "GET", path: `/graphql?${search}`, headers: bearer(token) };
+}
+
 /** A fixed sequence of picks, the same on every run. */
 function rotation<T>(name: string, make: (i: number, rng: ReturnType<typeof createRandom>) => T): T[] {
   const rng = createRandom(`bench:${name}`);
@@ -267,6 +295,16 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       check: checkGraphql("restaurant"),
     },
     {
+      key: "gql.restaurant.persisted-get",
+      label: "GraphQL restaurant by id as a persisted GET (the hash alone, no HTTP cache in front)",
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      prepare: [registerRequest(RESTAURANT_BY_ID, { id: ids[0] }, token(0))],
+      requests: ids.map((id, i) => persistedGet(RESTAURANT_BY_ID, { id }, token(i))),
+      check: checkGraphql("restaurant"),
+    },
+    {
       key: "gql.node",
       label: "GraphQL restaurant by node(id:) (a Relay refetch of gql.restaurant's selection)",
       api: "graphql",
@@ -305,6 +343,16 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       target: "server",
       kind: "read",
       requests: ids.map((_, i) => graphqlRequest(RESTAURANTS_PAGE, { first: PAGE }, token(i))),
+      check: checkGraphql("restaurants", true),
+    },
+    {
+      key: "gql.search.persisted-get",
+      label: `GraphQL restaurants page of ${PAGE} as a persisted GET (the hash alone, no HTTP cache in front)`,
+      api: "graphql",
+      target: "server",
+      kind: "read",
+      prepare: [registerRequest(RESTAURANTS_PAGE, { first: PAGE }, token(0))],
+      requests: ids.map((_, i) => persistedGet(RESTAURANTS_PAGE, { first: PAGE }, token(i))),
       check: checkGraphql("restaurants", true),
     },
     {
@@ -545,8 +593,13 @@ function commentPageRotation(ctx: ScenarioContext): { id: string; offset: number
   });
 }
 
-/** Sends a scenario's first request once and returns why its answer is wrong, or null. */
+/** Sends a scenario's preparation, then its first request once, and returns why its answer is wrong, or null. */
 export async function preflight(baseUrl: string, scenario: Scenario): Promise<string | null> {
+  for (const p of scenario.prepare ?? []) {
+    const res = await fetch(baseUrl + p.path, { method: p.method, headers: p.headers, body: p.body });
+    if (!res.ok) return `preparation answered ${res.status}: ${(await res.text()).slice(0, 300)}`;
+    await res.body?.cancel();
+  }
   const r = scenario.requests[0]!;
   const res = await fetch(baseUrl + r.path, { method: r.method, headers: r.headers, body: withUnique(r.body) });
   const text = await res.text();

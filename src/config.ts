@@ -241,6 +241,21 @@ const schema = z.object({
       message: "must be a URL like redis://host:6379 (rediss:// for TLS)",
     })
     .optional(),
+  // Frontends in production (issue 42): trusted documents and automatic persisted queries.
+  TRUSTED_DOCUMENTS: z.enum(["off", "allow", "enforce"]).default("off"),
+  TRUSTED_DOCUMENTS_MANIFEST: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? "")
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean),
+    ),
+  TRUSTED_DOCUMENTS_ADMIN_TEXT: z.enum(["true", "false"]).default("true"),
+  APQ_MEMORY_BYTES: integer(4 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+  APQ_REDIS_BYTES: integer(64 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024 * 1024),
+  APQ_CLIENT_BYTES_PER_HOUR: integer(256 * 1024, 0, 1024 * 1024 * 1024),
 });
 
 export type S3Settings = {
@@ -369,8 +384,22 @@ export type Config = {
    * hints choose up to it. 0: every answer is no-store (docs/http-caching.md).
    */
   httpCacheMaxAgeSeconds: number;
-  /** Redis shared by every instance (rate-limit counts); unset = counts per process. */
+  /** Redis shared by every instance (rate-limit counts, persisted queries); unset = per process. */
   redisUrl?: string;
+  /**
+   * Documents known by id (src/graphql/persisted). `trust`: `off` admits any text; `allow` also
+   * serves the manifests' documents by id; `enforce` runs only those (by id or identical text),
+   * except any text from a signed-in admin when `adminsSendText`. Automatic persisted queries
+   * keep each registered text once: at most `memoryBytes` in each process, `redisBytes` in Redis
+   * (least recently used out first), and a client registers at most `clientBytesPerHour` of new
+   * text an hour; each text counts its UTF-8 bytes plus an allowance for its bookkeeping.
+   */
+  persisted: {
+    trust: "off" | "allow" | "enforce";
+    manifests: string[];
+    adminsSendText: boolean;
+    apq: { memoryBytes: number; redisBytes: number; clientBytesPerHour: number };
+  };
   /**
    * GraphQL subscriptions (WebSocket and Server-Sent Events). Per WebSocket: most active
    * subscriptions, how long it may take to send connection_init, the largest message accepted
@@ -457,6 +486,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const s = parsed.data;
+  // Settings that only mean something together.
+  if (s.TRUSTED_DOCUMENTS === "off" && s.TRUSTED_DOCUMENTS_MANIFEST.length > 0)
+    throw new ConfigError([
+      `TRUSTED_DOCUMENTS_MANIFEST=${JSON.stringify(present.TRUSTED_DOCUMENTS_MANIFEST)}: a manifest is read only with TRUSTED_DOCUMENTS=allow or enforce (it is off)`,
+    ]);
+  if (s.TRUSTED_DOCUMENTS !== "off" && s.TRUSTED_DOCUMENTS_MANIFEST.length === 0)
+    throw new ConfigError([
+      `TRUSTED_DOCUMENTS=${s.TRUSTED_DOCUMENTS}: name the manifest(s) in TRUSTED_DOCUMENTS_MANIFEST (comma-separated paths of persisted-documents JSON files)`,
+    ]);
+  // A gateway sends the query plans it writes, never the apps' documents: trust is the gateway's to enforce.
+  if (s.TRUSTED_DOCUMENTS === "enforce" && s.FEDERATION_SUBGRAPH === "true")
+    throw new ConfigError([
+      "TRUSTED_DOCUMENTS=enforce: a subgraph (FEDERATION_SUBGRAPH=true) runs the gateway's query plans, which no manifest holds; enforce trusted documents at the gateway and run the subgraph with TRUSTED_DOCUMENTS=off or allow",
+    ]);
   const identity = identityProviderOf(
     {
       issuer: s.OIDC_ISSUER,
@@ -544,6 +587,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     legacy: { anonymousReads: s.ANONYMOUS_READS === "true", restPrefixes: s.REST_PREFIXES },
     httpCacheMaxAgeSeconds: s.HTTP_CACHE_MAX_AGE / 1000,
     redisUrl: s.REDIS_URL,
+    persisted: {
+      trust: s.TRUSTED_DOCUMENTS,
+      manifests: s.TRUSTED_DOCUMENTS_MANIFEST.map((file) => path.resolve(file)),
+      adminsSendText: s.TRUSTED_DOCUMENTS_ADMIN_TEXT === "true",
+      apq: {
+        memoryBytes: s.APQ_MEMORY_BYTES,
+        redisBytes: s.APQ_REDIS_BYTES,
+        clientBytesPerHour: s.APQ_CLIENT_BYTES_PER_HOUR,
+      },
+    },
     identityProvider: identity.settings,
     live: {
       maxSubscriptionsPerConnection: s.WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,

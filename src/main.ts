@@ -9,6 +9,7 @@ import { createMetrics, observeStatement } from "./http/metrics.ts";
 import { createEventBus } from "./events/create-bus.ts";
 import { loadTracing } from "./observability/load-tracing.ts";
 import { buildServer } from "./server.ts";
+import { ManifestError } from "./graphql/persisted/manifest.ts";
 import { recordCoverSizes, sweepUploads } from "./storage/sweep.ts";
 import { filesystemStore } from "./storage/filesystem-store.ts";
 import { createUploadStore } from "./storage/upload-store.ts";
@@ -43,7 +44,12 @@ const db = createDb({
 });
 // Events reach every instance through PostgreSQL's LISTEN/NOTIFY, or stay in-process with SQLite (src/events/create-bus.ts).
 const events = await createEventBus(config);
-const app = await buildServer({ config, db, metrics, tracing, events });
+const app = await buildServer({ config, db, metrics, tracing, events }).catch((error: unknown) => {
+  // A trusted-documents manifest that does not parse or validate: a setting to fix, as above.
+  if (!(error instanceof ManifestError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+});
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
 
 // The store's leftovers, and with a bucket those of UPLOAD_DIR too (the REST shim spools files there).

@@ -11,6 +11,7 @@ import { compilingExecutor } from "./graphql/execution/compiled-execution.ts";
 import { graphqlWebSocket } from "./graphql/subscriptions/websocket.ts";
 import { LiveQuota } from "./graphql/subscriptions/quota.ts";
 import { operationRunner } from "./graphql/execution/operation.ts";
+import { persistedDocuments } from "./graphql/persisted/setup.ts";
 import { graphqlSsePlugin } from "./graphql/subscriptions/sse.ts";
 import { tokenWatcher } from "./graphql/subscriptions/token-watch.ts";
 import { requestErrorStatusPlugin } from "./graphql/transport/request-error-status.ts";
@@ -101,7 +102,7 @@ export async function buildServer({
   const createContext = contextFactory(db, config, guards, events, store, checkToken);
   app.addHook("onClose", async () => createContext.close());
   events.useLogger?.(app.log.child({ component: "events" }));
-  // REDIS_URL: rate-limit counts shared by every instance (per process while Redis is away).
+  // REDIS_URL: rate-limit counts and persisted queries shared by every instance (per process while Redis is away).
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app.log) : undefined;
   if (redis) app.addHook("onClose", () => redis.close());
 
@@ -141,7 +142,13 @@ export async function buildServer({
       compiled: (count) => metrics.compiledOperations.set(count),
     },
   });
-  const runner = operationRunner(schema, operationLimits(config), executor);
+  // Trusted documents and automatic persisted queries: what an id names, which texts may run.
+  // A manifest that is not right throws ManifestError before the server listens (main.ts: exit 2).
+  const documents = persistedDocuments(config.persisted, redis, (outcome) =>
+    metrics.persistedRegistrations.inc({ outcome }),
+  );
+  const runner = operationRunner(schema, operationLimits(config), executor, documents);
+  documents.trusted.check(runner.parseOptions, runner.validated);
   // Before any route: @fastify/websocket takes over the upgrades of every route registered after it.
   const watchToken = tokenWatcher({
     authenticate: createContext.authenticate,
@@ -176,6 +183,7 @@ export async function buildServer({
     runner,
     known,
     observeAnswer: (road) => metrics.graphqlAnswers.inc({ road }),
+    observeRefusal: (code) => metrics.errors.inc({ code }),
     uploads: { maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles },
     webSocket,
   });

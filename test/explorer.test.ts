@@ -9,7 +9,12 @@ import { EXPLORER_DEFAULT_QUERY } from "../src/http/explorer.ts";
 import { buildSchema } from "../src/graphql/schema.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
 import { CountingBus } from "./helpers/live.ts";
-import { openOfflineBrowser, type OfflineBrowser } from "./helpers/offline-browser.ts";
+import {
+  EXPLORER_EDITORS,
+  openOfflineBrowser,
+  replaceEditorText,
+  type OfflineBrowser,
+} from "./helpers/offline-browser.ts";
 import { getAsSent } from "./helpers/raw-get.ts";
 
 let s: TestServer;
@@ -126,17 +131,8 @@ describe("in headless Chromium with no internet access", () => {
 
   // Monaco draws spaces as no-break spaces.
   const text = async (selector: string) => (await page.locator(selector).innerText()).replace(/\u00a0/g, " ");
-  const QUERY_EDITOR = ".graphiql-query-editor .monaco-editor .view-lines";
-  const HEADERS_EDITOR = '.monaco-editor[data-uri$="headers.json"] .view-lines';
-  const RESPONSE = ".graphiql-response .view-lines";
-
-  async function replaceText(selector: string, value: string) {
-    await page.locator(selector).click();
-    await page.keyboard.press("ControlOrMeta+A");
-    await page.keyboard.press("Delete");
-    // insertText: typed keys would get Monaco's auto-closed brackets and quotes added.
-    await page.keyboard.insertText(value);
-  }
+  const { query: QUERY_EDITOR, headers: HEADERS_EDITOR, response: RESPONSE } = EXPLORER_EDITORS;
+  const replaceText = (selector: string, value: string) => replaceEditorText(page, selector, value);
 
   /** Replaces the operation, then waits until GraphiQL has parsed it (it mirrors it into ?query=):
    *  until then the run button still sees the default document, whose three operations make it

@@ -3,32 +3,40 @@
 //   database.pgdump   pg_dump's custom-format archive (restorable with pg_restore by hand too),
 //   uploads/          the cover files the snapshot's rows name, no more, no fewer (covers.ts),
 //   uploads.sha256    their checksums (`cd uploads && sha256sum -c ../uploads.sha256`),
-//   manifest.json     written last: schema migrations, row count and checksum per table, when.
-// The service keeps serving and writing throughout: the database is read in one snapshot.
+//   manifest.json     schema migrations, row count and checksum per table, when,
+//   manifest.sha256   written last: the manifest's own checksum.
+// The service keeps serving and writing throughout: the database is read in one snapshot, and
+// the covers the service removes meanwhile are kept for the backup (a hold, made before it).
+// Another program's objects in the same database are left out (ownership.ts).
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { dialectOf } from "../db/dialect.ts";
+import { coverStoreAt, type CoverHold } from "../storage/cover-store.ts";
+import { sha256OfFile } from "../storage/file-copies.ts";
 import { fingerprint } from "./checksums.ts";
 import { failedWith } from "./failures.ts";
-import { openConnection, redactUrl, type Connection } from "./connection.ts";
-import { checksumLines, settleCovers, stageCovers, totalBytes } from "./covers.ts";
-import { sha256OfFile, syncFilesystem, writeFileDurably } from "./files.ts";
+import { dialectOf } from "../db/dialect.ts";
+import { openConnection, quoteName, redactUrl, type Connection } from "./connection.ts";
+import { checksumLines, copySnapshotCovers, totalBytes } from "./covers.ts";
+import { syncFilesystem, writeFileDurably } from "./files.ts";
 import {
-  ABSENT_LISTED,
+  DANGLING_LISTED,
   DATABASE_FILES,
+  MANIFEST_CHECKSUM,
   MANIFEST_FILE,
+  manifestChecksum,
   newManifest,
   UPLOADS_CHECKSUMS,
   UPLOADS_FOLDER,
   type Manifest,
 } from "./manifest.ts";
 import { claimEmptyFolder } from "./output-folder.ts";
+import { listObjects, othersInFile, ownership, type DbObject } from "./ownership.ts";
 import { findPgTool, libpqConnection, serverMajor, startPgTool } from "./postgres-tools.ts";
 import type { Progress } from "./progress.ts";
 import { appliedMigrations, refuseNewerSchema } from "./schema-version.ts";
-import { copySqliteSnapshot } from "./sqlite-snapshot.ts";
+import { copySqliteSnapshot, dropObjects } from "./sqlite-snapshot.ts";
 import { describeTables } from "./tables.ts";
 
 export type BackupOptions = { url: string; uploadDir: string; dir: string; progress: Progress };
@@ -38,12 +46,14 @@ export async function backup({ url, uploadDir, dir, progress }: BackupOptions): 
   const started = performance.now();
   const provider = dialectOf(url)!;
   // Checked before the folder is touched: a database this version can read, the tools it needs.
-  const source = await openConnection(url, { mustExist: true });
+  // Read-only: a database that turns out not to be the gateway's is left exactly as it was.
+  const source = await openConnection(url, { mustExist: true, readonly: true });
   try {
     refuseNewerSchema(source, await appliedMigrations(source));
     await describeTables(source);
+    const { foreign } = await ownership(source);
     const tool = provider === "postgres" ? findPgTool("pg_dump", await serverMajor(source)) : "";
-    return await writeBackup(source, { url, uploadDir, dir, progress }, tool, started);
+    return await writeBackup(source, foreign, { url, uploadDir, dir, progress }, tool, started);
   } finally {
     progress.end();
     await source.close();
@@ -53,25 +63,30 @@ export async function backup({ url, uploadDir, dir, progress }: BackupOptions): 
 /** Fills the new folder; on any failure removes what it wrote. */
 async function writeBackup(
   source: Connection,
+  foreign: DbObject[],
   { url, uploadDir, dir, progress }: BackupOptions,
   tool: string,
   started: number,
 ): Promise<BackupResult> {
   const provider = source.provider;
   const output = claimEmptyFolder(dir);
+  const covers = coverStoreAt(uploadDir);
+  let hold: CoverHold | undefined;
   try {
     const uploads = path.join(output.dir, UPLOADS_FOLDER);
     mkdirSync(uploads);
-    const staged = await stageCovers(uploadDir, uploads, progress);
+    hold = await covers.hold(); // before the snapshot: what the service removes from now on is kept
     const databaseFile = path.join(output.dir, DATABASE_FILES[provider]);
     const taken =
       provider === "sqlite"
         ? await snapshotSqlite(source, databaseFile, progress)
-        : await snapshotPostgres(source, url, tool, databaseFile, progress);
-    progress.phase("covers", taken.covers.size, "files");
-    const covers = await settleCovers(uploadDir, uploads, staged, taken.covers);
-    progress.advance(taken.covers.size);
-    const checksums = checksumLines(covers.files);
+        : await snapshotPostgres(source, url, tool, databaseFile, foreign, progress);
+    const leftOut = taken.leftOut ?? foreign;
+    const present = await covers.list(); // after it: every cover there at the snapshot is listed
+    const copied = await copySnapshotCovers(covers, uploads, taken.covers, present, progress);
+    await hold.release();
+    hold = undefined;
+    const checksums = checksumLines(copied.files);
     await writeFileDurably(path.join(output.dir, UPLOADS_CHECKSUMS), checksums);
     const database = await sha256OfFile(databaseFile);
     await syncFilesystem(output.dir);
@@ -87,20 +102,24 @@ async function writeBackup(
         bytes: database.bytes,
         sha256: database.sha256,
         tool: taken.tool,
+        ...(taken.schema ? { schema: taken.schema } : {}),
       },
       tables: taken.tables,
       uploads: {
-        files: covers.files.size,
-        bytes: totalBytes(covers.files),
-        absentCount: covers.absent.length,
-        absent: covers.absent.slice(0, ABSENT_LISTED),
+        files: copied.files.size,
+        bytes: totalBytes(copied.files),
+        danglingCount: copied.dangling.length,
+        dangling: copied.dangling.slice(0, DANGLING_LISTED),
         checksumsSha256: createHash("sha256").update(checksums).digest("hex"),
       },
+      ...(leftOut.length ? { leftOut: leftOut.map((o) => listObjects([o])) } : {}),
     });
-    await writeFileDurably(path.join(output.dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-    output.keep();
+    const text = `${JSON.stringify(manifest, null, 2)}\n`;
+    await writeFileDurably(path.join(output.dir, MANIFEST_FILE), text);
+    await writeFileDurably(path.join(output.dir, MANIFEST_CHECKSUM), manifestChecksum(text));
     return { dir: output.dir, manifest, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
+    hold?.releaseNow();
     output.discard();
     throw failedWith(error, "the partial backup was removed");
   }
@@ -111,6 +130,9 @@ type Snapshot = Pick<Manifest, "migrations" | "tables"> & {
   covers: Set<string>;
   format: string;
   tool: string;
+  schema?: string;
+  /** Another program's objects, left out (SQLite: dropped from the copy). */
+  leftOut?: DbObject[];
 };
 
 /** Copies the file in one read snapshot, then reads the copy (what was written is what is checked). */
@@ -122,33 +144,51 @@ async function snapshotSqlite(source: Connection, databaseFile: string, progress
     progress.advance(done - copied);
     copied = done;
   });
+  const leftOut = await othersInFile(databaseFile);
+  dropObjects(databaseFile, leftOut);
   const copy = await openConnection(`file:${databaseFile}`, { mustExist: true, readonly: true });
   try {
     const migrations = await appliedMigrations(copy);
     const { tables, covers } = await fingerprint(copy, await describeTables(copy), progress);
-    return { snapshotAt, migrations, tables, covers, format: "sqlite", tool: `SQLite online backup API` };
+    return { snapshotAt, migrations, tables, covers, leftOut, format: "sqlite", tool: `SQLite online backup API` };
   } finally {
     await copy.close();
   }
 }
 
+/** A pg_dump pattern naming exactly `name` (no wildcard). */
+const exactly = (...parts: string[]) => parts.map(quoteName).join(".");
+
 /**
  * pg_dump reads the snapshot this connection exports, while the connection reads the same
  * snapshot for the checksums and the covers: the archive and the manifest describe the same data.
+ * Another program's tables, views and sequences, and the schemas other than the gateway's, are
+ * left out of the archive (its functions pg_dump cannot leave out; restore leaves them out).
  */
 async function snapshotPostgres(
   source: Connection,
   url: string,
   tool: string,
   databaseFile: string,
+  foreign: DbObject[],
   progress: Progress,
 ): Promise<Snapshot> {
   progress.phase("database (pg_dump)", 0, "");
   const snapshotAt = new Date();
   await source.beginSnapshot();
   try {
-    const [[snapshotId]] = (await source.rows("SELECT pg_export_snapshot()")) as [[string]];
+    const [[snapshotId, schema]] = (await source.rows("SELECT pg_export_snapshot(), current_schema()")) as [
+      [string, string],
+    ];
     const { uri, env } = libpqConnection(url);
+    const leaveOut = [
+      ...new Set(
+        foreign.filter((o) => o.schema && o.schema !== schema).map((o) => `--exclude-schema=${exactly(o.schema!)}`),
+      ),
+      ...foreign
+        .filter((o) => o.schema === schema && /table|view|sequence/.test(o.kind))
+        .map((o) => `--exclude-table=${exactly(schema, o.bare!)}`),
+    ];
     const dump = startPgTool(
       tool,
       [
@@ -156,6 +196,7 @@ async function snapshotPostgres(
         `--snapshot=${snapshotId}`,
         "--no-owner",
         "--no-acl",
+        ...leaveOut,
         `--file=${databaseFile}`,
         `--dbname=${uri}`,
       ],
@@ -172,7 +213,7 @@ async function snapshotPostgres(
       }),
     ]);
     const version = await toolVersion(tool);
-    return { snapshotAt, ...taken, format: "pg_dump custom", tool: version };
+    return { snapshotAt, ...taken, format: "pg_dump custom", tool: version, schema };
   } catch (error) {
     rmSync(databaseFile, { force: true });
     throw error;

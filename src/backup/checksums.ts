@@ -5,6 +5,7 @@
 import { createHash, hash } from "node:crypto";
 import { namesUpload, uploadColumnsOf } from "../storage/upload-references.ts";
 import type { Connection } from "./connection.ts";
+import { checkpoint } from "./interruption.ts";
 import type { Progress } from "./progress.ts";
 import { countRows, scanTable } from "./rows.ts";
 import type { TableSpec } from "./tables.ts";
@@ -49,6 +50,7 @@ export async function digestTable(
 ): Promise<TableDigest> {
   const sum = new RowSum();
   for await (const rows of scanTable(conn, spec)) {
+    checkpoint();
     for (const row of rows) sum.add(row);
     onRows?.(rows);
   }

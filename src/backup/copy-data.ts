@@ -9,18 +9,25 @@
 // committed batch: nothing is copied twice (primary keys would refuse it anyway), nothing skipped.
 // The source is read in one snapshot per run. It ends with the verification report: row counts
 // and checksums per table on both sides (and the covers); any difference exits non-zero.
+// The target is looked at first, read-only: one holding rows of the gateway's tables, or another
+// program's objects (ownership.ts), is refused unless --overwrite, which empties the gateway's
+// tables and leaves the other objects as they are; --uploads-to a folder holding other files under
+// the covers' names, likewise. Covers a running source removes meanwhile are kept for the copy (a
+// hold, as a backup makes: covers.ts).
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { mkdir, stat } from "node:fs/promises";
 import { setTimeout } from "node:timers/promises";
 import { dialectOf } from "../db/dialect.ts";
 import { migrate } from "../db/migrate.ts";
 import { readMigrations } from "../db/migrations.ts";
 import { sqliteFilePath } from "../db/sqlite/file.ts";
+import { coverStoreAt, type CoverListing } from "../storage/cover-store.ts";
 import { fingerprint } from "./checksums.ts";
 import { openConnection, placeholder, quoteName, type Connection } from "./connection.ts";
-import { checkCovers } from "./covers.ts";
-import { copyFile, sha256OfFile } from "./files.ts";
+import { checkCovers, copySnapshotCovers, sortReferenced } from "./covers.ts";
 import { failedWith } from "./failures.ts";
+import { checkpoint } from "./interruption.ts";
+import { listObjects, refuseOthers, type DbObject } from "./ownership.ts";
 import { foreignKeyViolations } from "./foreign-keys.ts";
 import type { Progress } from "./progress.ts";
 import { countRows, readBatches } from "./rows.ts";
@@ -41,6 +48,8 @@ export type CopyOptions = {
   pauseMs: number;
   /** Empties a target that holds an unfinished or failed copy, and copies again. */
   restart: boolean;
+  /** Fills a target holding data or another program's objects: the gateway's tables emptied first, the rest left alone. */
+  overwrite: boolean;
   progress: Progress;
 };
 
@@ -49,6 +58,8 @@ export type CopyResult = {
   rows: number;
   resumed: boolean;
   coversCopied: number;
+  /** Another program's objects in the target, left as they were. */
+  kept: string[];
   seconds: number;
 };
 
@@ -64,20 +75,27 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
   const { sourceUrl, targetUrl, progress } = options;
   if (sameDatabase(sourceUrl, targetUrl))
     throw new SameDatabase("--to names the database DATABASE_URL names: copy-data needs another database");
-  const source = await openConnection(sourceUrl, { mustExist: true });
+  // Read-only: a source or a target that turns out not to be usable is left exactly as it was.
+  const source = await openConnection(sourceUrl, { mustExist: true, readonly: true });
   let target: Connection | undefined;
   try {
     await refuseUnmigratedSource(source);
+    const claim = await claimTarget(source, options);
+    await refuseCoverConflicts(options);
     target = await openConnection(targetUrl);
-    const resumed = await claimTarget(source, target, options.restart);
-    let copied: Omit<CopyResult, "resumed" | "seconds">;
+    let copied: Omit<CopyResult, "resumed" | "seconds" | "kept">;
     try {
-      copied = await fill(source, target, options);
+      copied = await fill(source, target, claim.emptyFirst, options);
     } catch (error) {
       if (error instanceof VerificationFailed) throw error;
       throw failedWith(error, "the target keeps the batches copied so far: run copy-data again to go on from there");
     }
-    return { ...copied, resumed, seconds: (performance.now() - started) / 1000 };
+    return {
+      ...copied,
+      resumed: claim.resumed,
+      kept: claim.kept.map((o) => listObjects([o])),
+      seconds: (performance.now() - started) / 1000,
+    };
   } finally {
     progress.end();
     await source.close();
@@ -85,12 +103,16 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
   }
 }
 
-/** Migrates the target, copies what is left, verifies, and removes the progress once verified. */
+/**
+ * Migrates the target (emptying the gateway's tables first when told), copies what is left,
+ * verifies, and removes the progress once verified.
+ */
 async function fill(
   source: Connection,
   target: Connection,
+  emptyFirst: boolean,
   options: CopyOptions,
-): Promise<Omit<CopyResult, "resumed" | "seconds">> {
+): Promise<Omit<CopyResult, "resumed" | "seconds" | "kept">> {
   const { progress } = options;
   await migrate({
     dialect: target.provider,
@@ -99,28 +121,36 @@ async function fill(
     poolIdleTimeoutMs: 0,
     sqliteSynchronous: "NORMAL",
   });
+  if (emptyFirst) await emptyModelTables(target);
   await startProgress(target, source.label);
   const specs = await describeTables(source);
   refuseDifferentTables(specs, await describeTables(target));
 
-  await source.beginSnapshot();
-  const rows = await copyTables(source, target, specs, options, progress);
-  if (target.provider === "postgres") await target.run("ANALYZE");
-  const { tables: expected, covers } = await fingerprint(source, specs, progress);
-  const { tables: actual } = await fingerprint(target, specs, progress);
-  await source.endSnapshot();
-
-  const coverCheck = await copyCovers([...covers].sort(), options, progress);
-  const verification = compare(expected, actual, coverCheck.check, await foreignKeyViolations(target));
-  progress.end();
-  if (!verification.ok) {
-    throw new VerificationFailed(
-      `the target differs from the source: ${differences(verification)}. Rows written to the source while copying? Stop the writers, then run copy-data again with --restart`,
-      verification,
-    );
+  const covers = coverStoreAt(options.uploadDir);
+  const hold = await covers.hold(); // before the snapshot: covers the source removes from now on are kept
+  try {
+    await source.beginSnapshot();
+    const rows = await copyTables(source, target, specs, options, progress);
+    if (target.provider === "postgres") await target.run("ANALYZE");
+    const { tables: expected, covers: referenced } = await fingerprint(source, specs, progress);
+    const { tables: actual } = await fingerprint(target, specs, progress);
+    await source.endSnapshot();
+    const present = await covers.list(); // every cover there at the snapshot is listed
+    const coverCheck = await copyCovers([...referenced].sort(), present, options, progress);
+    await hold.release();
+    const verification = compare(expected, actual, coverCheck.check, await foreignKeyViolations(target));
+    progress.end();
+    if (!verification.ok) {
+      throw new VerificationFailed(
+        `the target differs from the source: ${differences(verification)}. Rows or covers changed in the source while copying? Stop the writers, then run copy-data again with --restart`,
+        verification,
+      );
+    }
+    await target.run(`DROP TABLE ${PROGRESS_TABLE}`);
+    return { verification, rows, coversCopied: coverCheck.copied };
+  } finally {
+    hold.releaseNow();
   }
-  await target.run(`DROP TABLE ${PROGRESS_TABLE}`);
-  return { verification, rows, coversCopied: coverCheck.copied };
 }
 
 function sameDatabase(a: string, b: string): boolean {
@@ -143,35 +173,71 @@ async function refuseUnmigratedSource(source: Connection) {
 }
 
 /**
- * Whether this run resumes an unfinished copy. A target that holds rows and no progress table
- * is refused; one whose progress names another source too.
+ * Looks at the target (read-only) and says whether this run resumes an unfinished copy, and
+ * whether the gateway's tables are to be emptied first. Refused: another program's objects
+ * (unless --overwrite; named like the gateway's, always), rows in the gateway's tables and no
+ * progress table (unless --overwrite), a progress table naming another source.
  */
-async function claimTarget(source: Connection, target: Connection, restart: boolean): Promise<boolean> {
-  const state = await readProgress(target);
-  if (restart) {
-    if (!state)
-      throw new TargetNotEmpty("--restart empties a target that holds an unfinished copy; this target holds none");
-    await emptyTarget(target);
-    return false;
+async function claimTarget(
+  source: Connection,
+  { targetUrl, restart, overwrite }: CopyOptions,
+): Promise<{ resumed: boolean; emptyFirst: boolean; kept: DbObject[] }> {
+  const restartRefused = () =>
+    new TargetNotEmpty("--restart empties a target that holds an unfinished copy; this target holds none");
+  if (dialectOf(targetUrl) === "sqlite" && !existsSync(sqliteFilePath(targetUrl))) {
+    if (restart) throw restartRefused();
+    return { resumed: false, emptyFirst: false, kept: [] }; // a new file
   }
-  if (!state) {
-    const filled = await tablesWithRows(target);
-    if (filled.length) {
+  const target = await openConnection(targetUrl, { readonly: true });
+  try {
+    const owned = await refuseOthers(target, "copy-data", overwrite);
+    const kept = owned.foreign;
+    const state = await readProgress(target);
+    if (restart) {
+      if (!state) throw restartRefused();
+      return { resumed: false, emptyFirst: true, kept };
+    }
+    if (!state) {
+      const filled = owned.isGateway ? await tablesWithRows(target) : [];
+      if (filled.length && !overwrite) {
+        throw new TargetNotEmpty(
+          `the target database is not empty (${filled.join(", ")} hold rows): copy-data fills an empty database, or add --overwrite to replace its data`,
+        );
+      }
+      const applied = owned.isGateway ? await appliedMigrations(target) : [];
+      refuseNewerSchema(target, applied);
+      return { resumed: false, emptyFirst: filled.length > 0, kept };
+    }
+    const from = state.get(SOURCE_ROW)?.lastKey;
+    if (from !== source.label) {
       throw new TargetNotEmpty(
-        `the target database is not empty (${filled.join(", ")} hold rows): copy-data fills an empty database`,
+        `the target holds an unfinished copy from ${from}: finish it from there, or start again with --restart`,
       );
     }
-    const applied = await appliedMigrations(target).catch(() => []);
-    refuseNewerSchema(target, applied);
-    return false;
+    return { resumed: true, emptyFirst: false, kept };
+  } finally {
+    await target.close();
   }
-  const from = state.get(SOURCE_ROW)?.lastKey;
-  if (from !== source.label) {
-    throw new TargetNotEmpty(
-      `the target holds an unfinished copy from ${from}: finish it from there, or start again with --restart`,
-    );
+}
+
+/**
+ * --uploads-to a folder that holds, under a cover's name, a file with other content: refused
+ * unless --overwrite (a previous run's copies have the same content and stay).
+ */
+async function refuseCoverConflicts({ uploadDir, uploadsTo, overwrite }: CopyOptions) {
+  if (!uploadsTo || overwrite) return;
+  const source = coverStoreAt(uploadDir);
+  const target = coverStoreAt(uploadsTo);
+  const there = (await target.list()).live;
+  for (const name of [...there].sort()) {
+    checkpoint();
+    const theirs = await target.read(name);
+    const ours = await source.read(name, { orRemoved: true });
+    if (ours && theirs && ours.sha256 !== theirs.sha256)
+      throw new TargetNotEmpty(
+        `${uploadsTo} holds ${name} with other content than the source's cover of that name: add --overwrite to replace such files`,
+      );
   }
-  return true;
 }
 
 type TableProgress = { lastKey: string | null; rows: number; done: boolean };
@@ -206,12 +272,15 @@ async function startProgress(target: Connection, sourceLabel: string) {
   );
 }
 
-/** Deletes every row of the model's tables, children first, and the progress. */
-async function emptyTarget(target: Connection) {
+/**
+ * Deletes every row of the model's tables, children first, and an earlier copy's progress. Without
+ * CASCADE: another program's rows referring to them make the database refuse, and nothing goes.
+ */
+async function emptyModelTables(target: Connection) {
   const specs = await describeTables(target);
   await target.transaction(async () => {
     for (const spec of [...specs].reverse()) await target.run(`DELETE FROM ${quoteName(spec.name)}`);
-    await target.run(`DROP TABLE ${PROGRESS_TABLE}`);
+    await target.run(`DROP TABLE IF EXISTS ${PROGRESS_TABLE}`);
   });
 }
 
@@ -264,6 +333,7 @@ async function copyTables(
     const after = table.lastKey ? (JSON.parse(table.lastKey) as Canonical[]) : null;
     const p = (i: number) => placeholder(target.provider, i);
     for await (const batch of readBatches(source, spec, batchRows, after)) {
+      checkpoint();
       await target.transaction(async () => {
         await insert(batch.rows);
         await target.run(
@@ -320,47 +390,47 @@ async function inserter(target: Connection, spec: TableSpec): Promise<(rows: Can
 }
 
 /**
- * With --uploads-to: copies each cover the source's rows name into that folder (one already
- * there with the same content is kept) and reads each copy back against the original's SHA-256.
- * Without: the target's instances share UPLOAD_DIR, so there is nothing to copy or compare.
- * Either way, a name no file in UPLOAD_DIR answers is the source's own dangling reference:
- * counted as absent, not as a difference.
+ * With --uploads-to: copies each cover the source's rows name into that folder (one already there
+ * with the same content is kept) and reads each copy back against the original's SHA-256.
+ * Without: the target's instances share UPLOAD_DIR, so a cover there only as removed (the running
+ * source replaced it after the snapshot) is missing for them. `present`: the source's covers
+ * listed after the snapshot, under the hold; a name it lacks is the source's own dangling
+ * reference: counted apart, not as a difference.
  */
 async function copyCovers(
   referenced: string[],
+  present: CoverListing,
   options: CopyOptions,
   progress: Progress,
 ): Promise<{ check: CoverCheck; copied: number }> {
-  progress.phase("covers", referenced.length, "files");
-  const originals = new Map<string, string>();
-  let absent = 0;
-  let copied = 0;
-  if (options.uploadsTo) await mkdir(options.uploadsTo, { recursive: true });
-  for (const name of referenced) {
-    const from = path.join(options.uploadDir, name);
-    if (!options.uploadsTo) {
-      if (!(await isFile(from))) absent++;
-    } else {
-      const original = await sha256OfFile(from).catch(() => null);
-      if (!original) absent++;
-      else {
-        originals.set(name, original.sha256);
-        const present = await sha256OfFile(path.join(options.uploadsTo, name)).catch(() => null);
-        if (present?.sha256 !== original.sha256) {
-          await copyFile(from, options.uploadsTo, name, original.sha256);
-          copied++;
-        }
-      }
-    }
-    progress.advance(1);
+  if (!options.uploadsTo) {
+    const { there, dangling } = sortReferenced(referenced, present);
+    const missing = there.filter((name) => !present.live.has(name));
+    progress.phase("covers", referenced.length, "files");
+    progress.advance(referenced.length);
+    return {
+      check: {
+        expected: there.length,
+        present: there.length - missing.length,
+        missing,
+        differing: [],
+        dangling: dangling.length,
+      },
+      copied: 0,
+    };
   }
-  const present = referenced.length - absent;
-  if (!options.uploadsTo) return { check: { expected: present, present, missing: [], differing: [], absent }, copied };
-  return { check: { expected: originals.size, ...(await checkCovers(options.uploadsTo, originals)), absent }, copied };
-}
-
-const isFile = (file: string) =>
-  stat(file).then(
-    (s) => s.isFile(),
-    () => false,
+  const target = coverStoreAt(options.uploadsTo);
+  await target.prepare();
+  const source = coverStoreAt(options.uploadDir);
+  const { files, dangling, copied } = await copySnapshotCovers(
+    source,
+    options.uploadsTo,
+    referenced,
+    present,
+    progress,
+    target,
   );
+  const originals = new Map([...files].map(([name, file]) => [name, file.sha256]));
+  const check = await checkCovers(target, originals);
+  return { check: { expected: originals.size, ...check, dangling: dangling.length }, copied };
+}

@@ -1,69 +1,69 @@
-// The cover files that go with a database snapshot: exactly those its rows name (none missing,
-// no orphan). Files are copied twice over: every upload present *before* the snapshot is copied
-// first (so a cover replaced or removed by the service while the snapshot is taken is still
-// there), then those the snapshot names that arrived meanwhile, and the copies no row names are
-// dropped. Each file's SHA-256 goes into a `sha256sum`-style list.
-import { mkdir, readdir, rm } from "node:fs/promises";
-import path from "node:path";
-import { isUploadName } from "../storage/image-files.ts";
-import { copyFile, sha256OfFile, type CopiedFile } from "./files.ts";
+// The cover files that go with a database snapshot: exactly those its rows name, no more, no
+// fewer. They are copied from the cover store (src/storage/cover-store.ts) after the snapshot,
+// under a hold the backup made before it: a cover the running service replaces or deletes
+// meanwhile is removed from the store's live covers but kept until the hold ends, so every cover
+// there at the snapshot can still be copied. Each file's SHA-256 goes into a `sha256sum`-style list.
+import type { CoverListing, CoverStore } from "../storage/cover-store.ts";
+import type { CopiedFile } from "../storage/file-copies.ts";
+import { isUploadName } from "../storage/upload-names.ts";
+import { checkpoint } from "./interruption.ts";
 import type { Progress } from "./progress.ts";
 
 export type CoverFiles = Map<string, CopiedFile>;
 
-async function uploadNames(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).filter(isUploadName).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return []; // no upload yet
-    throw error;
-  }
-}
+/** A cover the snapshot names was in the store at the snapshot, and could not be copied (exit code 1). */
+export class CoverLost extends Error {}
 
-/** Copies every upload file now in `uploadDir` into `dest`. */
-export async function stageCovers(uploadDir: string, dest: string, progress: Progress): Promise<CoverFiles> {
-  const names = await uploadNames(uploadDir);
-  progress.phase("covers", names.length, "files");
-  const staged: CoverFiles = new Map();
-  for (const name of names) {
-    try {
-      staged.set(name, await copyFile(path.join(uploadDir, name), dest, name));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error; // removed since the listing: not needed
-    }
-    progress.advance(1);
-  }
-  return staged;
+/**
+ * Sorts the covers the snapshot names by `present`, the store's listing taken after the snapshot,
+ * under the hold: every cover there at the snapshot is in it, live or removed since. A name it
+ * lacks was already dangling at the snapshot (the database's own reference to a file that was
+ * gone): reported, never invented.
+ */
+export function sortReferenced(referenced: Iterable<string>, present: CoverListing) {
+  const there: string[] = [];
+  const dangling: string[] = [];
+  for (const name of [...referenced].sort())
+    (present.live.has(name) || present.removed.has(name) ? there : dangling).push(name);
+  return { there, dangling };
 }
 
 /**
- * Keeps the staged copies `referenced` names, adds those that arrived after staging, removes the
- * rest. `absent`: names the snapshot refers to that `uploadDir` does not hold (the source's own
- * dangling references; reported, never invented).
+ * Copies into the local folder `dest` each cover `referenced` names that was there at the snapshot
+ * (sortReferenced); one that cannot be copied fails the command (CoverLost). The one place the data
+ * commands copy covers out of a store. `destStore`: the store `dest` is, when it may hold covers
+ * already (a resumed copy-data); one there with the same content is not copied again.
  */
-export async function settleCovers(
-  uploadDir: string,
+export async function copySnapshotCovers(
+  store: CoverStore,
   dest: string,
-  staged: CoverFiles,
-  referenced: Set<string>,
-): Promise<{ files: CoverFiles; absent: string[] }> {
+  referenced: Set<string> | string[],
+  present: CoverListing,
+  progress: Progress,
+  destStore?: CoverStore,
+): Promise<{ files: CoverFiles; dangling: string[]; copied: number }> {
+  const { there, dangling } = sortReferenced(referenced, present);
+  progress.phase("covers", there.length + dangling.length, "files");
+  progress.advance(dangling.length);
   const files: CoverFiles = new Map();
-  const absent: string[] = [];
-  for (const name of [...referenced].sort()) {
-    const copy = staged.get(name);
-    if (copy) {
+  let copied = 0;
+  for (const name of there) {
+    checkpoint();
+    const already = destStore && (await destStore.read(name));
+    const original = already && (await store.read(name, { orRemoved: true }));
+    if (already && original && already.sha256 === original.sha256) files.set(name, original);
+    else {
+      const copy = await store.copyTo(name, dest);
+      if (!copy)
+        throw new CoverLost(
+          `cover ${name} was in the upload folder at the snapshot but could not be copied (gone, or a link to nothing; removed by something other than the gateway?)`,
+        );
       files.set(name, copy);
-      continue;
+      copied++;
     }
-    try {
-      files.set(name, await copyFile(path.join(uploadDir, name), dest, name));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      absent.push(name);
-    }
+    progress.advance(1);
   }
-  for (const name of staged.keys()) if (!referenced.has(name)) await rm(path.join(dest, name), { force: true });
-  return { files, absent };
+  return { files, dangling, copied };
 }
 
 export const totalBytes = (files: CoverFiles) => [...files.values()].reduce((sum, f) => sum + f.bytes, 0);
@@ -87,46 +87,16 @@ export function parseChecksumLines(text: string): Map<string, string> {
   return files;
 }
 
-/**
- * Puts covers into `uploadDir`, each checked against its expected SHA-256; one already there
- * with that content is kept. On any failure (a damaged file, a full disk) the files this call
- * added are removed again. Returns the names it added.
- */
-export async function placeCovers(
-  from: string,
-  uploadDir: string,
-  expected: Map<string, string>,
-  progress: Progress,
-): Promise<string[]> {
-  await mkdir(uploadDir, { recursive: true });
-  progress.phase("covers", expected.size, "files");
-  const added: string[] = [];
-  try {
-    for (const [name, sha256] of expected) {
-      const target = path.join(uploadDir, name);
-      const present = await sha256OfFile(target).catch(() => null);
-      if (present?.sha256 !== sha256) {
-        await copyFile(path.join(from, name), uploadDir, name, sha256);
-        if (!present) added.push(name);
-      }
-      progress.advance(1);
-    }
-    return added;
-  } catch (error) {
-    for (const name of added) await rm(path.join(uploadDir, name), { force: true });
-    throw error;
-  }
-}
-
-/** Which of the `expected` covers `uploadDir` holds with their content, and which not. */
+/** Which of the `expected` covers `store` holds with their content, and which not. */
 export async function checkCovers(
-  uploadDir: string,
+  store: CoverStore,
   expected: Map<string, string>,
 ): Promise<{ present: number; missing: string[]; differing: string[] }> {
   const missing: string[] = [];
   const differing: string[] = [];
   for (const [name, sha256] of expected) {
-    const found = await sha256OfFile(path.join(uploadDir, name)).catch(() => null);
+    checkpoint();
+    const found = await store.read(name);
     if (!found) missing.push(name);
     else if (found.sha256 !== sha256) differing.push(name);
   }

@@ -1,65 +1,44 @@
-// The folder a backup is written into: new or empty, never one holding anything else. If the
-// backup fails (a full disk, a database error) or is interrupted (Ctrl-C, SIGTERM), whatever it
-// wrote is removed: no half backup is left to be mistaken for one. (After kill -9 nothing can
-// clean up; such a folder has no manifest.json, so restore refuses it.)
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+// The folder a backup is written into: new or empty, never one holding anything else, on a
+// filesystem that takes writes (a read-only one, or one such as /proc, is refused at once with
+// the reason). If the backup fails or is interrupted (Ctrl-C, SIGTERM), whatever it wrote is
+// removed, and the folders it created: no half backup is left to be mistaken for one. (After
+// kill -9 nothing can clean up; such a folder has no manifest, so restore refuses it.)
+import { accessSync, constants, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
+import { createFolders, folderProblem, FolderRefused, removeFolders } from "../storage/file-copies.ts";
 
 /** Refused: the given folder cannot take a backup (exit code 1, nothing changed). */
 export class FolderUnusable extends Error {}
 
-export type OutputFolder = { dir: string; discard(): void; keep(): void };
+export type OutputFolder = { dir: string; discard(): void };
 
 export function claimEmptyFolder(given: string): OutputFolder {
   const dir = path.resolve(given);
-  let existed = false;
+  let created: string[] = [];
   try {
     const stat = statSync(dir);
     if (!stat.isDirectory())
       throw new FolderUnusable(`${given} exists and is not a folder: give a new or empty folder`);
     if (readdirSync(dir).length)
       throw new FolderUnusable(`${given} is not empty: a backup goes into a new or empty folder`);
-    existed = true;
+    accessSync(dir, constants.W_OK);
   } catch (error) {
     if (error instanceof FolderUnusable) throw error;
     if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-      throw new FolderUnusable(`cannot use ${given}: ${(error as NodeJS.ErrnoException).code}`);
-  }
-  if (!existed) {
+      throw new FolderUnusable(`cannot use ${given}: ${folderProblem(error, given)}`);
     try {
       // Readable by its owner only: the database holds password and token hashes.
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      throw new FolderUnusable(`cannot create ${given}: ${(error as NodeJS.ErrnoException).code}`);
+      created = createFolders(dir, 0o700);
+    } catch (refused) {
+      if (refused instanceof FolderRefused) throw new FolderUnusable(refused.message);
+      throw refused;
     }
   }
-  const discard = () => {
-    if (existed) for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
-    else rmSync(dir, { recursive: true, force: true });
-  };
-  const stopHandling = removeOnSignal(discard);
   return {
     dir,
     discard: () => {
-      stopHandling();
-      discard();
+      for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
+      removeFolders(created);
     },
-    keep: stopHandling,
   };
-}
-
-/** On SIGINT or SIGTERM: runs `cleanup`, then exits as the signal would have (130, 143). */
-export function removeOnSignal(cleanup: () => void): () => void {
-  const handlers = (["SIGINT", "SIGTERM"] as const).map((signal) => {
-    const handler = () => {
-      try {
-        cleanup();
-      } finally {
-        process.exit(signal === "SIGINT" ? 130 : 143);
-      }
-    };
-    process.once(signal, handler);
-    return () => process.off(signal, handler);
-  });
-  return () => handlers.forEach((off) => off());
 }

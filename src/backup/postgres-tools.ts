@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Connection } from "./connection.ts";
+import { stopOnInterrupt } from "./interruption.ts";
 
 export type PgTool = "pg_dump" | "pg_restore" | "psql";
 
@@ -67,6 +68,7 @@ export function startPgTool(
   stdio: { stdin?: "pipe"; stdout?: "pipe" } = {},
 ): Running {
   const child = spawn(file, args, { env, stdio: [stdio.stdin ?? "ignore", stdio.stdout ?? "ignore", "pipe"] });
+  stopOnInterrupt(child);
   let errors = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     errors = (errors + chunk.toString()).slice(-8192);
@@ -79,7 +81,9 @@ export function startPgTool(
         .split("\n")
         .map((l) => l.trim())
         .filter(Boolean);
-      const reason = lines.find((l) => /error|fatal/i.test(l)) ?? lines.at(-1) ?? `exit code ${code ?? signal}`;
+      const at = lines.findIndex((l) => /error|fatal/i.test(l));
+      const detail = at >= 0 && lines[at + 1]?.startsWith("DETAIL:") ? ` (${lines[at + 1]!.slice(8).trim()})` : "";
+      const reason = at >= 0 ? `${lines[at]}${detail}` : (lines.at(-1) ?? `exit code ${code ?? signal}`);
       reject(new Error(`${path.basename(file)} failed: ${reason.replace(/^(pg_dump|pg_restore|psql):\s*/, "")}`));
     });
   });

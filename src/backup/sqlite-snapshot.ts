@@ -6,6 +6,7 @@
 // copying after 20 s on a 16 MB database, while a held snapshot copied it in 64 ms).
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
+import { checkpoint } from "./interruption.ts";
 
 /** Pages copied per step: progress is reported between steps. */
 const PAGES_PER_STEP = 4096;
@@ -31,6 +32,7 @@ export async function copySqliteSnapshot(
     try {
       const { totalPages } = await source.backup(destFile, {
         progress: ({ totalPages, remainingPages }) => {
+          checkpoint(); // thrown here, it ends the copy (better-sqlite3 closes the backup)
           onPages(totalPages - remainingPages, totalPages);
           return PAGES_PER_STEP;
         },
@@ -79,5 +81,72 @@ export async function restoreSqliteFile(
     target.pragma("journal_mode = WAL");
   } finally {
     target.close();
+  }
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Copies another program's objects (`objects`: tables with their rows and rowids, indexes, views,
+ * triggers) from `fromFile` into `intoFile`, in one transaction, as they were: restore --overwrite
+ * builds the new database from the backup's file plus these, so only the gateway's are replaced.
+ * Triggers come last, so copying the rows fires none.
+ */
+export function carryOver(fromFile: string, intoFile: string, objects: { kind: string; name: string }[]): void {
+  const db = new Database(intoFile);
+  try {
+    db.prepare("ATTACH DATABASE ? AS kept").run(fromFile);
+    const sqlOf = db.prepare("SELECT sql FROM kept.sqlite_master WHERE name = ?").pluck();
+    const named = (kind: string) => objects.filter((o) => o.kind === kind).map((o) => o.name);
+    db.transaction(() => {
+      for (const table of named("table")) {
+        db.exec(String(sqlOf.get(table)));
+        const columns = db
+          .prepare("SELECT name FROM pragma_table_xinfo(?, 'kept') WHERE hidden = 0")
+          .pluck()
+          .all(table) as string[];
+        const withoutRowid = db.prepare("SELECT wr FROM pragma_table_list WHERE schema = 'kept' AND name = ?").pluck();
+        const list = [...(withoutRowid.get(table) ? [] : ["rowid"]), ...columns.map(quote)].join(", ");
+        db.exec(`INSERT INTO main.${quote(table)} (${list}) SELECT ${list} FROM kept.${quote(table)}`);
+      }
+      // AUTOINCREMENT's counters: creating such a table made main's sqlite_sequence.
+      const counters = (schema: string) =>
+        db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE name = 'sqlite_sequence'`).get();
+      if (counters("kept") && counters("main")) {
+        const tables = JSON.stringify(named("table"));
+        db.prepare("DELETE FROM main.sqlite_sequence WHERE name IN (SELECT value FROM json_each(?))").run(tables);
+        db.prepare(
+          "INSERT INTO main.sqlite_sequence (name, seq) SELECT name, seq FROM kept.sqlite_sequence WHERE name IN (SELECT value FROM json_each(?))",
+        ).run(tables);
+      }
+      for (const kind of ["index", "view", "trigger"])
+        for (const name of named(kind)) {
+          const sql = sqlOf.get(name);
+          if (sql) db.exec(String(sql));
+        }
+    })();
+    db.exec("DETACH DATABASE kept");
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Drops `objects` (another program's, in a backup's own copy of a database) and compacts the
+ * file, so that none of their data is left in it.
+ */
+export function dropObjects(file: string, objects: { kind: string; name: string }[]): void {
+  if (!objects.length) return;
+  const db = new Database(file);
+  try {
+    const order = ["trigger", "view", "index", "table", "virtual table"];
+    db.transaction(() => {
+      for (const kind of order)
+        for (const { name } of objects.filter((o) => o.kind === kind))
+          db.exec(`DROP ${kind === "virtual table" ? "TABLE" : kind.toUpperCase()} IF EXISTS ${quote(name)}`);
+    })();
+    db.exec("VACUUM");
+  } finally {
+    db.close();
   }
 }

@@ -4,8 +4,17 @@
 import type { TableDigest, TableFingerprint } from "./checksums.ts";
 
 export type TableCheck = { name: string; expected: TableDigest; actual: TableDigest; match: boolean };
-/** `absent`: names the rows refer to that the source folder itself lacks (reported, not a difference). */
-export type CoverCheck = { expected: number; present: number; missing: string[]; differing: string[]; absent?: number };
+/**
+ * `dangling`: names the rows refer to that no cover answered already at the snapshot (the
+ * source's own dangling references: reported apart, not a difference).
+ */
+export type CoverCheck = {
+  expected: number;
+  present: number;
+  missing: string[];
+  differing: string[];
+  dangling?: number;
+};
 
 export type Verification = {
   tables: TableCheck[];
@@ -68,7 +77,7 @@ export function reportLines(v: Verification, labels: { expected: string; actual:
     const c = v.covers;
     const state =
       (c.missing.length || c.differing.length ? `${c.missing.length} missing, ${c.differing.length} different` : "ok") +
-      (c.absent ? ` (${c.absent} named by rows but not in the source folder)` : "");
+      (c.dangling ? ` (${c.dangling} dangling: named by rows, missing from the source already at the snapshot)` : "");
     lines.push(
       `${"covers".padEnd(width)}  ${c.expected.toLocaleString("en").padStart(12)}  ${c.present.toLocaleString("en").padStart(12)}  ${state}`,
     );

@@ -4,14 +4,16 @@
 // group lives in src/cli/admin/; this file reads the command line, prints help and errors.
 // Exit codes: 0 done; 1 refused by the data (unknown user, restaurant or report, a taken name,
 // an unreachable database); 2 a wrong command line or setting. Errors are one line, no stack trace.
+import { exitCodeOf, interruptedBy } from "../backup/interruption.ts";
+import { refuseForeignDatabase } from "../backup/ownership.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { createEventBus } from "../events/create-bus.ts";
-import { DomainError } from "../contract/errors.ts";
+import { badInput, DomainError } from "../contract/errors.ts";
 import { accountCommands } from "./admin/accounts.ts";
 import { badgeCommands } from "./admin/badges.ts";
-import { dataCommands } from "./admin/data.ts";
+import { COVERS_IN_A_BUCKET, dataCommands } from "./admin/data.ts";
 import { commandHelp, parseCommandLine, usage, UsageError, type Command } from "./admin/command.ts";
 import { reportCommands } from "./admin/reports.ts";
 
@@ -60,9 +62,13 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const print = (line: string) => console.log(line);
   if (command.data) {
+    // These read and write covers in a folder; a bucket's covers are kept by its own versioning.
+    if (config.uploadStore.kind === "s3") throw badInput(COVERS_IN_A_BUCKET);
     await command.run({ config, print, interactive: Boolean(process.stdout.isTTY) }, input);
     return 0;
   }
+  // Migrating creates the gateway's tables: never in another program's database.
+  await refuseForeignDatabase(config.database.url);
   await migrate(config.database);
   const db = createDb(config.database);
   // Running servers hear of what is done here (revocations, role changes, badges) at once when the
@@ -109,6 +115,7 @@ try {
     process.exitCode = error.code === "BAD_USER_INPUT" ? 2 : 1;
   } else {
     console.error(`error: ${reason(error)}`);
-    process.exitCode = 1;
+    const signal = interruptedBy();
+    process.exitCode = signal ? exitCodeOf(signal) : 1;
   }
 }

@@ -15,6 +15,16 @@ export const ERROR_CODES = {
     status: 400,
     meaning: "A malformed request: a body that is not JSON, no operation, a path that does not decode.",
   },
+  DOCUMENT_NOT_TRUSTED: {
+    status: 400,
+    meaning:
+      "TRUSTED_DOCUMENTS=enforce: only the documents of the service's manifest run, by id or by their exact text.",
+  },
+  PERSISTED_QUERY_NOT_FOUND: {
+    status: 400,
+    meaning:
+      "No document has the id sent. For an automatic persisted query the answer is 200 with the message PersistedQueryNotFound (Apollo's): send the text with its hash once.",
+  },
   UNAUTHENTICATED: { status: 401, meaning: "No access token, or an invalid, expired or revoked one." },
   FORBIDDEN: { status: 403, meaning: "The caller may not do this, e.g. change someone else's resource." },
   NOT_FOUND: { status: 404, meaning: "No such resource, or no route for the path." },

@@ -10,6 +10,7 @@ import type { GroceryRow } from "../db/rows.ts";
 import { groceryPage, type Facets } from "../db/search/searches.ts";
 import {
   deleteUpload,
+  discardUpload,
   quotaExceeded,
   saveImage,
   type IncomingFile,
@@ -148,7 +149,7 @@ async function withNewCover<T>(
   try {
     return await write(saved);
   } catch (error) {
-    await dropFile(uploads, saved?.name ?? null);
+    await discardUpload(uploads, saved?.name ?? null).catch(() => {});
     throw error;
   }
 }

@@ -14,11 +14,13 @@ export type Metrics = {
   requests: Counter<"method" | "route" | "operation" | "status">;
   duration: Histogram<"method" | "route" | "operation">;
   errors: Counter<"code">;
+  /** Texts clients sent with their hash (automatic persisted queries), by what became of them. */
+  persistedRegistrations: Counter<"outcome">;
   statements: Histogram<"kind">;
   /** GraphQL operations run, by how (compiled or on graphql-js), and how many are compiled now. */
   executions: Counter<"mode">;
   compiledOperations: Gauge;
-  /** POST /graphql answers by road: "direct" (a known document that ran clean, direct-answer.ts) or "apollo". */
+  /** GET and POST /graphql answers by road: "direct" (a known document that ran clean, direct-answer.ts) or "apollo". */
   graphqlAnswers: Counter<"road">;
   /** GraphQL operation names admitted as label values so far (bounded by MAX_OPERATION_LABELS). */
   operationNames: Set<string>;
@@ -64,6 +66,12 @@ export function createMetrics(): Metrics {
       labelNames: ["code"],
       registers: [registry],
     }),
+    persistedRegistrations: new Counter({
+      name: "graphql_persisted_registrations_total",
+      help: "Texts sent with their hash (automatic persisted queries) once admitted, by outcome: kept, known (kept before), over-allowance (the client's hourly allowance spent: not kept), too-large (not kept)",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
     executions: new Counter({
       name: "graphql_executions_total",
       help: "GraphQL operations executed (both faces), by mode: compiled (graphql-jit) or interpreted (graphql-js)",
@@ -77,7 +85,7 @@ export function createMetrics(): Metrics {
     }),
     graphqlAnswers: new Counter({
       name: "graphql_http_answers_total",
-      help: "POST /graphql answers by road: direct (a document validated before, run without Apollo's request pipeline, no error) or apollo",
+      help: "GET and POST /graphql answers by road: direct (a document validated before, run without Apollo's request pipeline, no error) or apollo",
       labelNames: ["road"],
       registers: [registry],
     }),

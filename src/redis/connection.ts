@@ -1,4 +1,5 @@
-// One ioredis connection for what instances share through Redis (rate-limit counts, live events),
+// One ioredis connection for what instances share through Redis (rate-limit counts, persisted
+// queries, live events),
 // built so that Redis being slow or gone never holds a request: commands are not queued while
 // disconnected (they fail at once), a command gets COMMAND_TIMEOUT_MS to answer, and the client
 // keeps reconnecting in the background. Callers fall back to per-process behaviour meanwhile.
@@ -31,7 +32,10 @@ export type RedisRole = {
   subscriber?: boolean;
 };
 
-const RATE_LIMITS: RedisRole = { purpose: "rate limits", whileAway: "counted per instance" };
+const RATE_LIMITS: RedisRole = {
+  purpose: "rate limits and persisted queries",
+  whileAway: "counted and kept per instance",
+};
 
 /** Connects in the background (never waits): an unreachable Redis at start-up is the same as one lost later. */
 export function connectRedis(url: string, log: Log, role: RedisRole = RATE_LIMITS): SharedRedis {

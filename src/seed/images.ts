@@ -4,7 +4,7 @@
 // Names come from a hash of what the image is for, so every run picks the same file names.
 import { createHash } from "node:crypto";
 import { crc32, deflateSync } from "node:zlib";
-import { isUploadName } from "../storage/image-files.ts";
+import { isUploadName } from "../storage/upload-names.ts";
 import type { UploadStore } from "../storage/upload-store.ts";
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

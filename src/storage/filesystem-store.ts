@@ -4,7 +4,9 @@
 import { constants } from "node:fs";
 import { access, mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { isUploadName, storageFull } from "./image-files.ts";
+import { storageFull } from "./image-files.ts";
+import { localCovers } from "./local-covers.ts";
+import { isUploadName } from "./upload-names.ts";
 import type { NewFile, OpenedFile, StoredFile, UploadStore } from "./upload-store.ts";
 
 export type FilesystemSettings = {
@@ -38,6 +40,8 @@ async function syncFolder(dir: string) {
 
 export function filesystemStore(settings: FilesystemSettings): UploadStore {
   const { dir } = settings;
+  // Removal and its keeping for backups are the data commands' folder store's (local-covers.ts).
+  const covers = localCovers(dir);
   const pathOf = (name: string) => (isUploadName(name) ? path.join(dir, name) : null);
 
   async function statOf(name: string): Promise<StoredFile | null> {
@@ -114,9 +118,15 @@ export function filesystemStore(settings: FilesystemSettings): UploadStore {
     stat: statOf,
 
     async remove(name) {
-      // The sweep removes leftovers of interrupted writes too.
-      if (isUploadName(name) || isTempName(name)) await rm(path.join(dir, name), { force: true });
+      if (isUploadName(name)) await covers.remove(name);
+      else if (isTempName(name)) await rm(path.join(dir, name), { force: true }); // the sweep's leftovers
     },
+
+    async discard(name) {
+      if (isUploadName(name)) await rm(path.join(dir, name), { force: true });
+    },
+
+    purge: () => covers.purge(),
 
     async *list() {
       const names = await readdir(dir).catch(() => [] as string[]); // no folder yet: nothing stored

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { Config } from "../config.ts";
 import { badInput, DomainError, RetryLaterError } from "../contract/errors.ts";
+import { isUploadName, UPLOAD_NAME } from "./upload-names.ts";
 import type { NewFile, UploadStore } from "./upload-store.ts";
 
 export type UploadSettings = {
@@ -51,10 +52,7 @@ const FORMATS: ImageFormat[] = [
 /** Bytes needed to tell the formats apart (WebP's tag ends at byte 12). */
 const SNIFF_BYTES = 12;
 
-/** The names this module gives files; anything else is never read or deleted. */
-const UPLOAD_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/;
-
-export const isUploadName = (name: string) => UPLOAD_NAME.test(name);
+export { isUploadName };
 
 /** The image format of the first bytes of a file, if it is one we accept. */
 export const sniffImage = (head: Buffer) => FORMATS.find((f) => f.matches(head));
@@ -247,7 +245,16 @@ function copyChecked(
   });
 }
 
-/** Deletes a stored file; a name this module did not generate, or a file already gone, is ignored. */
+/**
+ * Removes a stored file a committed row named: no longer served; in a folder, kept a while for a
+ * backup whose snapshot may name it (src/storage/local-covers.ts). A name this module did not
+ * generate, or a file already gone, is ignored.
+ */
 export async function deleteUpload(settings: UploadSettings, name: string | null | undefined): Promise<void> {
   if (name && isUploadName(name)) await settings.store.remove(name);
+}
+
+/** Deletes at once a file saved for a write that failed: no committed row, so no snapshot, ever named it. */
+export async function discardUpload(settings: UploadSettings, name: string | null | undefined): Promise<void> {
+  if (name && isUploadName(name)) await settings.store.discard(name);
 }

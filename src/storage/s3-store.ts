@@ -20,7 +20,8 @@ import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { S3Settings } from "../config.ts";
 import { RetryLaterError } from "../contract/errors.ts";
-import { isUploadName, storageUnavailable } from "./image-files.ts";
+import { storageUnavailable } from "./image-files.ts";
+import { isUploadName } from "./upload-names.ts";
 import type { NewFile, UploadStore } from "./upload-store.ts";
 
 /** S3's smallest part: what an upload holds in memory at most (one part at a time). */
@@ -141,11 +142,21 @@ export function s3Store(settings: S3Settings): UploadStore {
       return head ? { bytes: head.ContentLength ?? 0, modified: head.LastModified ?? new Date(0) } : null;
     },
 
+    // A bucket keeps nothing removed: its own versioning is what a backup of covers relies on
+    // (docs/operations.md), so a removal and a discard are the same deletion.
     async remove(name) {
       if (!isUploadName(name)) return;
       await client
         .send(new DeleteObjectCommand({ Bucket, Key: keyOf(name) }))
         .catch((error) => Promise.reject(storageUnavailable(error)));
+    },
+
+    discard(name) {
+      return this.remove(name);
+    },
+
+    async purge() {
+      return 0;
     },
 
     async *list() {

@@ -3,9 +3,11 @@
 // bucket whose answer to a PUT was lost) or was removed while the file could not be deleted. Only
 // files older than `minAgeMs` go, so uploads in progress on another instance sharing the folder or
 // the bucket are left alone. "Refers to" means any column of UPLOAD_REFERENCES (seeded restaurant
-// and badge covers live in the same store).
+// and badge covers live in the same store). Covers go the way every removal goes (in a folder,
+// kept a while for a running backup: local-covers.ts), then the store purges the removed covers no
+// backup can need any more.
 import type { Db } from "../db/db.ts";
-import { isUploadName } from "./image-files.ts";
+import { isUploadName } from "./upload-names.ts";
 import { UPLOAD_REFERENCES } from "./upload-references.ts";
 import type { UploadStore } from "./upload-store.ts";
 
@@ -30,11 +32,11 @@ async function referencedAmong(db: Db, names: string[]): Promise<Set<string>> {
   return found;
 }
 
+/** The names of the files it removed. */
 export async function sweepUploads(db: Db, store: UploadStore, minAgeMs: number): Promise<string[]> {
   const cutoff = Date.now() - minAgeMs;
   const old: string[] = [];
   for await (const { name, modified } of store.list()) if (modified.getTime() <= cutoff) old.push(name);
-  if (!old.length) return [];
   const referenced = await referencedAmong(db, old.filter(isUploadName));
   const removed: string[] = [];
   for (const name of old) {
@@ -46,6 +48,7 @@ export async function sweepUploads(db: Db, store: UploadStore, minAgeMs: number)
       // not removable now: the next sweep tries again
     }
   }
+  await store.purge();
   return removed;
 }
 

@@ -29,8 +29,16 @@ export interface UploadStore {
   /** The file, or null when there is none. */
   open(name: string): Promise<OpenedFile | null>;
   stat(name: string): Promise<StoredFile | null>;
-  /** Deletes a file; one already gone is no error. */
+  /**
+   * The service's removal of a file a committed row named; one already gone is no error. A folder
+   * keeps it a while for a backup whose snapshot may name it (local-covers.ts); a bucket deletes it
+   * (its versioning is what backs covers up there).
+   */
   remove(name: string): Promise<void>;
+  /** Deletes at once a file no committed row ever named (a write that failed). */
+  discard(name: string): Promise<void>;
+  /** Deletes the removed files no backup can still need (the sweep's last step); returns how many. */
+  purge(): Promise<number>;
   /** Every file the store holds, with leftovers of interrupted writes (for the sweep). */
   list(): AsyncIterable<{ name: string; modified: Date }>;
   /** Throws when the store cannot take uploads now (for /readyz). */

@@ -8,15 +8,19 @@ import { KnownDocuments } from "../../src/graphql/transport/known-documents.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { parse } from "graphql";
 
-type Answer = { status: number; contentType: string; text: string; remaining: string | undefined };
+type Answer = {
+  status: number;
+  contentType: string;
+  text: string;
+  remaining: string | undefined;
+  /** What HTTP caches read of it: Cache-Control and ETag. */
+  caching: string;
+};
 
-/** POST /graphql with exactly these headers, the raw answer kept. */
-function post(s: TestServer, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Answer> {
-  const set = Object.fromEntries(
-    Object.entries({ "content-type": "application/json", ...headers }).filter(([, v]) => v !== undefined),
-  ) as Record<string, string>;
+/** A request to /graphql with exactly these headers, the raw answer kept. */
+function exchange(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${s.url}/graphql`, { method: "POST", headers: set }, (res) => {
+    const req = request(url, { method, headers }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk) => (text += chunk));
@@ -26,13 +30,26 @@ function post(s: TestServer, body: unknown, headers: Record<string, string | und
           contentType: String(res.headers["content-type"]),
           text,
           remaining: res.headers["x-ratelimit-remaining"] as string | undefined,
+          caching: `${res.headers["cache-control"]} ${res.headers.etag}`,
         }),
       );
     });
     req.on("error", reject);
-    req.end(JSON.stringify(body));
+    req.end(body);
   });
 }
+
+/** POST /graphql with exactly these headers (JSON unless they say otherwise). */
+function post(s: TestServer, body: unknown, headers: Record<string, string | undefined> = {}): Promise<Answer> {
+  const set = Object.fromEntries(
+    Object.entries({ "content-type": "application/json", ...headers }).filter(([, v]) => v !== undefined),
+  ) as Record<string, string>;
+  return exchange(`${s.url}/graphql`, "POST", set, JSON.stringify(body));
+}
+
+/** GET /graphql with exactly these headers and query-string parameters. */
+const get = (s: TestServer, params: Record<string, string>, headers: Record<string, string> = {}) =>
+  exchange(`${s.url}/graphql?${new URLSearchParams(params)}`, "GET", headers);
 
 /** graphql_http_answers_total by road, from /metrics. */
 async function answers(s: TestServer) {
@@ -84,18 +101,63 @@ describe("a document validated before", () => {
     },
   );
 
+  it.each(ACCEPTS)(
+    "answers clean GET queries directly with Apollo's very status, media type and bytes (%s)",
+    async (_client, accept) => {
+      const query = `query DirectGet { restaurant(id: "${restaurantId}") { id title } } # ${accept}`;
+      const headers = { ...(accept ? { accept } : {}), authorization: `Bearer ${token}` };
+      const before = await answers(s);
+      const viaApollo = await get(s, { query }, headers);
+      const direct = await get(s, { query }, headers);
+      expect(JSON.parse(viaApollo.text).data.restaurant.title).toBe("Direct Diner");
+      expect(await answers(s)).toEqual({ direct: before.direct + 1, apollo: before.apollo + 1 });
+      expect(viaApollo.caching).toMatch(/^private, max-age=\d+ "/);
+      const { status, contentType, text, caching } = viaApollo;
+      expect({
+        status: direct.status,
+        contentType: direct.contentType,
+        text: direct.text,
+        caching: direct.caching,
+      }).toEqual({ status, contentType, text, caching });
+    },
+  );
+
+  it("leaves to Apollo a GET that CSRF prevention refuses, a browser's, and a GET mutation: nothing runs", async () => {
+    const query = `query CsrfGet { restaurant(id: "${restaurantId}") { id } }`;
+    const token_ = `Bearer ${token}`;
+    await get(s, { query }, { authorization: token_ });
+    const before = await answers(s);
+    // Sent with the token as a query parameter: no header a browser must preflight.
+    const simple = await get(s, { query, access_token: token });
+    expect(simple.status).toBe(400);
+    expect(simple.text).toContain("Cross-Site Request Forgery");
+    const browser = await get(
+      s,
+      { query },
+      { authorization: token_, accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    );
+    expect(browser.contentType).toMatch(/^text\/html/);
+    const mutation = `mutation { createRestaurant(input: { title: "By GET" }) { id } }`;
+    await post(s, { query: mutation }, { authorization: token_ }); // known from now on
+    const byGet = await get(s, { query: mutation }, { authorization: token_ });
+    expect(byGet.status).toBe(405);
+    expect(await answers(s)).toEqual({ direct: before.direct, apollo: before.apollo + 4 });
+    const titles = await s.graphql(`{ restaurants(first: 100) { nodes { title } } }`, {}, token);
+    expect(titles.data.restaurants.nodes.filter((r: { title: string }) => r.title === "By GET")).toHaveLength(1);
+  });
+
   it("leaves uploads' content types, extensions and an operation name the document does not hold to Apollo", async () => {
     const query = `query Named { restaurant(id: "${restaurantId}") { id } }`;
     await post(s, { query }, { authorization: `Bearer ${token}` });
     const before = await answers(s);
     const withExtensions = await post(
       s,
-      { query, extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } },
+      { query, extensions: { tracing: true } },
       { authorization: `Bearer ${token}` },
     );
     const otherName = await post(s, { query, operationName: "Other" }, { authorization: `Bearer ${token}` });
     const textPlain = await post(s, { query }, { "content-type": "text/plain", authorization: `Bearer ${token}` });
-    expect(withExtensions.status).toBe(400);
+    expect(withExtensions.status).toBe(200);
     expect(JSON.parse(otherName.text).errors[0].message).toContain("Other");
     expect(textPlain.status).toBeGreaterThanOrEqual(400);
     expect(await answers(s)).toEqual({ direct: before.direct, apollo: before.apollo + 3 });

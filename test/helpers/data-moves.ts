@@ -2,13 +2,14 @@
 // grocery with its own cover, a comment, an order), the checks every moved database must pass
 // (ratings equal the sum of their comments, no row refers to a missing one), and reading the
 // commands' one JSON line.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
 import type { Db } from "../../src/db/db.ts";
-import type { AdminRun } from "./process.ts";
-import type { TestDatabase } from "./database.ts";
+import { runAdminWith, type AdminRun } from "./process.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { startServer, type TestServer } from "./server.ts";
 
 /** A PNG signature and header, then `tag`: recognised as a PNG, and each cover's bytes differ. */
 export function pngWith(tag: string): Uint8Array<ArrayBuffer> {
@@ -30,16 +31,16 @@ export async function graphql(api: Api, query: string, variables: Record<string,
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** `createGrocery` with a cover, as a multipart request; the grocery's id and cover file name. */
-export async function createGroceryWithCover(api: Api, token: string, title: string, cover: Uint8Array<ArrayBuffer>) {
+/** A GraphQL request whose `variables.input.cover` is `cover`, sent as a multipart upload; the response's data. */
+async function withCover(
+  api: Api,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+  cover: Uint8Array<ArrayBuffer>,
+) {
   const form = new FormData();
-  form.set(
-    "operations",
-    JSON.stringify({
-      query: `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`,
-      variables: { input: { title, cover: null } },
-    }),
-  );
+  form.set("operations", JSON.stringify({ query, variables }));
   form.set("map", JSON.stringify({ 0: ["variables.input.cover"] }));
   form.set("0", new Blob([cover], { type: "image/png" }), "cover.png");
   const res = await fetch(`${api.url}/graphql`, {
@@ -47,10 +48,34 @@ export async function createGroceryWithCover(api: Api, token: string, title: str
     headers: { authorization: `Bearer ${token}`, "apollo-require-preflight": "true" },
     body: form,
   });
-  const body = (await res.json()) as any;
-  return body.data?.createGrocery as { id: string; cover: string } | undefined;
+  return ((await res.json()) as any).data;
 }
 
+/** `createGrocery` with a cover, as a multipart request; the grocery's id and cover file name. */
+export async function createGroceryWithCover(api: Api, token: string, title: string, cover: Uint8Array<ArrayBuffer>) {
+  const data = await withCover(
+    api,
+    token,
+    `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id cover } }`,
+    { input: { title, cover: null } },
+    cover,
+  );
+  return data?.createGrocery as { id: string; cover: string } | undefined;
+}
+
+/** `updateGrocery` with a new cover (the old file goes); the cover's new file name. */
+export async function replaceCover(api: Api, token: string, id: string, cover: Uint8Array<ArrayBuffer>) {
+  const data = await withCover(
+    api,
+    token,
+    `mutation($id: ID!, $input: UpdateGroceryInput!) { updateGrocery(id: $id, input: $input) { cover } }`,
+    { id, input: { cover: null } },
+    cover,
+  );
+  return data?.updateGrocery?.cover as string | undefined;
+}
+
+export const DELETE_GROCERY = `mutation($id: ID!) { deleteGrocery(id: $id) }`;
 export const CREATE_RESTAURANT = `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`;
 export const ADD_COMMENT = `mutation($id: ID!, $input: CommentInput!) { addComment(restaurantId: $id, input: $input) { id } }`;
 export const ORDER = `mutation($input: OrderRecipeInput!) { orderRecipe(input: $input) { id } }`;
@@ -76,6 +101,10 @@ export async function orphanRows(db: Db): Promise<number> {
   for (const sql of checks) total += Number(((await db.prisma.$queryRawUnsafe(sql)) as { n: bigint | number }[])[0]!.n);
   return total;
 }
+
+/** `npm run admin -- ...args` on a test server's database and upload folder. */
+export const adminOn = (server: { database: { url: string }; config: { uploadDir: string } }, ...args: string[]) =>
+  runAdminWith({ DATABASE_URL: server.database.url, UPLOAD_DIR: server.config.uploadDir }, ...args);
 
 /** The one JSON line a data command prints when not on a terminal (and nothing on stderr). */
 export function jsonResult(run: AdminRun): any {
@@ -103,6 +132,28 @@ export function sqliteDatabase(prefix = "gw-sqlite-"): TestDatabase & { dir: str
 
 export const tempDir = (prefix: string) => mkdtempSync(path.join(tmpdir(), prefix));
 
+/** The temp folders and databases a test file makes, all removed by `cleanUp` (in afterAll). */
+export function scratchSpace() {
+  const folders: string[] = [];
+  const databases: TestDatabase[] = [];
+  return {
+    folder(prefix: string) {
+      const dir = tempDir(prefix);
+      folders.push(dir);
+      return dir;
+    },
+    async database(): Promise<TestDatabase> {
+      const database = await createTestDatabase();
+      databases.push(database);
+      return database;
+    },
+    async cleanUp() {
+      for (const database of databases) await database.drop().catch(() => {});
+      for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Runs `work` over `items`, at most `concurrency` at a time (each a process: a loaded machine has few cores). */
 export async function eachLimited<T, R>(
   items: T[],
@@ -120,4 +171,25 @@ export async function eachLimited<T, R>(
     }),
   );
   return results;
+}
+
+/**
+ * A running server holding `restaurants` restaurants and `covers` groceries with covers (cover i's
+ * bytes carry `coverTag(i)`), and a backup of it taken through the real command into `space`.
+ */
+export async function serverWithBackup(
+  space: ReturnType<typeof scratchSpace>,
+  name: string,
+  { restaurants = 1, covers = 1, coverTag = (i: number) => `cover ${i}` } = {},
+): Promise<{ server: TestServer; backupDir: string }> {
+  const server = await startServer();
+  const owner = await server.signUp(name);
+  for (let i = 0; i < restaurants; i++)
+    await graphql(server, CREATE_RESTAURANT, { input: { title: `${name} ${i}`, categories: ["x"] } }, owner.token);
+  for (let i = 0; i < covers; i++)
+    expect(await createGroceryWithCover(server, owner.token, `cover ${i}`, pngWith(coverTag(i)))).toBeDefined();
+  const backupDir = path.join(space.folder(`gw-${name}-backup-`), "backup");
+  const run = await adminOn(server, "backup", backupDir);
+  expect(run.code, run.stderr).toBe(0);
+  return { server, backupDir };
 }

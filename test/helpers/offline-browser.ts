@@ -66,3 +66,18 @@ export async function openOfflineBrowser(): Promise<OfflineBrowser> {
     },
   };
 }
+
+/** The explorer's Monaco editors (GraphiQL 5), for tests that type into it and read its answers. */
+export const EXPLORER_EDITORS = {
+  query: ".graphiql-query-editor .monaco-editor .view-lines",
+  headers: '.monaco-editor[data-uri$="headers.json"] .view-lines',
+  response: ".graphiql-response .view-lines",
+};
+
+/** Replaces what an editor holds. insertText: typed keys would get Monaco's auto-closed brackets and quotes added. */
+export async function replaceEditorText(page: Page, selector: string, value: string) {
+  await page.locator(selector).click();
+  await page.keyboard.press("ControlOrMeta+A");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(value);
+}

@@ -4,7 +4,7 @@
 // report on a terminal, and --overwrite. Runs on SQLite and PostgreSQL.
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,19 +23,21 @@ import {
   sqliteDatabase,
   tempDir,
 } from "../helpers/data-moves.ts";
-import { runAdminWith } from "../helpers/process.ts";
+import { runAdminWith, startAdmin } from "../helpers/process.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let source: TestServer;
 let backupDir: string;
 const cleanup: string[] = [];
-/** Each test runs the real command line, a process or several: generous on a loaded machine. */
-const PROCESSES = 120_000;
+/** Each test runs the real command line, a process or a dozen (each a fresh Node): generous on a loaded machine. */
+const PROCESSES = 300_000;
 
 const backupOf = (database: string, dir: string, uploads = source.config.uploadDir) =>
   runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "backup", dir);
 const restoreInto = (database: string, uploads: string, dir: string, ...more: string[]) =>
   runAdminWith({ DATABASE_URL: database, UPLOAD_DIR: uploads }, "restore", dir, ...more);
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 /** A folder of our own for this test file. */
 function scratch(prefix: string) {
@@ -82,7 +84,7 @@ beforeAll(async () => {
   backupDir = path.join(scratch("gw-refusals-"), "backup");
   const run = await backupOf(source.database.url, backupDir);
   expect(run.code, run.stderr).toBe(0);
-}, 120_000);
+}, 2 * PROCESSES); // 200 restaurants through the API, then a backup: slow on a loaded machine
 
 afterAll(async () => {
   await source?.close();
@@ -104,6 +106,22 @@ describe("backup refuses, creating nothing", () => {
       expectRefusal(notFolder, 1, /exists and is not a folder/);
       expect(readdirSync(dir)).toEqual(["keep.txt"]);
       expect(readFileSync(file, "utf8")).toBe("mine");
+    },
+    PROCESSES,
+  );
+
+  it(
+    "a folder on a filesystem that takes no new folders (/proc): at once, with the reason",
+    async () => {
+      const started = startAdmin(
+        { DATABASE_URL: source.database.url, UPLOAD_DIR: source.config.uploadDir },
+        "backup",
+        "/proc/bk",
+      );
+      const timer = setTimeout(() => started.child.kill("SIGKILL"), 60_000); // it once never ended
+      const run = await started.finished;
+      clearTimeout(timer);
+      expectRefusal(run, 1, /cannot create \/proc\/bk: \/proc does not take new folders/);
     },
     PROCESSES,
   );
@@ -152,11 +170,13 @@ describe("restore refuses, changing nothing", () => {
     damage(dir);
     return dir;
   }
+  /** An edited manifest, its checksum file written to match (as by hand: damage it does not find). */
   const editManifest = (edit: (m: any) => void) => (dir: string) => {
     const file = path.join(dir, "manifest.json");
     const manifest = JSON.parse(readFileSync(file, "utf8"));
     edit(manifest);
     writeFileSync(file, JSON.stringify(manifest));
+    writeFileSync(path.join(dir, "manifest.sha256"), `${sha256(readFileSync(file))}  manifest.json\n`);
   };
 
   it(
@@ -164,10 +184,27 @@ describe("restore refuses, changing nothing", () => {
     async () => {
       const empty = scratch("gw-empty-");
       const cases: [string, RegExp][] = [
-        [path.join(empty, "missing"), /is not a backup: it has no manifest\.json \(an unfinished backup has none\)/],
-        [empty, /is not a backup: it has no manifest\.json/],
+        [path.join(empty, "missing"), /gw-empty-\w+\/missing does not exist$/],
+        [empty, /is not a backup: it has no manifest\.json \(an unfinished backup has none\)/],
         [
-          damaged((dir) => writeFileSync(path.join(dir, "manifest.json"), "{ not json")),
+          damaged((dir) => rmSync(path.join(dir, "manifest.sha256"))),
+          /is not a complete backup: it has no manifest\.sha256/,
+        ],
+        [
+          damaged((dir) => {
+            // A table's checksum edited in the manifest, its own checksum left as it was.
+            const file = path.join(dir, "manifest.json");
+            const manifest = JSON.parse(readFileSync(file, "utf8"));
+            manifest.tables.find((t: { name: string }) => t.name === "Restaurant").checksum = "0".repeat(64);
+            writeFileSync(file, JSON.stringify(manifest, null, 2));
+          }),
+          /is damaged: manifest\.json does not match its checksum \(manifest\.sha256\)/,
+        ],
+        [
+          damaged((dir) => {
+            writeFileSync(path.join(dir, "manifest.json"), "{ not json");
+            writeFileSync(path.join(dir, "manifest.sha256"), `${sha256(Buffer.from("{ not json"))}  manifest.json\n`);
+          }),
           /is not a backup: manifest\.json is not JSON/,
         ],
         [
@@ -178,7 +215,7 @@ describe("restore refuses, changing nothing", () => {
           damaged(editManifest((m) => m.migrations.push("29991231000000_from_the_future"))),
           /holds a newer schema \(migration 29991231000000_from_the_future\) than this version knows/,
         ],
-        [damaged(editManifest((m) => (m.formatVersion = 2))), /was written in backup format 2 by a newer gateway/],
+        [damaged(editManifest((m) => (m.formatVersion = 3))), /was written in backup format 3 by a newer gateway/],
         [damaged(editManifest((m) => delete m.tables)), /is not a valid backup: manifest\.json tables/],
         [
           damaged(editManifest((m) => (m.database.file = "../../../etc/passwd"))),
@@ -199,6 +236,16 @@ describe("restore refuses, changing nothing", () => {
         [
           damaged((dir) => rmSync(path.join(dir, "uploads", readdirSync(path.join(dir, "uploads"))[0]!))),
           /is damaged: 1 covers are missing from uploads\//,
+        ],
+        [
+          damaged((dir) => {
+            // The last cover in name order: one that a restore copying them in order would reach last.
+            const file = path.join(dir, "uploads", readdirSync(path.join(dir, "uploads")).sort().at(-1)!);
+            const bytes = readFileSync(file);
+            bytes[bytes.length - 1] ^= 0xff;
+            writeFileSync(file, bytes);
+          }),
+          /is damaged: 1 covers in uploads\/ do not match their checksums/,
         ],
       ];
       const runs = await eachLimited(cases, 3, ([dir]) => restoreInto(target.url, uploads, dir));
@@ -260,10 +307,13 @@ describe("restore's verification", () => {
     async () => {
       const dir = path.join(scratch("gw-mismatch-"), "backup");
       cpSync(backupDir, dir, { recursive: true });
+      // Edited with its checksum to match (a forgery: the checksums find damage, not that), so the
+      // restore writes, and the verification afterwards finds the difference.
       const file = path.join(dir, "manifest.json");
       const manifest = JSON.parse(readFileSync(file, "utf8"));
       manifest.tables.find((t: { name: string }) => t.name === "Restaurant").checksum = "0".repeat(64);
       writeFileSync(file, JSON.stringify(manifest));
+      writeFileSync(path.join(dir, "manifest.sha256"), `${sha256(readFileSync(file))}  manifest.json\n`);
       const target = await createTestDatabase();
       try {
         const run = await restoreInto(target.url, path.join(scratch("gw-mismatch-uploads-"), "uploads"), dir);
@@ -275,7 +325,7 @@ describe("restore's verification", () => {
           verification: { ok: false, tables: { Restaurant: { match: false }, User: { match: true } } },
         });
         expect(run.stderr.trim()).toMatch(
-          /^error: the restored data differs from the backup: Restaurant \(200 rows expected, 200 found, contents differ\)$/,
+          /^error: the restored data differs from the backup: Restaurant \(200 rows expected, 200 found, contents differ\); the restored data stays as it is: restore again with --overwrite, or from another backup$/,
         );
       } finally {
         await target.drop();
@@ -296,11 +346,11 @@ describe("a cover a row names but the upload folder lacks", () => {
       const dir = path.join(scratch("gw-absent-backup-"), "backup");
       const run = await backupOf(source.database.url, dir, uploads);
       expect(run.code, run.stderr).toBe(0);
-      expect(jsonResult(run).covers).toMatchObject({ files: 2, absent: 1 });
+      expect(jsonResult(run).covers).toMatchObject({ files: 2, dangling: 1 });
       expect(JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")).uploads).toMatchObject({
         files: 2,
-        absentCount: 1,
-        absent: [lost],
+        danglingCount: 1,
+        dangling: [lost],
       });
       const target = await createTestDatabase();
       try {
@@ -391,18 +441,71 @@ describe.skipIf(!canMount)("a full disk halfway (a small tmpfs)", () => {
   );
 
   it(
-    "restore: covers onto a full disk; nothing restored, the covers it added removed",
+    "restore: covers onto a full disk; nothing restored, the covers it added removed, an upload folder it created too",
     async () => {
       const target = await createTestDatabase();
       try {
-        const disk = smallDisk("64k"); // two of the three ~60 KB covers do not fit
-        const run = await restoreInto(target.url, disk, backupDir);
+        // Two of the three ~60 KB covers do not fit: into the disk's root, then into a folder the restore creates.
+        for (const uploads of ["", "uploads"]) {
+          const disk = smallDisk("64k");
+          const run = await restoreInto(target.url, path.join(disk, uploads), backupDir);
+          expectRefusal(
+            run,
+            1,
+            /the disk is full \(.*\); nothing was restored: the database and the upload folder are as they were/,
+          );
+          expect(readdirSync(disk), uploads).toEqual([]);
+          expect(await hasTables(target)).toBe(false);
+        }
+      } finally {
+        await target.drop();
+      }
+    },
+    PROCESSES,
+  );
+
+  it(
+    "backup: a read-only filesystem is named as such, at once",
+    async () => {
+      const dir = scratch("gw-readonly-");
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]);
+      mounted.push(dir);
+      mkdirSync(path.join(dir, "given"));
+      execFileSync("mount", ["-o", "remount,ro", dir]);
+      const [fresh, given] = await Promise.all([
+        backupOf(source.database.url, path.join(dir, "backup")),
+        backupOf(source.database.url, path.join(dir, "given")),
+      ]);
+      expectRefusal(fresh, 1, /cannot create .*\/backup: .* is on a read-only filesystem/);
+      expectRefusal(given, 1, /cannot use .*\/given: .*given is on a read-only filesystem/);
+      expect(readdirSync(dir)).toEqual(["given"]);
+    },
+    PROCESSES,
+  );
+
+  it(
+    "restore: a file of other content under a cover's name is refused, and with --overwrite put back when the restore fails",
+    async () => {
+      const target = await createTestDatabase();
+      try {
+        const disk = smallDisk("64k");
+        const [first] = readFileSync(path.join(backupDir, "uploads.sha256"), "utf8").split("\n");
+        const name = first!.split("  ")[1]!;
+        writeFileSync(path.join(disk, name), "another program's file");
+        const refused = await restoreInto(target.url, disk, backupDir);
         expectRefusal(
-          run,
+          refused,
           1,
-          /the disk is full \(.*\); nothing was restored: the database is as it was and the covers added were removed/,
+          /holds 1 files under the names of the backup's covers, with other content .*--overwrite/,
         );
-        expect(readdirSync(disk)).toEqual([]);
+        const failed = await restoreInto(target.url, disk, backupDir, "--overwrite");
+        expectRefusal(
+          failed,
+          1,
+          /the disk is full \(.*\); nothing was restored: the database and the upload folder are as they were/,
+        );
+        expect(readdirSync(disk)).toEqual([name]);
+        expect(readFileSync(path.join(disk, name), "utf8")).toBe("another program's file");
         expect(await hasTables(target)).toBe(false);
       } finally {
         await target.drop();

@@ -35,6 +35,7 @@ let db: Db;
 const writes: Write[] = [];
 const started: { kind: Write["kind"]; startedAt: number; title: string }[] = [];
 let tokenBefore: { token: string; id: string };
+let linked: { issuer: string; subject: string; userId: string; createdAt: Date };
 let backupJson: any;
 let restoreJson: any;
 let backupEndedAt: number;
@@ -42,6 +43,10 @@ let backupEndedAt: number;
 beforeAll(async () => {
   source = await startServer();
   tokenBefore = await source.signUp("early");
+  // The link an identity provider's sign-in makes (OIDC): its table is backed up like the others.
+  linked = await source.db.prisma.providerIdentity.create({
+    data: { issuer: "https://id.example.test", subject: "sub-early", userId: (await source.signUp("linked")).id },
+  });
   const writer = await source.signUp("writer");
   const restaurants: string[] = [];
   for (let i = 0; i < 5; i++) {
@@ -147,8 +152,13 @@ describe("a backup taken under a steady write load, restored into an empty datab
     expect(statSync(backupDir).mode & 0o777, "password and token hashes: the owner's only").toBe(0o700);
     const manifest = JSON.parse(readFileSync(path.join(backupDir, "manifest.json"), "utf8"));
     expect(manifest.tables.map((t: { name: string }) => t.name)).toEqual(
-      expect.arrayContaining(["User", "AccessToken", "Restaurant", "Comment", "Grocery"]),
+      expect.arrayContaining(["User", "AccessToken", "ProviderIdentity", "Restaurant", "Comment", "Grocery"]),
     );
+    expect(manifest.tables.find((t: { name: string }) => t.name === "ProviderIdentity").rows).toBe(1);
+  });
+
+  it("an account an identity provider signed in keeps its link to the provider's subject", async () => {
+    expect(await db.prisma.providerIdentity.findMany()).toEqual([linked]);
   });
 
   it("every write acknowledged before the snapshot is restored, none started after the backup ended", async () => {

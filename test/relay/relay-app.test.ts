@@ -8,19 +8,16 @@
 // The compiler writes into a temporary folder at every run, never into git: its artifacts derive
 // from schema.graphql and the app's documents, so compiling them here is itself the test that
 // the schema still serves Relay (a schema change that breaks it fails here, not in a stale copy).
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../helpers/server.ts";
+import { compileRelayApp, fetchAndRetain, readFragment, relay, relayArtifacts } from "./relay-harness.ts";
 import { seededServer } from "./seeded-server.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-// relay-runtime ships no TypeScript types (DefinitelyTyped's stop at 20): the few calls made here are typed by use.
-const relay = createRequire(import.meta.url)("relay-runtime");
 
 /** The demo user's first restaurant: 11 comments in the demo data. */
 const RESTAURANT = "seed-r-00001";
@@ -29,27 +26,7 @@ let s: TestServer;
 let token: string;
 let out: string;
 /** What relay-compiler wrote, by artifact name (RestaurantScreenQuery, RestaurantScreen_comments, ...). */
-const artifacts: Record<string, any> = {};
-
-/** relay-compiler over test/relay/app with schema.graphql; its artifacts (TypeScript, ES modules) go to `dir`. */
-function compile(dir: string, schema = path.join(ROOT, "schema.graphql")) {
-  const config = path.join(dir, "relay.config.json");
-  mkdirSync(path.join(dir, "artifacts")); // the compiler refuses an artifact folder that does not exist
-  writeFileSync(
-    config,
-    JSON.stringify({
-      src: path.join(ROOT, "test/relay/app"),
-      schema,
-      language: "typescript",
-      eagerEsModules: true,
-      artifactDirectory: path.join(dir, "artifacts"),
-    }),
-  );
-  return execFileSync(path.join(ROOT, "node_modules/.bin/relay-compiler"), [config, "--output", "quiet-with-errors"], {
-    encoding: "utf8",
-    stdio: "pipe",
-  });
-}
+let artifacts: Record<string, any> = {};
 
 /** A Relay environment whose network is POST /graphql on the server, with the demo user's token. */
 function environment() {
@@ -63,16 +40,6 @@ function environment() {
   });
   return new relay.Environment({ network, store: new relay.Store(new relay.RecordSource()) });
 }
-
-/** Runs a query artifact and keeps its data in the store (as a mounted screen would). */
-async function fetchAndRetain(env: any, query: any, variables: Record<string, unknown>) {
-  const data = await relay.fetchQuery(env, query, variables).toPromise();
-  env.retain(relay.createOperationDescriptor(query, variables));
-  return data;
-}
-
-/** A fragment's data as the store holds it now (what useFragment would render). */
-const read = (env: any, fragment: any, ref: unknown) => env.lookup(relay.getSelector(fragment, ref)).data;
 
 type CommentsData = {
   comments: {
@@ -90,7 +57,7 @@ type CommentsData = {
 function paginated(env: any, ref: unknown, baseVariables: Record<string, unknown>) {
   const fragment = artifacts.RestaurantScreen_comments;
   const { paginationRequest, paginationMetadata } = relay.getPaginationMetadata(fragment, "RestaurantScreen");
-  const data = () => read(env, fragment, ref) as CommentsData;
+  const data = () => readFragment(env, fragment, ref) as CommentsData;
   const load = async (direction: "forward" | "backward", count: number) => {
     const { pageInfo } = data().comments;
     const cursor = direction === "forward" ? pageInfo.endCursor : pageInfo.startCursor;
@@ -104,11 +71,8 @@ function paginated(env: any, ref: unknown, baseVariables: Record<string, unknown
 beforeAll(async () => {
   ({ s, token } = await seededServer());
   out = mkdtempSync(path.join(tmpdir(), "relay-app-"));
-  compile(out);
-  for (const file of readdirSync(path.join(out, "artifacts"))) {
-    const module = await import(pathToFileURL(path.join(out, "artifacts", file)).href);
-    artifacts[file.replace(/\.graphql\.ts$/, "")] = module.default;
-  }
+  compileRelayApp(out);
+  artifacts = await relayArtifacts(out);
 });
 afterAll(async () => {
   await s?.close();
@@ -146,7 +110,7 @@ describe("relay-compiler", () => {
     try {
       const schema = path.join(dir, "schema.graphql");
       writeFileSync(schema, edit(readFileSync(path.join(ROOT, "schema.graphql"), "utf8")));
-      compile(dir, schema);
+      compileRelayApp(dir, { schema });
       return "";
     } catch (error) {
       const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
@@ -171,7 +135,7 @@ describe("relay-runtime in Node against the server", () => {
   it("refetches a restaurant through node(id:) and sees a change made through the API", async () => {
     const env = environment();
     const data = await fetchAndRetain(env, artifacts.RestaurantScreenQuery, { id: RESTAURANT, first: 2 });
-    const header = () => read(env, artifacts.RestaurantScreen_header, data.restaurant);
+    const header = () => readFragment(env, artifacts.RestaurantScreen_header, data.restaurant);
     expect(header()).toMatchObject({ id: RESTAURANT, title: "The Lotus Noodle Bar", commentCount: 11 });
     // Another client renames it (the demo user owns it)...
     const renamed = await s.graphql(

@@ -5,13 +5,17 @@
 // fault answers 503 STORAGE_UNAVAILABLE with Retry-After, leaves no row pointing at a missing
 // object and no object behind, and other requests are served meanwhile. The whole upload test
 // group also runs against a bucket (UPLOAD_STORE=s3, .ci/run).
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { DeleteBucketCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { sweepUploads } from "../../src/storage/sweep.ts";
 import { expectError, sendMultipart, PNG } from "../rest/legacy.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { runAdminWith } from "../helpers/process.ts";
 import { startSlowProxy } from "../helpers/slow-proxy.ts";
 import { adminClient, bucketSettings, startS3Server, type S3Server } from "../helpers/s3-server.ts";
 import { readStored, storedNames } from "../helpers/upload-store.ts";
@@ -228,6 +232,28 @@ describe("serving from a bucket", () => {
     const left = await storedNames(s3.store);
     expect(left).toContain(kept);
     expect(left).not.toContain(stray);
+  });
+
+  it("backup, restore and copy-data refuse covers in a bucket: exit 2, one line, nothing written", async () => {
+    await upload(s3);
+    const settings = {
+      DATABASE_URL: s3.config.database.url,
+      UPLOAD_DIR: s3.config.uploadDir,
+      ...(await bucketSettings(store)),
+    };
+    const out = mkdtempSync(path.join(tmpdir(), "bucket-backup-"));
+    rmSync(out, { recursive: true });
+    const runs = [
+      await runAdminWith(settings, "backup", out),
+      await runAdminWith(settings, "restore", out),
+      await runAdminWith(settings, "copy-data", "--to", "file:/nonexistent/never.db"),
+    ];
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr.trim()).toBe("error: covers in a bucket: use the bucket's versioning; see docs/operations.md");
+      expect(run.stdout).toBe("");
+    }
+    expect(existsSync(out)).toBe(false);
   });
 });
 

@@ -8,15 +8,22 @@ import { silentProgress, terminalProgress, type Progress } from "../../backup/pr
 import { reportJson, reportLines, VerificationFailed, type Verification } from "../../backup/verification.ts";
 import { UsageError, wholeNumber, type Command, type DataContext } from "./command.ts";
 
+/** Why backup, restore and copy-data refuse while UPLOAD_STORE=s3 (they move covers in a folder). */
+export const COVERS_IN_A_BUCKET = "covers in a bucket: use the bucket's versioning; see docs/operations.md";
+
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const seconds = (s: number) => `${s.toFixed(1)} s`;
 const count = (n: number) => n.toLocaleString("en");
 
-/** Runs `work` with a progress display, whose line is ended before anything else is printed. */
+/**
+ * Runs `work` with a progress display, whose line is ended before anything else is printed, and
+ * with Ctrl-C and SIGTERM turned into an error that undoes what was written (interruption.ts).
+ */
 async function withProgress<T>(ctx: DataContext, work: (progress: Progress) => Promise<T>): Promise<T> {
   const progress = ctx.interactive ? terminalProgress(process.stderr) : silentProgress;
+  const { interruptible } = await import("../../backup/interruption.ts");
   try {
-    return await work(progress);
+    return await interruptible(() => work(progress));
   } finally {
     progress.end();
   }
@@ -45,9 +52,10 @@ export const dataCommands: Command[] = [
     summary: "a consistent copy of the database and its covers into a new folder, while the service runs",
     details: `Writes into <dir> (new or empty): the database (SQLite: the online backup API, read in one
 snapshot; PostgreSQL: pg_dump's custom format, which pg_restore also reads by hand), the covers
-its rows name (uploads/, with uploads.sha256), and manifest.json (schema migration, rows and
-checksum per table, when), written last. Writes acknowledged before the snapshot are in it.
-On failure (e.g. a full disk) the partial folder is removed.`,
+its rows name (uploads/, with uploads.sha256; those the service replaces meanwhile are kept for
+it), manifest.json (schema migration, rows and checksum per table, when) and manifest.sha256,
+written last. Writes acknowledged before the snapshot are in it; another program's objects in the
+database are not. On failure or interruption (e.g. a full disk, Ctrl-C) the partial folder is removed.`,
     async run(ctx, input) {
       const { backup } = await import("../../backup/backup.ts");
       const result = await withProgress(ctx, (progress) =>
@@ -60,10 +68,11 @@ On failure (e.g. a full disk) the partial folder is removed.`,
         ctx.print(`  ${m.database.file}  ${megabytes(m.database.bytes)}  schema ${m.migrations.at(-1)}`);
         ctx.print(`  ${count(rows)} rows in ${m.tables.length} tables (counts and checksums in manifest.json)`);
         ctx.print(`  ${count(m.uploads.files)} covers, ${megabytes(m.uploads.bytes)}`);
-        if (m.uploads.absentCount)
+        if (m.uploads.danglingCount)
           ctx.print(
-            `  ${count(m.uploads.absentCount)} covers named by rows were not in UPLOAD_DIR (the first listed in manifest.json)`,
+            `  ${count(m.uploads.danglingCount)} dangling references: covers rows named that were missing from UPLOAD_DIR already at the snapshot (the first listed in manifest.json)`,
           );
+        if (m.leftOut) ctx.print(`  left out, not the gateway's: ${m.leftOut.join(", ")}`);
       } else {
         ctx.print(
           JSON.stringify({
@@ -77,7 +86,8 @@ On failure (e.g. a full disk) the partial folder is removed.`,
             database: { file: m.database.file, bytes: m.database.bytes, sha256: m.database.sha256 },
             rows,
             tables: Object.fromEntries(m.tables.map((t) => [t.name, t.rows])),
-            covers: { files: m.uploads.files, bytes: m.uploads.bytes, absent: m.uploads.absentCount },
+            covers: { files: m.uploads.files, bytes: m.uploads.bytes, dangling: m.uploads.danglingCount },
+            ...(m.leftOut ? { leftOut: m.leftOut } : {}),
           }),
         );
       }
@@ -87,12 +97,18 @@ On failure (e.g. a full disk) the partial folder is removed.`,
     name: "restore",
     args: ["dir"],
     data: true,
-    options: { overwrite: { help: "replace the data of a database that is not empty (stop the service first)" } },
+    options: {
+      overwrite: {
+        help: "replace the gateway's data in a database that holds some, or beside another program's objects (left as they are); stop the service first",
+      },
+    },
     summary: "puts a backup back into the database DATABASE_URL names (empty) and its covers into UPLOAD_DIR",
-    details: `Checks first, changing nothing if any check fails: <dir> is a backup (manifest.json), of a
-schema this version knows, undamaged (checksums), of this kind of database, and the target holds
-no rows (or --overwrite). Then writes the covers and the database (in one transaction), compares
-every table with the manifest (exit 1 on a difference) and applies newer migrations.`,
+    details: `Checks first, changing nothing if any check fails: <dir> is a backup (manifest.json and its
+checksum), of a schema this version knows, undamaged (every file's checksum), of this kind of
+database; the target holds no rows and nothing of another program's, and UPLOAD_DIR no other file
+under a cover's name (or --overwrite). Then writes the covers and the database (in one
+transaction), compares every table with the manifest (exit 1 on a difference) and applies newer
+migrations. A failure or an interruption leaves the database and UPLOAD_DIR as they were.`,
     async run(ctx, input) {
       const overwrite = input.options.overwrite === true;
       const { restore } = await import("../../backup/restore.ts");
@@ -116,10 +132,15 @@ every table with the manifest (exit 1 on a difference) and applies newer migrati
           seconds: Number(result.seconds.toFixed(3)),
           snapshotAt: m.snapshotAt,
           coversAdded: result.coversAdded,
+          coversReplaced: result.coversReplaced,
           migrated: result.migrated,
+          ...(result.kept.length ? { kept: result.kept } : {}),
+          ...(result.leftOut.length ? { leftOut: result.leftOut } : {}),
         },
         [
-          `restored the backup of ${m.snapshotAt} into ${redactUrl(ctx.config.database.url)} in ${seconds(result.seconds)}; ${count(result.coversAdded)} covers added`,
+          `restored the backup of ${m.snapshotAt} into ${redactUrl(ctx.config.database.url)} in ${seconds(result.seconds)}; ${count(result.coversAdded)} covers added${result.coversReplaced ? `, ${count(result.coversReplaced)} replaced` : ""}`,
+          ...(result.kept.length ? [`left as they were, not the gateway's: ${result.kept.join(", ")}`] : []),
+          ...(result.leftOut.length ? [`not restored, not the gateway's: ${result.leftOut.join(", ")}`] : []),
           ...(result.migrated.length ? [`then migrated: ${result.migrated.join(", ")}`] : []),
         ],
       );
@@ -145,6 +166,9 @@ every table with the manifest (exit 1 on a difference) and applies newer migrati
         help: "pause after each batch, sparing a source that serves meanwhile (0 to 60000, default 0)",
       },
       restart: { help: "empty a target holding an unfinished or differing copy, and copy again" },
+      overwrite: {
+        help: "fill a target that holds the gateway's data (emptied first) or another program's objects (left as they are), and replace files of other content under the covers' names in --uploads-to",
+      },
     },
     summary:
       "copies every table (and covers) from the database DATABASE_URL names into another one, e.g. SQLite -> PostgreSQL",
@@ -152,7 +176,8 @@ every table with the manifest (exit 1 on a difference) and applies newer migrati
 token hashes (signed-in users stay signed in), rating sums, tags and positions as they are.
 Resumable: after an interruption (even kill -9), run the same command again; it goes on from the
 last committed batch. Ends with a verification report (rows and checksum per table on both sides,
-covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
+covers); exit 1 if they differ. Stop writes to the source for an exact copy. A target holding data
+or another program's objects is refused unless --overwrite.`,
     async run(ctx, input) {
       const to = String(input.options.to);
       if (!dialectOf(to))
@@ -165,6 +190,7 @@ covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
       const batchRows = wholeNumber(input, "batch-rows", 2000, 1, 10_000);
       const pauseMs = wholeNumber(input, "pause-ms", 0, 0, 60_000);
       const restart = input.options.restart === true;
+      const overwrite = input.options.overwrite === true;
       const { copyData } = await import("../../backup/copy-data.ts");
       const result = await withProgress(ctx, (progress) =>
         copyData({
@@ -175,6 +201,7 @@ covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
           batchRows,
           pauseMs,
           restart,
+          overwrite,
           progress,
         }),
       ).catch((error) => reportFailure(ctx, "copy-data", error, { expected: "source", actual: "target" }));
@@ -189,9 +216,11 @@ covers); exit 1 if they differ. Stop writes to the source for an exact copy.`,
           rows: result.rows,
           resumed: result.resumed,
           coversCopied: result.coversCopied,
+          ...(result.kept.length ? { kept: result.kept } : {}),
         },
         [
           `copied ${count(result.rows)} rows${result.resumed ? " (resumed)" : ""} and ${count(result.coversCopied)} cover files into ${redactUrl(to)} in ${seconds(result.seconds)}; source and target agree`,
+          ...(result.kept.length ? [`left as they were, not the gateway's: ${result.kept.join(", ")}`] : []),
         ],
       );
     },

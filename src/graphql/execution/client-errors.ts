@@ -7,8 +7,8 @@ import { DomainError, INTERNAL, type ClientError } from "../../contract/errors.t
 import { databaseUnavailable } from "../../domain/prisma-errors.ts";
 import { withoutSuggestions } from "./suggestions.ts";
 
-/** Apollo Server's own codes for automatic persisted queries, shown as they are. */
-const APOLLO_CODES = new Set(["PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED"]);
+/** Apollo Server's own code for a persisted query it does not take (its own APQ is off: src/graphql/persisted), shown as it is. */
+const APOLLO_CODES = new Set(["PERSISTED_QUERY_NOT_SUPPORTED"]);
 /** Apollo's names for a document that does not parse, validate or hold the operation: shown as BAD_USER_INPUT. */
 const AS_BAD_INPUT = new Set(["GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED", "OPERATION_RESOLUTION_FAILURE"]);
 

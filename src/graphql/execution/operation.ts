@@ -2,8 +2,9 @@
 // shim, graphql-ws and graphql-sse. Each operation passes the same steps in the same order:
 //
 //   1. charge the caller (its token, else its address): before a byte of the document is read;
-//   2. parse, with the token limit;
-//   3. validate: graphql-js's rules, depth, aliases, directives, repeated fields, @expensive max;
+//   2. take the text (as sent, or named by an id: src/graphql/persisted) and parse it, with the token limit;
+//   3. trust (TRUSTED_DOCUMENTS=enforce runs only the manifests' texts), then validate:
+//      graphql-js's rules, depth, aliases, directives, repeated fields, @expensive max;
 //   4. pick the operation the transport may run; cost it with its variables and defaults; charge each
 //      @expensive root field beyond the first;
 //   5. execute (compiled once it repeats), then the response ceiling; errors mapped once.
@@ -11,7 +12,7 @@
 // A transport adds only its own framing. HTTP requests are charged one request on arrival by the
 // rate-limit hook (it covers every route, GraphQL or not), so they arrive here prepaid; a
 // WebSocket message is charged here. The REST shim's documents are the server's own: parsed and
-// validated once at start-up, then checked from step 4 on for each request.
+// validated once at start-up, then checked from step 4 on for each request: always trusted.
 import {
   getOperationAST,
   GraphQLError,
@@ -26,6 +27,9 @@ import {
   type ValidationRule,
 } from "graphql";
 import type { ClientError } from "../../contract/errors.ts";
+import type { Viewer } from "../../domain/tokens.ts";
+import type { DocumentText, PersistedDocuments } from "../persisted/persisted-documents.ts";
+import type { SentDocument } from "../persisted/document-id.ts";
 import { formatError as formatClientError, toClientError } from "./client-errors.ts";
 import { withoutSuggestions } from "./suggestions.ts";
 import type { Executor } from "./compiled-execution.ts";
@@ -37,14 +41,16 @@ import type { OperationLimits } from "../policy/limits.ts";
 import { ceilingCrossed } from "../policy/response-ceiling.ts";
 import { cacheControlHeader, cachePolicies } from "../policy/cache-control.ts";
 
-/** What a client sends: the document's text, the operation to run, its variables. */
-export type OperationText = { query?: unknown; operationName?: unknown; variables?: unknown };
+/** What a client sends: the document's text (or its id: document-id.ts), the operation to run, its variables. */
+export type OperationText = SentDocument & { operationName?: unknown; variables?: unknown };
 
 /** Who pays: `prepaid` when the transport charged the one request already (HTTP's rate-limit hook). */
 export type Caller = { chargeRequests(units: number): Promise<void>; prepaid: boolean };
 
 /** An operation that passed steps 1 to 4, ready to run. */
 export type Admitted = {
+  /** The document's text (the one its id named, when it came by id). */
+  text: string;
   document: DocumentNode;
   operation: OperationDefinitionNode;
   operationName: string | undefined;
@@ -73,7 +79,16 @@ function asGraphqlError(error: unknown): GraphQLError {
   });
 }
 
-export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, executor: Executor) {
+/**
+ * `documents`: what ids name and which texts are trusted (src/graphql/persisted); without it (the
+ * REST route checks of tests) any text is trusted and ids name nothing.
+ */
+export function operationRunner(
+  schema: GraphQLSchema,
+  limits: OperationLimits,
+  executor: Executor,
+  documents?: PersistedDocuments,
+) {
   const expensiveMax = expensiveFieldLimitRule(schema);
   /** Ours, on top of graphql-js's `specifiedRules` (Apollo adds those itself). */
   const ownRules: readonly ValidationRule[] = [...limits.validationRules, expensiveMax];
@@ -104,20 +119,44 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     return cost ?? 0;
   }
 
+  /** Step 2's first half: the text a request runs (the one its id names), and whether to register it once admitted. */
+  const textOf = (sent: SentDocument): DocumentText | Promise<DocumentText> =>
+    documents ? documents.textOf(sent) : { text: sent.query };
+
+  /** Step 3's first half: the refusal of a text the viewer may not run (TRUSTED_DOCUMENTS=enforce), or undefined. */
+  const trust = (text: string, viewer: Viewer | null): GraphQLError | undefined =>
+    documents?.trusted.refusal(text, viewer);
+
+  /** After step 4: keeps an admitted text under the hash it came with (automatic persisted queries); never fails the request. */
+  function register(hash: string, text: string, context: Context): void {
+    void documents?.register(hash, text, clientKeyOf(context.viewer, context.guards.clientAddress)).catch(() => {});
+  }
+
   /**
-   * Steps 1 to 4 for a document sent as text (WebSocket, Server-Sent Events): the admitted
-   * operation, or the errors that refuse it. `only`: the one kind of operation this transport runs.
+   * Steps 1 to 4 for a document sent as text or named by id (WebSocket, Server-Sent Events): the
+   * admitted operation, or the errors that refuse it. `only`: the one kind of operation this
+   * transport runs; `viewer`: who sends it (an admin may send any text under TRUSTED_DOCUMENTS=enforce).
+   * Texts are not registered here: automatic persisted queries register over HTTP.
    */
   async function admit(
-    text: OperationText,
+    sent: OperationText,
     caller: Caller,
-    { only, transport }: { only?: "query" | "mutation" | "subscription"; transport: string },
+    {
+      only,
+      transport,
+      viewer,
+    }: { only?: "query" | "mutation" | "subscription"; transport: string; viewer: Viewer | null },
   ): Promise<Admitted | Refused> {
     try {
       if (!caller.prepaid) await caller.chargeRequests(1);
     } catch (error) {
       return { errors: [asGraphqlError(error)] };
     }
+    // Awaited only when it has to ask Redis: a text sent as such keeps the order answers went out in.
+    const looked = textOf(sent);
+    const found = looked instanceof Promise ? await looked : looked;
+    if ("refused" in found) return { errors: [found.refused] };
+    const text = { ...sent, query: found.text };
     if (typeof text.query !== "string" || text.query.length === 0)
       return refusal("BAD_USER_INPUT", "Send the operation's text as `query`.");
     if (text.operationName != null && typeof text.operationName !== "string")
@@ -132,6 +171,8 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
         errors: [error instanceof GraphQLError ? error : new GraphQLError("The operation could not be parsed.")],
       };
     }
+    const untrusted = trust(text.query, viewer);
+    if (untrusted) return { errors: [untrusted] };
     const invalid = validateWith(validationRules, document);
     if (invalid.length > 0) return { errors: [...invalid] };
     const operationName = text.operationName ?? undefined;
@@ -150,7 +191,7 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
     const variables = text.variables ?? undefined;
     try {
       const cost = await check(document, operationName, variables, caller);
-      return { document, operation, operationName, variables, cost };
+      return { text: text.query, document, operation, operationName, variables, cost };
     } catch (error) {
       return { errors: [asGraphqlError(error)] };
     }
@@ -235,6 +276,9 @@ export function operationRunner(schema: GraphQLSchema, limits: OperationLimits, 
   return {
     schema,
     parseOptions,
+    textOf,
+    trust,
+    register,
     admit,
     validated,
     check,

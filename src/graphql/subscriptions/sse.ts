@@ -52,20 +52,33 @@ export type GraphqlSseOptions = {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The operation a request carries: the JSON body of a POST, or GET's query string (variables as JSON text). */
+/** A GET parameter holding JSON (`variables`, `extensions`): its value, or the refusal of one that is not JSON. */
+function jsonParameter(value: unknown, name: string): { value: unknown } | string {
+  if (typeof value !== "string") return { value };
+  try {
+    return { value: JSON.parse(value) };
+  } catch {
+    return `\`${name}\` must be a JSON object.`;
+  }
+}
+
+/** The operation a request carries: the JSON body of a POST, or GET's query string (variables and extensions as JSON text). */
 function operationOf(request: FastifyRequest): OperationText | string {
   if (request.method === "POST")
     return isRecord(request.body) ? request.body : 'Send the subscription as a JSON body: {"query": ...}.';
   const query = (request.query ?? {}) as Record<string, unknown>;
-  let variables: unknown = query.variables;
-  if (typeof variables === "string") {
-    try {
-      variables = JSON.parse(variables);
-    } catch {
-      return "`variables` must be a JSON object.";
-    }
-  }
-  return { query: query.query, operationName: query.operationName, variables };
+  const variables = jsonParameter(query.variables, "variables");
+  if (typeof variables === "string") return variables;
+  const extensions = jsonParameter(query.extensions, "extensions");
+  if (typeof extensions === "string") return extensions;
+  return {
+    query: query.query,
+    operationName: query.operationName,
+    variables: variables.value,
+    extensions: extensions.value,
+    documentId: query.documentId,
+    doc_id: query.doc_id,
+  };
 }
 
 async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
@@ -117,9 +130,13 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
     try {
       // Charged on arrival, as every HTTP request is.
       const caller = { chargeRequests: (units: number) => app.chargeRequests(request, units), prepaid: true };
-      const admitted = await runner.admit(text, caller, { only: "subscription", transport: "Server-Sent Events" });
+      const admitted = await runner.admit(text, caller, {
+        only: "subscription",
+        transport: "Server-Sent Events",
+        viewer,
+      });
       if ("errors" in admitted) return answer(reply, format(admitted.errors));
-      const started = await beginSubscription(deps, subscription, text.query as string, admitted, {
+      const started = await beginSubscription(deps, subscription, admitted.text, admitted, {
         token,
         auth,
         clientAddress: request.ip,

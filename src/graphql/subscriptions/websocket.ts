@@ -344,13 +344,14 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
       });
     }
     const caller = { chargeRequests: (units: number) => app.chargeRequests(live.request, units), prepaid: false };
-    const admitted = await runner.admit(payload, caller, { only: "subscription", transport: "WebSocket" });
+    const viewer = live.auth.state === "valid" ? live.auth.viewer : null;
+    const admitted = await runner.admit(payload, caller, { only: "subscription", transport: "WebSocket", viewer });
     if (subscription.ended) return;
     if ("errors" in admitted) return refuse(live, id, format(admitted.errors));
     const adopted = await adoptSubscribeToken(live, tokenFromSubscribeExtensions(payload.extensions));
     if (subscription.ended) return;
     if (adopted) return refuseWith(live, id, adopted);
-    const started = await beginSubscription(deps, subscription, payload.query, admitted, {
+    const started = await beginSubscription(deps, subscription, admitted.text, admitted, {
       token: live.token,
       auth: live.auth,
       clientAddress: live.request.ip,

@@ -1,17 +1,18 @@
-// POST /graphql for a document the server has already validated (known-documents.ts), answered
+// GET and POST /graphql for a document the server has already validated (known-documents.ts), answered
 // without Apollo's request pipeline. Per request that pipeline hashes the text (SHA-256), copies
 // every header into its own map, builds a URL, negotiates media types twice and awaits each
 // plugin's hooks: a tenth of the server's CPU on a by-id read. The operation itself takes the
 // same steps as on Apollo's road, from the same runner (operation.ts): charged on arrival by the
-// rate-limit hook, then step 4 (cost, extra @expensive charges) and step 5 (execute, ceiling).
+// rate-limit hook, then trust (TRUSTED_DOCUMENTS), step 4 (cost, extra @expensive charges) and
+// step 5 (execute, ceiling). A document named by id (persisted-request.ts) comes with its text.
 //
 // Only a clean success is answered here. Whatever else happens (the cost limit, a rate limit, a
 // resolver's error, the ceiling) hands the request to Apollo together with what already ran
 // (`ranDirectly`): Apollo's road then skips those steps, reuses the outcome and sends the answer
 // it always sends (status, headers, errors formatted by its plugins), so nothing runs or is
 // charged twice and error answers stay Apollo's alone. Requests this lane does not recognise
-// (uploads, GET, a document not validated yet, extensions, an unusual Accept or Content-Type)
-// go to Apollo untouched.
+// (uploads, a document not validated yet, extensions, a text to register, a GET that is not a
+// preflighted query, an unusual Accept or Content-Type) go to Apollo untouched.
 import { getOperationAST, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from "graphql";
 import Negotiator from "negotiator";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -19,6 +20,9 @@ import type { Context } from "../data/context.ts";
 import type { OperationRunner } from "../execution/operation.ts";
 import type { KnownDocuments } from "./known-documents.ts";
 import { recordOperation } from "./operation-name.ts";
+import type { ApolloRoad } from "./apollo-handler.ts";
+import { PREFLIGHTED_HEADERS } from "./csrf-headers.ts";
+import type { ReadOperation } from "./persisted-request.ts";
 
 /** What ran before the request was handed to Apollo: the step that threw, or the result with errors. */
 export type RanDirectly = { checkError: unknown } | { executeError: unknown } | { result: ExecutionResult };
@@ -51,7 +55,22 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** Extensions beyond the id a document came by (which the lane has taken care of). */
+const otherExtensions = (extensions: unknown) =>
+  extensions != null && !(isRecord(extensions) && Object.keys(extensions).every((key) => key === "persistedQuery"));
+
+/**
+ * A GET Apollo would run as it is: no content type but a header a browser preflights (Apollo's
+ * CSRF prevention), or JSON's; and no page asked for (a browser's Accept goes to the IDE).
+ */
+function plainGet(request: FastifyRequest, contentType: string | undefined): boolean {
+  if (String(request.headers.accept ?? "").includes("text/html")) return false;
+  if (contentType !== undefined) return JSON_CONTENT_TYPE.test(contentType);
+  return PREFLIGHTED_HEADERS.some((header) => !!request.headers[header]);
+}
+
 type DirectRequest = {
+  text: string;
   document: DocumentNode;
   operation: OperationDefinitionNode;
   operationName: string | undefined;
@@ -64,16 +83,16 @@ export type DirectAnswerOptions = {
   known: KnownDocuments;
   /** The context of a request, as Apollo's road builds it. */
   context(request: FastifyRequest): Promise<Context>;
-  /** Apollo's handler: the road for everything this lane does not answer. */
-  apollo(request: FastifyRequest, reply: FastifyReply): unknown;
+  /** Apollo's road for everything this lane does not answer. */
+  apollo: ApolloRoad;
   /** Counts each answer by the road it took. */
   observe(road: "direct" | "apollo"): void;
 };
 
 export function directAnswer({ runner, known, context: contextOf, apollo: viaApollo, observe }: DirectAnswerOptions) {
-  const apollo = (request: FastifyRequest, reply: FastifyReply) => {
+  const apollo = (request: FastifyRequest, reply: FastifyReply, operation: ReadOperation) => {
     observe("apollo");
-    return viaApollo(request, reply);
+    return viaApollo(request, reply, operation.apollo);
   };
   const mediaTypes = new Map<string, string | null>();
 
@@ -90,21 +109,25 @@ export function directAnswer({ runner, known, context: contextOf, apollo: viaApo
   }
 
   /** The request as this lane takes it, or undefined when Apollo should. */
-  function recognised(request: FastifyRequest): DirectRequest | undefined {
+  function recognised(request: FastifyRequest, { sent, text, apollo }: ReadOperation): DirectRequest | undefined {
     const contentType = request.headers["content-type"];
-    if (typeof contentType !== "string" || !JSON_CONTENT_TYPE.test(contentType)) return undefined;
-    const body = request.body;
-    if (!isRecord(body) || typeof body.query !== "string" || body.extensions != null) return undefined;
-    const { operationName, variables } = body;
+    const get = request.method === "GET";
+    if (get ? !plainGet(request, contentType) : !contentType || !JSON_CONTENT_TYPE.test(contentType)) return undefined;
+    if (typeof text !== "string" || otherExtensions(sent.extensions) || apollo?.register !== undefined)
+      return undefined;
+    const { operationName, variables } = sent;
     if (operationName != null && typeof operationName !== "string") return undefined;
     if (variables != null && !isRecord(variables)) return undefined;
-    const document = known.get(body.query);
+    const document = known.get(text);
     if (!document) return undefined;
     const operation = getOperationAST(document, operationName ?? undefined);
-    if (!operation || operation.operation === "subscription") return undefined;
+    // GET runs queries only (Apollo answers anything else 405); subscriptions are live transports'.
+    if (!operation || operation.operation === "subscription" || (get && operation.operation !== "query"))
+      return undefined;
     const mediaType = mediaTypeFor(request.headers.accept);
     if (!mediaType) return undefined;
     return {
+      text,
       document,
       operation,
       operationName: operationName ?? undefined,
@@ -114,38 +137,48 @@ export function directAnswer({ runner, known, context: contextOf, apollo: viaApo
   }
 
   /** Hands the request to Apollo, with what already ran for it. */
-  function handOver(request: FastifyRequest, reply: FastifyReply, context: Context, ran: RanDirectly) {
+  function handOver(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    read: ReadOperation,
+    context: Context,
+    ran: RanDirectly,
+  ) {
     Object.defineProperty(context, RAN, { value: ran, enumerable: true });
     (request as WithContext)[HANDED] = context;
-    return apollo(request, reply);
+    return apollo(request, reply, read);
   }
 
-  return async function answer(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const direct = recognised(request);
-    if (!direct) return apollo(request, reply);
+  return async function answer(request: FastifyRequest, reply: FastifyReply, read: ReadOperation): Promise<unknown> {
+    const direct = recognised(request, read);
+    if (!direct) return apollo(request, reply, read);
     let context: Context;
     try {
       context = await contextOf(request);
     } catch {
-      return apollo(request, reply); // Apollo builds it again and answers the failure its way
+      return apollo(request, reply, read); // Apollo builds it again and answers the failure its way
     }
     const { document, operation, operationName, variables } = direct;
     recordOperation(context, operation);
+    const untrusted = runner.trust(direct.text, context.viewer);
+    if (untrusted) return handOver(request, reply, read, context, { checkError: untrusted });
     try {
       await runner.check(document, operationName, variables, { chargeRequests: context.chargeRequests, prepaid: true });
     } catch (checkError) {
-      return handOver(request, reply, context, { checkError });
+      return handOver(request, reply, read, context, { checkError });
     }
     let result: ExecutionResult;
     try {
       result = await runner.execute(document, operationName, variables, context);
     } catch (executeError) {
-      return handOver(request, reply, context, { executeError });
+      return handOver(request, reply, read, context, { executeError });
     }
-    if (result.errors?.length) return handOver(request, reply, context, { result });
+    if (result.errors?.length) return handOver(request, reply, read, context, { result });
     observe("direct");
-    // As Apollo writes a single result: its fields in the order errors, data, extensions.
+    // As Apollo writes a single result: its fields in the order errors, data, extensions. A clean
+    // GET query may be kept by a cache, as Apollo's road says (cache-headers.ts); POST never is.
     reply.code(200).header("content-type", direct.mediaType);
+    if (request.method === "GET") reply.header("cache-control", runner.cacheControl(document, operationName, context));
     return JSON.stringify({ data: result.data, extensions: result.extensions }) + "\n";
   };
 }

@@ -7,7 +7,7 @@ import {
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from "@apollo/server/plugin/disabled";
-import { fastifyApolloDrainPlugin, fastifyApolloHandler } from "@as-integrations/fastify";
+import { fastifyApolloDrainPlugin } from "@as-integrations/fastify";
 import type { WebsocketHandler } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import fp from "fastify-plugin";
@@ -27,6 +27,8 @@ import { readsJsonOnly } from "./request-error-status.ts";
 import { executorGateway } from "../execution/apollo-executor.ts";
 import { contextHandedOver, directAnswer, ranDirectly } from "./direct-answer.ts";
 import type { KnownDocuments } from "./known-documents.ts";
+import { apolloRoad, registrationOf } from "./apollo-handler.ts";
+import { persistedRequest } from "./persisted-request.ts";
 import { cacheHeadersPlugin } from "./cache-headers.ts";
 import { httpCaching } from "../../http/http-caching.ts";
 
@@ -56,13 +58,15 @@ const admissionPlugin = (
   async requestDidStart() {
     let invalid: readonly GraphQLError[] = [];
     return {
-      async didResolveOperation({ document, operationName, request, contextValue }) {
+      async didResolveOperation({ document, operationName, request, source, contextValue }) {
         // Handed over by the direct lane: step 4 ran there (its refusal, if any, is answered here).
         const ran = ranDirectly(contextValue);
         if (ran) {
           if ("checkError" in ran) throw ran.checkError;
           return;
         }
+        const untrusted = runner.trust(source, contextValue.viewer);
+        if (untrusted) throw untrusted;
         invalid = runner.validated(document);
         if (invalid.length > 0) return;
         if (typeof request.query === "string") known.remember(request.query, document);
@@ -70,6 +74,8 @@ const admissionPlugin = (
           chargeRequests: contextValue.chargeRequests,
           prepaid: true,
         });
+        const hash = registrationOf(request.http); // sent with its hash: kept for the hash alone next time
+        if (hash !== undefined) runner.register(hash, source, contextValue);
       },
       // Every validation error goes back (a hook that throws could carry only one), with the
       // status GraphQL over HTTP gives a document that does not validate (request-error-status.ts).
@@ -108,6 +114,8 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
     ],
     // A signed-in GET query (urql's default) carries Authorization: no forgery, it passes.
     csrfPrevention: { requestHeaders: PREFLIGHTED_HEADERS },
+    // Ours instead, bounded and shared through Redis, for every face (src/graphql/persisted).
+    persistedQueries: false,
     dangerouslyDisableValidation: true, // the runner validates (admissionPlugin)
     parseOptions: runner.parseOptions,
     formatError,
@@ -123,8 +131,10 @@ export type GraphqlPluginOptions = {
   /** The same runner and known documents Apollo was created with: the direct lane's (direct-answer.ts). */
   runner: OperationRunner;
   known: KnownDocuments;
-  /** Counts POST /graphql answers by road (metrics). */
+  /** Counts GET and POST /graphql answers by road (metrics). */
   observeAnswer(road: "direct" | "apollo"): void;
+  /** Counts refusals of a persisted id or hash by code (metrics): persisted-request.ts answers them. */
+  observeRefusal(code: string): void;
   createContext: ContextFactory;
   /** Multipart file uploads (GraphQL multipart request spec). */
   uploads: UploadLimits;
@@ -154,12 +164,13 @@ async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
       throw contextFailure(error);
     }
   };
-  const viaApollo = fastifyApolloHandler(options.apollo, { context });
-  // POST: a document validated before is answered directly when all goes well, else by Apollo.
-  app.route({
-    method: "POST",
-    url: "/graphql",
-    handler: directAnswer({
+  const viaApollo = apolloRoad(options.apollo, context);
+  // GET and POST: the text an id names first; then a document validated before is answered
+  // directly when all goes well, else by Apollo.
+  const answer = persistedRequest({
+    runner: options.runner,
+    observeRefusal: options.observeRefusal,
+    next: directAnswer({
       runner: options.runner,
       known: options.known,
       context,
@@ -167,13 +178,14 @@ async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
       observe: options.observeAnswer,
     }),
   });
-  app.route({ method: "OPTIONS", url: "/graphql", handler: viaApollo });
+  app.route({ method: "POST", url: "/graphql", handler: answer });
+  app.route({ method: "OPTIONS", url: "/graphql", handler: (request, reply) => viaApollo(request, reply) });
   // @fastify/websocket serves a route's upgrades only when the route is GET alone, hence its own route.
   app.route({
     method: "GET",
     url: "/graphql",
     preHandler: options.webSocket.beforeUpgrade,
-    handler: viaApollo,
+    handler: answer,
     wsHandler: options.webSocket.handler,
   });
 }
