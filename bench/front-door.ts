@@ -6,6 +6,7 @@
 // samples its RSS and /healthz latency (bench/live-attacks/sampler.ts). Twice: with the default
 // rate limits (what one address meets) and with RATE_LIMIT_MAX=0 (the bare cost of serving the
 // bytes, what a flood from many addresses tends to). Prints a table; --json writes every figure.
+import "../src/node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import autocannon from "autocannon";
 import { writeFileSync } from "node:fs";
 import os from "node:os";

@@ -8,6 +8,7 @@
 //   - the same persisted GET through nginx, its 64 URLs stored first: each one a hit.
 // For each: req/s, latency, the requests that reached the instances during the measured run (0
 // through a warm cache) and the CPU the instances (and nginx) used per request.
+import "../src/node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import autocannon, { type Request } from "autocannon";
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";

@@ -4,6 +4,7 @@
 // server's RSS and /healthz latency. Prints a table (medians and ranges over --runs) and, with
 // --json, writes every figure to a file. Rerun it unchanged after a fix: refusals, close codes
 // and ended streams are reported as outcomes, never as failures of the harness.
+import "../src/node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";

@@ -4,7 +4,7 @@
 // latency SLO "at N req/s" means. autocannon's overallRate is not that: each connection sends its
 // quota for the second as fast as it can at the start of the second and then idles, so its
 // "half rate" is a burst at full concurrency followed by silence, and its p99 is about the p99 at
-// saturation (README "Latency at a fixed rate").
+// saturation (docs/performance.md "Latency at a fixed rate").
 import http from "node:http";
 import type { Request } from "autocannon";
 

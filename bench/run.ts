@@ -7,6 +7,7 @@
 // On SQLite always, and on PostgreSQL when DATABASE_URL points at one (in a new database on that
 // server, dropped after). Prints a table and writes bench/results/latest.json (the previous one
 // becomes previous.json).
+import "../src/node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";

@@ -10,6 +10,7 @@
 // `--only TEXT`: just the reads whose label contains TEXT (several: comma-separated), no flood
 // unless one of them is "flood" (`--only flood`: the flood alone).
 // Prints a Markdown table. The same requests on every size and database make the columns comparable.
+import "../src/node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { pacedLatencyApart } from "./paced-apart.ts";

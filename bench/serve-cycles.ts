@@ -9,6 +9,7 @@
 //
 // --root runs the server of another checkout (its own node_modules), e.g. a clone of an older
 // commit for a before/after comparison. Exits 1 when a cycle did not end with exit code 0.
+import "../src/node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";

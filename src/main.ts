@@ -1,4 +1,5 @@
 // Start-up: settings, database (migrated), server; graceful shutdown on SIGTERM/SIGINT.
+import "./node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createDb } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";

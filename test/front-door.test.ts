@@ -1,26 +1,32 @@
 // The front door in headless Chromium with every request that would leave 127.0.0.1 blocked:
 // GET / is a page of the service's own that leads to the REST reference, and /docs renders every
-// operation of /openapi.json and runs one under a REST_PREFIXES prefix with a token, needing
-// nothing from elsewhere and logging no error (a script, style or image its policy refused would
-// log one). HTTP-level behaviour (faces, caching, encodings, limits): test/http/front-door.test.ts.
+// operation of /openapi.json, shows each parameter's description, and runs the example request of
+// one (from the demo data, which this server holds) under a REST_PREFIXES prefix with a token,
+// needing nothing from elsewhere and logging no error (a script, style or image its policy refused
+// would log one). HTTP-level behaviour (faces, caching, encodings, limits): test/http/front-door.test.ts.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REST_EXAMPLES } from "../src/contract/examples.ts";
+import { seededDemoData, type DemoData } from "./helpers/demo-database.ts";
 import { openOfflineBrowser, type OfflineBrowser } from "./helpers/offline-browser.ts";
-import { startServer, type TestServer } from "./helpers/server.ts";
+import type { TestServer } from "./helpers/server.ts";
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
+let demo: DemoData;
 let s: TestServer;
 let browser: OfflineBrowser;
 let page: Page;
 beforeAll(async () => {
-  s = await startServer({ REST_PREFIXES: "/v1,/api" });
+  demo = await seededDemoData();
+  s = await demo.serve({ REST_PREFIXES: "/v1,/api" });
   browser = await openOfflineBrowser();
   page = browser.page;
-});
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await s?.close();
+  await demo?.drop();
 });
 
 describe("in headless Chromium with no internet access", () => {
@@ -31,7 +37,8 @@ describe("in headless Chromium with no internet access", () => {
     // The page's one script put this address in (the server only knew it listened on port 0).
     const commands = await page.locator("code").filter({ hasText: "curl" }).allInnerTexts();
     expect(commands).toHaveLength(2);
-    for (const command of commands) expect(command).toMatch(new RegExp(`^curl -s ${s.url}/(users|auth/token) `));
+    expect(commands[0]).toMatch(new RegExp(`^curl -s ${s.url}/users `));
+    expect(commands[1]).toMatch(new RegExp(`^TOKEN=\\$\\(curl -s ${s.url}/auth/token `));
 
     await page.getByRole("link", { name: "REST reference" }).click();
     await page.waitForURL(`${s.url}/docs`);
@@ -68,11 +75,8 @@ describe("in headless Chromium with no internet access", () => {
     expect(browser.problems).toEqual([]);
   }, 60_000);
 
-  it("runs GET /restaurants under /api with the token given to Authorize, and shows the answer", async () => {
-    const { token, id } = await s.signUp("docs");
-    await s.db.prisma.restaurant.create({
-      data: { title: "Found through the docs", titleSearch: "found through the docs", ownerId: id },
-    });
+  it("runs GET /restaurants' example under /api with the token given to Authorize, and shows the demo data it finds", async () => {
+    const { token } = await s.signUp("docs");
     await page.goto(s.url + "/docs");
     await page.locator(".opblock").first().waitFor();
 
@@ -85,14 +89,26 @@ describe("in headless Chromium with no internet access", () => {
     await page.locator(".servers select").selectOption("/api");
     const operation = page.locator("#operations-restaurants-searchRestaurants");
     await operation.locator(".opblock-summary-control").click();
+    // Each parameter's description is in the table, beside its name (it was in the schema, unseen).
+    const row = (name: string) => operation.locator(`tr[data-param-name="${name}"]`);
+    expect(await row("q").locator(".parameters-col_description").innerText()).toContain(
+      "case-insensitive part of the title",
+    );
+    expect(await row("city").locator(".parameters-col_description").innerText()).toContain("a city, e.g. Lisbon");
     await operation.getByRole("button", { name: "Try it out" }).click();
+    // The example request is filled in: search, city and limit from the demo data.
+    const example = REST_EXAMPLES["Search restaurants"]!.query!;
+    expect(await row("search").locator("input").inputValue()).toBe(example.search);
     const sent = page.waitForRequest((r) => new URL(r.url()).pathname === "/api/restaurants");
     await operation.getByRole("button", { name: "Execute" }).click();
     const request = await sent;
     expect(request.headers().authorization).toBe(`Bearer ${token}`);
+    expect(new URL(request.url()).searchParams.get("search")).toBe(example.search);
     const response = operation.locator(".live-responses-table .response");
     await response.locator(".response-col_status").filter({ hasText: "200" }).waitFor();
-    expect(await response.innerText()).toContain("Found through the docs");
+    const answer = await response.innerText();
+    expect(answer).toContain("Casa Fig"); // in Lisbon; the search's third match is in Tokyo
+    expect(answer).not.toContain("Nomad & Pepper");
 
     expect(browser.leftLoopback).toEqual([]);
     expect(browser.problems).toEqual([]);

@@ -21,22 +21,10 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { SUPPORTED_LINES as SUPPORTED, supportsNode as supports } from "../../src/package-manifest.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
-// The supported lines are package.json's `engines.node`, caret ranges only: "^22.15.0 || ^24.0.0".
-const engines = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).engines.node;
-const ranges = engines.split("||").map((range) => {
-  const match = /^\s*\^(\d+)\.(\d+)\.(\d+)\s*$/.exec(range);
-  if (!match)
-    throw new Error(`node-runtime: engines.node must be caret ranges joined by ||, not ${JSON.stringify(range)}`);
-  return match.slice(1).map(Number);
-});
-const SUPPORTED = ranges.map(([major]) => major).join(", "); // for messages: "22, 24, 26"
-const supports = (version) => {
-  const [major, minor, patch] = version.replace(/^v/, "").split(".").map(Number);
-  return ranges.some(([M, m, p]) => major === M && (minor > m || (minor === m && patch >= p)));
-};
 const prefix = path.join(root, "node_modules/.runtime");
 const link = path.join(root, "node_modules/.bin/node");
 const record = path.join(prefix, "installed-for.json");

@@ -4,6 +4,7 @@
 // group lives in src/cli/admin/; this file reads the command line, prints help and errors.
 // Exit codes: 0 done; 1 refused by the data (unknown user, restaurant or report, a taken name,
 // an unreachable database); 2 a wrong command line or setting. Errors are one line, no stack trace.
+import "../node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { exitCodeOf, interruptedBy } from "../backup/interruption.ts";
 import { refuseForeignDatabase } from "../backup/ownership.ts";
 import { ConfigError, loadConfig } from "../config.ts";

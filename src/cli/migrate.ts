@@ -1,4 +1,5 @@
 // `npm run db:migrate`: applies pending migrations to DATABASE_URL (the server also does this on start-up).
+import "../node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { ConfigError, loadConfig } from "../config.ts";
 import { migrate } from "../db/migrate.ts";
 

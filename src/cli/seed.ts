@@ -2,10 +2,11 @@
 // DATABASE_URL names (migrating it first, like the server) and cover images into UPLOAD_DIR (or
 // the bucket, with UPLOAD_STORE=s3).
 // Running it again adds nothing: every seeded row has a fixed id.
-import { createUploadStore } from "../storage/upload-store.ts";
+import "../node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
+import { createUploadStore } from "../storage/upload-store.ts";
 import { isSizeName, SIZES, type SizeName } from "../seed/dataset.ts";
 import { progressPrinter } from "../seed/progress.ts";
 import { DEFAULT_SEED_PASSWORD, seed, type SeedReport } from "../seed/seed.ts";

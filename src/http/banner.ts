@@ -2,6 +2,7 @@
 // reference and the OpenAPI document are, and how to get a token. A friendly block in a terminal;
 // one JSON log line each otherwise (log collectors get them as data).
 import type { FastifyBaseLogger } from "fastify";
+import { keepTokenCommand, registerCommand, tokenCommand } from "../contract/examples.ts";
 import { OPENAPI_PATH } from "../contract/paths.ts";
 import { EXPLORER_PATH } from "./explorer.ts";
 import { REST_REFERENCE_PATH } from "./rest-reference.ts";
@@ -17,10 +18,6 @@ export type BannerFacts = {
   runtime: string;
 };
 
-export const registerCommand = (address: string) =>
-  `curl -s ${address}/users -H 'content-type: application/json' -d '{"username":"ann","password":"password-1","first_name":"Ann"}'`;
-export const tokenCommand = (address: string) => `curl -s ${address}/auth/token -d 'username=ann&password=password-1'`;
-
 /** The block printed to a terminal. */
 export function bannerText({ address, emptyDatabase, explorer, runtime }: BannerFacts): string {
   return [
@@ -34,10 +31,11 @@ export function bannerText({ address, emptyDatabase, explorer, runtime }: Banner
     `  OpenAPI       ${address}${OPENAPI_PATH}`,
     `  Runtime       ${runtime}`,
     "",
-    "  Get a token (register, then sign in again whenever you need a new one):",
+    "  Get a token: register once (the answer carries an access_token), then sign in whenever you",
+    "  need a new one, keeping it in $TOKEN for the commands that follow:",
     `    ${registerCommand(address)}`,
-    `    ${tokenCommand(address)}`,
-    "  and send it as  Authorization: Bearer <access_token>",
+    `    ${keepTokenCommand(address)}`,
+    `    curl -s ${address}/graphql -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"query":"{ me { username } }"}'`,
     ...(emptyDatabase
       ? ["", "  The database is empty: `npm run seed` loads demo data (a demo user and an admin)."]
       : []),
@@ -57,5 +55,6 @@ export function logBanner(log: FastifyBaseLogger, { address, emptyDatabase, expl
   log.info({ url: `${address}${OPENAPI_PATH}` }, `OpenAPI document of the REST interface: ${address}${OPENAPI_PATH}`);
   log.info({ node: process.version }, `runtime: ${runtime}`);
   log.info(`get a token: ${registerCommand(address)} ; later: ${tokenCommand(address)}`);
+  log.info(`keep a token in $TOKEN: ${keepTokenCommand(address)}`);
   if (emptyDatabase) log.info("the database is empty: `npm run seed` loads demo data (a demo user and an admin)");
 }

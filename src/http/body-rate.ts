@@ -10,11 +10,19 @@
 // reader is behind, e.g. a resolver not yet streaming a file) do not count against the client.
 //
 // Also: an answer sent before the request's body has fully arrived (a refused token, a body that
-// is too large) closes the connection, so the unread rest is never parsed as the next request.
-// The close lingers: the server stops writing, then reads and drops what the client is still
-// sending for at most LINGER_MS before closing. Closing at once, with unread bytes in the
-// kernel's buffer, sends a reset that can reach the client before it has read the answer (Node
-// 24's fetch then reports EPIPE instead of the 413). Nothing read while lingering is kept.
+// is too large, a 429) closes the connection when the body is large or of unknown length, so
+// the server never reads megabytes it refused. The close lingers: the server stops writing, then
+// reads and drops what the client is still sending for at most LINGER_MS before closing. Closing
+// at once, with unread bytes in the kernel's buffer, sends a reset that can reach the client
+// before it has read the answer (Node 24's fetch then reports EPIPE instead of the 413). Nothing
+// read while lingering is kept.
+//
+// A small body (a Content-Length of at most KEEP_OPEN_BODY_BYTES, usually in the socket already)
+// keeps its connection instead: Node reads and drops it after the answer and the next request
+// follows on the same connection. Closing those turned a burst past the rate limit into a
+// reconnect storm: each 429 cost a connection, the client's new ones arrived before the old ones
+// had closed, the address went over MAX_CONNECTIONS_PER_ADDRESS and the connections past its
+// reserve were dropped unread (reset sockets instead of 429s; test/hardening/rate-limit-burst.test.ts).
 import type { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import fp from "fastify-plugin";
@@ -46,6 +54,8 @@ function watchBody(
       { bytesPerSecond: Math.round((arrived * 1000) / windowMs) },
       "request body too slow; closing the connection",
     );
+    // Answered already (early, keeping the connection for a small body): no second answer.
+    if (answeredEarly.has(request.raw)) return void socket.destroy();
     answerAndClose(
       socket,
       408,
@@ -64,6 +74,18 @@ function watchBody(
 
 /** Longest a connection answered before its body arrived keeps draining that body before it closes. */
 export const LINGER_MS = 2_000;
+
+/** Largest declared body an early answer reads and drops to keep the connection open (a TCP window's worth). */
+export const KEEP_OPEN_BODY_BYTES = 64 * 1024;
+
+/** Requests answered before their body arrived whose connection stays open (the watch must not answer them again). */
+const answeredEarly = new WeakSet<IncomingMessage>();
+
+/** A body of known, small length: cheaper to read and drop than to cost the client a new connection. */
+function smallBody(incoming: IncomingMessage): boolean {
+  const length = incoming.headers["content-length"];
+  return !incoming.headers["transfer-encoding"] && length !== undefined && Number(length) <= KEEP_OPEN_BODY_BYTES;
+}
 
 /**
  * Node ends such a connection with `destroySoon()` once the answer is written: here that becomes
@@ -94,6 +116,11 @@ async function bodyRate(app: FastifyInstance, given: BodyRateOptions) {
   });
   app.addHook("onSend", async (request, reply) => {
     if (request.raw.complete) return;
+    // A connection another plugin closes (the health reserve, a shutdown) lingers all the same.
+    if (reply.getHeader("connection") !== "close" && smallBody(request.raw)) {
+      answeredEarly.add(request.raw);
+      return;
+    }
     reply.header("connection", "close");
     const socket = request.raw.socket;
     if (socket instanceof Socket) lingerOnClose(socket, request.raw);

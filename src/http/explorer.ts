@@ -6,6 +6,7 @@
 // /playground and /graphiql, where users of GraphQL Playground and GraphiQL look first, lead here.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { EXAMPLE_ACCOUNT, EXAMPLE_RESTAURANT, IDE_SEARCH } from "../contract/examples.ts";
 import { cspHash, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
 
 export const EXPLORER_PATH = "/explorer";
@@ -13,23 +14,28 @@ export const EXPLORER_PATH = "/explorer";
 export const EXPLORER_ALIASES = ["/playground", "/graphiql"];
 const GRAPHQL_PATH = "/graphql";
 
-// Shown in the editor on a first visit (GraphiQL keeps the user's own text afterwards).
+const { username, password, firstName } = EXAMPLE_ACCOUNT;
+
+// Shown in the editor on a first visit (GraphiQL keeps the user's own text afterwards). The
+// account and the search are the README's (src/contract/examples.ts); the test of the examples runs
+// this document too.
 export const EXPLORER_DEFAULT_QUERY = `# Restaurants and groceries GraphQL API
 #
-# 1. Get a token: run Register (pick your own username) or Login; the run button's
-#    menu picks the operation.
+# 1. Get a token: run Register once (the run button's menu picks the operation), or Login
+#    when the account exists already (the README registers the same one).
 # 2. Open "Headers" below and send the token with every request:
 #      { "Authorization": "Bearer <accessToken from step 1>" }
 #    (Tokens are not stored by this page: paste it again after a reload.)
-# 3. Run SearchRestaurants. Every operation other than register/login needs the token.
+# 3. Run SearchRestaurants (\`npm run seed\` loads the demo data it searches). Every operation
+#    other than register/login needs the token.
 # 4. Subscriptions run here too (over WebSocket), e.g.
-#      subscription { commentAdded(restaurantId: "<id>") { title rating author { username } } }
-#    shows each new comment on that restaurant as it is posted; stop it with the run button.
+#      subscription { commentAdded(restaurantId: "${EXAMPLE_RESTAURANT.id}") { title rating author { username } } }
+#    shows each new comment on ${EXAMPLE_RESTAURANT.title} as it is posted; stop it with the run button.
 #
 # The docs (book icon, left) list every type and field; Ctrl-Space completes, Ctrl-Enter runs.
 
 mutation Register {
-  register(input: { username: "ann", password: "correct-horse", firstName: "Ann" }) {
+  register(input: { username: "${username}", password: "${password}", firstName: "${firstName}" }) {
     accessToken
     expiresAt
     user { id username }
@@ -37,18 +43,12 @@ mutation Register {
 }
 
 mutation Login {
-  login(username: "ann", password: "correct-horse") {
+  login(username: "${username}", password: "${password}") {
     accessToken
   }
 }
 
-query SearchRestaurants {
-  restaurants(filter: { text: "pizza" }, sort: RATING, first: 10) {
-    totalCount
-    nodes { id title rating cuisines address { city } }
-    pageInfo { hasNextPage endCursor }
-  }
-}
+${IDE_SEARCH.document}
 `;
 
 let page: Promise<PreparedResponse> | undefined;

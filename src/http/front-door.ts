@@ -3,14 +3,14 @@
 // reference, the OpenAPI document and the health checks, and how to get a token. Any other
 // client gets the same as a short JSON index. Both are made once at start-up and served from
 // memory (prepared-response.ts); the page loads nothing, not even from this server.
-import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import Negotiator from "negotiator";
-import { registerCommand, tokenCommand } from "./banner.ts";
 import { EXPLORER_PATH } from "./explorer.ts";
 import { HEALTH_PATH, READINESS_PATH } from "./health.ts";
+import { EXAMPLE_ACCOUNT, keepTokenCommand, registerCommand } from "../contract/examples.ts";
 import { OPENAPI_PATH } from "../contract/paths.ts";
+import { packageManifest } from "../package-manifest.mjs";
 import { cspHash, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
 import { REST_REFERENCE_PATH } from "./rest-reference.ts";
 
@@ -21,9 +21,7 @@ export type FrontDoorOptions = {
   address?: string;
 };
 
-type Service = { name: string; version: string; description: string };
-
-const service: Service = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+const service = packageManifest;
 
 /** The same links for both faces, in the order shown. */
 function links(explorer: boolean) {
@@ -37,17 +35,15 @@ function links(explorer: boolean) {
   };
 }
 
-const SIGN_UP = { username: "ann", password: "password-1", first_name: "Ann" };
-
 function jsonIndex(explorer: boolean): string {
-  const { username, password } = SIGN_UP;
+  const { username, password, firstName } = EXAMPLE_ACCOUNT;
   return JSON.stringify({
     name: service.name,
     version: service.version,
     description: service.description,
     links: links(explorer),
     token: {
-      register: { method: "POST", path: "/users", json: SIGN_UP },
+      register: { method: "POST", path: "/users", json: { username, password, first_name: firstName } },
       signIn: { method: "POST", path: "/auth/token", form: { username, password } },
       send: "Authorization: Bearer <access_token>",
     },
@@ -104,7 +100,8 @@ ${[
 <pre><code>${command(registerCommand(origin))}</code></pre>
 <p>Send the <code>access_token</code> it answers as <code>Authorization: Bearer &lt;access_token&gt;</code>${
     explorer ? " (in the IDE: its Headers pane)" : ""
-  }. A new one later: <code>${command(tokenCommand(origin))}</code></p>
+  }. Sign in again for a new one, and keep it in <code>$TOKEN</code> for the commands that follow:</p>
+<pre><code>${command(keepTokenCommand(origin))}</code></pre>
 <script>${ORIGIN_SCRIPT}</script>
 </body>
 </html>

@@ -1,4 +1,4 @@
-// The REST reference at GET /docs: Swagger UI (swagger-ui-dist's prebuilt bundle, README
+// The REST reference at GET /docs: Swagger UI (swagger-ui-dist's prebuilt bundle, docs/architecture.md
 // "Architecture" says why this one) rendering /openapi.json, with every asset served by this
 // process: the page works with no internet access. The bundle and its stylesheet are read once per
 // process, named by their content hash (cached by browsers for a year: a release brings new

@@ -5,7 +5,7 @@
 // Helmet decides the headers; they are the same on every answer, so they are worked out once at
 // start-up and set by one plain hook. (@fastify/helmet, which ran helmet's middleware on each
 // request, stored a closure over the request on its reply: that kept every request reachable
-// until the next full GC, turning each one into old-generation garbage; README "Latency at a
+// until the next full GC, turning each one into old-generation garbage; docs/performance.md "Latency at a
 // fixed rate".)
 import type { IncomingMessage, ServerResponse } from "node:http";
 import cors from "@fastify/cors";

@@ -17,7 +17,7 @@ import { storageFull } from "../storage/image-files.ts";
 import { checkDiskReserve } from "../storage/filesystem-store.ts";
 import { receivedFile } from "./received-file.ts";
 
-/** DESIGN.md "Covers": 5 MB by default. */
+/** docs/rest-contract.md ("Resources"): 5 MB by default. */
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** A text field (description, JSON-array strings) is far below this. */
 export const MAX_FIELD_BYTES = 100 * 1024;

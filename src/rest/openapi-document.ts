@@ -1,7 +1,11 @@
 // The OpenAPI 3.1 document of the REST interface, derived from the route table: each row's
 // fields (kind -> schema, where they go), response schema and status. Rows sharing a method +
 // path become one operation that describes each of them and the rule telling them apart.
+// Descriptions sit on the parameter objects (Swagger UI shows those, not a schema's), and each
+// operation carries a request from the demo data (src/contract/examples.ts), which /docs fills in.
 import { codesWithStatus, ERROR_CODES } from "../contract/error-codes.ts";
+import { REST_EXAMPLES, type RestExample } from "../contract/examples.ts";
+import { packageManifest } from "../package-manifest.mjs";
 import { file } from "./fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import { editFields } from "./nothing-sent.ts";
@@ -57,6 +61,22 @@ function describe(param: RestParam): JsonSchema {
   };
 }
 
+/** The example request of a row, if src/contract/examples.ts has one. */
+const exampleOf = (row: RestRoute): RestExample => REST_EXAMPLES[row.operation] ?? {};
+
+/** A parameter object: the description beside the schema, where Swagger UI shows it, and the example. */
+function parameterObject(p: RestParam, where: "path" | "query", required: boolean, example: unknown) {
+  const { description, ...schema } = describe(p);
+  return {
+    name: p.name,
+    in: where,
+    required,
+    ...(description ? { description } : {}),
+    schema,
+    ...(example !== undefined ? { example } : {}),
+  };
+}
+
 function bodySchema(row: RestRoute, multipart: boolean, options: OpenApiOptions): JsonSchema {
   const fields = row.params.filter((p) => p.in === "body" && (multipart || !p.kind.multipartOnly));
   const properties: Record<string, JsonSchema> = Object.fromEntries(fields.map((p) => [p.name, describe(p)]));
@@ -74,29 +94,47 @@ function bodySchema(row: RestRoute, multipart: boolean, options: OpenApiOptions)
   };
 }
 
+/** The rows' example bodies: one `example`, or named `examples` when rows share the path. */
+function bodyExamples(rows: RestRoute[]) {
+  const given = rows.filter((r) => exampleOf(r).body);
+  if (given.length === 0) return {};
+  if (rows.length === 1) return { example: exampleOf(rows[0]!).body };
+  return {
+    examples: Object.fromEntries(
+      given.map((r) => [camel(r.operation), { summary: r.operation, value: exampleOf(r).body }]),
+    ),
+  };
+}
+
 function requestBody(rows: RestRoute[], options: OpenApiOptions) {
   const either = (schemas: JsonSchema[]) => (schemas.length === 1 ? schemas[0] : { anyOf: schemas });
   const withFile = rows.some((r) => r.params.some((p) => p.kind.multipartOnly));
   const plain = either(rows.map((r) => bodySchema(r, false, options)));
+  const examples = bodyExamples(rows);
   return {
     required: rows.every((r) => r.params.some((p) => p.in === "body" && p.required)),
     content: {
-      "application/json": { schema: plain },
-      "application/x-www-form-urlencoded": { schema: plain },
-      ...(withFile ? { "multipart/form-data": { schema: either(rows.map((r) => bodySchema(r, true, options))) } } : {}),
+      "application/json": { schema: plain, ...examples },
+      "application/x-www-form-urlencoded": { schema: plain, ...examples },
+      ...(withFile
+        ? { "multipart/form-data": { schema: either(rows.map((r) => bodySchema(r, true, options))), ...examples } }
+        : {}),
     },
   };
 }
 
 function parameters(rows: RestRoute[], method: string) {
   const seen = new Map<string, object>();
+  // The first row's example that sets a parameter (rows sharing a path show one request's values).
+  const example = (name: string, where: "path" | "query") =>
+    rows.map((r) => exampleOf(r)[where]?.[name]).find((v) => v !== undefined);
   for (const row of rows) {
     for (const p of row.params) {
       if (seen.has(p.name)) continue;
-      if (p.in === "path") seen.set(p.name, { name: p.name, in: "path", required: true, schema: { type: "string" } });
+      if (p.in === "path") seen.set(p.name, parameterObject(p, "path", true, example(p.name, "path")));
       else if (p.in === "query" || !BODY_METHODS.has(method)) {
         const required = rows.every((r) => r.params.some((q) => q.name === p.name && q.required));
-        seen.set(p.name, { name: p.name, in: "query", required, schema: describe(p) });
+        seen.set(p.name, parameterObject(p, "query", required, example(p.name, "query")));
       }
     }
   }
@@ -193,13 +231,15 @@ export function openApiDocument(routes: RestRoute[], options: OpenApiOptions) {
     openapi: "3.1.0",
     info: {
       title: "Restaurants and groceries: legacy REST interface",
-      version: "1.0.0",
+      version: packageManifest.version,
       description:
         "The legacy REST paths, answered by the GraphQL gateway (/graphql is the full API). Paths answer with and " +
         `without a trailing slash${options.prefixes.length ? `, and under ${options.prefixes.join(", ")}` : ""}. ` +
         "Requests may be JSON, urlencoded forms or multipart/form-data; " +
         "lists may be sent as repeated keys, `key[]` or JSON arrays; booleans as true/false/1/0. The access token " +
-        "is read from Authorization: Bearer, the access_token query parameter, or an access_token body field.",
+        "is read from Authorization: Bearer, the access_token query parameter, or an access_token body field. " +
+        "The examples are requests on the demo data (`npm run seed`); the edits and removals name what its " +
+        "user `demo` owns (password `demo-password`, or SEED_PASSWORD).",
     },
     servers: servedPrefixes(options.prefixes).map((prefix) => ({
       url: prefix || "/",

@@ -43,7 +43,7 @@ export type RestPluginOptions = {
  */
 type RouteAnswer = { status: number; body?: unknown; retryAfter?: number; cacheControl?: string };
 
-/** Every path is served as written and under each configured prefix (DESIGN.md "Other gaps"). */
+/** Every path is served as written and under each configured prefix (docs/rest-contract.md, "Requests"). */
 export const servedPrefixes = (prefixes: string[]) => ["", ...prefixes];
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 

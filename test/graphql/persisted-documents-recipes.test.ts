@@ -5,7 +5,8 @@
 //   runs against the service enforcing that very manifest, on the demo data (npm run seed).
 // - Relay: relay-compiler persists a small app's query (its persistConfig file is the manifest),
 //   and relay-runtime fetches it by `doc_id`.
-// - Every shell example marked `<!-- example: SETTINGS -->` in both documents runs with bash and
+// - Every shell example marked `<!-- example: run by <this file> (with SETTINGS) -->` in both
+//   documents (the convention of test/helpers/doc-examples.ts) runs with bash and
 //   curl against a service with those settings on the demo data, and prints what the document
 //   shows after it.
 import { execFile } from "node:child_process";
@@ -40,7 +41,7 @@ async function demoService(env: Record<string, string>): Promise<TestServer> {
 
 /** A document's settings, with the example's paths pointing into the generated copy. */
 function settings(line: string): Record<string, string> {
-  if (line === "(defaults)") return {};
+  if (line === "the defaults") return {};
   return Object.fromEntries(
     line.split(/\s+/).map((pair) => {
       const [name, value] = pair.split("=");
@@ -54,11 +55,13 @@ type Example = { file: string; settings: string; script: string; shown: string |
 /** The marked shell examples of a document, each with the block right after it (what it prints). */
 function examplesOf(file: string): Example[] {
   const text = readFileSync(path.join(ROOT, file), "utf8");
-  const marked = /<!-- example: (.+?) -->\n```sh\n([\s\S]*?)```\n(?:\n```(?:json|text)\n([\s\S]*?)```)?/g;
+  const marker = "<!-- example: run by test/graphql/persisted-documents-recipes.test.ts (with ";
+  const marked =
+    /<!-- example: run by test\/graphql\/persisted-documents-recipes\.test\.ts \(with (.+?)\) -->\n```sh\n([\s\S]*?)```\n(?:\n```(?:json|text)\n([\s\S]*?)```)?/g;
   const found = [...text.matchAll(marked)].map((m) => ({ file, settings: m[1], script: m[2], shown: m[3] }));
   // A marker whose block is not a shell block right below it would be skipped silently otherwise.
   expect(found.length, `${file}: every <!-- example --> marker sits right above a sh block`).toBe(
-    text.split("<!-- example: ").length - 1,
+    text.split(marker).length - 1,
   );
   return found;
 }

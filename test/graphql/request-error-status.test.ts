@@ -167,7 +167,7 @@ describe("what keeps its status with Accept: application/json", () => {
 
 describe("graphql-http's audit of the GraphQL-over-HTTP spec", () => {
   // MAY items left as they are: GET /graphql needs a header a browser form cannot send (Apollo's
-  // CSRF prevention, README "Limits"), so plain GETs from the audit are refused.
+  // CSRF prevention, docs/limits.md), so plain GETs from the audit are refused.
   const NOTICES_KEPT = new Set(["5A70", "D6D5", "6A70"]);
 
   it("passes every MUST and SHOULD", async () => {

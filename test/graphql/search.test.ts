@@ -278,6 +278,17 @@ describe("open at", () => {
 describe("more filters", () => {
   it("minimum rating, price range, reservations, any-of and all-of lists", async () => {
     expect(await titles({ minRating: 4 })).toEqual(["Pizzeria Napoli"]);
+    // An empty list or city is no condition, as the schema's descriptions say.
+    const everyone = new Set(await titles({}));
+    for (const filter of [{ cuisines: { anyOf: [] } }, { categories: { allOf: [] } }, { priceRange: [] }, { city: "" }])
+      expect(new Set(await titles(filter)), JSON.stringify(filter)).toEqual(everyone);
+    // 0 to 5, as the schema, the REST parameter and the message all say: 0 keeps the rated ones.
+    expect(await titles({ minRating: 0 })).toEqual(["Pizzeria Napoli"]);
+    for (const minRating of [-0.5, 5.5]) {
+      const r = await s.graphql(SEARCH, { filter: { minRating } }, user.token);
+      expect(r.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+      expect(r.errors?.[0]?.message).toContain("0 to 5");
+    }
     expect(new Set(await titles({ priceRange: ["$", "$$$"] }))).toEqual(
       new Set(["Crème Brûlée House", "Tokyo Ramen Bar"]),
     );

@@ -1,6 +1,6 @@
 // The authorization matrix: every GraphQL mutation (and query) and every REST route, made as a
 // valid call by each kind of caller: the target's owner, another user, an admin, no token, a
-// revoked token, an expired token. The outcome must be the one DESIGN.md prescribes ("Who may do
+// revoked token, an expired token. The outcome must be the one docs/rest-contract.md prescribes ("Who may do
 // what"): owner or admin may edit and remove; any signed-in user may read, comment, rate, report,
 // order and keep a shopping list; grantBadge, revokeBadge, resolveReport and the reports list are
 // for admins; without a valid token: UNAUTHENTICATED (401). Register and sign-in need no token (a
@@ -48,7 +48,7 @@ const CALLERS = ["owner", "other user", "admin", "no token", "revoked token", "e
 type Caller = (typeof CALLERS)[number];
 type Outcome = "allowed" | "FORBIDDEN" | "UNAUTHENTICATED";
 
-/** DESIGN.md's rule for one access level and one caller. */
+/** docs/rest-contract.md's rule for one access level and one caller. */
 function prescribed(access: Access, caller: Caller): Outcome {
   if (access === "public") return "allowed";
   if (caller === "no token" || caller === "revoked token" || caller === "expired token") return "UNAUTHENTICATED";

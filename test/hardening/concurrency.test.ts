@@ -1,7 +1,7 @@
 // Concurrency through both doors at once: many parallel writes, half through the REST shim and
 // half through GraphQL, on whichever database the run uses (SQLite by default, PostgreSQL with
 // DATABASE_URL). Counts and uniqueness rules hold exactly: no lost update, no duplicate row, and
-// no 5xx when writers race for a unique key (a repeat is answered as DESIGN.md says).
+// no 5xx when writers race for a unique key (a repeat is answered as docs/rest-contract.md says).
 // Already covered elsewhere, through GraphQL alone: 30 parallel comments (comments.test.ts), 20
 // parallel first adds to a shopping list (shopping-list.test.ts), 12 identical reports
 // (reports.test.ts). Added here: the same through REST and GraphQL mixed, orders, the shopping

@@ -1,4 +1,4 @@
-// One valid call for every GraphQL mutation (and query), with who may make it (DESIGN.md "Who may
+// One valid call for every GraphQL mutation (and query), with who may make it (docs/rest-contract.md "Who may
 // do what"), shared by the bad-input corpus (which spoils these calls), the authorization matrix
 // (which makes them as every kind of caller) and the concurrency tests. Each factory makes its own
 // fresh target rows, owned by `owner`, straight in the database, so calls never depend on one another.

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export type ServiceProcess = { url: string; child: ChildProcess; output: () => string; exited: Promise<number | null> };
 
@@ -13,7 +13,8 @@ export type ServiceProcess = { url: string; child: ChildProcess; output: () => s
  */
 export function startProcess(
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  // Within the hooks' 60 s: a first start (tsx compiling, PostgreSQL migrating) took over 30 s on a busy machine.
+  timeoutMs = 55_000,
   nodeArgs: string[] = [],
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], {

@@ -6,7 +6,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { bodyRatePlugin } from "../../src/http/body-rate.ts";
+import { bodyRatePlugin, KEEP_OPEN_BODY_BYTES } from "../../src/http/body-rate.ts";
 import { rawConnection, within } from "../helpers/plugins.ts";
 
 let app: FastifyInstance;
@@ -44,12 +44,36 @@ describe("body-rate plugin", () => {
     expect(client.received()).toContain('{"bytes":5}');
   });
 
-  it("closes the connection of an answer sent before the body arrived", async () => {
+  it("closes the connection of an answer sent before a large body arrived", async () => {
     const client = await rawConnection(await listening());
-    client.socket.write(head("/refused", 10_000) + "x".repeat(100));
+    client.socket.write(head("/refused", KEEP_OPEN_BODY_BYTES + 1) + "x".repeat(100));
     expect(await within(5_000, client.closed)).toBe(true);
     expect(client.received()).toMatch(/^HTTP\/1\.1 401 /);
     expect(client.received().toLowerCase()).toContain("connection: close");
+  });
+
+  it("keeps the connection of an early answer to a small body: the next request follows on it", async () => {
+    const client = await rawConnection(await listening());
+    client.socket.write(head("/refused", 5));
+    await new Promise((r) => setTimeout(r, 100)); // the answer goes out before the body
+    client.socket.write("hello" + head("/echo", 3) + "abc");
+    for (let i = 0; i < 100 && !client.received().includes('{"bytes":3}'); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const answers = client.received();
+    expect(answers).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answers.toLowerCase()).not.toContain("connection: close");
+    expect(answers).toContain('{"bytes":3}'); // "hello" was read and dropped, not taken as a request
+    expect(await within(200, client.closed)).toBe(false); // still open
+    client.socket.destroy();
+  });
+
+  it("closes, without a second answer, a connection whose small body stops after an early answer", async () => {
+    const client = await rawConnection(await listening());
+    client.socket.write(head("/refused", 5) + "he");
+    expect(await within(5_000, client.closed)).toBe(true);
+    const answers = client.received();
+    expect(answers).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answers.match(/HTTP\/1\.1/g)).toHaveLength(1); // no 408 after the 401
   });
 
   it("lets go of a request once its body is in (no check left pending for a window)", async () => {

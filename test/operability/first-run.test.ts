@@ -4,6 +4,8 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { EXAMPLE_ACCOUNT } from "../../src/contract/examples.ts";
 import { bannerText } from "../../src/http/banner.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startProcess, type ServiceProcess } from "../helpers/process.ts";
@@ -54,26 +56,25 @@ it("says where the GraphQL IDE, the REST reference and the OpenAPI document are,
   expect(line(/^GraphQL API: POST /)?.url).toBe(`${service.url}/graphql`);
 });
 
-it("the printed token commands work as printed", async () => {
+it("the printed token commands work as printed, in a shell: register, keep a token in $TOKEN, use it", async () => {
   const text = line(/^get a token: /)?.msg ?? "";
   const register = /curl -s (\S+) -H 'content-type: application\/json' -d '([^']+)'/.exec(text);
-  const signIn = /curl -s (\S+) -d '([^']+)'$/.exec(text);
   expect(register?.[1]).toBe(`${service.url}/users`);
-  expect(signIn?.[1]).toBe(`${service.url}/auth/token`);
-  const created = await fetch(register![1]!, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: register![2],
+  const keep = line(/^keep a token in \$TOKEN: /)?.msg.replace(/^keep a token in \$TOKEN: /, "") ?? "";
+  expect(keep).toMatch(new RegExp(`^TOKEN=\\$\\(curl -s ${service.url}/auth/token `));
+  // The terminal's block: the same commands, and one that uses $TOKEN.
+  const block = bannerText({ address: service.url, emptyDatabase: true, explorer: true, runtime: "" });
+  const commands = block
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith("curl ") || l.startsWith("TOKEN="));
+  expect(commands).toHaveLength(3);
+  expect(commands[1]).toBe(keep);
+  const run = spawnSync("sh", ["-c", `${commands[0]} >/dev/null && ${commands[1]} && ${commands[2]}`], {
+    encoding: "utf8",
   });
-  expect(created.status).toBe(201);
-  // curl -d sends a urlencoded form.
-  const token = await fetch(signIn![1]!, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: signIn![2],
-  });
-  expect(token.status).toBe(200);
-  expect(((await token.json()) as any).access_token).toEqual(expect.any(String));
+  expect(run.status, run.stderr).toBe(0);
+  expect(JSON.parse(run.stdout)).toEqual({ data: { me: { username: EXAMPLE_ACCOUNT.username } } });
 });
 
 it("says which Node runs it, and why that one when npm install brought it (scripts/node-runtime)", () => {
@@ -96,7 +97,7 @@ it("points at the demo data only while the database is empty; a terminal gets th
   expect(block).toContain("http://127.0.0.1:4000/explorer");
   expect(block).toContain("http://127.0.0.1:4000/openapi.json");
   expect(block).toContain("http://127.0.0.1:4000/docs");
-  expect(block).toContain("curl -s http://127.0.0.1:4000/auth/token");
+  expect(block).toContain("TOKEN=$(curl -s http://127.0.0.1:4000/auth/token");
   expect(block).not.toContain("npm run seed");
   expect(block).toContain("Runtime       Node v26.10.0");
   // GRAPHQL_EXPLORER=false: the banner does not point at a page that answers 404.

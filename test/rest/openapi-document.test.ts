@@ -2,6 +2,7 @@
 // (every row appears), with path parameters, request fields and response schemas.
 import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packageManifest } from "../../src/package-manifest.mjs";
 import { routes } from "../../src/rest/routes/index.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -56,10 +57,50 @@ describe("GET /openapi.json", () => {
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       for (const op of Object.values<any>(ops)) {
         for (const name of names) {
-          expect(op.parameters).toContainEqual({ name, in: "path", required: true, schema: { type: "string" } });
+          expect(op.parameters.find((p: any) => p.name === name)).toMatchObject({
+            in: "path",
+            required: true,
+            schema: { type: "string" },
+          });
         }
       }
     }
+  });
+
+  it("describes every parameter where Swagger UI shows it: on the parameter, not in its schema", () => {
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        for (const p of op.parameters) {
+          expect(p.description, `${method} ${path} ${p.name}`).toMatch(/\w/);
+          expect(p.schema.description, `${method} ${path} ${p.name}`).toBeUndefined();
+        }
+        for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) {
+          for (const schema of media.schema.anyOf ?? [media.schema])
+            for (const [name, property] of Object.entries<any>(schema.properties))
+              expect(property.description, `${method} ${path} ${type} ${name}`).toMatch(/\w/);
+        }
+      }
+    }
+  });
+
+  it("carries a request from the demo data for every operation that takes anything, and the package's version", () => {
+    expect(doc.info.version).toBe(packageManifest.version);
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const takes = op.parameters.length > 0 || op.requestBody;
+        if (!takes) continue;
+        const exampled =
+          op.parameters.some((p: any) => p.example !== undefined) ||
+          Object.values<any>(op.requestBody?.content ?? {}).some((m) => m.example || m.examples);
+        expect(exampled, `${method} ${path}`).toBe(true);
+        for (const p of op.parameters.filter((q: any) => q.in === "path"))
+          expect(p.example, `${method} ${path} ${p.name}`).toMatch(/^seed-[rg]-\d{5}$/);
+      }
+    }
+    const search = doc.paths["/restaurants"].get.parameters;
+    expect(search.find((p: any) => p.name === "search").example).toBe("pastel de nat");
+    const put = doc.paths["/restaurants/{restaurant_id}"].put.requestBody.content["application/json"];
+    expect(Object.keys(put.examples)).toEqual(["reportRestaurant", "editRestaurant"]);
   });
 
   it("describes request fields with their types and places", () => {
@@ -72,7 +113,7 @@ describe("GET /openapi.json", () => {
     const add = doc.paths["/restaurants"].post.requestBody.content["application/json"].schema;
     expect(add.required).toEqual(["title"]);
     expect(add.properties.star_rating.type).toBe("number");
-    expect(add.properties.categories).toEqual({ type: "array", items: { type: "string" } });
+    expect(add.properties.categories).toMatchObject({ type: "array", items: { type: "string" } });
     expect(add.properties.opening_hours.items.properties.open.type).toBe("string");
 
     const grocery = doc.paths["/groceries"].post.requestBody.content;

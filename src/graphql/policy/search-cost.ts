@@ -2,7 +2,7 @@
 // and index reads its arguments cause. A word search, a near search or an opening-time test reads
 // an index and tests rows the way a page of fields never does, so each is priced as tens of
 // fields; facets group every match (up to 2,000, or a sample) and cost as much as a large page.
-// The README's "Finding restaurants" shows this table.
+// docs/search.md ("Cost") shows this table.
 type Args = Record<string, any>;
 
 /** Per field coordinate ("Type.field"): its extra cost for the arguments given. */
@@ -17,7 +17,7 @@ const PRICES: Record<string, (args: () => Args) => number> = {
   "GroceryConnection.facets": () => SEARCH_PRICES.facets,
 };
 
-/** The units each part of a search adds (README, "Finding restaurants"). */
+/** The units each part of a search adds (docs/search.md, "Cost"). */
 export const SEARCH_PRICES = {
   /** Words: an FTS lookup, and a vocabulary probe per long word. */
   search: 50,

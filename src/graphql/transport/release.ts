@@ -9,7 +9,7 @@
 // survived the young collections that followed it and were promoted, to be freed only by a full
 // collection. scripts/patches moves those accessors onto a prototype (the root cause, found
 // later); this file stays as the bound on what any other such link can keep
-// (README "Latency at a fixed rate"; test/operability/request-lifetime.test.ts).
+// (docs/performance.md "Latency at a fixed rate"; test/operability/request-lifetime.test.ts).
 import type { ApolloServerPlugin, GraphQLResponse } from "@apollo/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";

@@ -1,4 +1,4 @@
-// Accounts and tokens (DESIGN.md "Tokens"): POST /users, POST /auth/token, DELETE /auth/token,
+// Accounts and tokens (docs/rest-contract.md, "Tokens"): POST /users, POST /auth/token, DELETE /auth/token,
 // and the original documentation's spellings of the last two: POST /signin, GET /signout.
 import { text } from "../fields.ts";
 import * as s from "../json-schema.ts";
@@ -24,7 +24,7 @@ const session = (payload: LoginMutation["login"]) => ({
 });
 
 const credentials = [
-  inBody("username", text, { required: true, to: "username" }),
+  inBody("username", text, { required: true, to: "username", description: "the account's username" }),
   inBody("password", text, { required: true, to: "password", description: "at least 8 characters" }),
 ];
 
@@ -41,7 +41,12 @@ const register: RestRouteOf<"Register"> = {
       description: "3 to 40 letters, digits, '_', '.' or '-'",
     }),
     inBody("password", text, { required: true, to: "input.password", description: "8 to 200 characters" }),
-    inBody("first_name", text, { required: true, aliases: ["firstName"], to: "input.firstName" }),
+    inBody("first_name", text, {
+      required: true,
+      aliases: ["firstName"],
+      to: "input.firstName",
+      description: "the name other users see",
+    }),
     inBody("avatar", text, { to: "input.avatar", description: "URL or file name of a picture" }),
   ],
   document: `mutation Register($input: RegisterInput!) { register(input: $input) { ${SESSION_FIELDS} } }`,

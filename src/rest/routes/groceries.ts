@@ -1,4 +1,4 @@
-// Grocery operations of the legacy interface (spec "Endpoints / Groceries", DESIGN.md).
+// Grocery operations of the legacy interface (docs/rest-contract.md).
 //
 // Answers:
 // - 201s carry the thing created or changed in legacy shape: Add grocery and Edit grocery -> the
@@ -31,16 +31,16 @@ import {
 import { legacyReport, REPORT_FIELDS, reportSchema } from "../shapes/report.ts";
 import { reportParams, reportVariables } from "./report-request.ts";
 
-const groceryId = inPath("grocery_id", { to: "id" });
+const groceryId = inPath("grocery_id", { to: "id", description: "the grocery's _id" });
 
 function groceryFields({ titleRequired }: { titleRequired: boolean }): RestParam[] {
   return [
-    inBody("title", text, { required: titleRequired, to: "input.title" }),
-    inBody("description", text, { to: "input.description" }),
+    inBody("title", text, { required: titleRequired, to: "input.title", description: "the grocery's name" }),
+    inBody("description", text, { to: "input.description", description: "a short description" }),
     inBody("also_known_as", text, { to: "input.alsoKnownAs", description: "may be empty" }),
     inBody("cover", file, { to: "input.cover", description: "PNG, JPEG, WebP or GIF; 5 MB at most by default" }),
-    inBody("metric_units", textList, { to: "input.metricUnits" }),
-    inBody("categories", textList, { to: "input.categories" }),
+    inBody("metric_units", textList, { to: "input.metricUnits", description: "units it is sold in, e.g. g, l" }),
+    inBody("categories", textList, { to: "input.categories", description: "e.g. pantry, dairy" }),
   ];
 }
 
@@ -167,7 +167,7 @@ export const groceryRoutes: RestRoute[] = [
     path: "/groceries/:grocery_id",
     whenText: "otherwise",
     params: [
-      inPath("grocery_id", { to: "groceryId" }),
+      inPath("grocery_id", { to: "groceryId", description: "the grocery's _id" }),
       inBody("quantity", integer, { to: "quantity", default: 1, description: "1 to 1000" }),
     ],
     document: `mutation AddToShoppingList($groceryId: ID!, $quantity: Int) {

@@ -1,4 +1,4 @@
-// What Report restaurant and Report grocery read (DESIGN.md): reason_type, which may carry two
+// What Report restaurant and Report grocery read (docs/rest-contract.md, "Shared method and path pairs"): reason_type, which may carry two
 // values (type then body: a repeated key, `reason_type[]` or a JSON array), and reason_body.
 import { badInput } from "../../contract/errors.ts";
 import { text, textList } from "../fields.ts";

@@ -1,4 +1,4 @@
-// Restaurant operations of the legacy interface (spec "Endpoints / Restaurants", DESIGN.md).
+// Restaurant operations of the legacy interface (docs/rest-contract.md).
 //
 // Answers:
 // - 201s carry the created thing in legacy shape: Add restaurant -> the restaurant detail,
@@ -35,37 +35,45 @@ import {
   restaurantSearchItemSchema,
 } from "../shapes/restaurant.ts";
 
-const restaurantId = inPath("restaurant_id", { to: "id" });
+const restaurantId = inPath("restaurant_id", { to: "id", description: "the restaurant's _id" });
 
 /** Registration fields (spec "parameters of registration"), plus what Edit may also set. */
 function restaurantFields({ titleRequired }: { titleRequired: boolean }): RestParam[] {
   return [
-    inBody("title", text, { required: titleRequired, to: "input.title" }),
-    inBody("description", text, { to: "input.description" }),
+    inBody("title", text, { required: titleRequired, to: "input.title", description: "the restaurant's name" }),
+    inBody("description", text, { to: "input.description", description: "free text about the place" }),
     inBody("logo", text, { to: "input.logo", description: "URL or file name" }),
     inBody("cover", text, { to: "input.cover", description: "URL or file name" }),
-    inBody("url", text, { to: "input.url" }),
-    inBody("type", textList, { aliases: ["types"], to: "input.types" }),
-    inBody("categories", textList, { to: "input.categories" }),
-    inBody("accepts_reservations", boolean, { to: "input.acceptsReservations" }),
-    inBody("serves_cuisine", textList, { to: "input.cuisines" }),
+    inBody("url", text, { to: "input.url", description: "free text, e.g. a slug such as kababish-bangalore" }),
+    inBody("type", textList, {
+      aliases: ["types"],
+      to: "input.types",
+      description: "kinds of place, e.g. restaurant, cafe",
+    }),
+    inBody("categories", textList, { to: "input.categories", description: "e.g. vegan-friendly, family" }),
+    inBody("accepts_reservations", boolean, { to: "input.acceptsReservations", description: "true or false" }),
+    inBody("serves_cuisine", textList, { to: "input.cuisines", description: "cuisines, e.g. portuguese, seafood" }),
     inBody("star_rating", decimal, { to: "input.starRating", description: "0 to 5" }),
     inBody("opening_hours", openingHours, {
       to: "input.openingHours",
       description: 'HH:MM 24-hour times; also "HH:MM-HH:MM" strings',
     }),
-    inBody("payment_methods", textList, { to: "input.paymentMethods" }),
+    inBody("payment_methods", textList, { to: "input.paymentMethods", description: "e.g. cash, card" }),
     inBody("can_home_delever", boolean, {
       aliases: ["can_home_deliver"],
       to: "input.canHomeDeliver",
       description: "spelt so",
     }),
-    inBody("price_range", textList, { to: "input.priceRange" }),
-    inBody("photos", textList, { to: "input.photos" }),
-    inBody("email", text, { to: "input.email" }),
-    inBody("phone", text, { to: "input.phone" }),
-    inBody("website", text, { to: "input.website" }),
-    inBody("address", address, { to: "input.address" }),
+    inBody("price_range", textList, { to: "input.priceRange", description: "price range labels, e.g. $$" }),
+    inBody("photos", textList, { to: "input.photos", description: "URLs or file names of pictures" }),
+    inBody("email", text, { to: "input.email", description: "contact e-mail address" }),
+    inBody("phone", text, { to: "input.phone", description: "contact phone number" }),
+    inBody("website", text, { to: "input.website", description: "an http(s) web address" }),
+    inBody("address", address, {
+      to: "input.address",
+      description:
+        "{addressLine1, addressLine2, landmark, state, city, district, country, geo: {latitude, longitude}, timeZone}; without timeZone, the zone geo falls in",
+    }),
     inBody("contact", contact, { description: "{email, phone}; top-level email and phone win over it" }),
   ];
 }
@@ -126,8 +134,8 @@ export const restaurantRoutes: RestRoute[] = [
         description:
           'words in the title, description, cuisines, categories and dishes, best match first, e.g. "creme brulee" (accents and case ignored, the last word may be unfinished, one typo in a word of 5 letters or more)',
       }),
-      inQuery("category", text, { to: "filter.category" }),
-      inQuery("cuisine", text, { to: "filter.cuisine" }),
+      inQuery("category", text, { to: "filter.category", description: "one category, e.g. vegan-friendly" }),
+      inQuery("cuisine", text, { to: "filter.cuisine", description: "one cuisine, e.g. italian" }),
       inQuery("cuisines_any", textList, {
         to: "filter.cuisines.anyOf",
         description: "cuisines, any of them (repeat the key: cuisines_any=italian&cuisines_any=greek)",
@@ -144,12 +152,20 @@ export const restaurantRoutes: RestRoute[] = [
         to: "filter.categories.allOf",
         description: "categories, all of them (repeat the key)",
       }),
-      inQuery("city", text, { to: "filter.city" }),
-      inQuery("can_home_delever", boolean, { aliases: ["can_home_deliver"], to: "filter.canHomeDeliver" }),
-      inQuery("accepts_reservations", boolean, { to: "filter.acceptsReservations" }),
+      inQuery("city", text, { to: "filter.city", description: "a city, e.g. Lisbon" }),
+      inQuery("can_home_delever", boolean, {
+        aliases: ["can_home_deliver"],
+        to: "filter.canHomeDeliver",
+        description: "true: only those that deliver (spelt so)",
+      }),
+      inQuery("accepts_reservations", boolean, {
+        to: "filter.acceptsReservations",
+        description: "true: only those that take reservations",
+      }),
       inQuery("min_rating", decimal, {
         to: "filter.minRating",
-        description: "users' mean rating at least this, 0 to 5",
+        description:
+          "users' mean rating at least this, 0 to 5 (0 keeps every rated restaurant); unrated ones are left out",
       }),
       inQuery("price_range", textList, {
         to: "filter.priceRange",
@@ -202,7 +218,7 @@ export const restaurantRoutes: RestRoute[] = [
     method: "PUT",
     path: "/restaurants/order",
     params: [
-      inBody("restaurant_id", text, { required: true, to: "input.restaurantId" }),
+      inBody("restaurant_id", text, { required: true, to: "input.restaurantId", description: "the restaurant's _id" }),
       inBody("recipe", text, {
         required: true,
         aliases: ["item_id"],
@@ -277,9 +293,9 @@ export const restaurantRoutes: RestRoute[] = [
     method: "PUT",
     path: "/restaurants/:restaurant_id/comments",
     params: [
-      inPath("restaurant_id", { to: "restaurantId" }),
+      inPath("restaurant_id", { to: "restaurantId", description: "the restaurant's _id" }),
       inBody("title", text, { required: true, to: "input.title", description: "a brief summary" }),
-      inBody("body", text, { required: true, to: "input.body" }),
+      inBody("body", text, { required: true, to: "input.body", description: "the comment's text" }),
       inBody("rating", integer, { required: true, to: "input.rating", description: "1 to 5" }),
     ],
     document: `mutation CommentRestaurant($restaurantId: ID!, $input: CommentInput!) { addComment(restaurantId: $restaurantId, input: $input) { ...LegacyComment } } ${COMMENT_FIELDS}`,
