@@ -92,6 +92,34 @@ const schema = z.object({
   UPLOAD_SWEEP_AGE: duration("10m"),
   UPLOAD_QUOTA_BYTES: integer(100 * 1024 * 1024, 0, 2 ** 50),
   UPLOAD_DISK_RESERVE_BYTES: integer(256 * 1024 * 1024, 0, 2 ** 50),
+  // Covers in an S3-compatible bucket instead of UPLOAD_DIR (issue 47; src/storage/s3-store.ts).
+  UPLOAD_STORE: z.enum(["filesystem", "s3"]).default("filesystem"),
+  UPLOAD_SERVE: z.enum(["proxy", "redirect"]).default("proxy"),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: "must be a bucket name: 3 to 63 of a-z, 0-9, . and -" })
+    .optional(),
+  S3_ENDPOINT: z
+    .string()
+    .refine((v) => /^https?:\/\/[^\s]+$/.test(v) && URL.canParse(v), {
+      message: "must be a URL like https://s3.example.com or http://127.0.0.1:9000",
+    })
+    .optional(),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{2,40}$/, { message: "must be a region name such as us-east-1 or auto" })
+    .optional(),
+  AWS_REGION: z.string().optional(),
+  S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_PREFIX: z
+    .string()
+    .regex(/^([A-Za-z0-9_-]+\/)+$/, { message: "must be folder names ending with /, e.g. covers/" })
+    .optional(),
+  S3_TIMEOUT: duration("10s").refine((ms) => ms <= 120_000, "must be at most 2m"),
+  S3_PRESIGN_TTL: duration("5m").refine((ms) => ms >= 1000 && ms <= 7 * 86_400_000, "must be from 1s to 7d"),
+  S3_MAX_UPLOADS: integer(16, 1, 10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   TOKEN_TTL: duration("30d"),
   SESSION_CACHE_TTL: duration("5s", { allowZero: true }),
@@ -230,6 +258,28 @@ const schema = z.object({
   APQ_CLIENT_BYTES_PER_HOUR: integer(256 * 1024, 0, 1024 * 1024 * 1024),
 });
 
+export type S3Settings = {
+  bucket: string;
+  /** Default: AWS's own endpoint for the region. */
+  endpoint?: string;
+  region: string;
+  /** bucket in the path (http://host/bucket/key), as most self-hosted stores want. */
+  forcePathStyle: boolean;
+  /** Default: the AWS SDK's own chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, a role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Put before every key ("" = none). */
+  prefix: string;
+  /** A call to the store that has not answered by then fails (STORAGE_UNAVAILABLE). */
+  timeoutMs: number;
+  /** GET /uploads/:name streams the object through the service (proxy) or answers 302 to a presigned URL. */
+  serve: "proxy" | "redirect";
+  presignSeconds: number;
+  /** Uploads this instance streams to the bucket at once (each may hold one 5 MiB part in memory). */
+  maxUploads: number;
+};
+
+export type UploadStoreSettings = { kind: "filesystem" } | ({ kind: "s3" } & S3Settings);
+
 export type Config = {
   env: "development" | "production" | "test";
   port: number;
@@ -257,6 +307,8 @@ export type Config = {
   uploadQuotaBytes: number;
   /** Uploads are refused while UPLOAD_DIR's filesystem has less free space than this (0 = no reserve). */
   uploadDiskReserveBytes: number;
+  /** Where covers are stored: UPLOAD_DIR (default) or an S3-compatible bucket. */
+  uploadStore: UploadStoreSettings;
   logLevel: string;
   tokenTtlMs: number;
   /** How long an authenticated token is remembered in-process (0 = look it up on every request). */
@@ -381,6 +433,39 @@ function trustProxyOf(value: string): boolean | number | string[] {
     .filter(Boolean);
 }
 
+/** UPLOAD_STORE and the S3_* settings, which only go together. */
+function uploadStoreOf(s: z.infer<typeof schema>): UploadStoreSettings {
+  const problems: string[] = [];
+  if (s.UPLOAD_STORE === "filesystem") {
+    if (s.UPLOAD_SERVE === "redirect")
+      problems.push('UPLOAD_SERVE="redirect": needs UPLOAD_STORE=s3 (a filesystem store has no URL to redirect to)');
+    if (problems.length) throw new ConfigError(problems);
+    return { kind: "filesystem" };
+  }
+  if (!s.S3_BUCKET) problems.push('S3_BUCKET="": UPLOAD_STORE=s3 needs the bucket\'s name');
+  if (!s.S3_ACCESS_KEY_ID !== !s.S3_SECRET_ACCESS_KEY)
+    problems.push(
+      `${s.S3_ACCESS_KEY_ID ? "S3_SECRET_ACCESS_KEY" : "S3_ACCESS_KEY_ID"}="": set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (the AWS SDK's own chain)`,
+    );
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    kind: "s3",
+    bucket: s.S3_BUCKET!,
+    endpoint: s.S3_ENDPOINT,
+    region: s.S3_REGION ?? s.AWS_REGION ?? "us-east-1",
+    forcePathStyle: s.S3_FORCE_PATH_STYLE === "true",
+    credentials:
+      s.S3_ACCESS_KEY_ID && s.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: s.S3_ACCESS_KEY_ID, secretAccessKey: s.S3_SECRET_ACCESS_KEY }
+        : undefined,
+    prefix: s.S3_PREFIX ?? "",
+    timeoutMs: s.S3_TIMEOUT,
+    serve: s.UPLOAD_SERVE,
+    presignSeconds: Math.floor(s.S3_PRESIGN_TTL / 1000),
+    maxUploads: s.S3_MAX_UPLOADS,
+  };
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
@@ -432,6 +517,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     present,
   );
   if (identity.problems.length) throw new ConfigError(identity.problems);
+  const uploadStore = uploadStoreOf(s);
   return {
     env: s.NODE_ENV,
     port: s.PORT,
@@ -459,6 +545,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadSweepAgeMs: s.UPLOAD_SWEEP_AGE,
     uploadQuotaBytes: s.UPLOAD_QUOTA_BYTES,
     uploadDiskReserveBytes: s.UPLOAD_DISK_RESERVE_BYTES,
+    uploadStore,
     logLevel: s.LOG_LEVEL,
     tokenTtlMs: s.TOKEN_TTL,
     sessionCacheTtlMs: s.SESSION_CACHE_TTL,

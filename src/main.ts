@@ -12,6 +12,8 @@ import { loadTracing } from "./observability/load-tracing.ts";
 import { buildServer } from "./server.ts";
 import { ManifestError } from "./graphql/persisted/manifest.ts";
 import { recordCoverSizes, sweepUploads } from "./storage/sweep.ts";
+import { filesystemStore } from "./storage/filesystem-store.ts";
+import { createUploadStore } from "./storage/upload-store.ts";
 
 function readConfig(): Config {
   try {
@@ -51,19 +53,32 @@ const app = await buildServer({ config, db, metrics, tracing, events }).catch((e
 });
 if (applied.length) app.log.info({ migrations: applied }, "database migrated");
 
+// The store's leftovers, and with a bucket those of UPLOAD_DIR too (the REST shim spools files there).
+const uploadStore = await createUploadStore(config);
+const sweptStores =
+  uploadStore.kind === "s3"
+    ? [uploadStore, filesystemStore({ dir: config.uploadDir, diskReserveBytes: 0 })]
+    : [uploadStore];
 async function sweep() {
-  const removed = await sweepUploads(db, config.uploadDir, config.uploadSweepAgeMs).catch((error) => {
-    app.log.warn({ err: error }, "upload sweep failed");
-    return [];
-  });
+  let removed: string[] = [];
+  for (const store of sweptStores) {
+    removed = removed.concat(
+      await sweepUploads(db, store, config.uploadSweepAgeMs).catch((error) => {
+        app.log.warn({ err: error }, "upload sweep failed");
+        return [];
+      }),
+    );
+  }
   if (removed.length) app.log.info({ files: removed.length }, "removed unreferenced upload files");
-  const sized = await recordCoverSizes(db, config.uploadDir).catch((error) => {
+  const sized = await recordCoverSizes(db, uploadStore).catch((error) => {
     app.log.warn({ err: error }, "recording cover sizes failed");
     return 0;
   });
   if (sized) app.log.info({ covers: sized }, "recorded the size of covers stored without one (upload quota)");
 }
-await sweep();
+// A bucket may be slow or away at start-up (S3_TIMEOUT, one retry): its sweep does not hold the start.
+if (uploadStore.kind === "s3") void sweep();
+else await sweep();
 setInterval(sweep, 3_600_000).unref();
 
 let stopping = false;
@@ -81,6 +96,7 @@ async function shutdown(signal: string) {
     app.log.info("requests finished; closing the event bus and the database");
     await events.close(); // after the server: the last writes' events still go out
     await db.close();
+    uploadStore.close();
     await tracing?.shutdown(); // sends the spans still buffered
     app.log.info("stopped");
     process.exit(0);

@@ -43,6 +43,8 @@ import {
 import { rateLimitPlugin } from "./http/rate-limit.ts";
 import { securityPlugin } from "./http/security.ts";
 import { serveUploadsPlugin } from "./http/serve-uploads.ts";
+import { createUploadStore } from "./storage/upload-store.ts";
+import { mkdir } from "node:fs/promises";
 import type { Tracing } from "./observability/load-tracing.ts";
 import { PasswordHasher } from "./domain/passwords.ts";
 import { SignUpLimit } from "./domain/signup-limit.ts";
@@ -92,7 +94,12 @@ export async function buildServer({
     app.addHook("onClose", async () => providerKeys.close());
   }
   const checkToken = provider && providerKeys && providerTokenCheck(providerKeys, provider);
-  const createContext = contextFactory(db, config, guards, events, checkToken);
+  // UPLOAD_STORE: covers in UPLOAD_DIR or in a bucket (src/storage/upload-store.ts).
+  const store = await createUploadStore(config);
+  // The folder holds the covers (filesystem store) and, with either store, the REST shim's spooled files.
+  await mkdir(config.uploadDir, { recursive: true });
+  app.addHook("onClose", async () => store.close());
+  const createContext = contextFactory(db, config, guards, events, store, checkToken);
   app.addHook("onClose", async () => createContext.close());
   events.useLogger?.(app.log.child({ component: "events" }));
   // REDIS_URL: rate-limit counts and persisted queries shared by every instance (per process while Redis is away).
@@ -123,7 +130,7 @@ export async function buildServer({
   await app.register(rateLimitPlugin, { ...config.rateLimit, shared });
   await app.register(metricsPlugin, { metrics, ...config.metrics });
   await app.register(formBodyPlugin);
-  await app.register(healthPlugin, { db, uploadDir: config.uploadDir, redis, identityKeys: providerKeys });
+  await app.register(healthPlugin, { db, store, redis, identityKeys: providerKeys });
   await app.register(releasePlugin);
   // One admission path for every face (HTTP, REST, WebSocket, Server-Sent Events): charge, parse,
   // validate, cost, execute. A document that repeats runs compiled (compiled-execution.ts).
@@ -181,7 +188,13 @@ export async function buildServer({
     webSocket,
   });
   await app.register(graphqlSsePlugin, live);
-  await app.register(serveUploadsPlugin, { dir: config.uploadDir });
+  await app.register(serveUploadsPlugin, {
+    store,
+    redirectSeconds:
+      config.uploadStore.kind === "s3" && config.uploadStore.serve === "redirect"
+        ? config.uploadStore.presignSeconds
+        : 0,
+  });
   const prefixes = config.legacy.restPrefixes;
   await app.register(restPlugin, {
     runner,

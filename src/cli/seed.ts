@@ -1,10 +1,12 @@
 // `npm run seed [-- --size small|medium|large]`: loads the demo data set into the database
-// DATABASE_URL names (migrating it first, like the server) and cover images into UPLOAD_DIR.
+// DATABASE_URL names (migrating it first, like the server) and cover images into UPLOAD_DIR (or
+// the bucket, with UPLOAD_STORE=s3).
 // Running it again adds nothing: every seeded row has a fixed id.
 import "../node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
+import { createUploadStore } from "../storage/upload-store.ts";
 import { isSizeName, SIZES, type SizeName } from "../seed/dataset.ts";
 import { progressPrinter } from "../seed/progress.ts";
 import { DEFAULT_SEED_PASSWORD, seed, type SeedReport } from "../seed/seed.ts";
@@ -25,7 +27,8 @@ ${Object.entries(SIZES)
 
 Settings (environment):
   DATABASE_URL   the database (default: the SQLite file under ./data)
-  UPLOAD_DIR     where cover images are written (default ./data/uploads)
+  UPLOAD_DIR     where cover images are written (default ./data/uploads; UPLOAD_STORE=s3 and
+                 the S3_* settings: into that bucket)
   SEED_PASSWORD  password of every seeded account (default "${DEFAULT_SEED_PASSWORD}"; at least 8 characters)`;
 
 type Arguments = { size: SizeName } | { help: true } | { error: string };
@@ -79,12 +82,14 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   await migrate(config.database);
   const db = createDb(config.database);
+  const store = await createUploadStore(config);
   try {
     // A bar for the bigger sizes; the small one is done before a bar would show anything.
     const onProgress = args.size === "small" ? undefined : progressPrinter(process.stderr);
     const report = await seed(db, {
       size: args.size,
       uploadDir: config.uploadDir,
+      store,
       password,
       onProgress,
       database: config.database,
@@ -92,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(summary(report, password, fromEnvironment));
     return 0;
   } finally {
+    store.close();
     await db.close();
   }
 }

@@ -42,6 +42,11 @@ export const ERROR_CODES = {
   INTERNAL_SERVER_ERROR: { status: 500, meaning: "A fault of the server; it has been logged." },
   SERVER_BUSY: { status: 503, meaning: "The server has no room for this now; see Retry-After." },
   SERVICE_UNAVAILABLE: { status: 503, meaning: "The database cannot be reached now, or the server is shutting down." },
+  STORAGE_UNAVAILABLE: {
+    status: 503,
+    meaning:
+      "The file storage (the upload folder or bucket) cannot be reached now: nothing was saved; see Retry-After.",
+  },
   STORAGE_FULL: { status: 507, meaning: "The server is short of disk space: nothing was saved." },
 } as const satisfies Record<string, CodeFacts>;
 

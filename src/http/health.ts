@@ -1,12 +1,12 @@
 // /healthz: the process answers (liveness; it touches nothing that can hang). /readyz: the service
-// can do its work: the database answers, writes succeed, and the upload folder can be written.
-import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+// can do its work: the database answers, writes succeed, and the upload folder can be written (or
+// the upload bucket answers).
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { Db } from "../db/db.ts";
 import type { KeysStatus } from "../identity/provider-keys.ts";
 import type { SharedRedis } from "../redis/connection.ts";
+import type { UploadStore } from "../storage/upload-store.ts";
 
 /** A check that has not answered by then counts as failed: readiness answers, whatever hangs. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -31,10 +31,9 @@ async function writesCheck(db: Db): Promise<string> {
   return failure.kind === "STORAGE_FULL" ? "storage full" : "failing";
 }
 
-/** Two system calls: the folder exists, is a folder, and this process may write in it. */
-async function uploadsCheck(dir: string): Promise<string> {
-  if (!(await stat(dir)).isDirectory()) throw new Error(`${dir} is not a folder`);
-  await access(dir, constants.W_OK);
+/** The upload store takes files: the folder is there and writable, or the bucket answers. */
+async function uploadsCheck(store: UploadStore): Promise<string> {
+  await within(CHECK_TIMEOUT_MS, store.check());
   return "ok";
 }
 
@@ -50,15 +49,15 @@ export const READINESS_PATH = "/readyz";
 export type HealthOptions = {
   /** The database /readyz checks (it answers, and writes succeed). */
   db: Db;
-  /** UPLOAD_DIR: /readyz checks this process may write in it. */
-  uploadDir: string;
+  /** Where covers live: /readyz checks this process may write in UPLOAD_DIR, or that the bucket answers. */
+  store: UploadStore;
   /** REDIS_URL's connection: shown by /readyz, never counted against readiness. Default none. */
   redis?: SharedRedis;
   /** OIDC_ISSUER's keys: shown by /readyz, never counted against readiness. Default none. */
   identityKeys?: { status(): KeysStatus };
 };
 
-async function health(app: FastifyInstance, { db, uploadDir, redis, identityKeys }: HealthOptions) {
+async function health(app: FastifyInstance, { db, store, redis, identityKeys }: HealthOptions) {
   app.get(HEALTH_PATH, async () => ({ status: "ok" }));
   app.get(READINESS_PATH, async (request, reply) => {
     const [database, writes, uploads] = await Promise.all([
@@ -70,9 +69,12 @@ async function health(app: FastifyInstance, { db, uploadDir, redis, identityKeys
         request.log.warn({ err: error }, "readiness: write probe failed");
         return "failing";
       }),
-      uploadsCheck(uploadDir).catch((error) => {
-        request.log.warn({ err: error }, "readiness: upload folder not writable");
-        return "not writable";
+      uploadsCheck(store).catch((error) => {
+        request.log.warn(
+          { err: error },
+          `readiness: upload ${store.kind === "s3" ? "bucket unreachable" : "folder not writable"}`,
+        );
+        return store.kind === "s3" ? "unreachable" : "not writable";
       }),
     ]);
     const ready = database === "ok" && writes === "ok" && uploads === "ok";

@@ -3,11 +3,9 @@
 // name with the .png extension in the upload folder, written under a dot-name and then renamed.
 // Names come from a hash of what the image is for, so every run picks the same file names.
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { crc32, deflateSync } from "node:zlib";
-import { isUploadName } from "../storage/image-files.ts";
+import { isUploadName } from "../storage/upload-names.ts";
+import type { UploadStore } from "../storage/upload-store.ts";
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -75,12 +73,5 @@ export function seedUploadName(key: string): string {
  * Stores an image under `name` unless a file of that name is already there (a second run writes
  * nothing). Returns whether it wrote the file.
  */
-export async function storeImageOnce(dir: string, name: string, png: Buffer): Promise<boolean> {
-  const target = path.join(dir, name);
-  if (existsSync(target)) return false;
-  await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `.incoming-${name}`);
-  await writeFile(temp, png);
-  await rename(temp, target);
-  return true;
-}
+export const storeImageOnce = (store: UploadStore, name: string, png: Buffer): Promise<boolean> =>
+  store.putIfAbsent(name, png, "image/png");

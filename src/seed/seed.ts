@@ -23,6 +23,8 @@ import { storeImageOnce } from "./images.ts";
 import { writeInBulk } from "./bulk.ts";
 import { sharedCover } from "./bulk-rows.ts";
 import type { Config } from "../config.ts";
+import { filesystemStore } from "../storage/filesystem-store.ts";
+import type { UploadStore } from "../storage/upload-store.ts";
 
 /** Used when SEED_PASSWORD is not set; every seeded account gets the same password. */
 export const DEFAULT_SEED_PASSWORD = "demo-password";
@@ -31,8 +33,10 @@ export type SeedProgress = { phase: "users" | "restaurants" | "groceries"; done:
 
 export type SeedOptions = {
   size: SizeName;
-  /** Where cover images go (the server's UPLOAD_DIR). */
+  /** Where cover images go (the server's UPLOAD_DIR, or `store` when given). */
   uploadDir: string;
+  /** The server's upload store (UPLOAD_STORE=s3: the bucket); UPLOAD_DIR's folder by default. */
+  store?: UploadStore;
   /** The password of every seeded account (only hashed when some account is missing). */
   password: string;
   onProgress?: (progress: SeedProgress) => void;
@@ -91,7 +95,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
   };
 
   const accounts = await seedUsers(db, options, inserted, (n) => advance("users", n));
-  const badgeIds = await seedBadges(db, options.uploadDir, inserted);
+  const store = options.store ?? filesystemStore({ dir: options.uploadDir, diskReserveBytes: 0 });
+  const badgeIds = await seedBadges(db, store, inserted);
 
   if (size.restaurants >= BULK_FROM) {
     if (!options.database) throw new Error(`seed size ${options.size} is written in bulk: pass the database settings`);
@@ -99,10 +104,10 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
     // (the server would otherwise measure every one of them at start-up).
     const coverBytes = new Map<string, number>();
     for (let n = 1; n <= 16; n++) {
-      if (await storeImageOnce(options.uploadDir, sharedCover("restaurant", n), restaurant(n, size).cover.image()))
+      if (await storeImageOnce(store, sharedCover("restaurant", n), restaurant(n, size).cover.image()))
         inserted.files++;
       const image = grocery(n, size).cover.image();
-      if (await storeImageOnce(options.uploadDir, sharedCover("grocery", n), image)) inserted.files++;
+      if (await storeImageOnce(store, sharedCover("grocery", n), image)) inserted.files++;
       coverBytes.set(sharedCover("grocery", n), image.length);
     }
     // The bulk writer has connections of its own: this one is let go meanwhile (Prisma opens it
@@ -133,7 +138,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
     const numbers = range(from, Math.min(from + RESTAURANT_CHUNK - 1, size.restaurants));
     const existing = await existingIds(db, "restaurant", numbers.map(restaurantId));
     const missing = numbers.filter((n) => !existing.has(restaurantId(n))).map((n) => restaurant(n, size));
-    if (missing.length) await writeRestaurants(db, missing, badgeIds, options.uploadDir, inserted);
+    if (missing.length) await writeRestaurants(db, missing, badgeIds, store, inserted);
     advance("restaurants", numbers.length);
   }
 
@@ -141,7 +146,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
     const numbers = range(from, Math.min(from + GROCERY_CHUNK - 1, size.groceries));
     const existing = await existingIds(db, "grocery", numbers.map(groceryId));
     const missing = numbers.filter((n) => !existing.has(groceryId(n))).map((n) => grocery(n, size));
-    if (missing.length) await writeGroceries(db, missing, options.uploadDir, inserted);
+    if (missing.length) await writeGroceries(db, missing, store, inserted);
     advance("groceries", numbers.length);
   }
 
@@ -203,14 +208,14 @@ async function seedUsers(db: Db, options: SeedOptions, inserted: SeedCounts, adv
 }
 
 /** Badges are unique by name: one an admin already made under a seed badge's name is reused. Returns ids by index. */
-async function seedBadges(db: Db, uploadDir: string, inserted: SeedCounts): Promise<string[]> {
+async function seedBadges(db: Db, store: UploadStore, inserted: SeedCounts): Promise<string[]> {
   const wanted = badges();
   const existing = await db.prisma.badge.findMany({
     where: { OR: [{ id: { in: wanted.map((b) => b.id) } }, { name: { in: wanted.map((b) => b.name) } }] },
     select: { id: true, name: true },
   });
   const missing = wanted.filter((b) => !existing.some((e) => e.id === b.id || e.name === b.name));
-  for (const b of missing) if (await storeImageOnce(uploadDir, b.cover, b.image())) inserted.files++;
+  for (const b of missing) if (await storeImageOnce(store, b.cover, b.image())) inserted.files++;
   if (missing.length) {
     const { count } = await db.prisma.badge.createMany({
       data: missing.map(({ id, name, cover, createdAt }) => ({ id, name, cover, createdAt })),
@@ -223,23 +228,23 @@ async function seedBadges(db: Db, uploadDir: string, inserted: SeedCounts): Prom
 }
 
 async function storeCovers(
-  uploadDir: string,
+  store: UploadStore,
   items: { cover: { name: string; image: () => Buffer } }[],
   inserted: SeedCounts,
 ) {
   // Files first, rows after: a crash in between leaves at most unreferenced files, which the
   // next run finds in place and keeps.
-  for (const item of items) if (await storeImageOnce(uploadDir, item.cover.name, item.cover.image())) inserted.files++;
+  for (const item of items) if (await storeImageOnce(store, item.cover.name, item.cover.image())) inserted.files++;
 }
 
 async function writeRestaurants(
   db: Db,
   items: RestaurantSeed[],
   badgeIds: string[],
-  uploadDir: string,
+  store: UploadStore,
   inserted: SeedCounts,
 ) {
-  await storeCovers(uploadDir, items, inserted);
+  await storeCovers(store, items, inserted);
   const all = <T>(pick: (r: RestaurantSeed) => T[]) => items.flatMap(pick);
   const restaurantBadges = all((r) =>
     r.badges.map((b) => ({ restaurantId: r.row.id, badgeId: badgeIds[b.badge]!, receivedAt: b.receivedAt })),
@@ -270,8 +275,8 @@ async function writeRestaurants(
   inserted.reports += reports.count;
 }
 
-async function writeGroceries(db: Db, items: GrocerySeed[], uploadDir: string, inserted: SeedCounts) {
-  await storeCovers(uploadDir, items, inserted);
+async function writeGroceries(db: Db, items: GrocerySeed[], store: UploadStore, inserted: SeedCounts) {
+  await storeCovers(store, items, inserted);
   const [groceries, tags, entries] = await db.prisma.$transaction([
     db.prisma.grocery.createMany({ data: items.map((g) => g.row) }),
     db.prisma.groceryTag.createMany({ data: items.flatMap((g) => g.tags) }),

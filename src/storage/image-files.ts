@@ -1,31 +1,27 @@
-// Uploaded images on local disk: saved under a random name with the extension of the format their
-// bytes show (never their name or declared type), size-capped while streaming, written to a temp
-// name and renamed so a crash never leaves half a file under a served name.
+// Uploaded images: saved under a random name with the extension of the format their bytes show
+// (never their name or declared type), size- and quota-capped while streaming, into the upload
+// store (src/storage/upload-store.ts: UPLOAD_DIR or a bucket), which makes a file visible under
+// its name only once every check passed.
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, rm, statfs } from "node:fs/promises";
-import path from "node:path";
 import type { Readable } from "node:stream";
 import type { Config } from "../config.ts";
-import { badInput, DomainError } from "../contract/errors.ts";
-import { coverStoreAt } from "./cover-store.ts";
+import { badInput, DomainError, RetryLaterError } from "../contract/errors.ts";
 import { isUploadName, UPLOAD_NAME } from "./upload-names.ts";
+import type { NewFile, UploadStore } from "./upload-store.ts";
 
 export type UploadSettings = {
-  /** Absolute folder the files live in (created when missing). */
-  dir: string;
+  /** Where the files live. */
+  store: UploadStore;
   /** Largest accepted file, in bytes. */
   maxBytes: number;
   /** Bytes of stored files one user's rows may reference in total (0 = no quota). */
   quotaBytes: number;
-  /** Free space the filesystem keeps for the database: no upload is stored below it (0 = none). */
-  diskReserveBytes: number;
 };
 
-export const uploadSettings = (config: Config): UploadSettings => ({
-  dir: config.uploadDir,
+export const uploadSettings = (config: Config, store: UploadStore): UploadSettings => ({
+  store,
   maxBytes: config.uploadMaxBytes,
   quotaBytes: config.uploadQuotaBytes,
-  diskReserveBytes: config.uploadDiskReserveBytes,
 });
 
 /** A file saved by saveImage: its name under the folder and its size. */
@@ -67,11 +63,6 @@ export function contentTypeOf(name: string): string | undefined {
   return FORMATS.find((f) => f.extension === extension)?.contentType;
 }
 
-/** Path of a stored file, or null for any name this module did not generate (path traversal etc.). */
-export function uploadPath(settings: Pick<UploadSettings, "dir">, name: string): string | null {
-  return isUploadName(name) ? path.join(settings.dir, name) : null;
-}
-
 const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 100) / 100} MB`;
 
 export const tooLarge = (field: string, maxBytes: number) =>
@@ -98,14 +89,15 @@ export const storageFull = (field: string) =>
     { field },
   );
 
-/** Errors of a filesystem that ran out of space (or of the folder's own quota). */
-const isOutOfSpace = (error: unknown) => ["ENOSPC", "EDQUOT"].includes((error as NodeJS.ErrnoException)?.code ?? "");
-
-/** Refuses with STORAGE_FULL while the upload folder's filesystem has less free space than the reserve. */
-export async function checkDiskReserve(settings: Pick<UploadSettings, "dir" | "diskReserveBytes">, field: string) {
-  if (settings.diskReserveBytes <= 0) return;
-  const fs = await statfs(settings.dir);
-  if (fs.bavail * fs.bsize < settings.diskReserveBytes) throw storageFull(field);
+/** The answer to a request the store could not serve; the store's own error stays in `cause` for the log. */
+export function storageUnavailable(cause?: unknown) {
+  const error = new RetryLaterError(
+    "STORAGE_UNAVAILABLE",
+    "The file storage cannot be reached now; nothing was changed. Try again shortly.",
+    5,
+  );
+  if (cause !== undefined) Object.assign(error, { cause });
+  return error;
 }
 
 const notAnImage = (field: string) =>
@@ -117,11 +109,12 @@ const notAnImage = (field: string) =>
 const wasTruncated = (source: Readable) => (source as Readable & { truncated?: boolean }).truncated === true;
 
 /**
- * Streams `source` to a new file and returns its name and size. Refuses (deleting what was
- * written) a file that is not an accepted image, is larger than the limit, or larger than what
- * is left of the owner's quota (`quota.leftBytes`: UPLOAD_QUOTA_EXCEEDED), and any file while the
- * disk is below its reserve, before or after writing (STORAGE_FULL). The source is read to its
- * end even when refused, without being destroyed, so a multipart parser feeding it can move on.
+ * Streams `source` into the store as a new file and returns its name and size. Refuses (leaving
+ * nothing stored) a file that is not an accepted image, is larger than the limit, or larger than
+ * what is left of the owner's quota (`quota.leftBytes`: UPLOAD_QUOTA_EXCEEDED), and any file while
+ * the store has no room (STORAGE_FULL) or cannot be reached (STORAGE_UNAVAILABLE). The source is
+ * read to its end even when refused, without being destroyed, so a multipart parser feeding it
+ * can move on.
  */
 export async function saveImage(
   settings: UploadSettings,
@@ -129,53 +122,43 @@ export async function saveImage(
   field = "cover",
   quota?: { leftBytes: number; usedBytes: number },
 ): Promise<SavedFile> {
-  await mkdir(settings.dir, { recursive: true });
+  const { store } = settings;
   try {
-    await checkDiskReserve(settings, field);
+    await store.ensureRoom(field);
   } catch (error) {
     drain(source);
     throw error;
   }
   const id = randomBytes(16).toString("hex");
-  // A dot-name never matches UPLOAD_NAME, so a temp file is never served.
-  const tempPath = path.join(settings.dir, `.incoming-${id}`);
-  let found: { format: ImageFormat; bytes: number };
+  // The store's file is created once the first bytes tell the format (its name's extension).
+  let file: NewFile | undefined;
+  let name = "";
+  const tooMuch =
+    quota && quota.leftBytes < settings.maxBytes
+      ? () => quotaExceeded(field, settings.quotaBytes, quota.usedBytes)
+      : null;
+  const limit = tooMuch ? Math.max(0, quota!.leftBytes) : settings.maxBytes;
   try {
-    const file = await open(tempPath, "wx");
-    try {
-      const tooMuch =
-        quota && quota.leftBytes < settings.maxBytes
-          ? () => quotaExceeded(field, settings.quotaBytes, quota.usedBytes)
-          : null;
-      const limit = tooMuch ? Math.max(0, quota!.leftBytes) : settings.maxBytes;
-      // writeFile on a handle appends at the current position and loops until every byte is written.
-      found = await copyChecked(
-        source,
-        (chunk) => file.writeFile(chunk),
-        limit,
-        field,
-        tooMuch ?? (() => tooLarge(field, settings.maxBytes)),
-      );
-      await file.sync(); // durable before it gets its served name
-    } finally {
-      await file.close().catch(() => {});
-    }
-    // Uploads in flight together may have taken the disk below the reserve meanwhile.
-    await checkDiskReserve(settings, field);
+    const found = await copyChecked(
+      source,
+      async (chunk, format) => {
+        if (!file) {
+          name = `${id}.${format.extension}`;
+          file = await store.create(name, format.contentType, field);
+        }
+        await file.write(chunk);
+      },
+      limit,
+      field,
+      tooMuch ?? (() => tooLarge(field, settings.maxBytes)),
+    );
+    await file!.commit(); // created by the first write: an accepted image has at least one byte
+    return { name, bytes: found.bytes };
   } catch (error) {
     drain(source);
-    await rm(tempPath, { force: true });
-    throw isOutOfSpace(error) ? storageFull(field) : error;
-  }
-  const name = `${id}.${found.format.extension}`;
-  try {
-    await rename(tempPath, path.join(settings.dir, name));
-  } catch (error) {
-    await rm(tempPath, { force: true });
+    await file?.abort().catch(() => {});
     throw error;
   }
-  await syncFolder(settings.dir); // makes the new name itself durable
-  return { name, bytes: found.bytes };
 }
 
 /** Reads and drops what is left of a refused file, so the request behind it can finish. */
@@ -185,17 +168,13 @@ function drain(source: Readable) {
   source.resume();
 }
 
-async function syncFolder(dir: string) {
-  const handle = await open(dir, "r").catch(() => null);
-  if (!handle) return;
-  await handle.sync().catch(() => {}); // not every platform can sync a folder
-  await handle.close();
-}
-
-/** Copies chunks to `write` one at a time, checking the size and the first bytes as they come. */
+/**
+ * Copies chunks to `write` one at a time, checking the size and the first bytes as they come;
+ * nothing is written before the first bytes show an accepted format.
+ */
 function copyChecked(
   source: Readable,
-  write: (chunk: Buffer) => Promise<unknown>,
+  write: (chunk: Buffer, format: ImageFormat) => Promise<unknown>,
   maxBytes: number,
   field: string,
   overLimit: () => DomainError,
@@ -227,31 +206,39 @@ function copyChecked(
     source.on("limit", () => fail(overLimit())); // busboy's own cap was hit
     // A parser reports a client that went away mid-file as 499 (graphql-upload-minimal): the client's doing, not ours.
     source.on("error", (error) => fail((error as { status?: unknown }).status === 499 ? cutShort() : error));
+    /** Chunks that came before the format was known (fewer than SNIFF_BYTES bytes in all). */
+    let early: Buffer[] = [];
+    const send = (bytes: Buffer, known: ImageFormat) => {
+      source.pause();
+      writing = writing
+        .then(() => write(bytes, known))
+        .then(
+          () => failed || source.resume(),
+          (error) => fail(error),
+        );
+    };
     source.on("data", (chunk: Buffer | string) => {
       if (failed) return;
       const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       size += bytes.length;
       if (size > maxBytes) return fail(overLimit());
-      if (!format) {
-        head = Buffer.concat([head, bytes.subarray(0, SNIFF_BYTES)]).subarray(0, SNIFF_BYTES);
-        if (head.length >= SNIFF_BYTES) {
-          format = sniffImage(head);
-          if (!format) return fail(notAnImage(field));
-        }
-      }
-      source.pause();
-      writing = writing
-        .then(() => write(bytes))
-        .then(
-          () => failed || source.resume(),
-          (error) => fail(error),
-        );
+      if (format) return send(bytes, format);
+      head = Buffer.concat([head, bytes.subarray(0, SNIFF_BYTES)]).subarray(0, SNIFF_BYTES);
+      early.push(bytes);
+      if (head.length < SNIFF_BYTES) return;
+      format = sniffImage(head);
+      if (!format) return fail(notAnImage(field));
+      send(Buffer.concat(early), format);
+      early = [];
     });
     source.on("end", () => {
       if (failed) return;
       if (wasTruncated(source)) return fail(overLimit());
-      format ??= sniffImage(head); // a file shorter than SNIFF_BYTES
-      if (!format) return fail(notAnImage(field));
+      if (!format) {
+        format = sniffImage(head); // a file shorter than SNIFF_BYTES
+        if (!format) return fail(notAnImage(field));
+        send(Buffer.concat(early), format);
+      }
       const found = { format, bytes: size };
       writing.then(() => (failed ? undefined : resolve(found)));
     });
@@ -259,16 +246,15 @@ function copyChecked(
 }
 
 /**
- * Removes a stored file a committed row named: no longer served, kept a while for a backup whose
- * snapshot may name it (src/storage/local-covers.ts). A name this module did not generate, or a
- * file already gone, is ignored.
+ * Removes a stored file a committed row named: no longer served; in a folder, kept a while for a
+ * backup whose snapshot may name it (src/storage/local-covers.ts). A name this module did not
+ * generate, or a file already gone, is ignored.
  */
 export async function deleteUpload(settings: UploadSettings, name: string | null | undefined): Promise<void> {
-  if (name) await coverStoreAt(settings.dir).remove(name);
+  if (name && isUploadName(name)) await settings.store.remove(name);
 }
 
 /** Deletes at once a file saved for a write that failed: no committed row, so no snapshot, ever named it. */
 export async function discardUpload(settings: UploadSettings, name: string | null | undefined): Promise<void> {
-  const target = name ? uploadPath(settings, name) : null;
-  if (target) await rm(target, { force: true });
+  if (name && isUploadName(name)) await settings.store.discard(name);
 }

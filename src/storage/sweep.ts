@@ -1,16 +1,15 @@
 // Removes upload files nothing refers to: temp files left by a crash mid-upload, and covers whose
-// grocery row never committed (a crash between saving the file and the database write) or was
-// removed while the file could not be deleted. Only files older than `minAgeMs` go, so uploads in
-// progress on another instance sharing the directory are left alone. "Refers to" means any column
-// of UPLOAD_REFERENCES (seeded restaurant and badge covers live in the same folder). Covers go the
-// way every removal goes (kept a while for a running backup: local-covers.ts), and removed covers
-// no backup can need any more are deleted.
-import { readdir, stat, unlink } from "node:fs/promises";
-import path from "node:path";
+// grocery row never committed (a crash between saving the file and the database write, or a
+// bucket whose answer to a PUT was lost) or was removed while the file could not be deleted. Only
+// files older than `minAgeMs` go, so uploads in progress on another instance sharing the folder or
+// the bucket are left alone. "Refers to" means any column of UPLOAD_REFERENCES (seeded restaurant
+// and badge covers live in the same store). Covers go the way every removal goes (in a folder,
+// kept a while for a running backup: local-covers.ts), then the store purges the removed covers no
+// backup can need any more.
 import type { Db } from "../db/db.ts";
-import { coverStoreAt } from "./cover-store.ts";
 import { isUploadName } from "./upload-names.ts";
 import { UPLOAD_REFERENCES } from "./upload-references.ts";
+import type { UploadStore } from "./upload-store.ts";
 
 /** Rows read per `IN (...)` list. */
 const NAMES_PER_QUERY = 500;
@@ -34,31 +33,22 @@ async function referencedAmong(db: Db, names: string[]): Promise<Set<string>> {
 }
 
 /** The names of the files it removed. */
-export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return []; // no upload directory yet: nothing to sweep
-  }
-  const covers = coverStoreAt(dir);
-  const candidates = names.filter((n) => n.startsWith(".incoming-") || isUploadName(n));
-  const referenced = await referencedAmong(db, candidates.filter(isUploadName));
+export async function sweepUploads(db: Db, store: UploadStore, minAgeMs: number): Promise<string[]> {
   const cutoff = Date.now() - minAgeMs;
+  const old: string[] = [];
+  for await (const { name, modified } of store.list()) if (modified.getTime() <= cutoff) old.push(name);
+  const referenced = await referencedAmong(db, old.filter(isUploadName));
   const removed: string[] = [];
-  for (const name of candidates) {
+  for (const name of old) {
     if (referenced.has(name)) continue;
-    const file = path.join(dir, name);
     try {
-      if ((await stat(file)).mtimeMs > cutoff) continue;
-      if (isUploadName(name)) await covers.remove(name);
-      else await unlink(file);
+      await store.remove(name);
       removed.push(name);
     } catch {
-      // gone already, or not ours to remove: leave it
+      // not removable now: the next sweep tries again
     }
   }
-  await covers.purge();
+  await store.purge();
   return removed;
 }
 
@@ -66,7 +56,7 @@ export async function sweepUploads(db: Db, dir: string, minAgeMs: number): Promi
  * Records the file size of covers stored before sizes were kept (and by the seeder), so that they
  * count against their owner's upload quota. A row whose file is gone keeps 0.
  */
-export async function recordCoverSizes(db: Db, dir: string): Promise<number> {
+export async function recordCoverSizes(db: Db, store: UploadStore): Promise<number> {
   let recorded = 0;
   let after: string | undefined;
   for (;;) {
@@ -80,8 +70,8 @@ export async function recordCoverSizes(db: Db, dir: string): Promise<number> {
     after = rows[rows.length - 1].id;
     for (const row of rows) {
       if (!row.cover || !isUploadName(row.cover)) continue;
-      const size = await stat(path.join(dir, row.cover)).then(
-        (s) => s.size,
+      const size = await store.stat(row.cover).then(
+        (found) => found?.bytes ?? 0,
         () => 0,
       );
       if (size === 0) continue;

@@ -2,7 +2,7 @@
 // and the pictures the seeder stores there (restaurant covers, badge covers). Logos, avatars and
 // photos are URLs or file names given by clients, which may name such a file too. Whatever keeps
 // or removes upload files (the sweep, backups, copy-data) reads references from this one list.
-import { isUploadName } from "./image-files.ts";
+import { isUploadName } from "./upload-names.ts";
 
 export const UPLOAD_REFERENCES: readonly { table: string; column: string }[] = [
   { table: "Grocery", column: "cover" },

@@ -1,12 +1,13 @@
 // Cover uploads through the real server: the GraphQL multipart request spec on /graphql (CSRF
 // preflight, limits), images recognised by their bytes, files on disk following the database
 // (no orphans, old covers removed), and GET /uploads/:name (content type, nosniff, no traversal).
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { testProvider } from "../helpers/database.ts";
 import { startServer, type GraphqlResult, type TestServer } from "../helpers/server.ts";
+import { isStored, readStored, uploadFilesOf } from "../helpers/upload-store.ts";
 
 const bytes = (base64: string) => new Uint8Array(Buffer.from(base64, "base64"));
 
@@ -54,8 +55,9 @@ const cover = (file: Uint8Array<ArrayBuffer>, name = "cover.bin", type?: string)
   "0": { bytes: file, name, type, at: ["variables.input.cover"] },
 });
 
-/** Files in the upload folder, temp files included. */
-const filesIn = (server: TestServer) => readdirSync(server.config.uploadDir).sort();
+/** Files in the upload store (folder or bucket), temp files included. */
+const filesIn = (server: TestServer) => uploadFilesOf(server);
+const stored = (name: string) => isStored(s.store, name);
 
 let s: TestServer;
 let small: TestServer; // UPLOAD_MAX_BYTES=2048, UPLOAD_MAX_FILES=2
@@ -93,7 +95,7 @@ describe("createGrocery with a cover", () => {
       const g = await createWithCover(file as Uint8Array<ArrayBuffer>, `Grocery ${ext}`);
       expect(g.cover).toMatch(new RegExp(`^[0-9a-f]{32}\\.${ext}$`));
       expect(g.coverUrl).toBe(`/uploads/${g.cover}`);
-      expect(readFileSync(path.join(s.config.uploadDir, g.cover))).toEqual(Buffer.from(file));
+      expect(await readStored(s.store, g.cover)).toEqual(Buffer.from(file));
 
       const res = await s.fetch(g.coverUrl);
       expect(res.status).toBe(200);
@@ -119,18 +121,18 @@ describe("createGrocery with a cover", () => {
 
   it("refuses a text file named .png with BAD_USER_INPUT and leaves no grocery and no file", async () => {
     const groceries = await s.db.prisma.grocery.count();
-    const files = filesIn(s);
+    const files = await filesIn(s);
     const r = await multipart(s, CREATE, { input: { title: "Fake" } }, cover(TEXT, "fake.png", "image/png"), {
       token: owner.token,
     });
     expect(r.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(r.errors?.[0].message).toMatch(/PNG, JPEG, WebP or GIF/);
     expect(await s.db.prisma.grocery.count()).toBe(groceries);
-    expect(filesIn(s)).toEqual(files);
+    expect(await filesIn(s)).toEqual(files);
   });
 
   it("refuses an empty file and a file that only starts like an image", async () => {
-    const files = filesIn(s);
+    const files = await filesIn(s);
     const empty = await multipart(s, CREATE, { input: { title: "Empty" } }, cover(new Uint8Array(0), "e.png"), {
       token: owner.token,
     });
@@ -140,29 +142,29 @@ describe("createGrocery with a cover", () => {
       token: owner.token,
     });
     expect(wave.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
-    expect(filesIn(s)).toEqual(files);
+    expect(await filesIn(s)).toEqual(files);
   });
 
   it("saves no file when the other fields are invalid or the token is missing", async () => {
-    const files = filesIn(s);
+    const files = await filesIn(s);
     const groceries = await s.db.prisma.grocery.count();
     const bad = await multipart(s, CREATE, { input: { title: "" } }, cover(PNG), { token: owner.token });
     expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     const anonymous = await multipart(s, CREATE, { input: { title: "Anon" } }, cover(PNG));
     expect(anonymous.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
     expect(await s.db.prisma.grocery.count()).toBe(groceries);
-    expect(filesIn(s)).toEqual(files);
+    expect(await filesIn(s)).toEqual(files);
     // The connection is still usable after answers that left the file unread.
     expect((await s.graphql(`{ me { id } }`, {}, owner.token)).data.me.id).toBe(owner.id);
   });
 
   it("removes the saved file when the database write fails (no orphan)", async () => {
     await refuseTitleInDatabase(s, "boom");
-    const files = filesIn(s);
+    const files = await filesIn(s);
     const r = await multipart(s, CREATE, { input: { title: "boom" } }, cover(PNG), { token: owner.token });
     expect(r.errors?.[0].extensions?.code).toBe("INTERNAL_SERVER_ERROR");
     expect(JSON.stringify(r.body)).not.toMatch(/boom|INSERT|trigger/i);
-    expect(filesIn(s)).toEqual(files);
+    expect(await filesIn(s)).toEqual(files);
   });
 });
 
@@ -192,7 +194,7 @@ describe("size and count limits", () => {
       token: user.token,
     });
     expect(exact.errors, JSON.stringify(exact.errors)).toBeUndefined();
-    const files = filesIn(small);
+    const files = await filesIn(small);
     const groceries = await small.db.prisma.grocery.count();
     const over = await multipart(small, CREATE, { input: { title: "Over" } }, cover(pngOfSize(2049)), {
       token: user.token,
@@ -203,18 +205,18 @@ describe("size and count limits", () => {
       token: user.token,
     });
     expect(far.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
-    expect(filesIn(small)).toEqual(files);
+    expect(await filesIn(small)).toEqual(files);
     expect(await small.db.prisma.grocery.count()).toBe(groceries);
   });
 
   it("refuses a file over the default 5 MB", async () => {
-    const files = filesIn(s);
+    const files = await filesIn(s);
     const r = await multipart(s, CREATE, { input: { title: "Huge" } }, cover(pngOfSize(5 * 1024 * 1024 + 1)), {
       token: owner.token,
     });
     expect(r.errors?.[0].extensions?.code).toBe("PAYLOAD_TOO_LARGE");
     expect(r.errors?.[0].message).toMatch(/5 MB/);
-    expect(filesIn(s)).toEqual(files);
+    expect(await filesIn(s)).toEqual(files);
   });
 
   it("refuses more files than UPLOAD_MAX_FILES with 413 PAYLOAD_TOO_LARGE", async () => {
@@ -264,7 +266,7 @@ describe("size and count limits", () => {
 
 describe("the multipart request itself", () => {
   it("is refused as a possible forgery without a header a browser preflights, saving nothing", async () => {
-    const files = filesIn(s);
+    const files = await filesIn(s);
     const groceries = await s.db.prisma.grocery.count();
     // The token in the query string, which another site's form could carry: no preflight.
     const r = await multipart(s, CREATE, { input: { title: "Csrf" } }, cover(PNG), {
@@ -274,7 +276,7 @@ describe("the multipart request itself", () => {
     expect(r.status).toBe(400);
     expect(r.errors?.[0].message).toMatch(/Cross-Site Request Forgery/);
     expect(await s.db.prisma.grocery.count()).toBe(groceries);
-    expect(filesIn(s)).toEqual(files);
+    expect(await filesIn(s)).toEqual(files);
   });
 
   it("is taken with the token's Authorization header alone (a browser preflights it too)", async () => {
@@ -334,25 +336,25 @@ describe("covers follow the grocery", () => {
     expect(replaced.errors, JSON.stringify(replaced.errors)).toBeUndefined();
     const newName = replaced.data.updateGrocery.cover;
     expect(newName).toMatch(/\.gif$/);
-    expect(existsSync(path.join(s.config.uploadDir, g.cover))).toBe(false);
-    expect(existsSync(path.join(s.config.uploadDir, newName))).toBe(true);
+    expect(await stored(g.cover)).toBe(false);
+    expect(await stored(newName)).toBe(true);
     expect((await s.fetch(g.coverUrl)).status).toBe(404);
 
     const removed = await s.graphql(UPDATE, { id: g.id, input: { removeCover: true } }, owner.token);
     expect(removed.data.updateGrocery).toMatchObject({ cover: null, coverUrl: null });
-    expect(existsSync(path.join(s.config.uploadDir, newName))).toBe(false);
+    expect(await stored(newName)).toBe(false);
   });
 
   it("an update without cover fields keeps the cover file", async () => {
     const g = await createWithCover(WEBP, "Figs");
     const r = await s.graphql(UPDATE, { id: g.id, input: { title: "Fresh figs" } }, owner.token);
     expect(r.data.updateGrocery).toMatchObject({ title: "Fresh figs", cover: g.cover });
-    expect(existsSync(path.join(s.config.uploadDir, g.cover))).toBe(true);
+    expect(await stored(g.cover)).toBe(true);
   });
 
   it("refuses cover together with removeCover, and a new cover from someone else, changing nothing", async () => {
     const g = await createWithCover(PNG, "Kiwis");
-    const files = filesIn(s);
+    const files = await filesIn(s);
     const both = await multipart(s, UPDATE, { id: g.id, input: { cover: null, removeCover: true } }, cover(GIF), {
       token: owner.token,
     });
@@ -365,7 +367,7 @@ describe("covers follow the grocery", () => {
       token: owner.token,
     });
     expect(bad.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
-    expect(filesIn(s)).toEqual(files);
+    expect(await filesIn(s)).toEqual(files);
     expect((await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
   });
 
@@ -373,18 +375,18 @@ describe("covers follow the grocery", () => {
     const g = await createWithCover(PNG, "Limes");
     const r = await multipart(s, UPDATE, { id: g.id, input: { cover: null } }, cover(JPEG), { token: admin.token });
     expect(r.data.updateGrocery.cover).toMatch(/\.jpg$/);
-    expect(existsSync(path.join(s.config.uploadDir, g.cover))).toBe(false);
+    expect(await stored(g.cover)).toBe(false);
   });
 
   it("keeps the old cover and drops the new file when the database refuses the update", async () => {
     await refuseTitleInDatabase(s, "boom");
     const g = await createWithCover(PNG, "Dates");
-    const files = filesIn(s);
+    const files = await filesIn(s);
     const r = await multipart(s, UPDATE, { id: g.id, input: { title: "boom", cover: null } }, cover(GIF), {
       token: owner.token,
     });
     expect(r.errors?.[0].extensions?.code).toBe("INTERNAL_SERVER_ERROR");
-    expect(filesIn(s)).toEqual(files);
+    expect(await filesIn(s)).toEqual(files);
     expect((await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover).toBe(g.cover);
   });
 
@@ -396,9 +398,10 @@ describe("covers follow the grocery", () => {
       ),
     );
     for (const r of results) expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-    const stored = (await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover!;
+    const current = (await s.db.prisma.grocery.findUniqueOrThrow({ where: { id: g.id } })).cover!;
     const mentioned = [g.cover, ...results.map((r) => r.data.updateGrocery.cover)];
-    expect(mentioned.filter((name) => existsSync(path.join(s.config.uploadDir, name)))).toEqual([stored]);
+    const present = await Promise.all(mentioned.map((name) => isStored(s.store, name)));
+    expect(mentioned.filter((_, i) => present[i])).toEqual([current]);
   });
 
   it("deleting the grocery (deleteGrocery or removeGrocery from the catalogue) deletes its cover file", async () => {
@@ -413,21 +416,20 @@ describe("covers follow the grocery", () => {
       admin.token,
     );
     expect(removal.data.removeGrocery).toEqual({ groceryId: b.id, removedFrom: "CATALOGUE" });
-    expect(existsSync(path.join(s.config.uploadDir, a.cover))).toBe(false);
-    expect(existsSync(path.join(s.config.uploadDir, b.cover))).toBe(false);
+    expect(await stored(a.cover)).toBe(false);
+    expect(await stored(b.cover)).toBe(false);
   });
 
   it("a refused delete keeps the file", async () => {
     const g = await createWithCover(PNG, "Guava");
     const r = await s.graphql(`mutation($id: ID!) { deleteGrocery(id: $id) }`, { id: g.id }, other.token);
     expect(r.errors?.[0].extensions?.code).toBe("FORBIDDEN");
-    expect(existsSync(path.join(s.config.uploadDir, g.cover))).toBe(true);
+    expect(await stored(g.cover)).toBe(true);
   });
 
-  it("never leaves temp files behind", () => {
-    // .removed holds replaced covers a while for a backup that may need them (src/storage/local-covers.ts).
-    expect(filesIn(s).filter((f) => f.startsWith(".") && f !== ".removed")).toEqual([]);
-    expect(filesIn(small).filter((f) => f.startsWith(".") && f !== ".removed")).toEqual([]);
+  it("never leaves temp files behind", async () => {
+    expect((await filesIn(s)).filter((f) => /^(local:)?\./.test(f))).toEqual([]);
+    expect((await filesIn(small)).filter((f) => /^(local:)?\./.test(f))).toEqual([]);
   });
 });
 

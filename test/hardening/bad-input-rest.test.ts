@@ -27,6 +27,7 @@ import {
 import type { RestParam, RestRequest, RestRoute } from "../../src/rest/route-row.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { uploadFilesOf } from "../helpers/upload-store.ts";
 import { PNG } from "../rest/legacy.ts";
 import {
   HUGE,
@@ -412,7 +413,7 @@ function envelopes(route: RestRoute, fields: Record<string, unknown>) {
   return list;
 }
 
-const uploadFiles = () => readdirSync(s.config.uploadDir).sort();
+const uploadFiles = () => uploadFilesOf(s);
 
 describe("bad input on every REST route", () => {
   it.each(routes.map((r) => [routeName(r), r] as const))(
@@ -423,7 +424,7 @@ describe("bad input on every REST route", () => {
       const request = validRequest(route, f);
       const token = await freshToken(w, w.owner.id);
       const label = (what: string) => `${routeName(route)} ${what}`;
-      const filesBefore = uploadFiles();
+      const filesBefore = await uploadFiles();
 
       for (const p of route.params.filter((q) => q.in !== "path")) {
         const idLike = idFor(p.name, route, f) !== undefined;
@@ -469,7 +470,7 @@ describe("bad input on every REST route", () => {
         }
       }
       expect(Object.prototype).not.toHaveProperty("polluted");
-      expect(uploadFiles()).toEqual(filesBefore);
+      expect(await uploadFiles()).toEqual(filesBefore);
       expect(tally.problems.slice(before)).toEqual([]);
     },
   );
@@ -530,7 +531,7 @@ describe("file names sent by clients are never used", () => {
         const body = (await res.json()) as any;
         expect(res.status, `${filename}: ${JSON.stringify(body)}`).toBe(route.status);
         expect(body.cover, filename).toMatch(/^[0-9a-f]{32}\.png$/);
-        expect(uploadFiles()).toContain(body.cover);
+        expect(await uploadFiles()).toContain(body.cover);
       }
       expect(outside()).toEqual(outsideBefore);
     },

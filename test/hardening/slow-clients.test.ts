@@ -3,9 +3,9 @@
 // query string is refused before the body is read; connections are bounded in total and per
 // address with room left for health checks. Small settings keep each case to a few seconds.
 import net from "node:net";
-import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { uploadFilesOf } from "../helpers/upload-store.ts";
 
 type Raw = {
   socket: net.Socket;
@@ -55,12 +55,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Log lines at level error or above, or of a 5xx answer (start the server with LOG_LEVEL=warn). */
 const errorsLogged = (s: TestServer) =>
   s.logs.map((line) => JSON.parse(line)).filter((entry) => entry.level >= 50 || entry.res?.statusCode >= 500);
-const filesIn = (s: TestServer) => readdirSync(s.config.uploadDir);
+const filesIn = (s: TestServer) => uploadFilesOf(s);
 
 /** Polls until the upload folder is empty (files are removed as their connection closes). */
 async function uploadFolderEmpties(s: TestServer, ms = 3000) {
   const until = Date.now() + ms;
-  while (filesIn(s).length && Date.now() < until) await sleep(50);
+  while ((await filesIn(s)).length && Date.now() < until) await sleep(50);
   return filesIn(s);
 }
 

@@ -13,6 +13,8 @@ import type { EventBus } from "../../src/events/bus.ts";
 import { createMetrics, observeStatement } from "../../src/http/metrics.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FastifyInstance } from "fastify";
+import { createUploadStore, type UploadStore } from "../../src/storage/upload-store.ts";
+import { testStoreSettings } from "./upload-store.ts";
 
 export type GraphqlResult<T = any> = {
   status: number;
@@ -29,6 +31,10 @@ export type TestServer = {
   /** The server's event bus (PostgresBus on PostgreSQL, in-process on SQLite). */
   events: EventBus;
   database: TestDatabase;
+  /** Where the server keeps covers (its own client of that store): UPLOAD_DIR, or a bucket with UPLOAD_STORE=s3. */
+  store: UploadStore;
+  /** The settings naming that store (none for UPLOAD_DIR); an `alongside` server gets the same. */
+  storeSettings: Record<string, string>;
   /** Every SQL statement Prisma sent since the last `sql.length = 0`. */
   sql: string[];
   /** The server's log lines (JSON), at the LOG_LEVEL given (silent by default). */
@@ -46,7 +52,7 @@ let counter = 0;
 /**
  * `database`: a database the test made itself (e.g. on a small filesystem); a fresh one by default.
  * `alongside`: another instance of the same deployment: this server uses that one's database and
- * upload folder, and leaves both to it (close this one first).
+ * upload folder (or bucket), and leaves them to it (close this one first).
  * `events`: the server's event bus (live updates); by default the one production would use for
  * this database (src/events/create-bus.ts).
  */
@@ -64,7 +70,15 @@ export async function startServer(
   const uploadRoot = alongside ? undefined : mkdtempSync(path.join(tmpdir(), "gw-uploads-"));
   const uploads = alongside ? alongside.config.uploadDir : path.join(uploadRoot!, "uploads");
   if (uploadRoot) mkdirSync(uploads);
+  // UPLOAD_STORE=s3 in the test run: each server a bucket of its own (test/helpers/upload-store.ts).
+  const storeSettings = alongside
+    ? alongside.storeSettings
+    : {
+        ...(env.UPLOAD_STORE ? {} : await testStoreSettings()),
+        ...Object.fromEntries(Object.entries(env).filter(([name]) => /^(UPLOAD_STORE|UPLOAD_SERVE|S3_)/.test(name))),
+      };
   const config = loadConfig({
+    ...storeSettings,
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
     UPLOAD_DIR: uploads,
@@ -83,6 +97,7 @@ export async function startServer(
     DATABASE_URL: database.url,
   });
   const drop = alongside ? async () => {} : database.drop;
+  const store = await createUploadStore(config);
   await migrate(config.database);
   const sql: string[] = [];
   const metrics = createMetrics();
@@ -115,6 +130,8 @@ export async function startServer(
     config,
     events,
     database,
+    store,
+    storeSettings,
     sql,
     logs,
     async graphql(query, variables, token) {
@@ -138,6 +155,7 @@ export async function startServer(
       await app.close();
       await events.close();
       await db.close();
+      store.close();
       await drop();
       if (uploadRoot) rmSync(uploadRoot, { recursive: true, force: true });
     },

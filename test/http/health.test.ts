@@ -12,6 +12,7 @@ import { createDb } from "../../src/db/client.ts";
 import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { healthPlugin } from "../../src/http/health.ts";
+import { filesystemStore } from "../../src/storage/filesystem-store.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 let database: TestDatabase;
@@ -32,7 +33,11 @@ afterAll(async () => {
 
 async function app(uploadDir: string, redis?: { reachable(): boolean }) {
   const app = Fastify();
-  await app.register(healthPlugin, { db, uploadDir, redis: redis as never });
+  await app.register(healthPlugin, {
+    db,
+    store: filesystemStore({ dir: uploadDir, diskReserveBytes: 0 }),
+    redis: redis as never,
+  });
   return app;
 }
 

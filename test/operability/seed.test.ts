@@ -125,7 +125,7 @@ describe("seeding a fresh database (small)", () => {
   it("the upload sweep keeps every seeded cover (restaurants' and badges' too) and removes only a stray file", async () => {
     const stray = path.join(s.config.uploadDir, `${"f".repeat(32)}.png`);
     writeFileSync(stray, "not referenced");
-    const removed = await sweepUploads(s.db, s.config.uploadDir, 0);
+    const removed = await sweepUploads(s.db, s.store, 0);
     expect(removed).toEqual([path.basename(stray)]);
     // Removed files are kept a while in .removed, for a backup that may need them (src/storage/local-covers.ts).
     expect(files(s.config.uploadDir).filter((f) => f.name !== ".removed")).toEqual(filesAfter);

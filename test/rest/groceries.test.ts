@@ -1,8 +1,8 @@
 // Contract tests of the grocery operations of the legacy REST interface, through HTTP, sent the
 // way legacy clients send them (JSON, urlencoded forms, multipart with a cover file).
-import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { isStored } from "../helpers/upload-store.ts";
 import { GROCERY, PNG, REPORT, expectError, expectShape, get, sendForm, sendJson, sendMultipart } from "./legacy.ts";
 
 let s: TestServer;
@@ -58,7 +58,7 @@ describe("Add grocery: POST /groceries", () => {
     });
     expect(a.body.cover).toMatch(/\.png$/);
     expect(a.body.cover).not.toBe("apple.png");
-    expect(readdirSync(s.config.uploadDir)).toContain(a.body.cover);
+    expect(await isStored(s.store, a.body.cover)).toBe(true);
     const served = await s.fetch(`/uploads/${a.body.cover}`);
     expect(served.status).toBe(200);
     expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(PNG))).toBe(true);

@@ -8,6 +8,9 @@ import { silentProgress, terminalProgress, type Progress } from "../../backup/pr
 import { reportJson, reportLines, VerificationFailed, type Verification } from "../../backup/verification.ts";
 import { UsageError, wholeNumber, type Command, type DataContext } from "./command.ts";
 
+/** Why backup, restore and copy-data refuse while UPLOAD_STORE=s3 (they move covers in a folder). */
+export const COVERS_IN_A_BUCKET = "covers in a bucket: use the bucket's versioning; see docs/operations.md";
+
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const seconds = (s: number) => `${s.toFixed(1)} s`;
 const count = (n: number) => n.toLocaleString("en");

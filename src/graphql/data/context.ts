@@ -2,6 +2,7 @@
 import DataLoader from "dataloader";
 import type { Config } from "../../config.ts";
 import { uploadSettings, type UploadSettings } from "../../storage/image-files.ts";
+import type { UploadStore } from "../../storage/upload-store.ts";
 import type { Db } from "../../db/db.ts";
 import { SessionCache } from "../../domain/session-cache.ts";
 import type { TokenCheck } from "../../domain/provider-tokens.ts";
@@ -22,11 +23,11 @@ export type ContextSettings = {
   uploads: UploadSettings;
 };
 
-export const contextSettings = (config: Config): ContextSettings => ({
+export const contextSettings = (config: Config, store: UploadStore): ContextSettings => ({
   tokenTtlMs: config.tokenTtlMs,
   anonymousReads: config.legacy.anonymousReads,
   maxResponseObjects: config.graphql.maxResponseObjects,
-  uploads: uploadSettings(config),
+  uploads: uploadSettings(config, store),
 });
 
 export type Context = {
@@ -80,10 +81,11 @@ export function contextFactory(
   config: Config,
   guards: AccountGuards,
   events: EventBus,
+  store: UploadStore,
   checkToken?: TokenCheck,
 ): ContextFactory {
   const sessions = new SessionCache(config.sessionCacheTtlMs, events, checkToken);
-  const settings = contextSettings(config);
+  const settings = contextSettings(config, store);
   const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known }: ContextRequest): Promise<Context> => {
     const auth = known ?? (await sessions.authenticate(db, token));
     const loaders = new Map<LoaderDefinition<never, unknown>, DataLoader<unknown, unknown>>();

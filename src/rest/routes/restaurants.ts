@@ -164,7 +164,8 @@ export const restaurantRoutes: RestRoute[] = [
       }),
       inQuery("min_rating", decimal, {
         to: "filter.minRating",
-        description: "users' mean rating at least this, 0 to 5 (0 keeps every rated restaurant); unrated ones are left out",
+        description:
+          "users' mean rating at least this, 0 to 5 (0 keeps every rated restaurant); unrated ones are left out",
       }),
       inQuery("price_range", textList, {
         to: "filter.priceRange",
