@@ -11,6 +11,7 @@ import {
   EXPLORER_EDITORS,
   openOfflineBrowser,
   replaceEditorText,
+  replaceQuery,
   type OfflineBrowser,
 } from "./helpers/offline-browser.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
@@ -67,11 +68,7 @@ it("refuses the schema to an anonymous IDE, and serves it and runs any text once
   }
   expect(schema.data?.__schema?.queryType.name).toBe("Query");
 
-  await replaceText(QUERY_EDITOR, "{ me { username role } }");
-  await page.waitForFunction(
-    (expected) => new URLSearchParams(location.search).get("query") === expected,
-    "{ me { username role } }",
-  );
+  await replaceQuery(page, QUERY_EDITOR, "{ me { username role } }");
   for (let attempt = 1; attempt <= 4; attempt++) {
     await page.locator("button.graphiql-execute-button").click();
     try {

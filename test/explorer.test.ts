@@ -13,6 +13,7 @@ import {
   EXPLORER_EDITORS,
   openOfflineBrowser,
   replaceEditorText,
+  replaceQuery as replaceQueryIn,
   type OfflineBrowser,
 } from "./helpers/offline-browser.ts";
 import { getAsSent } from "./helpers/raw-get.ts";
@@ -134,25 +135,7 @@ describe("in headless Chromium with no internet access", () => {
   const { query: QUERY_EDITOR, headers: HEADERS_EDITOR, response: RESPONSE } = EXPLORER_EDITORS;
   const replaceText = (selector: string, value: string) => replaceEditorText(page, selector, value);
 
-  /** Replaces the operation, then waits until GraphiQL has parsed it (it mirrors it into ?query=):
-   *  until then the run button still sees the default document, whose three operations make it
-   *  open a menu instead of running. On a loaded machine the click can land before the editor
-   *  takes the keys (CI saw ?query= never change): the replacement is repeated a few times at most. */
-  async function replaceQuery(value: string) {
-    for (let attempt = 1; ; attempt++) {
-      await replaceText(QUERY_EDITOR, value);
-      try {
-        await page.waitForFunction(
-          (expected) => new URLSearchParams(location.search).get("query") === expected,
-          value,
-          { timeout: 10_000 },
-        );
-        return;
-      } catch (error) {
-        if (attempt === 3) throw error;
-      }
-    }
-  }
+  const replaceQuery = (value: string) => replaceQueryIn(page, QUERY_EDITOR, value);
 
   /** Runs what the editor holds and returns the JSON the response pane shows. GraphiQL reads its
    *  editors after a debounce, so on a loaded machine a click can come too early and do nothing:

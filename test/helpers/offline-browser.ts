@@ -81,3 +81,21 @@ export async function replaceEditorText(page: Page, selector: string, value: str
   await page.keyboard.press("Delete");
   await page.keyboard.insertText(value);
 }
+
+/** Replaces the IDE's operation, then waits until GraphiQL has parsed it (it mirrors it into ?query=):
+ *  until then the run button still sees the old document. On a loaded machine the keys can land
+ *  before the editor takes them (CI saw ?query= never change): the replacement is repeated a few
+ *  times at most. */
+export async function replaceQuery(page: Page, selector: string, value: string) {
+  for (let attempt = 1; ; attempt++) {
+    await replaceEditorText(page, selector, value);
+    try {
+      await page.waitForFunction((expected) => new URLSearchParams(location.search).get("query") === expected, value, {
+        timeout: 10_000,
+      });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
