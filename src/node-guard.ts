@@ -39,7 +39,10 @@ export function unsupportedNodeMessage(version: string, execPath: string, argv: 
     `  ${inRoot}${npm ?? `npm exec -- node --import tsx ${[entry, ...args].map(shellWord).join(" ")}`}`,
     ...(existsSync(runtime)
       ? [`or call that Node yourself:`, `  ${inRoot}${direct}`]
-      : ["(no node_modules/.bin/node yet: run `npm install` first; docs/runtimes.md says why)"]),
+      : [
+          "(npm runs the first Node on PATH when it is a supported line; otherwise `npm install` puts one",
+          "in node_modules/.bin/node: docs/runtimes.md)",
+        ]),
   ].join("\n");
 }
 

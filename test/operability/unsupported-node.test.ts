@@ -83,7 +83,11 @@ describe.runIf(node)(`run directly on the machine's unsupported Node (${node})`,
     expect(run.stderr).toMatch(/^This is Node v\d+\.\d+\.\d+ \(/);
     const rest = args.length ? ` -- ${args.join(" ")}` : "";
     expect(commands.some((command) => run.stderr.includes(`  ${command}${rest}\n`))).toBe(true);
-    expect(run.stderr).toContain(`node_modules/.bin/node --import tsx ${[entry, ...args].join(" ")}`);
+    // npm install links a Node of its own only when the Node that ran it was unsupported (this
+    // machine's); CI's Node 22/24/26 runs have none, and the message then does not offer it.
+    if (existsSync(path.join(ROOT, "node_modules/.bin/node")))
+      expect(run.stderr).toContain(`node_modules/.bin/node --import tsx ${[entry, ...args].join(" ")}`);
+    else expect(run.stderr).toContain("npm runs the first Node on PATH when it is a supported line");
     expect(run.stdout).toBe("");
     expect(existsSync(database), "it went on to open the database").toBe(false);
   });
