@@ -21,16 +21,16 @@ import { restPlugin } from "./rest/plugin.ts";
 import { openApiRoutePlugin } from "./rest/openapi-route.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
-import { explorerPlugin } from "./http/explorer.ts";
-import { frontDoorPlugin } from "./http/front-door.ts";
-import { restReferencePlugin } from "./http/rest-reference.ts";
-import { errorHandlingPlugin } from "./http/error-handling.ts";
-import { bodyRatePlugin } from "./http/body-rate.ts";
-import { connectionLimitsPlugin } from "./http/connection-limits.ts";
-import { jsonBodyPlugin } from "./http/json-body.ts";
-import { formBodyPlugin } from "./http/form-body.ts";
+import { explorerPlugin } from "./http/pages/explorer.ts";
+import { frontDoorPlugin } from "./http/pages/front-door.ts";
+import { restReferencePlugin } from "./http/pages/rest-reference.ts";
+import { errorHandlingPlugin } from "./http/answers/error-handling.ts";
+import { bodyRatePlugin } from "./http/limits/body-rate.ts";
+import { connectionLimitsPlugin } from "./http/limits/connection-limits.ts";
+import { jsonBodyPlugin } from "./http/bodies/json-body.ts";
+import { formBodyPlugin } from "./http/bodies/form-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
-import { requestIdPlugin } from "./http/request-id.ts";
+import { requestIdPlugin } from "./http/observability/request-id.ts";
 import { serverOptions } from "./http/server-options.ts";
 import {
   createMetrics,
@@ -39,10 +39,10 @@ import {
   observePasswordHashing,
   observeSharedRedis,
   type Metrics,
-} from "./http/metrics.ts";
-import { rateLimitPlugin } from "./http/rate-limit.ts";
-import { securityPlugin } from "./http/security.ts";
-import { serveUploadsPlugin } from "./http/serve-uploads.ts";
+} from "./http/observability/metrics.ts";
+import { rateLimitPlugin } from "./http/limits/rate-limit.ts";
+import { securityPlugin } from "./http/answers/security.ts";
+import { serveUploadsPlugin } from "./http/pages/serve-uploads.ts";
 import { createUploadStore } from "./storage/upload-store.ts";
 import { mkdir } from "node:fs/promises";
 import type { Tracing } from "./observability/load-tracing.ts";

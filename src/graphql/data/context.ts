@@ -61,7 +61,7 @@ export type ContextRequest = {
   clientAddress: string;
   /** The rate limiter's charge for expensive fields (none for REST routes, which run one field each). */
   chargeRequests?: (units: number) => Promise<void>;
-  /** The token's authentication when already checked for this request (src/http/token-first.ts). */
+  /** The token's authentication when already checked for this request (src/http/token-before-body.ts). */
   known?: Authentication;
 };
 

@@ -6,7 +6,7 @@
 // subscribe) cannot leave a subscription running with nobody to end it.
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from "graphql";
 import type { Authentication } from "../../domain/tokens.ts";
-import type { Metrics } from "../../http/metrics.ts";
+import type { Metrics } from "../../http/observability/metrics.ts";
 import type { ContextFactory } from "../data/context.ts";
 import type { Admitted, OperationRunner } from "../execution/operation.ts";
 import { executeSubscription, type LiveAnswer } from "./execute.ts";

@@ -24,8 +24,8 @@ import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, ty
 import type { Config } from "../../config.ts";
 import { tokenRefusal, tokenUncheckable } from "../../contract/errors.ts";
 import type { Authentication } from "../../domain/tokens.ts";
-import type { Metrics } from "../../http/metrics.ts";
-import { rememberConnectionToken } from "../../http/rate-limit.ts";
+import type { Metrics } from "../../http/observability/metrics.ts";
+import { rememberConnectionToken } from "../../http/limits/rate-limit.ts";
 import type { ContextFactory } from "../data/context.ts";
 import type { OperationRunner } from "../execution/operation.ts";
 import type { LiveAnswer } from "./execute.ts";

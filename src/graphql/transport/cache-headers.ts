@@ -1,7 +1,7 @@
 // The Cache-Control of every answer Apollo sends for /graphql: a clean GET query's comes from the
 // runner (its document's @cacheControl hints and whether a token was sent: cache-control.ts);
 // everything else (POST, errors, refusals, partial data) is no-store. The HTTP layer
-// (src/http/http-caching.ts) then adds the ETag and answers If-None-Match.
+// (src/http/answers/http-caching.ts) then adds the ETag and answers If-None-Match.
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { Context } from "../data/context.ts";
 import type { OperationRunner } from "../execution/operation.ts";

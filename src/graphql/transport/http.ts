@@ -15,7 +15,7 @@ import type { GraphQLError } from "graphql";
 import { tokenFromRequest } from "../../http/token.ts";
 import { releaseAfterAnswer, releaseResultPlugin } from "./release.ts";
 import { databaseFailureStatusPlugin, contextFailure } from "../execution/database-failures.ts";
-import { checkedAuthentication } from "../../http/token-first.ts";
+import { checkedAuthentication } from "../../http/token-before-body.ts";
 import type { Context, ContextFactory } from "../data/context.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
@@ -30,7 +30,7 @@ import type { KnownDocuments } from "./known-documents.ts";
 import { apolloRoad, registrationOf } from "./apollo-handler.ts";
 import { persistedRequest } from "./persisted-request.ts";
 import { cacheHeadersPlugin } from "./cache-headers.ts";
-import { httpCaching } from "../../http/http-caching.ts";
+import { httpCaching } from "../../http/answers/http-caching.ts";
 
 export type ApolloOptions = {
   /** The admission path every face shares: Apollo parses and validates with its options, then hands over. */

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { OPENAPI_PATH } from "../contract/paths.ts";
+import { OPENAPI_PATH } from "../../contract/paths.ts";
 import {
   contentHash,
   cspHash,
@@ -20,7 +20,7 @@ import {
   REVALIDATE,
   sendPrepared,
   type PreparedResponse,
-} from "./prepared-response.ts";
+} from "../answers/prepared-response.ts";
 
 export const REST_REFERENCE_PATH = "/docs";
 

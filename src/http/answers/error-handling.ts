@@ -5,11 +5,11 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { databaseUnavailable } from "../domain/prisma-errors.ts";
-import { DomainError, INTERNAL, type ClientError } from "../contract/errors.ts";
-import { errorBody } from "../contract/errors.ts";
-import { codeForStatus, statusForCode } from "../contract/error-codes.ts";
-import { answeredWithError } from "./request-labels.ts";
+import { databaseUnavailable } from "../../domain/prisma-errors.ts";
+import { DomainError, INTERNAL, type ClientError } from "../../contract/errors.ts";
+import { errorBody } from "../../contract/errors.ts";
+import { codeForStatus, statusForCode } from "../../contract/error-codes.ts";
+import { answeredWithError } from "../observability/request-labels.ts";
 
 function messageFor(error: FastifyError): string {
   switch (error.code) {

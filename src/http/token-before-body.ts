@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { signInRequired } from "../contract/errors.ts";
 import type { Authentication } from "../domain/tokens.ts";
-import { sendError } from "./error-handling.ts";
+import { sendError } from "./answers/error-handling.ts";
 import { tokenFromRequest } from "./token.ts";
 
 export type Authenticate = (token: string | undefined) => Promise<Authentication>;

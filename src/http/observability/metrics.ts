@@ -6,7 +6,7 @@ import fp from "fastify-plugin";
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { codeForStatus } from "../contract/error-codes.ts";
+import { codeForStatus } from "../../contract/error-codes.ts";
 import { answeredErrorCode, resolvedOperationName } from "./request-labels.ts";
 
 export type Metrics = {

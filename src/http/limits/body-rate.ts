@@ -27,7 +27,7 @@ import type { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { answerAndClose } from "./error-handling.ts";
+import { answerAndClose } from "../answers/error-handling.ts";
 
 export type BodyRateOptions = {
   /** BODY_MIN_RATE: bytes per second a body must keep arriving at; 0 = no check. Default 1024. */

@@ -6,7 +6,7 @@
 // in-memory LRU), loaded from the package; its in-memory answers are copied (SnapshotLocalStore).
 import { createRequire } from "node:module";
 import type { FastifyRateLimitOptions, FastifyRateLimitStore, FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
-import type { SharedRedis } from "../redis/connection.ts";
+import type { SharedRedis } from "../../redis/connection.ts";
 
 type Store = FastifyRateLimitStore & { read?: FastifyRateLimitStore["incr"] };
 type Settings = FastifyRateLimitOptions & { continueExceeding?: boolean; exponentialBackoff?: boolean };

@@ -6,8 +6,14 @@
 // /playground and /graphiql, where users of GraphQL Playground and GraphiQL look first, lead here.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { EXAMPLE_ACCOUNT, EXAMPLE_RESTAURANT, IDE_SEARCH } from "../contract/examples.ts";
-import { cspHash, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
+import { EXAMPLE_ACCOUNT, EXAMPLE_RESTAURANT, IDE_SEARCH } from "../../contract/examples.ts";
+import {
+  cspHash,
+  prepareResponse,
+  REVALIDATE,
+  sendPrepared,
+  type PreparedResponse,
+} from "../answers/prepared-response.ts";
 
 export const EXPLORER_PATH = "/explorer";
 /** Where people who used GraphQL Playground or GraphiQL look for the IDE first. */

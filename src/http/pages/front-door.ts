@@ -7,11 +7,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import Negotiator from "negotiator";
 import { EXPLORER_PATH } from "./explorer.ts";
-import { HEALTH_PATH, READINESS_PATH } from "./health.ts";
-import { EXAMPLE_ACCOUNT, keepTokenCommand, registerCommand } from "../contract/examples.ts";
-import { OPENAPI_PATH } from "../contract/paths.ts";
-import { packageManifest } from "../package-manifest.mjs";
-import { cspHash, prepareResponse, REVALIDATE, sendPrepared, type PreparedResponse } from "./prepared-response.ts";
+import { HEALTH_PATH, READINESS_PATH } from "../health.ts";
+import { EXAMPLE_ACCOUNT, keepTokenCommand, registerCommand } from "../../contract/examples.ts";
+import { OPENAPI_PATH } from "../../contract/paths.ts";
+import { packageManifest } from "../../package-manifest.mjs";
+import {
+  cspHash,
+  prepareResponse,
+  REVALIDATE,
+  sendPrepared,
+  type PreparedResponse,
+} from "../answers/prepared-response.ts";
 import { REST_REFERENCE_PATH } from "./rest-reference.ts";
 
 export type FrontDoorOptions = {

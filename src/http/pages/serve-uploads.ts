@@ -5,10 +5,10 @@
 // 302 to a presigned URL of the object instead (docs/operations.md weighs the two).
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
-import { errorBody, RetryLaterError } from "../contract/errors.ts";
-import { answeredWithError } from "./request-labels.ts";
-import { contentTypeOf, storageUnavailable } from "../storage/image-files.ts";
-import type { UploadStore } from "../storage/upload-store.ts";
+import { errorBody, RetryLaterError } from "../../contract/errors.ts";
+import { answeredWithError } from "../observability/request-labels.ts";
+import { contentTypeOf, storageUnavailable } from "../../storage/image-files.ts";
+import type { UploadStore } from "../../storage/upload-store.ts";
 
 function notFound(reply: FastifyReply) {
   answeredWithError(reply, "NOT_FOUND");

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
-import type { Config } from "../config.ts";
+import type { Config } from "../../config.ts";
 
 const SAFE_REQUEST_ID = /^[\w.:@-]{1,128}$/;
 

@@ -15,7 +15,7 @@
 import type { Socket } from "node:net";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { sendError } from "./error-handling.ts";
+import { sendError } from "../answers/error-handling.ts";
 
 export const HEALTH_RESERVE = 16;
 const RESERVE_PER_ADDRESS = 4;
