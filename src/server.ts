@@ -46,11 +46,11 @@ import { serveUploadsPlugin } from "./http/pages/serve-uploads.ts";
 import { createUploadStore } from "./storage/upload-store.ts";
 import { mkdir } from "node:fs/promises";
 import type { Tracing } from "./observability/load-tracing.ts";
-import { PasswordHasher } from "./domain/passwords.ts";
-import { SignUpLimit } from "./domain/signup-limit.ts";
-import { LoginThrottle } from "./domain/login-throttle.ts";
+import { PasswordHasher } from "./domain/accounts/passwords.ts";
+import { SignUpLimit } from "./domain/accounts/signup-limit.ts";
+import { LoginThrottle } from "./domain/accounts/login-throttle.ts";
 import { InProcessBus, type EventBus } from "./events/bus.ts";
-import { providerTokenCheck } from "./domain/provider-tokens.ts";
+import { providerTokenCheck } from "./domain/accounts/provider-tokens.ts";
 import { ProviderKeys } from "./identity/provider-keys.ts";
 import { connectRedis } from "./redis/connection.ts";
 

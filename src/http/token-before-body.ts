@@ -8,7 +8,7 @@
 // The answer is remembered for the request, so building its context costs no second look-up.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { signInRequired } from "../contract/errors.ts";
-import type { Authentication } from "../domain/tokens.ts";
+import type { Authentication } from "../domain/accounts/tokens.ts";
 import { sendError } from "./answers/error-handling.ts";
 import { tokenFromRequest } from "./token.ts";
 

@@ -4,7 +4,7 @@
 // grocery with its tags and shopping-list entries), so a restaurant that exists has all its
 // comments and its rating totals always match them, even after an interrupted run.
 import type { Db } from "../db/db.ts";
-import { hashPassword, verifyPassword } from "../domain/passwords.ts";
+import { hashPassword, verifyPassword } from "../domain/accounts/passwords.ts";
 import {
   ADMIN_USER_ID,
   badges,

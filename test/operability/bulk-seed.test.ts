@@ -71,8 +71,8 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
 
     // Every restaurant and grocery is searchable: a word of each one's title finds it.
     const search = async (field: "restaurants" | "groceries", text: string) => {
-      const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
-      const { searchGroceries } = await import("../../src/domain/groceries.ts");
+      const { searchRestaurants } = await import("../../src/domain/catalogue/restaurants.ts");
+      const { searchGroceries } = await import("../../src/domain/catalogue/groceries.ts");
       const page =
         field === "restaurants"
           ? await searchRestaurants(db, { filter: { search: text }, first: 100 })
@@ -164,7 +164,7 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     )[0]!.n;
     expect(Number(patternCount)).toBe(new Set(patterned.map((r) => r.named)).size);
     // A near search finds a seeded restaurant by its own coordinates (SQLite: from the R*Tree).
-    const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
+    const { searchRestaurants } = await import("../../src/domain/catalogue/restaurants.ts");
     const near = await searchRestaurants(db, {
       filter: { near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } },
       first: 100,

@@ -4,10 +4,10 @@ import type { Config } from "../../config.ts";
 import { uploadSettings, type UploadSettings } from "../../storage/image-files.ts";
 import type { UploadStore } from "../../storage/upload-store.ts";
 import type { Db } from "../../db/db.ts";
-import { SessionCache } from "../../domain/session-cache.ts";
-import type { TokenCheck } from "../../domain/provider-tokens.ts";
-import type { Authentication, Viewer } from "../../domain/tokens.ts";
-import type { AccountGuards, ClientGuards } from "../../domain/users.ts";
+import { SessionCache } from "../../domain/accounts/session-cache.ts";
+import type { TokenCheck } from "../../domain/accounts/provider-tokens.ts";
+import type { Authentication, Viewer } from "../../domain/accounts/tokens.ts";
+import type { AccountGuards, ClientGuards } from "../../domain/accounts/users.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { LoaderDefinition } from "./loader-definition.ts";
 
@@ -75,7 +75,7 @@ export type ContextFactory = ((token: string | undefined, request: ContextReques
   close(): void;
 };
 
-/** `checkToken`: who a token is (this service's tokens only by default; src/domain/provider-tokens.ts adds the identity provider's). */
+/** `checkToken`: who a token is (this service's tokens only by default; src/domain/accounts/provider-tokens.ts adds the identity provider's). */
 export function contextFactory(
   db: Db,
   config: Config,

@@ -24,8 +24,8 @@ import {
   type RestaurantWithRelated,
 } from "../../db/reads/related.ts";
 import type { CommentWithAuthor, RestaurantBadgeWithBadge, RestaurantPartial, RestaurantRow, RestaurantTagKind, UserRow } from "../../db/rows.ts";
-import * as restaurants from "../../domain/restaurants.ts";
-import { listsByKind } from "../../domain/string-lists.ts";
+import * as restaurants from "../../domain/catalogue/restaurants.ts";
+import { listsByKind } from "../../domain/catalogue/string-lists.ts";
 import type { Address, QueryRestaurantsArgs, Restaurant, User } from "../__generated__/resolvers.ts";
 import type { Context } from "./context.ts";
 import { defineLoader, type LoaderDefinition } from "./loader-definition.ts";

@@ -1,5 +1,5 @@
-// Resolvers for comments: thin; the rules live in src/domain/comments.ts.
-import * as comments from "../../domain/comments.ts";
+// Resolvers for comments: thin; the rules live in src/domain/catalogue/comments.ts.
+import * as comments from "../../domain/catalogue/comments.ts";
 import type { CommentWithAuthor } from "../../db/rows.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf } from "../data/context.ts";

@@ -1,7 +1,7 @@
-// Resolvers for restaurants: thin. The rules live in src/domain/restaurants.ts; what a selection
+// Resolvers for restaurants: thin. The rules live in src/domain/catalogue/restaurants.ts; what a selection
 // reads, and the loaders of what follows a restaurant, in src/graphql/data/restaurant-plan.ts.
 // (latestComment and comments are in comments.ts; badges in badges.ts.)
-import * as restaurants from "../../domain/restaurants.ts";
+import * as restaurants from "../../domain/catalogue/restaurants.ts";
 import { canEdit } from "../../domain/ownership.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf } from "../data/context.ts";

@@ -1,5 +1,5 @@
-// Resolvers for the shopping list: thin; the rules live in src/domain/shopping-list.ts.
-import * as shoppingList from "../../domain/shopping-list.ts";
+// Resolvers for the shopping list: thin; the rules live in src/domain/orders/shopping-list.ts.
+import * as shoppingList from "../../domain/orders/shopping-list.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf } from "../data/context.ts";
 import { loadGrocery, referenced } from "../data/loaders.ts";

@@ -6,8 +6,8 @@
 // (NOTIFY, Redis PUBLISH) can name any ids, so the restaurant of a delivered comment or order is
 // checked against the subscription's own argument, never taken from the event.
 import { commentById, existingRestaurantId, orderById, reportById } from "../../domain/event-rows.ts";
-import { checkMayFollowOrders } from "../../domain/orders.ts";
-import * as shoppingList from "../../domain/shopping-list.ts";
+import { checkMayFollowOrders } from "../../domain/orders/orders.ts";
+import * as shoppingList from "../../domain/orders/shopping-list.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../data/context.ts";
 import { loadRestaurant } from "../data/loaders.ts";

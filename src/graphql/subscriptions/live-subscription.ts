@@ -5,7 +5,7 @@
 // after the end is released at once). So an id reused in a burst (subscribe, complete,
 // subscribe) cannot leave a subscription running with nobody to end it.
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from "graphql";
-import type { Authentication } from "../../domain/tokens.ts";
+import type { Authentication } from "../../domain/accounts/tokens.ts";
 import type { Metrics } from "../../http/observability/metrics.ts";
 import type { ContextFactory } from "../data/context.ts";
 import type { Admitted, OperationRunner } from "../execution/operation.ts";

@@ -16,7 +16,7 @@ import type { GraphQLError, GraphQLFormattedError } from "graphql";
 import fp from "fastify-plugin";
 import type { Config } from "../../config.ts";
 import { signInRequired, tokenUncheckable } from "../../contract/errors.ts";
-import type { Authentication } from "../../domain/tokens.ts";
+import type { Authentication } from "../../domain/accounts/tokens.ts";
 import { statusForCode } from "../../contract/error-codes.ts";
 import type { Metrics } from "../../http/observability/metrics.ts";
 import { answeredWithError } from "../../http/observability/request-labels.ts";

@@ -23,7 +23,7 @@ import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, type Message } from "graphql-ws";
 import type { Config } from "../../config.ts";
 import { tokenRefusal, tokenUncheckable } from "../../contract/errors.ts";
-import type { Authentication } from "../../domain/tokens.ts";
+import type { Authentication } from "../../domain/accounts/tokens.ts";
 import type { Metrics } from "../../http/observability/metrics.ts";
 import { rememberConnectionToken } from "../../http/limits/rate-limit.ts";
 import type { ContextFactory } from "../data/context.ts";

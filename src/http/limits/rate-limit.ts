@@ -8,7 +8,7 @@ import rateLimit from "@fastify/rate-limit";
 import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { RetryLaterError } from "../../contract/errors.ts";
-import { hashToken } from "../../domain/tokens.ts";
+import { hashToken } from "../../domain/accounts/tokens.ts";
 import { tokenFromRequest } from "../token.ts";
 import { localRateLimitStore, sharedRateLimitStore } from "./rate-limit-store.ts";
 import type { SharedRedis } from "../../redis/connection.ts";

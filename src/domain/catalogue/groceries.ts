@@ -3,11 +3,11 @@
 // Cover files: a new file is saved before the database write and removed again if that write
 // fails; a replaced or removed file is deleted only after the change is committed.
 import { z } from "zod";
-import type { Db } from "../db/db.ts";
-import type { Prisma, PrismaClient } from "../db/prisma.ts";
-import type { EventBus } from "../events/bus.ts";
-import type { GroceryRow } from "../db/rows.ts";
-import { groceryPage, type Facets } from "../db/search/searches.ts";
+import type { Db } from "../../db/db.ts";
+import type { Prisma, PrismaClient } from "../../db/prisma.ts";
+import type { EventBus } from "../../events/bus.ts";
+import type { GroceryRow } from "../../db/rows.ts";
+import { groceryPage, type Facets } from "../../db/search/searches.ts";
 import {
   deleteUpload,
   discardUpload,
@@ -16,8 +16,8 @@ import {
   type IncomingFile,
   type SavedFile,
   type UploadSettings,
-} from "../storage/image-files.ts";
-import { badInput, notFound } from "../contract/errors.ts";
+} from "../../storage/image-files.ts";
+import { badInput, notFound } from "../../contract/errors.ts";
 import {
   exactTotal,
   pageWindow,
@@ -25,15 +25,15 @@ import {
   toSearchConnection,
   type PageArgs,
   type SearchConnection,
-} from "./pagination.ts";
-import { isRecordNotFound } from "./prisma-errors.ts";
-import { removeFromShoppingList } from "./shopping-list.ts";
+} from "../pagination.ts";
+import { isRecordNotFound } from "../prisma-errors.ts";
+import { removeFromShoppingList } from "../orders/shopping-list.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
-import { checkId, optionalText, requiredText, storable } from "./text.ts";
-import type { Viewer } from "./tokens.ts";
-import { editable } from "./ownership.ts";
-import { parseInput } from "./validation.ts";
-import { searchWords } from "../db/search/words.ts";
+import { checkId, optionalText, requiredText, storable } from "../text.ts";
+import type { Viewer } from "../accounts/tokens.ts";
+import { editable } from "../ownership.ts";
+import { parseInput } from "../validation.ts";
+import { searchWords } from "../../db/search/words.ts";
 
 /** The string lists of a grocery, each stored as tag rows of one kind. */
 export const LIST_KINDS = { metricUnits: "METRIC_UNIT", categories: "CATEGORY" } as const;

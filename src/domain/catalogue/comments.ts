@@ -3,17 +3,17 @@
 // columns change atomically with the comment insert, by column arithmetic in the database
 // (db/comment-writes.ts), so concurrent comments never overwrite each other's totals.
 import { z } from "zod";
-import type { Db } from "../db/db.ts";
-import { insertRatedComment } from "../db/comment-writes.ts";
-import { commentCountOf, commentPageFor } from "../db/reads/comments.ts";
-import type { CommentWithAuthor } from "../db/rows.ts";
-import type { EventBus } from "../events/bus.ts";
-import { notFound, signInRequired } from "../contract/errors.ts";
-import { isForeignKeyViolation } from "./prisma-errors.ts";
-import { once, pageWindow, readWindow, toLazyConnection, type LazyConnection, type PageArgs } from "./pagination.ts";
-import type { Viewer } from "./tokens.ts";
-import { checkId, requiredText } from "./text.ts";
-import { parseInput } from "./validation.ts";
+import type { Db } from "../../db/db.ts";
+import { insertRatedComment } from "../../db/comment-writes.ts";
+import { commentCountOf, commentPageFor } from "../../db/reads/comments.ts";
+import type { CommentWithAuthor } from "../../db/rows.ts";
+import type { EventBus } from "../../events/bus.ts";
+import { notFound, signInRequired } from "../../contract/errors.ts";
+import { isForeignKeyViolation } from "../prisma-errors.ts";
+import { once, pageWindow, readWindow, toLazyConnection, type LazyConnection, type PageArgs } from "../pagination.ts";
+import type { Viewer } from "../accounts/tokens.ts";
+import { checkId, requiredText } from "../text.ts";
+import { parseInput } from "../validation.ts";
 
 export const commentInput = z.object({
   title: requiredText("title", 200),

@@ -1,7 +1,7 @@
 // Access tokens: opaque random strings handed to the client once; only their SHA-256 is stored.
 import { createHash, randomBytes } from "node:crypto";
-import type { Db } from "../db/db.ts";
-import type { EventBus } from "../events/bus.ts";
+import type { Db } from "../../db/db.ts";
+import type { EventBus } from "../../events/bus.ts";
 
 /** `fromIdentityProvider`: signed in with a JWT of the identity provider (provider-tokens.ts), which this service cannot revoke. */
 export type Viewer = {

@@ -1,7 +1,7 @@
 // String lists (categories, cuisines, units, ...) are stored as tag rows: one row per element,
 // with its position (to keep the order) and a lower-cased key (to search case-insensitively).
 import { z } from "zod";
-import { storable } from "./text.ts";
+import { storable } from "../text.ts";
 
 export const MAX_LIST_ITEMS = 50;
 export const MAX_LIST_ITEM_LENGTH = 200;

@@ -2,10 +2,10 @@
 // rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
 import tzlookup from "@photostructure/tz-lookup";
 import { z } from "zod";
-import type { Db } from "../db/db.ts";
-import type { Prisma } from "../db/prisma.ts";
-import type { EventBus } from "../events/bus.ts";
-import type { RestaurantPartial, RestaurantRow } from "../db/rows.ts";
+import type { Db } from "../../db/db.ts";
+import type { Prisma } from "../../db/prisma.ts";
+import type { EventBus } from "../../events/bus.ts";
+import type { RestaurantPartial, RestaurantRow } from "../../db/rows.ts";
 import {
   restaurantPage,
   type Facets,
@@ -13,10 +13,10 @@ import {
   type RestaurantPageAsks,
   type RestaurantQuery,
   type RestaurantSort,
-} from "../db/search/searches.ts";
-import { ADDRESS_PARTS, addressGivenIn } from "../db/reads/columns.ts";
-import { badInput, notFound } from "../contract/errors.ts";
-import { searchWords } from "../db/search/words.ts";
+} from "../../db/search/searches.ts";
+import { ADDRESS_PARTS, addressGivenIn } from "../../db/reads/columns.ts";
+import { badInput, notFound } from "../../contract/errors.ts";
+import { searchWords } from "../../db/search/words.ts";
 import {
   exactTotal,
   pageWindow,
@@ -24,14 +24,14 @@ import {
   toSearchConnection,
   type PageArgs,
   type SearchConnection,
-} from "./pagination.ts";
-import { isRecordNotFound } from "./prisma-errors.ts";
+} from "../pagination.ts";
+import { isRecordNotFound } from "../prisma-errors.ts";
 import { listRows, searchKey, stringList } from "./string-lists.ts";
-import type { Viewer } from "./tokens.ts";
-import { checkId, requiredText, storable } from "./text.ts";
+import type { Viewer } from "../accounts/tokens.ts";
+import { checkId, requiredText, storable } from "../text.ts";
 import { imageReference, imageReferenceMessage, isImageReference } from "./image-references.ts";
-import { editable } from "./ownership.ts";
-import { parseInput } from "./validation.ts";
+import { editable } from "../ownership.ts";
+import { parseInput } from "../validation.ts";
 
 /** The string lists of a restaurant, each stored as tag rows of one kind. */
 export const LIST_KINDS = {
@@ -448,7 +448,7 @@ const withDistance = (hit: RestaurantHit): RestaurantPartial =>
 // No rule applies to reading rows by id and the lists that follow them (who may ask, and which
 // fields they see, is the schema's directives): the GraphQL layer's loaders read them from
 // src/db/reads/ themselves (src/graphql/data/). The facets a search answers:
-export type { Facets } from "../db/search/searches.ts";
+export type { Facets } from "../../db/search/searches.ts";
 
 // ---- Reading back ----------------------------------------------------------------------------
 

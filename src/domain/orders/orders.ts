@@ -1,14 +1,14 @@
 // The order list: each user's recipes (dish names) ordered at restaurants. Users see only their own.
 import { z } from "zod";
-import type { Db } from "../db/db.ts";
-import type { EventBus } from "../events/bus.ts";
-import { forbidden, notFound } from "../contract/errors.ts";
-import { canEdit } from "./ownership.ts";
-import { countedConnection, type PageArgs } from "./pagination.ts";
-import { isForeignKeyViolation } from "./prisma-errors.ts";
-import type { Viewer } from "./tokens.ts";
-import { checkId, recordId, requiredText } from "./text.ts";
-import { parseInput } from "./validation.ts";
+import type { Db } from "../../db/db.ts";
+import type { EventBus } from "../../events/bus.ts";
+import { forbidden, notFound } from "../../contract/errors.ts";
+import { canEdit } from "../ownership.ts";
+import { countedConnection, type PageArgs } from "../pagination.ts";
+import { isForeignKeyViolation } from "../prisma-errors.ts";
+import type { Viewer } from "../accounts/tokens.ts";
+import { checkId, recordId, requiredText } from "../text.ts";
+import { parseInput } from "../validation.ts";
 
 export const orderInput = z.object({
   restaurantId: recordId("restaurantId"),

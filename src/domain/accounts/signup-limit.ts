@@ -2,7 +2,7 @@
 // pass validation count, taken names included: each costs a password hash). Open registration
 // would otherwise let one address mint accounts, and their tokens, without end. In memory, per
 // process, bounded; 0 turns it off.
-import { RetryLaterError } from "../contract/errors.ts";
+import { RetryLaterError } from "../../contract/errors.ts";
 
 const WINDOW_MS = 3_600_000;
 const MAX_ADDRESSES = 100_000;

@@ -7,11 +7,11 @@
 // Concurrent first requests of one subject (on any instance) create one account: the identity's
 // key is (issuer, subject) and the user and its identity are inserted together.
 import { createHash, randomBytes } from "node:crypto";
-import type { Db } from "../db/db.ts";
-import { DomainError } from "../contract/errors.ts";
+import type { Db } from "../../db/db.ts";
+import { DomainError } from "../../contract/errors.ts";
 import { unusablePasswordHash } from "./passwords.ts";
-import { isUniqueViolation } from "./prisma-errors.ts";
-import { isStorable } from "./text.ts";
+import { isUniqueViolation } from "../prisma-errors.ts";
+import { isStorable } from "../text.ts";
 
 export type ProviderSubject = { issuer: string; subject: string };
 
@@ -75,7 +75,7 @@ export async function providerAccount(
 
 /**
  * Keeps the stored role as the latest token says (what `me { role }` shows). Authorization never
- * reads it: each token's own roles claim decides (src/domain/provider-tokens.ts). No event: no
+ * reads it: each token's own roles claim decides (src/domain/accounts/provider-tokens.ts). No event: no
  * other session depends on it.
  */
 export async function recordRole(db: Db, account: ProviderAccount, role: "USER" | "ADMIN"): Promise<void> {

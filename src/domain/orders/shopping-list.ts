@@ -1,16 +1,16 @@
 // The shopping list: one entry per user and grocery with a quantity; adding again raises it.
 // Users see and change only their own list.
 import { z } from "zod";
-import type { Db } from "../db/db.ts";
-import type { Prisma } from "../db/prisma.ts";
-import type { ShoppingListRow } from "../db/rows.ts";
-import type { EventBus } from "../events/bus.ts";
-import { badInput, conflict, notFound } from "../contract/errors.ts";
-import { countedConnection, type Connection, type PageArgs } from "./pagination.ts";
-import { isForeignKeyViolation, isUniqueViolation } from "./prisma-errors.ts";
-import type { Viewer } from "./tokens.ts";
-import { checkId, recordId } from "./text.ts";
-import { parseInput } from "./validation.ts";
+import type { Db } from "../../db/db.ts";
+import type { Prisma } from "../../db/prisma.ts";
+import type { ShoppingListRow } from "../../db/rows.ts";
+import type { EventBus } from "../../events/bus.ts";
+import { badInput, conflict, notFound } from "../../contract/errors.ts";
+import { countedConnection, type Connection, type PageArgs } from "../pagination.ts";
+import { isForeignKeyViolation, isUniqueViolation } from "../prisma-errors.ts";
+import type { Viewer } from "../accounts/tokens.ts";
+import { checkId, recordId } from "../text.ts";
+import { parseInput } from "../validation.ts";
 
 /** Ceiling of one entry's quantity, far below the 32-bit column limit. */
 export const MAX_ENTRY_QUANTITY = 1_000_000;

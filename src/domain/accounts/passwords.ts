@@ -1,7 +1,7 @@
 // Password hashing with scrypt (node:crypto): slow by design, salted, compared in constant time.
 // Stored form: scrypt$N$r$p$<salt b64>$<hash b64>, so parameters can be raised later.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
-import { RetryLaterError } from "../contract/errors.ts";
+import { RetryLaterError } from "../../contract/errors.ts";
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>

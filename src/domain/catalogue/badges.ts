@@ -1,13 +1,13 @@
 // Badges: distinctions admins grant to restaurants. A badge is found by its exact name or created
 // on first grant; granting one a restaurant already holds is a no-op that returns what it holds.
 import { z } from "zod";
-import type { Db } from "../db/db.ts";
-import type { EventBus } from "../events/bus.ts";
-import { notFound } from "../contract/errors.ts";
+import type { Db } from "../../db/db.ts";
+import type { EventBus } from "../../events/bus.ts";
+import { notFound } from "../../contract/errors.ts";
 import { imageReference } from "./image-references.ts";
-import { isForeignKeyViolation, isRecordNotFound, isUniqueViolation } from "./prisma-errors.ts";
-import { checkId, storable } from "./text.ts";
-import { parseInput } from "./validation.ts";
+import { isForeignKeyViolation, isRecordNotFound, isUniqueViolation } from "../prisma-errors.ts";
+import { checkId, storable } from "../text.ts";
+import { parseInput } from "../validation.ts";
 
 /** The badges restaurants hold, for the loaders: no rule applies to reading them (see restaurants.ts). */
 

@@ -1,15 +1,15 @@
 // Tokens from the identity provider (JWTs), accepted beside this service's own opaque tokens
-// (src/domain/tokens.ts), which are 43 base64url characters and never hold a dot: a token with a
+// (src/domain/accounts/tokens.ts), which are 43 base64url characters and never hold a dot: a token with a
 // dot is a JWT. A verified JWT signs in the account linked to its subject (created on first
 // sight: provider-accounts.ts) with the role its own roles claim gives: a token without the
 // admin role is a USER's, whatever an earlier token of the same person said.
-import type { Db } from "../db/db.ts";
-import { firstNameFrom, roleOf, usernameFrom } from "../identity/claims.ts";
-import type { ProviderKeys } from "../identity/provider-keys.ts";
-import type { IdentityProviderSettings } from "../identity/settings.ts";
-import { verifyProviderToken } from "../identity/verify-token.ts";
+import type { Db } from "../../db/db.ts";
+import { firstNameFrom, roleOf, usernameFrom } from "../../identity/claims.ts";
+import type { ProviderKeys } from "../../identity/provider-keys.ts";
+import type { IdentityProviderSettings } from "../../identity/settings.ts";
+import { verifyProviderToken } from "../../identity/verify-token.ts";
 import { providerAccount, recordRole } from "./provider-accounts.ts";
-import { isStorable } from "./text.ts";
+import { isStorable } from "../text.ts";
 import { authenticate, hashToken, type Authentication } from "./tokens.ts";
 
 /** Who a token is: what the session cache asks (one database look-up, or a JWT verified). */

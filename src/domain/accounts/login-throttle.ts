@@ -8,7 +8,7 @@
 // out its owner. Two things bound that: the lock never exceeds `maxDelayMs`, and an address the
 // account has signed in from before is throttled on its own (username + address), so guesses
 // from elsewhere do not lock the owner out of their usual address. Tokens already issued keep working.
-import { RetryLaterError } from "../contract/errors.ts";
+import { RetryLaterError } from "../../contract/errors.ts";
 
 const BASE_DELAY_MS = 1000;
 const FORGET_AFTER_MS = 86_400_000;

@@ -1,16 +1,16 @@
 // Accounts: registration, login, logout, roles.
 import { z } from "zod";
-import type { Db } from "../db/db.ts";
-import { badInput, conflict, DomainError, signInRequired } from "../contract/errors.ts";
-import { imageReference } from "./image-references.ts";
+import type { Db } from "../../db/db.ts";
+import { badInput, conflict, DomainError, signInRequired } from "../../contract/errors.ts";
+import { imageReference } from "../catalogue/image-references.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword, type PasswordHasher } from "./passwords.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
 import type { SignUpLimit } from "./signup-limit.ts";
 import { issueToken, revokeToken, type Viewer } from "./tokens.ts";
-import type { EventBus } from "../events/bus.ts";
-import { isStorable, optionalText, requiredText, storable } from "./text.ts";
-import { parseInput } from "./validation.ts";
-import { isUniqueViolation } from "./prisma-errors.ts";
+import type { EventBus } from "../../events/bus.ts";
+import { isStorable, optionalText, requiredText, storable } from "../text.ts";
+import { parseInput } from "../validation.ts";
+import { isUniqueViolation } from "../prisma-errors.ts";
 import { isProviderAccount } from "./provider-accounts.ts";
 
 /** Users by id, for the loaders: no rule applies to reading one (see restaurants.ts). */

@@ -4,10 +4,10 @@
 // the admin command line) publishes an event, and every process drops the entries it concerns as
 // soon as it arrives. Without that event (a gap in delivery, or SQLite's admin command line in
 // another process) a change takes effect within the TTL. TTL 0 turns the cache off.
-import type { Db } from "../db/db.ts";
-import type { EventBus } from "../events/bus.ts";
-import type { LiveEvent } from "../events/live-event.ts";
-import { MAX_TOKEN_LENGTH } from "../identity/verify-token.ts";
+import type { Db } from "../../db/db.ts";
+import type { EventBus } from "../../events/bus.ts";
+import type { LiveEvent } from "../../events/live-event.ts";
+import { MAX_TOKEN_LENGTH } from "../../identity/verify-token.ts";
 import type { TokenCheck } from "./provider-tokens.ts";
 import { authenticate, hashToken, type Authentication } from "./tokens.ts";
 

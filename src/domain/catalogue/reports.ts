@@ -2,14 +2,14 @@
 // One report per reporter and target, enforced by a unique constraint: a repeat (even one that
 // races the first) answers the existing report with `created: false` and changes nothing.
 import { z } from "zod";
-import type { Db } from "../db/db.ts";
-import type { EventBus } from "../events/bus.ts";
-import { notFound } from "../contract/errors.ts";
-import { countedConnection, type PageArgs } from "./pagination.ts";
-import { isUniqueViolation } from "./prisma-errors.ts";
-import type { Viewer } from "./tokens.ts";
-import { checkId, optionalText, requiredText } from "./text.ts";
-import { parseInput } from "./validation.ts";
+import type { Db } from "../../db/db.ts";
+import type { EventBus } from "../../events/bus.ts";
+import { notFound } from "../../contract/errors.ts";
+import { countedConnection, type PageArgs } from "../pagination.ts";
+import { isUniqueViolation } from "../prisma-errors.ts";
+import type { Viewer } from "../accounts/tokens.ts";
+import { checkId, optionalText, requiredText } from "../text.ts";
+import { parseInput } from "../validation.ts";
 
 export type ReportTargetKind = "RESTAURANT" | "GROCERY";
 export type ReportStatus = "OPEN" | "RESOLVED";
