@@ -18,7 +18,7 @@ import { requestErrorStatusPlugin } from "./graphql/transport/request-error-stat
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/policy/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
-import { openApiRoutePlugin } from "./rest/openapi-route.ts";
+import { openApiRoutePlugin } from "./rest/openapi/openapi-route.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
 import { explorerPlugin } from "./http/pages/explorer.ts";

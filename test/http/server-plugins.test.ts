@@ -17,7 +17,7 @@ import { gracefulClosePlugin } from "../../src/http/graceful-close.ts";
 import { healthPlugin } from "../../src/http/health.ts";
 import { jsonBodyPlugin } from "../../src/http/bodies/json-body.ts";
 import { metricsPlugin } from "../../src/http/observability/metrics.ts";
-import { openApiRoutePlugin } from "../../src/rest/openapi-route.ts";
+import { openApiRoutePlugin } from "../../src/rest/openapi/openapi-route.ts";
 import { RATE_LIMIT_DEFAULTS, rateLimitPlugin } from "../../src/http/limits/rate-limit.ts";
 import { requestIdPlugin } from "../../src/http/observability/request-id.ts";
 import { restReferencePlugin } from "../../src/http/pages/rest-reference.ts";

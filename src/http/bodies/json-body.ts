@@ -22,7 +22,7 @@ export function utf8JsonParser(app: FastifyInstance, { emptyIsNone = false } = {
 
 /**
  * The whole server's JSON parser (the REST scope replaces it with its own, see
- * src/rest/body-parsers.ts). Its 400s are answered in the API's error shape by error-handling.
+ * src/rest/requests/body-parsers.ts). Its 400s are answered in the API's error shape by error-handling.
  */
 export const jsonBodyPlugin = fp(async (app: FastifyInstance) => utf8JsonParser(app), {
   name: "json-body",

@@ -12,9 +12,9 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { DomainError } from "../contract/errors.ts";
-import { storageFull } from "../storage/image-files.ts";
-import { checkDiskReserve } from "../storage/filesystem-store.ts";
+import { DomainError } from "../../contract/errors.ts";
+import { storageFull } from "../../storage/image-files.ts";
+import { checkDiskReserve } from "../../storage/filesystem-store.ts";
 import { receivedFile } from "./received-file.ts";
 
 /** docs/rest-contract.md ("Resources"): 5 MB by default. */

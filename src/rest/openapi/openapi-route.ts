@@ -4,12 +4,12 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { parse, type GraphQLSchema } from "graphql";
-import { OPENAPI_PATH } from "../contract/paths.ts";
-import { documentAccess } from "../graphql/policy/auth.ts";
-import { editVariables } from "./nothing-sent.ts";
+import { OPENAPI_PATH } from "../../contract/paths.ts";
+import { documentAccess } from "../../graphql/policy/auth.ts";
+import { editVariables } from "../requests/empty-edit.ts";
 import { openApiDocument } from "./openapi-document.ts";
-import { servedPrefixes } from "./plugin.ts";
-import type { RestRoute } from "./route-row.ts";
+import { servedPrefixes } from "../plugin.ts";
+import type { RestRoute } from "../route-row.ts";
 
 export type OpenApiRouteOptions = {
   /** The schema the routes' documents run against: their directives say who may call them. */

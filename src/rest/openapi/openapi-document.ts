@@ -3,15 +3,15 @@
 // path become one operation that describes each of them and the rule telling them apart.
 // Descriptions sit on the parameter objects (Swagger UI shows those, not a schema's), and each
 // operation carries a request from the demo data (src/contract/examples.ts), which /docs fills in.
-import { codesWithStatus, ERROR_CODES } from "../contract/error-codes.ts";
-import { REST_EXAMPLES, type RestExample } from "../contract/examples.ts";
-import { packageManifest } from "../package-manifest.mjs";
-import { file } from "./fields.ts";
+import { codesWithStatus, ERROR_CODES } from "../../contract/error-codes.ts";
+import { REST_EXAMPLES, type RestExample } from "../../contract/examples.ts";
+import { packageManifest } from "../../package-manifest.mjs";
+import { file } from "../requests/fields.ts";
 import type { JsonSchema } from "./json-schema.ts";
-import { editFields } from "./nothing-sent.ts";
-import { servedPrefixes } from "./plugin.ts";
-import type { RestParam, RestRoute } from "./route-row.ts";
-import { errorSchema } from "./shapes/error.ts";
+import { editFields } from "../requests/empty-edit.ts";
+import { servedPrefixes } from "../plugin.ts";
+import type { RestParam, RestRoute } from "../route-row.ts";
+import { errorSchema } from "../shapes/error.ts";
 
 /** The error answers a route may give, named; each is described from the codes of its status (src/contract/error-codes.ts). */
 const ERROR_NAMES: Record<number, string> = {

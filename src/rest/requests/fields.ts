@@ -2,9 +2,9 @@
 // field, or a JSON value) becomes the GraphQL value, with a 400 naming the legacy field when it
 // cannot. Each kind also carries its JSON Schema for the OpenAPI document.
 // Business rules (lengths, ranges, allowed values) stay behind the resolvers: kinds only convert.
-import { badInput } from "../contract/errors.ts";
-import * as schema from "./json-schema.ts";
-import type { JsonSchema } from "./json-schema.ts";
+import { badInput } from "../../contract/errors.ts";
+import * as schema from "../openapi/json-schema.ts";
+import type { JsonSchema } from "../openapi/json-schema.ts";
 import { isReceivedFile, toUpload } from "./received-file.ts";
 
 export type FieldKind = {

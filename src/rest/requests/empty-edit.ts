@@ -16,8 +16,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from "graphql";
-import type { ClientError } from "../contract/errors.ts";
-import type { RestRoute } from "./route-row.ts";
+import type { ClientError } from "../../contract/errors.ts";
+import type { RestRoute } from "../route-row.ts";
 
 /** The variables of a mutation that are edits: input objects none of whose fields is required. */
 export function editVariables(schema: GraphQLSchema, document: DocumentNode): string[] {

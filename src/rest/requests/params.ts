@@ -1,8 +1,8 @@
 // Row fields: short declarations for the route table, and the two steps every row goes through:
 // request -> coerced values by legacy name (400 naming the field), values -> GraphQL variables.
-import { badInput } from "../contract/errors.ts";
+import { badInput } from "../../contract/errors.ts";
 import { text, type FieldKind } from "./fields.ts";
-import type { FieldValues, RestParam, RestRequest, RestRoute } from "./route-row.ts";
+import type { FieldValues, RestParam, RestRequest, RestRoute } from "../route-row.ts";
 
 type Options = Omit<RestParam, "name" | "in" | "kind">;
 

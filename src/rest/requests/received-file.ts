@@ -12,7 +12,7 @@ export type ReceivedFile = {
   filename: string;
   mimetype: string;
   encoding: string;
-  /** Where its bytes wait (src/rest/multipart.ts), until the route has run. */
+  /** Where its bytes wait (src/rest/requests/multipart.ts), until the route has run. */
   path: string;
 };
 

@@ -2,8 +2,8 @@
 // Form, multipart and query keys in bracket notation are expanded the way legacy clients (PHP,
 // jQuery, Rails) write them: `tags[]=a&tags[]=b`, `opening_hours[0][open]=08:00`, `address[city]=X`.
 import type { FastifyRequest } from "fastify";
-import { undecodableEscape } from "../http/bodies/utf8.ts";
-import type { RestRequest } from "./route-row.ts";
+import { undecodableEscape } from "../../http/bodies/utf8.ts";
+import type { RestRequest } from "../route-row.ts";
 
 const asRecord = (v: unknown): Record<string, unknown> =>
   v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};

@@ -1,7 +1,7 @@
 // Body parsers of the REST scope (encapsulated: /graphql keeps the server's). Legacy bodies are
 // JSON, urlencoded forms (src/http/bodies/form-body.ts, registered for the whole server) or multipart.
 import type { FastifyInstance } from "fastify";
-import { utf8JsonParser } from "../http/bodies/json-body.ts";
+import { utf8JsonParser } from "../../http/bodies/json-body.ts";
 
 export function legacyBodyParsers(app: FastifyInstance) {
   // Fastify parses text/plain by default; here it gets 415 like any other unsupported type.
