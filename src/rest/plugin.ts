@@ -18,7 +18,7 @@ import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
 import type { OperationRunner } from "../graphql/execution/operation.ts";
 import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./requests/multipart.ts";
 import { bodyProblem, queryProblem, restRequest } from "./requests/request.ts";
-import { releaseAfterAnswer } from "../graphql/transport/release.ts";
+import { releaseAfterAnswer } from "../graphql/transport/release-after-answer.ts";
 import type { HttpMethod, RestRoute } from "./route-row.ts";
 import { httpCaching } from "../http/answers/http-caching.ts";
 

@@ -41,7 +41,7 @@ export type Context = {
    * loaders (defineLoader) next to the fields that use them, so each concern stays in its own file.
    */
   loaderOf<K, V>(definition: LoaderDefinition<K, V>): DataLoader<K, V>;
-  /** Lets go of every row this request's loaders hold (its answer is sent: see release.ts). */
+  /** Lets go of every row this request's loaders hold (its answer is sent: see transport/release-after-answer.ts). */
   dropLoaded(): void;
   /** Drops this request's token from the session cache (after it was revoked). */
   forgetToken(): void;

@@ -3,9 +3,9 @@
 // everything else (POST, errors, refusals, partial data) is no-store. The HTTP layer
 // (src/http/answers/http-caching.ts) then adds the ETag and answers If-None-Match.
 import type { ApolloServerPlugin } from "@apollo/server";
-import type { Context } from "../data/context.ts";
-import type { OperationRunner } from "../execution/operation.ts";
-import { NO_STORE } from "../policy/cache-control.ts";
+import type { Context } from "../../data/context.ts";
+import type { OperationRunner } from "../../execution/operation.ts";
+import { NO_STORE } from "../../policy/cache-control.ts";
 
 export const cacheHeadersPlugin = (runner: OperationRunner): ApolloServerPlugin<Context> => ({
   async requestDidStart() {

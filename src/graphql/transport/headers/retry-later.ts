@@ -3,9 +3,9 @@
 // as the REST shim's answer does. The domain error carries no status: it comes from the one
 // mapping, src/http/error-status.ts.
 import { HeaderMap, type ApolloServerPlugin } from "@apollo/server";
-import { RetryLaterError } from "../../contract/errors.ts";
-import { statusForCode } from "../../contract/error-codes.ts";
-import type { Context } from "../data/context.ts";
+import { RetryLaterError } from "../../../contract/errors.ts";
+import { statusForCode } from "../../../contract/error-codes.ts";
+import type { Context } from "../../data/context.ts";
 
 export function retryLaterPlugin(): ApolloServerPlugin<Context> {
   return {
