@@ -20,8 +20,8 @@ import {
   type SizeName,
 } from "./dataset.ts";
 import { storeImageOnce } from "./images.ts";
-import { writeInBulk } from "./bulk.ts";
-import { sharedCover } from "./bulk-rows.ts";
+import { writeInBulk } from "./bulk/bulk.ts";
+import { sharedCover } from "./bulk/bulk-rows.ts";
 import type { Config } from "../config.ts";
 import { filesystemStore } from "../storage/filesystem-store.ts";
 import type { UploadStore } from "../storage/upload-store.ts";

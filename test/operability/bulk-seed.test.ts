@@ -1,4 +1,4 @@
-// The bulk writer of the big seed sizes (src/seed/bulk.ts) on a small size of its own: it writes
+// The bulk writer of the big seed sizes (src/seed/bulk/bulk.ts) on a small size of its own: it writes
 // the generator's rows, the search finds them, and it leaves the database as the migrations made
 // it (every index and trigger back, so later writes are indexed too); a second run adds nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/config.ts";
 import { createDb } from "../../src/db/client.ts";
 import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { writeInBulk } from "../../src/seed/bulk.ts";
+import { writeInBulk } from "../../src/seed/bulk/bulk.ts";
 import {
   badges,
   grocery as generatedGrocery,

@@ -1,9 +1,9 @@
 // The bulk seed's rows by table, batch by batch: the generator of dataset.ts (the same rows as the
 // chunked Prisma path) shaped for the bulk writers (bulk.ts) in the row worker (bulk-row-worker.ts):
 // flat statement values for SQLite, COPY's text for PostgreSQL.
-import { grocery, restaurant, type GrocerySeed, type RestaurantSeed, type Size } from "./dataset.ts";
-import { seedUploadName } from "./images.ts";
-import type { SeedOpeningPatterns } from "./opening-patterns.ts";
+import { grocery, restaurant, type GrocerySeed, type RestaurantSeed, type Size } from "../dataset.ts";
+import { seedUploadName } from "../images.ts";
+import type { SeedOpeningPatterns } from "../opening-patterns.ts";
 
 export type Row = Record<string, unknown>;
 export type Tables = Record<string, Row[]>;

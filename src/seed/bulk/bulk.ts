@@ -22,12 +22,12 @@ import { pipeline } from "node:stream/promises";
 import { debuglog } from "node:util";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import type { Config } from "../config.ts";
-import { sqliteFilePath } from "../db/sqlite/file.ts";
+import type { Config } from "../../config.ts";
+import { sqliteFilePath } from "../../db/sqlite/file.ts";
 import { BulkRowWorker, type Encoded, type RowFormat } from "./bulk-row-source.ts";
 import type { CopyRows, CoverBytes, FlatRows } from "./bulk-rows.ts";
-import type { Size } from "./dataset.ts";
-import { UNUSED_PATTERNS, type PatternRow } from "./opening-patterns.ts";
+import type { Size } from "../dataset.ts";
+import { UNUSED_PATTERNS, type PatternRow } from "../opening-patterns.ts";
 
 /** Seconds each phase took, on stderr with NODE_DEBUG=seed (Node's own debug switch). */
 const debug = debuglog("seed");

@@ -4,8 +4,8 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { CopyRows, CoverBytes, FlatRows } from "./bulk-rows.ts";
-import type { Size } from "./dataset.ts";
-import type { PatternRow } from "./opening-patterns.ts";
+import type { Size } from "../dataset.ts";
+import type { PatternRow } from "../opening-patterns.ts";
 
 /** How the worker encodes each table: flat statement values (SQLite) or COPY text (PostgreSQL). */
 export type RowFormat = "sqlite" | "copy";

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { copyForPostgres, flatForSqlite, groceryRows, restaurantRows } from "./bulk-rows.ts";
 import type { RowBatch, RowJob, RowWorkerData } from "./bulk-row-source.ts";
-import { SeedOpeningPatterns } from "./opening-patterns.ts";
+import { SeedOpeningPatterns } from "../opening-patterns.ts";
 
 const { size, badgeIds, coverBytes, patterns: existing, format } = workerData as RowWorkerData;
 const encode = format === "sqlite" ? flatForSqlite : copyForPostgres;
