@@ -1,14 +1,14 @@
 // Resolvers for groceries: thin; the rules live in src/domain/catalogue/groceries.ts. Lists, owner and the
 // caller's shopping-list quantity go through per-request loaders (a fixed number of queries a page).
-import * as groceries from "../../domain/catalogue/groceries.ts";
-import { canEdit } from "../../domain/ownership.ts";
-import type { GroceryRow } from "../../db/rows.ts";
-import { quantitiesOnList } from "../../domain/orders/shopping-list.ts";
-import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../__generated__/resolvers.ts";
-import { viewerOf, type Context } from "../data/context.ts";
-import { groceryListsOf, loadGrocery, loadUser, referenced } from "../data/loaders.ts";
-import { defineLoader } from "../data/loader-definition.ts";
-import { incomingFile } from "../transport/multipart-request.ts";
+import * as groceries from "../../../domain/catalogue/groceries.ts";
+import { canEdit } from "../../../domain/ownership.ts";
+import type { GroceryRow } from "../../../db/rows.ts";
+import { quantitiesOnList } from "../../../domain/orders/shopping-list.ts";
+import type { CreateGroceryInput, Resolvers, UpdateGroceryInput } from "../../__generated__/resolvers.ts";
+import { viewerOf, type Context } from "../../data/context.ts";
+import { groceryListsOf, loadGrocery, loadUser, referenced } from "../../data/loaders.ts";
+import { defineLoader } from "../../data/loader-definition.ts";
+import { incomingFile } from "../../transport/multipart-request.ts";
 
 const myShoppingListQuantity = defineLoader("myShoppingListQuantity", (ctx: Context, ids: readonly string[]) =>
   quantitiesOnList(ctx.db, viewerOf(ctx).id, ids),

@@ -1,10 +1,10 @@
 // Resolvers for restaurants: thin. The rules live in src/domain/catalogue/restaurants.ts; what a selection
 // reads, and the loaders of what follows a restaurant, in src/graphql/data/restaurant-plan.ts.
 // (latestComment and comments are in comments.ts; badges in badges.ts.)
-import * as restaurants from "../../domain/catalogue/restaurants.ts";
-import { canEdit } from "../../domain/ownership.ts";
-import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf } from "../data/context.ts";
+import * as restaurants from "../../../domain/catalogue/restaurants.ts";
+import { canEdit } from "../../../domain/ownership.ts";
+import type { Resolvers } from "../../__generated__/resolvers.ts";
+import { viewerOf } from "../../data/context.ts";
 import {
   column,
   listOf,
@@ -14,7 +14,7 @@ import {
   photosOf,
   restaurantFor,
   restaurantPageFor,
-} from "../data/restaurant-plan.ts";
+} from "../../data/restaurant-plan.ts";
 
 export const restaurantsResolvers: Resolvers = {
   Query: {

@@ -1,11 +1,11 @@
 // Resolvers for comments: thin; the rules live in src/domain/catalogue/comments.ts.
-import * as comments from "../../domain/catalogue/comments.ts";
-import type { CommentWithAuthor } from "../../db/rows.ts";
-import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf } from "../data/context.ts";
-import { loadRestaurant, loadUser, referenced } from "../data/loaders.ts";
-import { latestCommentOf } from "../data/restaurant-plan.ts";
-import { selectionOf } from "../data/selection.ts";
+import * as comments from "../../../domain/catalogue/comments.ts";
+import type { CommentWithAuthor } from "../../../db/rows.ts";
+import type { Resolvers } from "../../__generated__/resolvers.ts";
+import { viewerOf } from "../../data/context.ts";
+import { loadRestaurant, loadUser, referenced } from "../../data/loaders.ts";
+import { latestCommentOf } from "../../data/restaurant-plan.ts";
+import { selectionOf } from "../../data/selection.ts";
 
 export const commentsResolvers: Resolvers = {
   Mutation: {

@@ -1,7 +1,7 @@
 // Resolvers for badges and the badges a restaurant holds: thin; the rules live in src/domain/catalogue/badges.ts.
-import * as badges from "../../domain/catalogue/badges.ts";
-import type { Resolvers } from "../__generated__/resolvers.ts";
-import { badgesOf } from "../data/restaurant-plan.ts";
+import * as badges from "../../../domain/catalogue/badges.ts";
+import type { Resolvers } from "../../__generated__/resolvers.ts";
+import { badgesOf } from "../../data/restaurant-plan.ts";
 
 export const badgesResolvers: Resolvers = {
   Query: {

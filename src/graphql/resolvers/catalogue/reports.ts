@@ -1,9 +1,9 @@
 // Resolvers for reports: thin; the rules live in src/domain/catalogue/reports.ts. The admin-only fields
 // are guarded by @requireAuth(role: ADMIN) in schema.graphql.
-import * as reports from "../../domain/catalogue/reports.ts";
-import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf } from "../data/context.ts";
-import { loadGrocery, loadRestaurant, loadUser, referenced } from "../data/loaders.ts";
+import * as reports from "../../../domain/catalogue/reports.ts";
+import type { Resolvers } from "../../__generated__/resolvers.ts";
+import { viewerOf } from "../../data/context.ts";
+import { loadGrocery, loadRestaurant, loadUser, referenced } from "../../data/loaders.ts";
 
 export const reportsResolvers: Resolvers = {
   Query: {

@@ -1,8 +1,8 @@
 // Resolvers for orders: thin; the rules live in src/domain/orders/orders.ts.
-import * as orders from "../../domain/orders/orders.ts";
-import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf } from "../data/context.ts";
-import { loadRestaurant, referenced } from "../data/loaders.ts";
+import * as orders from "../../../domain/orders/orders.ts";
+import type { Resolvers } from "../../__generated__/resolvers.ts";
+import { viewerOf } from "../../data/context.ts";
+import { loadRestaurant, referenced } from "../../data/loaders.ts";
 
 export const ordersResolvers: Resolvers = {
   Query: {

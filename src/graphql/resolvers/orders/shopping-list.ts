@@ -1,8 +1,8 @@
 // Resolvers for the shopping list: thin; the rules live in src/domain/orders/shopping-list.ts.
-import * as shoppingList from "../../domain/orders/shopping-list.ts";
-import type { Resolvers } from "../__generated__/resolvers.ts";
-import { viewerOf } from "../data/context.ts";
-import { loadGrocery, referenced } from "../data/loaders.ts";
+import * as shoppingList from "../../../domain/orders/shopping-list.ts";
+import type { Resolvers } from "../../__generated__/resolvers.ts";
+import { viewerOf } from "../../data/context.ts";
+import { loadGrocery, referenced } from "../../data/loaders.ts";
 
 export const shoppingListResolvers: Resolvers = {
   Query: {
