@@ -6,7 +6,7 @@
 import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantPartial, ShoppingListRow, UserRow } from "../../db/rows.ts";
 import type { Connection, LazyConnection, SearchConnection } from "../../domain/pagination.ts";
 import type { Facets } from "../../domain/catalogue/restaurants.ts";
-import type { LiveOf } from "../subscriptions/live-source.ts";
+import type { LiveOf } from "../subscriptions/events/live-source.ts";
 
 export type UserParent = UserRow;
 /** register and login: the new token and its account. */

@@ -12,8 +12,8 @@ import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../data/context.ts";
 import { loadRestaurant } from "../data/loaders.ts";
 import { GoneEvent } from "../subscriptions/execute.ts";
-import { liveEvents, type LiveOf } from "../subscriptions/live-source.ts";
-import { onceForEvent } from "../subscriptions/event-rows.ts";
+import { liveEvents, type LiveOf } from "../subscriptions/events/live-source.ts";
+import { onceForEvent } from "../subscriptions/events/event-rows.ts";
 
 /** The row, when it exists and belongs to `restaurantId` (the subscription's argument); else the event is skipped. */
 const ofRestaurant = <T extends { restaurantId: string }>(row: T | null, restaurantId: string): T => {

@@ -11,7 +11,7 @@ import type { ContextFactory } from "../data/context.ts";
 import type { Admitted, OperationRunner } from "../execution/operation.ts";
 import { executeSubscription, type LiveAnswer } from "./execute.ts";
 import { isRefusal, liveClientOf, type LiveQuota } from "./quota.ts";
-import { shareKey } from "./shared-events.ts";
+import { shareKey } from "./events/shared-events.ts";
 
 export class LiveSubscription {
   #ended = false;

@@ -6,7 +6,7 @@
 // reaches the event later runs it again itself (at its own pace) rather than the server keeping
 // answers for it.
 import { createHash } from "node:crypto";
-import type { Viewer } from "../../domain/accounts/tokens.ts";
+import type { Viewer } from "../../../domain/accounts/tokens.ts";
 
 export const SHARE_WINDOW_MS = 1_000;
 

@@ -3,9 +3,9 @@
 // transport asks for them. Ending it (`return`, when the client completes or disconnects) stops
 // listening at once, even while a `next` is waiting: an async generator function would wait for
 // the next event before it noticed, keeping dead subscriptions listening.
-import { DomainError } from "../../contract/errors.ts";
-import type { EventBus } from "../../events/bus.ts";
-import type { LiveTopic, PublishedEvent } from "../../events/live-event.ts";
+import { DomainError } from "../../../contract/errors.ts";
+import type { EventBus } from "../../../events/bus.ts";
+import type { LiveTopic, PublishedEvent } from "../../../events/live-event.ts";
 
 /** Events a subscriber may fall behind by; past that its subscription ends with an error (it can resubscribe). */
 export const MAX_QUEUED_EVENTS = 1000;
