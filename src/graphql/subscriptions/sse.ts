@@ -3,7 +3,7 @@
 // upgrades), as plain HTTP responses that never end. One request per subscription: POST (or GET
 // with ?query=) with `Accept: text/event-stream` and the token in the Authorization header.
 //
-// The stream is written here, over the admission path every face shares (operation.ts): the
+// The stream is written here, over the admission path every transport shares (operation.ts): the
 // request was charged on arrival like any HTTP request, then the document is parsed, validated
 // and costed; the subscription is held by a LiveSubscription (its quota released exactly once).
 // graphql-sse's own handler queued every result for a peer that did not read, without bound;

@@ -7,7 +7,7 @@
 // a subscription running that nobody could end; it answered pings before connection_init without
 // bound; and it had no bound on what it queued for a peer that does not read. Here:
 // - each subscribe message is charged, parsed, validated and costed by the admission path every
-//   face shares (operation.ts), then held by its own LiveSubscription (live-subscription.ts), which
+//   transport shares (operation.ts), then held by its own LiveSubscription (live-subscription.ts), which
 //   releases what it holds exactly once, whatever the order of messages;
 // - every message counts against a per-socket budget (MESSAGE_BURST, then MESSAGES_PER_SECOND);
 //   past it the socket is closed (1008): pings and junk included, before connection_init too;
@@ -16,7 +16,7 @@
 // - sockets count against their client's live quota (quota.ts: an address until connection_init
 //   names an account), and a socket with no subscription for LIVE_IDLE_TIMEOUT is closed (1000);
 // - the token is re-checked while the socket lives, so a revoked or expired token (or a changed
-//   role) ends it within SESSION_CACHE_TTL (4403), as on every face.
+//   role) ends it within SESSION_CACHE_TTL (4403), as on every transport.
 import websocket, { type WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
