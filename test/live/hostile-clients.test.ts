@@ -7,7 +7,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { MESSAGE_BURST } from "../../src/graphql/subscriptions/websocket.ts";
+import { loadConfig } from "../../src/config.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import {
   CountingBus,
@@ -20,6 +20,9 @@ import {
   wsUrl,
   type LiveClient,
 } from "../helpers/live.ts";
+
+/** The messages a socket may send at once by default (WS_MESSAGE_BURST). */
+const MESSAGE_BURST = loadConfig({}).live.messageBurst;
 
 const clients: LiveClient[] = [];
 const sockets: WebSocket[] = [];

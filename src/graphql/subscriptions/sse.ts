@@ -31,8 +31,6 @@ import type { TokenWatch } from "./token-watch.ts";
 
 export const SSE_PATH = "/graphql/stream";
 
-/** A comment line every so often keeps proxies from closing a quiet stream. */
-const KEEPALIVE_MS = 12_000;
 /** Shutdown ends streams; a peer that does not take the end is cut off after this. */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -179,8 +177,11 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
     );
     const write = (text: string) => outbox.sendNow(text);
     write(":\n\n"); // some browsers show nothing until a first chunk
-    const keepAlive = setInterval(() => write(":\n\n"), KEEPALIVE_MS);
-    keepAlive.unref();
+    // A comment line every SSE_KEEPALIVE keeps proxies from closing a quiet stream.
+    const keepAlive = config.live.sseKeepAliveMs
+      ? setInterval(() => write(":\n\n"), config.live.sseKeepAliveMs)
+      : undefined;
+    keepAlive?.unref();
     const stopWatching = options.watchToken({ ...who, onEnd: () => subscription.end() });
     subscription.hold(() => {
       clearInterval(keepAlive);
