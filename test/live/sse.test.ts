@@ -1,11 +1,10 @@
 // GraphQL subscriptions over Server-Sent Events (graphql-sse's own client, distinct connections)
 // through the real server: the same events, checks and limits as over WebSocket, with the token
 // in the Authorization header.
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type Client, type ExecutionResult } from "graphql-sse";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { CountingBus, eventually, liveClient, subscribe as subscribeWs, within } from "../helpers/live.ts";
+import { CountingBus, eventually, liveClient, rawStream, subscribe as subscribeWs, within } from "../helpers/live.ts";
 
 let s: TestServer;
 let bus: CountingBus;
@@ -189,18 +188,7 @@ describe("keep-alive comments (SSE_KEEPALIVE)", () => {
     const t = await startServer({ SSE_KEEPALIVE: "200ms" });
     try {
       const user = await t.signUp("quiet");
-      const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const request = http.request(new URL(`${t.url}/graphql/stream`), {
-          method: "POST",
-          headers: {
-            accept: "text/event-stream",
-            "content-type": "application/json",
-            authorization: `Bearer ${user.token}`,
-          },
-        });
-        request.on("response", resolve).on("error", reject);
-        request.end(JSON.stringify({ query: "subscription { shoppingListChanged { changedAt } }" }));
-      });
+      const response = await rawStream(t, user.token, { query: "subscription { shoppingListChanged { changedAt } }" });
       expect(response.statusCode).toBe(200);
       let text = "";
       response.on("data", (chunk) => (text += String(chunk)));
