@@ -1,5 +1,5 @@
 // `admin backup <dir>`: a consistent snapshot of the running service's data into a new folder:
-//   database.sqlite   SQLite's online backup of the database file (sqlite-snapshot.ts), or
+//   database.sqlite   SQLite's online backup of the database file (connection/sqlite/snapshot.ts), or
 //   database.pgdump   pg_dump's custom-format archive (restorable with pg_restore by hand too),
 //   uploads/          the cover files the snapshot's rows name, no more, no fewer (covers.ts),
 //   uploads.sha256    their checksums (`cd uploads && sha256sum -c ../uploads.sha256`),
@@ -17,9 +17,9 @@ import { sha256OfFile } from "../storage/file-copies.ts";
 import { fingerprint } from "./checksums.ts";
 import { failedWith } from "./failures.ts";
 import { dialectOf } from "../db/dialect.ts";
-import { openConnection, quoteName, redactUrl, type Connection } from "./connection.ts";
-import { checksumLines, copySnapshotCovers, totalBytes } from "./covers.ts";
-import { syncFilesystem, writeFileDurably } from "./files.ts";
+import { openConnection, quoteName, redactUrl, type Connection } from "./connection/open.ts";
+import { checksumLines, copySnapshotCovers, totalBytes } from "./files/covers.ts";
+import { syncFilesystem, writeFileDurably } from "./files/durable-files.ts";
 import {
   DANGLING_LISTED,
   DATABASE_FILES,
@@ -30,14 +30,14 @@ import {
   UPLOADS_CHECKSUMS,
   UPLOADS_FOLDER,
   type Manifest,
-} from "./manifest.ts";
-import { claimEmptyFolder } from "./output-folder.ts";
-import { listObjects, othersInFile, ownership, type DbObject } from "./ownership.ts";
-import { findPgTool, libpqConnection, serverMajor, startPgTool } from "./postgres-tools.ts";
+} from "./files/manifest.ts";
+import { claimEmptyFolder } from "./files/output-folder.ts";
+import { listObjects, othersInFile, ownership, type DbObject } from "./connection/ownership.ts";
+import { findPgTool, libpqConnection, serverMajor, startPgTool } from "./connection/postgres/tools.ts";
 import type { Progress } from "./progress.ts";
-import { appliedMigrations, refuseNewerSchema } from "./schema-version.ts";
-import { copySqliteSnapshot, dropObjects } from "./sqlite-snapshot.ts";
-import { describeTables } from "./tables.ts";
+import { appliedMigrations, refuseNewerSchema } from "./connection/schema-version.ts";
+import { copySqliteSnapshot, dropObjects } from "./connection/sqlite/snapshot.ts";
+import { describeTables } from "./connection/tables.ts";
 
 export type BackupOptions = { url: string; uploadDir: string; dir: string; progress: Progress };
 export type BackupResult = { dir: string; manifest: Manifest; seconds: number };

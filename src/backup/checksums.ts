@@ -4,12 +4,12 @@
 // With a primary key no two rows are equal, so no pair can cancel out.
 import { createHash, hash } from "node:crypto";
 import { namesUpload, uploadColumnsOf } from "../storage/upload-references.ts";
-import type { Connection } from "./connection.ts";
+import type { Connection } from "./connection/open.ts";
 import { checkpoint } from "./interruption.ts";
 import type { Progress } from "./progress.ts";
-import { countRows, scanTable } from "./rows.ts";
-import type { TableSpec } from "./tables.ts";
-import type { Canonical } from "./values.ts";
+import { countRows, scanTable } from "./connection/rows.ts";
+import type { TableSpec } from "./connection/tables.ts";
+import type { Canonical } from "./connection/values.ts";
 
 export type TableDigest = { rows: number; checksum: string };
 

@@ -23,17 +23,17 @@ import { readMigrations } from "../db/migrations.ts";
 import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { coverStoreAt, type CoverListing } from "../storage/cover-store.ts";
 import { fingerprint } from "./checksums.ts";
-import { openConnection, placeholder, quoteName, type Connection } from "./connection.ts";
-import { checkCovers, copySnapshotCovers, sortReferenced } from "./covers.ts";
+import { openConnection, placeholder, quoteName, type Connection } from "./connection/open.ts";
+import { checkCovers, copySnapshotCovers, sortReferenced } from "./files/covers.ts";
 import { failedWith } from "./failures.ts";
 import { checkpoint } from "./interruption.ts";
-import { listObjects, refuseOthers, type DbObject } from "./ownership.ts";
-import { foreignKeyViolations } from "./foreign-keys.ts";
+import { listObjects, refuseOthers, type DbObject } from "./connection/ownership.ts";
+import { foreignKeyViolations } from "./connection/foreign-keys.ts";
 import type { Progress } from "./progress.ts";
-import { countRows, readBatches } from "./rows.ts";
-import { appliedMigrations, refuseNewerSchema } from "./schema-version.ts";
-import { describeTables, SchemaMismatch, tablesWithRows, TargetNotEmpty, type TableSpec } from "./tables.ts";
-import { storable, type Canonical } from "./values.ts";
+import { countRows, readBatches } from "./connection/rows.ts";
+import { appliedMigrations, refuseNewerSchema } from "./connection/schema-version.ts";
+import { describeTables, SchemaMismatch, tablesWithRows, TargetNotEmpty, type TableSpec } from "./connection/tables.ts";
+import { storable, type Canonical } from "./connection/values.ts";
 import { compare, differences, VerificationFailed, type CoverCheck, type Verification } from "./verification.ts";
 
 export type CopyOptions = {

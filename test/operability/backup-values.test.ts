@@ -4,8 +4,8 @@
 // are read in. The column types the model does not use yet (bigint, bytes, json) are covered here.
 import { describe, expect, it } from "vitest";
 import { RowSum } from "../../src/backup/checksums.ts";
-import type { TableSpec } from "../../src/backup/tables.ts";
-import { canonical, storable } from "../../src/backup/values.ts";
+import type { TableSpec } from "../../src/backup/connection/tables.ts";
+import { canonical, storable } from "../../src/backup/connection/values.ts";
 
 describe("one canonical value for both databases", () => {
   it("dates: SQLite's Prisma text, PostgreSQL's zone-less text (with and without milliseconds), epoch milliseconds", () => {

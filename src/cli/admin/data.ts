@@ -2,7 +2,7 @@
 // terminal they draw progress and end with a readable report; otherwise they print one JSON line.
 // The work itself (src/backup/) is imported when a command runs, so the other admin commands do
 // not load it.
-import { redactUrl } from "../../backup/connection.ts";
+import { redactUrl } from "../../backup/connection/open.ts";
 import { dialectOf } from "../../db/dialect.ts";
 import { silentProgress, terminalProgress, type Progress } from "../../backup/progress.ts";
 import { reportJson, reportLines, VerificationFailed, type Verification } from "../../backup/verification.ts";

@@ -6,7 +6,7 @@
 // copying after 20 s on a 16 MB database, while a held snapshot copied it in 64 ms).
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
-import { checkpoint } from "./interruption.ts";
+import { checkpoint } from "../../interruption.ts";
 
 /** Pages copied per step: progress is reported between steps. */
 const PAGES_PER_STEP = 4096;

@@ -5,7 +5,7 @@
 // - scanTable: in the order the table is stored (a table scan: no index, no lookup per row, no
 //   planner statistics needed, which a table pg_restore just loaded lacks), for the checksums,
 //   whose sum does not depend on the order.
-import { placeholder, quoteName, type Connection } from "./connection.ts";
+import { placeholder, quoteName, type Connection } from "./open.ts";
 import type { TableSpec } from "./tables.ts";
 import { canonical, storable, type Canonical } from "./values.ts";
 

@@ -5,8 +5,8 @@
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { dialectOf, type Dialect } from "../db/dialect.ts";
-import { sqliteFilePath } from "../db/sqlite/file.ts";
+import { dialectOf, type Dialect } from "../../db/dialect.ts";
+import { sqliteFilePath } from "../../db/sqlite/file.ts";
 
 export type Connection = {
   provider: Dialect;

@@ -6,10 +6,10 @@
 // name. Restore, copy-data and the other admin commands leave another program's objects alone,
 // and refuse to work beside them unless told.
 import { existsSync } from "node:fs";
-import { dialectOf, type Dialect } from "../db/dialect.ts";
-import { readMigrations } from "../db/migrations.ts";
-import { sqliteFilePath } from "../db/sqlite/file.ts";
-import { DatabaseUnusable, openConnection, type Connection } from "./connection.ts";
+import { dialectOf, type Dialect } from "../../db/dialect.ts";
+import { readMigrations } from "../../db/migrations.ts";
+import { sqliteFilePath } from "../../db/sqlite/file.ts";
+import { DatabaseUnusable, openConnection, type Connection } from "./open.ts";
 import { TargetNotEmpty } from "./tables.ts";
 
 /** A table, view, function, sequence or type (PostgreSQL); a table, view, trigger or index (SQLite). */

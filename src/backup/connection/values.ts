@@ -10,7 +10,7 @@
 //   bytes     Canonical: base64.
 //   json      SQLite text, PostgreSQL jsonb text (keys reordered). Canonical: keys sorted, no spaces.
 import type { ColumnType } from "./tables.ts";
-import type { Dialect } from "../db/dialect.ts";
+import type { Dialect } from "../../db/dialect.ts";
 
 export type Canonical = string | number | boolean | null;
 

@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { readMigrations } from "../db/migrations.ts";
-import type { Dialect } from "../db/dialect.ts";
+import { readMigrations } from "../../db/migrations.ts";
+import type { Dialect } from "../../db/dialect.ts";
 
 export const MANIFEST_FILE = "manifest.json";
 /** `sha256sum` format: `sha256sum -c manifest.sha256` checks the manifest by hand. */

@@ -1,8 +1,8 @@
 // Which schema a database is at: the migrations recorded in Prisma's `_prisma_migrations` table
 // (as src/db/migrate.ts applies them). A backup records them; restore and copy-data refuse a
 // database this version of the code does not know.
-import { readMigrations } from "../db/migrations.ts";
-import type { Connection } from "./connection.ts";
+import { readMigrations } from "../../db/migrations.ts";
+import type { Connection } from "./open.ts";
 import { SchemaMismatch } from "./tables.ts";
 
 export async function appliedMigrations(conn: Connection): Promise<string[]> {

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { Connection } from "./connection.ts";
-import { stopOnInterrupt } from "./interruption.ts";
+import type { Connection } from "../open.ts";
+import { stopOnInterrupt } from "../../interruption.ts";
 
 export type PgTool = "pg_dump" | "pg_restore" | "psql";
 

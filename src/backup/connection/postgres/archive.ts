@@ -4,8 +4,8 @@
 //   another program (or made before backups left such objects out) adds nothing of that program's.
 // - Before it, the target's own gateway objects are dropped, without CASCADE: another program's
 //   view or foreign key on a gateway table makes PostgreSQL refuse, and the restore changes nothing.
-import type { Connection } from "./connection.ts";
-import { gatewayNames, type DbObject } from "./ownership.ts";
+import type { Connection } from "../open.ts";
+import { gatewayNames, type DbObject } from "../ownership.ts";
 
 /** The kinds of entry pg_restore lists, longest first (some hold spaces). */
 const KINDS = [

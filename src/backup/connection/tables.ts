@@ -4,8 +4,8 @@
 // it is derived data the model must declare: DERIVED below).
 // What the model does not declare is derived data the database rebuilds itself (search indexes,
 // FTS tables, generated columns, triggers' work) and is neither copied nor checksummed.
-import { Prisma } from "../db/prisma.ts";
-import { quoteName, type Connection } from "./connection.ts";
+import { Prisma } from "../../db/prisma.ts";
+import { quoteName, type Connection } from "./open.ts";
 
 /** How a column's values are compared and written on either database. */
 export type ColumnType = "text" | "int" | "bigint" | "float" | "bool" | "datetime" | "bytes" | "json";
