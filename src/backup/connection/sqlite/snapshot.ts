@@ -1,9 +1,8 @@
 // A consistent copy of a live SQLite database, with SQLite's online backup API, while the
 // service keeps reading and writing it (WAL mode: a reader never blocks the writer).
 // The copy runs inside one read transaction held open on the source: every page then comes
-// from the same snapshot. Without it, the backup API starts over whenever another connection
-// writes between two steps, and under a steady write load it never finished (measured: still
-// copying after 20 s on a 16 MB database, while a held snapshot copied it in 64 ms).
+// from the same snapshot, so a steady write load cannot make the backup API start over (figures:
+// docs/performance.md, "Why the database layer reads as it does").
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import { checkpoint } from "../../interruption.ts";
