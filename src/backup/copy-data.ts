@@ -10,10 +10,10 @@
 // The source is read in one snapshot per run. It ends with the verification report: row counts
 // and checksums per table on both sides (and the covers); any difference exits non-zero.
 // The target is looked at first, read-only: one holding rows of the gateway's tables, or another
-// program's objects (ownership.ts), is refused unless --overwrite, which empties the gateway's
+// program's objects (connection/ownership.ts), is refused unless --overwrite, which empties the gateway's
 // tables and leaves the other objects as they are; --uploads-to a folder holding other files under
 // the covers' names, likewise. Covers a running source removes meanwhile are kept for the copy (a
-// hold, as a backup makes: covers.ts).
+// hold, as a backup makes: files/covers.ts).
 import { setTimeout } from "node:timers/promises";
 import { dialectOf } from "../db/dialect.ts";
 import { migrate } from "../db/migrate.ts";

@@ -4,12 +4,11 @@
 //   checksum), of a format and schema this version knows, for this kind of database, and every
 //   file matches its checksum (the database file, the covers' list, each cover);
 // - the target is looked at, read-only: it holds no rows in the gateway's tables and nothing of
-//   another program's (ownership.ts), and UPLOAD_DIR no other file under a cover's name, unless
+//   another program's (connection/ownership.ts), and UPLOAD_DIR no other file under a cover's name, unless
 //   --overwrite, which then replaces only what is the gateway's and leaves the rest untouched.
-// The database is written in one transaction (SQLite's backup API; on PostgreSQL, pg_restore's
-// script of the gateway's entries run by psql with --single-transaction, after dropping the
-// target's gateway objects), so a failure halfway leaves it as it was, and the covers are put
-// back as they were. Afterwards pending migrations bring it up to this version.
+// The database is written in one transaction (each database's own way: connection/<dialect>/
+// dialect.ts), so a failure halfway leaves it as it was, and the covers are put back as they
+// were. Afterwards pending migrations bring it up to this version.
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";

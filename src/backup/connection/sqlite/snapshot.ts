@@ -6,6 +6,7 @@
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import { checkpoint } from "../../interruption.ts";
+import { quoteName } from "../data-connection.ts";
 
 /** Pages copied per step: progress is reported between steps. */
 const PAGES_PER_STEP = 4096;
@@ -83,8 +84,6 @@ export async function restoreSqliteFile(
   }
 }
 
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-
 /**
  * Copies another program's objects (`objects`: tables with their rows and rowids, indexes, views,
  * triggers) from `fromFile` into `intoFile`, in one transaction, as they were: restore --overwrite
@@ -105,8 +104,8 @@ export function carryOver(fromFile: string, intoFile: string, objects: { kind: s
           .pluck()
           .all(table) as string[];
         const withoutRowid = db.prepare("SELECT wr FROM pragma_table_list WHERE schema = 'kept' AND name = ?").pluck();
-        const list = [...(withoutRowid.get(table) ? [] : ["rowid"]), ...columns.map(quote)].join(", ");
-        db.exec(`INSERT INTO main.${quote(table)} (${list}) SELECT ${list} FROM kept.${quote(table)}`);
+        const list = [...(withoutRowid.get(table) ? [] : ["rowid"]), ...columns.map(quoteName)].join(", ");
+        db.exec(`INSERT INTO main.${quoteName(table)} (${list}) SELECT ${list} FROM kept.${quoteName(table)}`);
       }
       // AUTOINCREMENT's counters: creating such a table made main's sqlite_sequence.
       const counters = (schema: string) =>
@@ -142,7 +141,7 @@ export function dropObjects(file: string, objects: { kind: string; name: string 
     db.transaction(() => {
       for (const kind of order)
         for (const { name } of objects.filter((o) => o.kind === kind))
-          db.exec(`DROP ${kind === "virtual table" ? "TABLE" : kind.toUpperCase()} IF EXISTS ${quote(name)}`);
+          db.exec(`DROP ${kind === "virtual table" ? "TABLE" : kind.toUpperCase()} IF EXISTS ${quoteName(name)}`);
     })();
     db.exec("VACUUM");
   } finally {
