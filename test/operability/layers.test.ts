@@ -183,6 +183,11 @@ describe("the data commands (docs/architecture.md, The data commands' connection
 
   it("choose a database's implementation once (DATA_DIALECTS): no branch on a dialect's name in src/backup", () => {
     expect(tsFiles("src/backup").filter((file) => branchesIn(file) > 0)).toEqual([]);
+    const dialectFolder = /^src\/backup\/connection\/(sqlite|postgres)\//;
+    const labelled = tsFiles("src/backup").filter(
+      (file) => !dialectFolder.test(file) && /\b(SQLite|PostgreSQL):/.test(readFileSync(path.join(ROOT, file), "utf8")),
+    );
+    expect(labelled).toEqual([]);
   });
 
   it("keep src at 8 branches on a dialect's name at most, each choosing an implementation", () => {

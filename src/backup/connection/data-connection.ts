@@ -35,7 +35,7 @@ export type DbObject = {
   kind: string;
   /** As people read it: schema-qualified when not in the gateway's schema. */
   name: string;
-  /** The name a DROP statement takes (PostgreSQL: with a function's argument types). */
+  /** The name a DROP statement takes (with a function's argument types, on PostgreSQL). */
   identity?: string;
   /** Its schema, and its name alone (PostgreSQL). */
   schema?: string;

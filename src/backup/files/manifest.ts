@@ -53,7 +53,7 @@ const manifestSchema = z.object({
     bytes: z.number(),
     sha256: z.string(),
     tool: z.string(),
-    /** PostgreSQL: the schema the gateway's tables were in. */
+    /** The schema the gateway's tables were in (PostgreSQL). */
     schema: z.string().optional(),
   }),
   tables: z.array(tableSchema),
