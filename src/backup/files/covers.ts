@@ -3,11 +3,11 @@
 // under a hold the backup made before it: a cover the running service replaces or deletes
 // meanwhile is removed from the store's live covers but kept until the hold ends, so every cover
 // there at the snapshot can still be copied. Each file's SHA-256 goes into a `sha256sum`-style list.
-import type { CoverListing, CoverStore } from "../storage/cover-store.ts";
-import type { CopiedFile } from "../storage/file-copies.ts";
-import { isUploadName } from "../storage/upload-names.ts";
-import { checkpoint } from "./interruption.ts";
-import type { Progress } from "./progress.ts";
+import type { CoverListing, CoverStore } from "../../storage/cover-store.ts";
+import type { CopiedFile } from "../../storage/file-copies.ts";
+import { isUploadName } from "../../storage/upload-names.ts";
+import { checkpoint } from "../interruption.ts";
+import type { Progress } from "../progress.ts";
 
 export type CoverFiles = Map<string, CopiedFile>;
 

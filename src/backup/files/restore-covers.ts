@@ -6,10 +6,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { CoverStore } from "../storage/cover-store.ts";
-import { checkpoint } from "./interruption.ts";
-import type { Progress } from "./progress.ts";
-import { TargetNotEmpty } from "./tables.ts";
+import type { CoverStore } from "../../storage/cover-store.ts";
+import { checkpoint } from "../interruption.ts";
+import type { Progress } from "../progress.ts";
+import { TargetNotEmpty } from "../connection/tables.ts";
 
 export type CoverPlan = { add: string[]; replace: string[]; alreadyThere: number };
 
