@@ -1,5 +1,5 @@
 // `admin restore <dir>`: puts a backup back into the database DATABASE_URL names and its covers
-// into UPLOAD_DIR, then checks every table against the manifest. Before anything is written:
+// into UPLOAD_DIR (or the bucket, UPLOAD_STORE=s3), then checks every table and cover against the manifest. Before anything is written:
 // - the whole backup is checked: the folder exists and is a backup (manifest.json, matching its
 //   checksum), of a format and schema this version knows, for this kind of database, and every
 //   file matches its checksum (the database file, the covers' list, each cover);
@@ -18,7 +18,7 @@ import path from "node:path";
 import { migrate } from "../db/migrate.ts";
 import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { createFolders, FolderRefused, removeFolders, sha256OfFile } from "../storage/file-copies.ts";
-import { coverStoreAt } from "../storage/cover-store.ts";
+import { coverStoreAt, type CoverLocation, type CoverStore } from "../storage/cover-store.ts";
 import { fingerprint } from "./checksums.ts";
 import { dialectOf, type Dialect } from "../db/dialect.ts";
 import { analyze, openConnection } from "./connection.ts";
@@ -36,7 +36,14 @@ import { carryOver, dropObjects, restoreSqliteFile } from "./sqlite-snapshot.ts"
 import { tablesWithRows, TargetNotEmpty } from "./tables.ts";
 import { compare, differences, VerificationFailed, type Verification } from "./verification.ts";
 
-export type RestoreOptions = { dir: string; url: string; uploadDir: string; overwrite: boolean; progress: Progress };
+export type RestoreOptions = {
+  dir: string;
+  url: string;
+  /** UPLOAD_DIR, or the bucket (UPLOAD_STORE=s3). */
+  uploads: CoverLocation;
+  overwrite: boolean;
+  progress: Progress;
+};
 export type RestoreResult = {
   manifest: Manifest;
   verification: Verification;
@@ -50,7 +57,7 @@ export type RestoreResult = {
   seconds: number;
 };
 
-export async function restore({ dir, url, uploadDir, overwrite, progress }: RestoreOptions): Promise<RestoreResult> {
+export async function restore({ dir, url, uploads, overwrite, progress }: RestoreOptions): Promise<RestoreResult> {
   const started = performance.now();
   const manifest = readManifest(dir);
   const provider = dialectOf(url)!;
@@ -64,7 +71,7 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
   const databaseFile = path.join(dir, manifest.database.file);
   const covers = await checkBackupFiles(dir, manifest, databaseFile, progress);
   const target = await inspectTarget(url, provider, overwrite);
-  const store = coverStoreAt(uploadDir);
+  const store = await coverStoreAt(uploads);
   const plan = await planCovers(store, covers, overwrite);
   const tools = provider === "postgres" ? target.tools! : undefined;
 
@@ -88,7 +95,7 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
     }
     written = true;
     checkpoint();
-    verification = await verifyRestored(url, manifest, uploadDir, covers, progress);
+    verification = await verifyRestored(url, manifest, store, covers, progress);
   } catch (error) {
     if (written) throw failedWith(error, "the data was restored but not checked: run restore again with --overwrite");
     let aftermath = "nothing was restored: the database and the upload folder are as they were";
@@ -306,14 +313,14 @@ async function restorePostgres(
 async function verifyRestored(
   url: string,
   manifest: Manifest,
-  uploadDir: string,
+  store: CoverStore,
   covers: Map<string, string>,
   progress: Progress,
 ): Promise<Verification> {
   const target = await openConnection(url, { mustExist: true });
   try {
     const { tables } = await fingerprint(target, manifest.tables, progress);
-    const coverCheck = { expected: covers.size, ...(await checkCovers(coverStoreAt(uploadDir), covers)) };
+    const coverCheck = { expected: covers.size, ...(await checkCovers(store, covers)) };
     return compare(manifest.tables, tables, coverCheck, await foreignKeyViolations(target));
   } finally {
     await target.close();
