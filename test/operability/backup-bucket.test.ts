@@ -116,6 +116,19 @@ const adminOf = (server: TestServer, extra: Record<string, string>, ...args: str
   );
 
 const newBackupDir = (name: string) => path.join(space.folder(`gw-bucket-${name}-`), "backup");
+
+/** A backup of `server` through the command, which must succeed with `covers` covers; its folder. */
+async function backupOf(server: TestServer, name: string, covers: number): Promise<string> {
+  const dir = newBackupDir(name);
+  const run = await adminOf(server, {}, "backup", dir);
+  expect(run.code, run.stderr).toBe(0);
+  expect(jsonResult(run).covers).toMatchObject({ files: covers, dangling: 0 });
+  return dir;
+}
+
+/** name -> SHA-256 of each cover's bytes. */
+const checksumsOf = (covers: Map<string, Buffer>) =>
+  Object.fromEntries([...covers].map(([name, bytes]) => [name, sha256(bytes)]));
 const newUploadDir = (name: string) => path.join(space.folder(`gw-bucket-${name}-`), "uploads");
 
 beforeAll(async () => {
@@ -144,10 +157,7 @@ describe("backup and restore with covers in a bucket", () => {
   it(
     "a folder's backup restores into a bucket: every cover there byte for byte, checked, and served from it",
     async () => {
-      const dir = newBackupDir("from-folder");
-      const backedUp = await adminOf(folderServer.server, {}, "backup", dir);
-      expect(backedUp.code, backedUp.stderr).toBe(0);
-      expect(jsonResult(backedUp).covers).toMatchObject({ files: 3, dangling: 0 });
+      const dir = await backupOf(folderServer.server, "from-folder", 3);
 
       const target = await space.database();
       const bucket = await bucketSettings(s3, { S3_PREFIX: "restored/" });
@@ -160,7 +170,7 @@ describe("backup and restore with covers in a bucket", () => {
       const json = jsonResult(run);
       expect(json).toMatchObject({ ok: true, coversAdded: 3, coversReplaced: 0 });
       expect(json.verification.covers).toMatchObject({ expected: 3, present: 3, missing: [], differing: [] });
-      const expected = Object.fromEntries([...folderServer.bytes].map(([name, b]) => [name, sha256(b)]));
+      const expected = checksumsOf(folderServer.bytes);
       expect(await bucketChecksums(bucket.S3_BUCKET, "restored/")).toEqual(expected);
       expect(await keysIn(bucket.S3_BUCKET)).toEqual(
         Object.keys(expected)
@@ -185,11 +195,8 @@ describe("backup and restore with covers in a bucket", () => {
   it(
     "a bucket's backup holds its covers (checksummed as files are) and restores into a folder",
     async () => {
-      const dir = newBackupDir("from-bucket");
-      const backedUp = await adminOf(bucketServer.server, {}, "backup", dir);
-      expect(backedUp.code, backedUp.stderr).toBe(0);
-      expect(jsonResult(backedUp).covers).toMatchObject({ files: 3, dangling: 0 });
-      const expected = Object.fromEntries([...bucketServer.bytes].map(([name, b]) => [name, sha256(b)]));
+      const dir = await backupOf(bucketServer.server, "from-bucket", 3);
+      const expected = checksumsOf(bucketServer.bytes);
       expect(folderChecksums(path.join(dir, "uploads"))).toEqual(expected);
       const lines = readFileSync(path.join(dir, "uploads.sha256"), "utf8");
       expect(lines).toBe(
@@ -307,7 +314,7 @@ describe("copy-data into a bucket and out of it", () => {
   let s3Access: Record<string, string>;
   beforeAll(async () => {
     source = await serverWithCovers("copied", FILESYSTEM, 3);
-    expected = Object.fromEntries([...source.bytes].map(([name, b]) => [name, sha256(b)]));
+    expected = checksumsOf(source.bytes);
     const settings = await bucketSettings(s3);
     bucket = settings.S3_BUCKET;
     // The S3_* settings reach the store; the source's covers stay in its folder (UPLOAD_STORE unset).
@@ -438,9 +445,7 @@ describe("restore pointed at a bucket it was not meant for", () => {
   beforeAll(async () => {
     const made = await serverWithCovers("restored", FILESYSTEM, 2);
     covers = made.bytes;
-    backupDir = newBackupDir("for-restore");
-    const run = await adminOf(made.server, {}, "backup", backupDir);
-    expect(run.code, run.stderr).toBe(0);
+    backupDir = await backupOf(made.server, "for-restore", 2);
     await made.server.close();
   }, PROCESSES);
 
