@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { checkSync } from "recheck";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREATED } from "../../src/backup/ownership.ts";
+import { CREATED } from "../../src/backup/connection/ownership.ts";
 import { standaloneWords } from "../../src/rest/legacy-error-messages.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { patternsIn, sourcePatterns, type SourcePattern } from "../helpers/source-patterns.ts";
@@ -20,7 +20,7 @@ const BUILT_AT_RUN_TIME: Record<string, () => RegExp[]> = {
   "src/rest/legacy-error-messages.ts": () => [
     standaloneWords(["input.openingHours", "openingHours", "filter.title", "starRating", "a$b"]),
   ],
-  "src/backup/ownership.ts": () => [CREATED],
+  "src/backup/connection/ownership.ts": () => [CREATED],
 };
 
 /** recheck's verdict, as one line when it is not "safe" (an unknown verdict counts as a failure: nothing was proven). */

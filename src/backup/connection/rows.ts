@@ -5,9 +5,8 @@
 // - scanTable: in the order the table is stored (a table scan: no index, no lookup per row, no
 //   planner statistics needed, which a table pg_restore just loaded lacks), for the checksums,
 //   whose sum does not depend on the order.
-import { placeholder, quoteName, type Connection } from "./connection.ts";
-import type { TableSpec } from "./tables.ts";
-import { canonical, storable, type Canonical } from "./values.ts";
+import { quoteName, type Canonical, type DataConnection, type TableSpec } from "./data-connection.ts";
+import { canonical } from "./values.ts";
 
 export type Batch = { rows: Canonical[][]; lastKey: Canonical[] };
 
@@ -16,7 +15,7 @@ export const keyPositions = (spec: TableSpec) =>
   spec.primaryKey.map((name) => spec.columns.findIndex((c) => c.name === name));
 
 export async function* readBatches(
-  conn: Connection,
+  conn: DataConnection,
   spec: TableSpec,
   batchRows: number,
   after: Canonical[] | null = null,
@@ -26,13 +25,13 @@ export async function* readBatches(
   const list = (names: string[]) => names.map(quoteName).join(", ");
   const select = `SELECT ${list(spec.columns.map((c) => c.name))} FROM ${quoteName(spec.name)}`;
   const order = `ORDER BY ${list(spec.primaryKey)} LIMIT ${batchRows}`;
-  const from = `${select} WHERE (${list(spec.primaryKey)}) > (${spec.primaryKey.map((_, i) => placeholder(conn.provider, i)).join(", ")}) ${order}`;
+  const from = `${select} WHERE (${list(spec.primaryKey)}) > (${spec.primaryKey.map((_, i) => conn.placeholder(i)).join(", ")}) ${order}`;
   let last = after;
   for (;;) {
     const raw = last
       ? await conn.rows(
           from,
-          last.map((v, i) => storable(conn.provider, keyTypes[i]!, v)),
+          last.map((v, i) => conn.storable(keyTypes[i]!, v)),
         )
       : await conn.rows(`${select} ${order}`);
     if (!raw.length) return;
@@ -43,12 +42,12 @@ export async function* readBatches(
   }
 }
 
-export async function countRows(conn: Connection, table: string): Promise<number> {
+export async function countRows(conn: DataConnection, table: string): Promise<number> {
   const [[count]] = (await conn.rows(`SELECT count(*) FROM ${quoteName(table)}`)) as [[unknown]];
   return Number(count);
 }
 
-export async function* scanTable(conn: Connection, spec: TableSpec): AsyncGenerator<Canonical[][]> {
+export async function* scanTable(conn: DataConnection, spec: TableSpec): AsyncGenerator<Canonical[][]> {
   const sql = `SELECT ${spec.columns.map((c) => quoteName(c.name)).join(", ")} FROM ${quoteName(spec.name)}`;
   for await (const raw of conn.scan(sql, SCAN_ROWS))
     yield raw.map((row) => row.map((value, i) => canonical(spec.columns[i]!.type, value)));

@@ -5,15 +5,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { Connection } from "./connection.ts";
-import { stopOnInterrupt } from "./interruption.ts";
+import type { DataConnection } from "../data-connection.ts";
+import { stopOnInterrupt } from "../../interruption.ts";
 
 export type PgTool = "pg_dump" | "pg_restore" | "psql";
 
 /** Refused: a tool the command needs is not installed (exit code 1, nothing changed). */
 export class ToolMissing extends Error {}
 
-export async function serverMajor(conn: Connection): Promise<number> {
+export async function serverMajor(conn: DataConnection): Promise<number> {
   const [[version]] = (await conn.rows("SHOW server_version_num")) as [[string]];
   return Math.floor(Number(version) / 10000);
 }

@@ -1,11 +1,11 @@
 // Which schema a database is at: the migrations recorded in Prisma's `_prisma_migrations` table
 // (as src/db/migrate.ts applies them). A backup records them; restore and copy-data refuse a
 // database this version of the code does not know.
-import { readMigrations } from "../db/migrations.ts";
-import type { Connection } from "./connection.ts";
+import { readMigrations } from "../../db/migrations.ts";
+import type { DataConnection } from "./data-connection.ts";
 import { SchemaMismatch } from "./tables.ts";
 
-export async function appliedMigrations(conn: Connection): Promise<string[]> {
+export async function appliedMigrations(conn: DataConnection): Promise<string[]> {
   try {
     const rows = await conn.rows(
       `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name`,
@@ -17,8 +17,8 @@ export async function appliedMigrations(conn: Connection): Promise<string[]> {
 }
 
 /** Refuses a database migrated past what this version knows (a newer gateway wrote it). */
-export function refuseNewerSchema(conn: Connection, applied: string[]): void {
-  const known = new Set(readMigrations(conn.provider).map((m) => m.name));
+export function refuseNewerSchema(conn: DataConnection, applied: string[]): void {
+  const known = new Set(readMigrations(conn.dialect).map((m) => m.name));
   const unknown = applied.filter((name) => !known.has(name));
   if (unknown.length) {
     throw new SchemaMismatch(

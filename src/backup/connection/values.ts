@@ -9,10 +9,7 @@
 //   float     Canonical: the number (JSON prints the shortest text that reads back as the same double).
 //   bytes     Canonical: base64.
 //   json      SQLite text, PostgreSQL jsonb text (keys reordered). Canonical: keys sorted, no spaces.
-import type { ColumnType } from "./tables.ts";
-import type { Dialect } from "../db/dialect.ts";
-
-export type Canonical = string | number | boolean | null;
+import type { Canonical, ColumnType } from "./data-connection.ts";
 
 export function canonical(type: ColumnType, value: unknown): Canonical {
   if (value === null || value === undefined) return null;
@@ -35,17 +32,23 @@ export function canonical(type: ColumnType, value: unknown): Canonical {
   }
 }
 
-/** A canonical value in the form `provider` stores for this column type. */
-export function storable(provider: Dialect, type: ColumnType, value: Canonical): unknown {
+/** How one database stores the values whose stored form differs between databases. */
+export type StoredForms = {
+  bool(value: boolean): unknown;
+  datetime(iso: string): unknown;
+  bigint(decimal: string): unknown;
+};
+
+/** A canonical value in the form `forms` (one database's) stores for this column type. */
+export function storable(forms: StoredForms, type: ColumnType, value: Canonical): unknown {
   if (value === null) return null;
   switch (type) {
     case "bool":
-      return provider === "sqlite" ? (value ? 1 : 0) : value;
+      return forms.bool(value as boolean);
     case "datetime":
-      // Prisma's own text on SQLite; on PostgreSQL a zone-less timestamp keeps the UTC wall time.
-      return provider === "sqlite" ? String(value).replace(/Z$/, "+00:00") : value;
+      return forms.datetime(String(value));
     case "bigint":
-      return provider === "sqlite" ? BigInt(value as string) : value;
+      return forms.bigint(String(value));
     case "bytes":
       return Buffer.from(String(value), "base64");
     default:

@@ -4,8 +4,8 @@
 //   another program (or made before backups left such objects out) adds nothing of that program's.
 // - Before it, the target's own gateway objects are dropped, without CASCADE: another program's
 //   view or foreign key on a gateway table makes PostgreSQL refuse, and the restore changes nothing.
-import type { Connection } from "./connection.ts";
-import { gatewayNames, type DbObject } from "./ownership.ts";
+import type { DataConnection, DbObject } from "../data-connection.ts";
+import { gatewayNames } from "../ownership.ts";
 
 /** The kinds of entry pg_restore lists, longest first (some hold spaces). */
 const KINDS = [
@@ -120,7 +120,7 @@ export function dropGatewayObjects(objects: DbObject[]): string {
  * Another program's views and foreign keys that depend on the gateway's tables ("user_names (view)
  * on User"): dropping the gateway's tables would have to drop them, which restore never does.
  */
-export async function dependentsOnGateway(conn: Connection, gateway: DbObject[]): Promise<string[]> {
+export async function dependentsOnGateway(conn: DataConnection, gateway: DbObject[]): Promise<string[]> {
   const relations = gateway.filter((o) => /table|view/.test(o.kind)).map((o) => o.identity!);
   if (!relations.length) return [];
   const rows = await conn.rows(

@@ -4,21 +4,15 @@
 // it is derived data the model must declare: DERIVED below).
 // What the model does not declare is derived data the database rebuilds itself (search indexes,
 // FTS tables, generated columns, triggers' work) and is neither copied nor checksummed.
-import { Prisma } from "../db/prisma.ts";
-import { quoteName, type Connection } from "./connection.ts";
-
-/** How a column's values are compared and written on either database. */
-export type ColumnType = "text" | "int" | "bigint" | "float" | "bool" | "datetime" | "bytes" | "json";
-
-export type Column = { name: string; type: ColumnType };
-
-export type TableSpec = {
-  name: string;
-  /** Sorted by name: the order values are hashed in, whatever order each database keeps. */
-  columns: Column[];
-  /** In the key's own order; batches are read in this order. */
-  primaryKey: string[];
-};
+import { Prisma } from "../../db/prisma.ts";
+import {
+  quoteName,
+  type CatalogueTable,
+  type Column,
+  type ColumnType,
+  type DataConnection,
+  type TableSpec,
+} from "./data-connection.ts";
 
 /** Refused: the database's schema is not the one this version expects (exit code 1). */
 export class SchemaMismatch extends Error {}
@@ -48,15 +42,13 @@ export function modelTables(): { name: string; fields: string[] }[] {
     });
 }
 
-type CatalogueColumn = { name: string; declared: string; generated: boolean; enumType: boolean };
-type CatalogueTable = { columns: CatalogueColumn[]; primaryKey: string[]; references: string[] };
+type CatalogueColumn = CatalogueTable["columns"][number];
 
 /** The model's tables as this database has them, parents before the tables that refer to them. */
-export async function describeTables(conn: Connection): Promise<TableSpec[]> {
+export async function describeTables(conn: DataConnection): Promise<TableSpec[]> {
   const tables = new Map<string, { spec: TableSpec; references: string[] }>();
   for (const model of modelTables()) {
-    const found =
-      conn.provider === "sqlite" ? await sqliteTable(conn, model.name) : await postgresTable(conn, model.name);
+    const found = await conn.describeTable(model.name);
     if (!found)
       throw new SchemaMismatch(
         `${conn.label} has no table "${model.name}": it is not a gateway database, or not migrated`,
@@ -101,61 +93,8 @@ function parentsFirst(tables: Map<string, { spec: TableSpec; references: string[
   return ordered;
 }
 
-async function sqliteTable(conn: Connection, table: string): Promise<CatalogueTable | undefined> {
-  // table_xinfo: name, type, notnull, dflt_value, pk (position in the key, 0 when not), hidden (2, 3: generated)
-  const info = await conn.rows(`SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)`, [table]);
-  if (!info.length) return undefined;
-  const references = await conn.rows(`SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)`, [table]);
-  return {
-    columns: info.map(([name, declared, , hidden]) => ({
-      name: String(name),
-      declared: String(declared).toUpperCase(),
-      generated: Number(hidden) >= 2,
-      enumType: false,
-    })),
-    primaryKey: info
-      .filter(([, , pk]) => Number(pk) > 0)
-      .sort((a, b) => Number(a[2]) - Number(b[2]))
-      .map(([name]) => String(name)),
-    references: references.map(([name]) => String(name)),
-  };
-}
-
-async function postgresTable(conn: Connection, table: string): Promise<CatalogueTable | undefined> {
-  const [relation] = await conn.rows(`SELECT to_regclass($1)::oid`, [`${quoteName(table)}`]);
-  const oid = relation?.[0];
-  if (oid == null) return undefined;
-  const columns = await conn.rows(
-    `SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attgenerated <> '', t.typtype = 'e'
-       FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
-    [oid],
-  );
-  const primaryKey = await conn.rows(
-    `SELECT a.attname FROM pg_index i
-       JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position) ON true
-       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-      WHERE i.indrelid = $1 AND i.indisprimary ORDER BY k.position`,
-    [oid],
-  );
-  const references = await conn.rows(
-    `SELECT DISTINCT c.relname FROM pg_constraint f JOIN pg_class c ON c.oid = f.confrelid WHERE f.conrelid = $1 AND f.contype = 'f'`,
-    [oid],
-  );
-  return {
-    columns: columns.map(([name, declared, generated, enumType]) => ({
-      name: String(name),
-      declared: String(declared).toUpperCase(),
-      generated: Boolean(generated),
-      enumType: Boolean(enumType),
-    })),
-    primaryKey: primaryKey.map(([name]) => String(name)),
-    references: references.map(([name]) => String(name)),
-  };
-}
-
 /** The column types Prisma's migrations create on each database (an enum is text on both). */
-function columnType(conn: Connection, table: string, column: CatalogueColumn): ColumnType {
+function columnType(conn: DataConnection, table: string, column: CatalogueColumn): ColumnType {
   const t = column.declared;
   if (column.enumType) return "text";
   const type: ColumnType | undefined =
@@ -187,14 +126,11 @@ function columnType(conn: Connection, table: string, column: CatalogueColumn): C
 export class TargetNotEmpty extends Error {}
 
 /** The model's tables that exist in this database and hold at least one row. */
-export async function tablesWithRows(conn: Connection): Promise<string[]> {
+export async function tablesWithRows(conn: DataConnection): Promise<string[]> {
   const found: string[] = [];
   for (const { name } of modelTables()) {
-    const exists =
-      conn.provider === "sqlite"
-        ? (await conn.rows(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, [name])).length > 0
-        : (await conn.rows(`SELECT to_regclass($1)`, [quoteName(name)]))[0]?.[0] != null;
-    if (exists && (await conn.rows(`SELECT 1 FROM ${quoteName(name)} LIMIT 1`)).length) found.push(name);
+    if ((await conn.hasTable(name)) && (await conn.rows(`SELECT 1 FROM ${quoteName(name)} LIMIT 1`)).length)
+      found.push(name);
   }
   return found;
 }

@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { readMigrations } from "../db/migrations.ts";
-import type { Dialect } from "../db/dialect.ts";
+import { readMigrations } from "../../db/migrations.ts";
+import type { Dialect } from "../../db/dialect.ts";
 
 export const MANIFEST_FILE = "manifest.json";
 /** `sha256sum` format: `sha256sum -c manifest.sha256` checks the manifest by hand. */
@@ -53,7 +53,7 @@ const manifestSchema = z.object({
     bytes: z.number(),
     sha256: z.string(),
     tool: z.string(),
-    /** PostgreSQL: the schema the gateway's tables were in. */
+    /** The schema the gateway's tables were in (PostgreSQL). */
     schema: z.string().optional(),
   }),
   tables: z.array(tableSchema),

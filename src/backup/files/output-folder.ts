@@ -5,7 +5,7 @@
 // kill -9 nothing can clean up; such a folder has no manifest, so restore refuses it.)
 import { accessSync, constants, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { createFolders, folderProblem, FolderRefused, removeFolders } from "../storage/file-copies.ts";
+import { createFolders, folderProblem, FolderRefused, removeFolders } from "../../storage/file-copies.ts";
 
 /** Refused: the given folder cannot take a backup (exit code 1, nothing changed). */
 export class FolderUnusable extends Error {}

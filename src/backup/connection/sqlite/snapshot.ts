@@ -1,12 +1,12 @@
 // A consistent copy of a live SQLite database, with SQLite's online backup API, while the
 // service keeps reading and writing it (WAL mode: a reader never blocks the writer).
 // The copy runs inside one read transaction held open on the source: every page then comes
-// from the same snapshot. Without it, the backup API starts over whenever another connection
-// writes between two steps, and under a steady write load it never finished (measured: still
-// copying after 20 s on a 16 MB database, while a held snapshot copied it in 64 ms).
+// from the same snapshot, so a steady write load cannot make the backup API start over (figures:
+// docs/performance.md, "Why the database layer reads as it does").
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
-import { checkpoint } from "./interruption.ts";
+import { checkpoint } from "../../interruption.ts";
+import { quoteName } from "../data-connection.ts";
 
 /** Pages copied per step: progress is reported between steps. */
 const PAGES_PER_STEP = 4096;
@@ -84,8 +84,6 @@ export async function restoreSqliteFile(
   }
 }
 
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-
 /**
  * Copies another program's objects (`objects`: tables with their rows and rowids, indexes, views,
  * triggers) from `fromFile` into `intoFile`, in one transaction, as they were: restore --overwrite
@@ -106,8 +104,8 @@ export function carryOver(fromFile: string, intoFile: string, objects: { kind: s
           .pluck()
           .all(table) as string[];
         const withoutRowid = db.prepare("SELECT wr FROM pragma_table_list WHERE schema = 'kept' AND name = ?").pluck();
-        const list = [...(withoutRowid.get(table) ? [] : ["rowid"]), ...columns.map(quote)].join(", ");
-        db.exec(`INSERT INTO main.${quote(table)} (${list}) SELECT ${list} FROM kept.${quote(table)}`);
+        const list = [...(withoutRowid.get(table) ? [] : ["rowid"]), ...columns.map(quoteName)].join(", ");
+        db.exec(`INSERT INTO main.${quoteName(table)} (${list}) SELECT ${list} FROM kept.${quoteName(table)}`);
       }
       // AUTOINCREMENT's counters: creating such a table made main's sqlite_sequence.
       const counters = (schema: string) =>
@@ -143,7 +141,7 @@ export function dropObjects(file: string, objects: { kind: string; name: string 
     db.transaction(() => {
       for (const kind of order)
         for (const { name } of objects.filter((o) => o.kind === kind))
-          db.exec(`DROP ${kind === "virtual table" ? "TABLE" : kind.toUpperCase()} IF EXISTS ${quote(name)}`);
+          db.exec(`DROP ${kind === "virtual table" ? "TABLE" : kind.toUpperCase()} IF EXISTS ${quoteName(name)}`);
     })();
     db.exec("VACUUM");
   } finally {
