@@ -181,11 +181,16 @@ const schema = z.object({
   MAX_CONNECTIONS: integer(1000, 1, 1_000_000),
   MAX_CONNECTIONS_PER_ADDRESS: integer(100, 0, 1_000_000),
   // Live updates over WebSocket (issue 15): subscriptions per connection, the connection_init
-  // wait, the largest message, the keep-alive ping interval (0 = no pings).
+  // wait, the largest message, the keep-alive ping interval (0 = no pings), the messages a
+  // socket may send at once and then each second.
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: integer(50, 1, 10_000),
   WS_CONNECTION_INIT_TIMEOUT: duration("10s"),
   WS_MAX_MESSAGE_BYTES: integer(64 * 1024, 1024, 100 * 1024 * 1024),
   WS_KEEPALIVE: duration("15s", { allowZero: true }),
+  WS_MESSAGE_BURST: integer(100, 1, 1_000_000),
+  WS_MESSAGES_PER_SECOND: integer(20, 1, 1_000_000),
+  // Server-Sent Events: how often a quiet stream gets a comment line, so proxies keep it (0 = never).
+  SSE_KEEPALIVE: duration("12s", { allowZero: true }),
   // Live updates on both transports (issue 29): what one client (an account, or an address
   // without one) may hold, what the server keeps for a peer that does not read, idle sockets.
   LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT: optionalInteger(1, 1_000_000),
@@ -415,6 +420,7 @@ export type Config = {
    * GraphQL subscriptions (WebSocket and Server-Sent Events). Per WebSocket: most active
    * subscriptions, how long it may take to send connection_init, the largest message accepted
    * (bytes), how often it is pinged (0 = never; one that misses a pong for that long is dropped),
+   * the messages it may send at once, then each second (past that it is closed 1008),
    * how long it may stay open without a subscription. Per client on this instance (an account
    * when signed in, else an address): most subscriptions, their summed cost, open sockets and
    * streams. Per socket or stream: most bytes waiting for the peer, and how long answers may wait
@@ -425,6 +431,10 @@ export type Config = {
     connectionInitTimeoutMs: number;
     maxMessageBytes: number;
     keepAliveMs: number;
+    messageBurst: number;
+    messagesPerSecond: number;
+    /** How often a quiet event stream gets a comment line (0 = never). */
+    sseKeepAliveMs: number;
     idleTimeoutMs: number;
     maxSubscriptionsPerClient: number;
     maxCostPerClient: number;
@@ -624,6 +634,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectionInitTimeoutMs: s.WS_CONNECTION_INIT_TIMEOUT,
       maxMessageBytes: s.WS_MAX_MESSAGE_BYTES,
       keepAliveMs: s.WS_KEEPALIVE,
+      messageBurst: s.WS_MESSAGE_BURST,
+      messagesPerSecond: s.WS_MESSAGES_PER_SECOND,
+      sseKeepAliveMs: s.SSE_KEEPALIVE,
       idleTimeoutMs: s.LIVE_IDLE_TIMEOUT,
       maxSubscriptionsPerClient: s.LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT ?? s.WS_MAX_SUBSCRIPTIONS_PER_TOKEN ?? 200,
       maxCostPerClient: s.LIVE_MAX_COST_PER_CLIENT,
