@@ -96,7 +96,7 @@ const schema = z.object({
   UPLOAD_SWEEP_AGE: duration("10m"),
   UPLOAD_QUOTA_BYTES: integer(100 * 1024 * 1024, 0, 2 ** 50),
   UPLOAD_DISK_RESERVE_BYTES: integer(256 * 1024 * 1024, 0, 2 ** 50),
-  // Covers in an S3-compatible bucket instead of UPLOAD_DIR (issue 47; src/storage/s3-store.ts).
+  // Covers in an S3-compatible bucket instead of UPLOAD_DIR (issue 47; src/storage/bucket/s3-store.ts).
   UPLOAD_STORE: z.enum(["filesystem", "s3"]).default("filesystem"),
   UPLOAD_SERVE: z.enum(["proxy", "redirect"]).default("proxy"),
   S3_BUCKET: z

@@ -12,7 +12,7 @@ import { loadTracing } from "./observability/load-tracing.ts";
 import { buildServer } from "./server.ts";
 import { ManifestError } from "./graphql/persisted/manifest.ts";
 import { recordCoverSizes, sweepUploads } from "./storage/sweep.ts";
-import { filesystemStore } from "./storage/filesystem-store.ts";
+import { filesystemStore } from "./storage/folder/filesystem-store.ts";
 import { createUploadStore } from "./storage/upload-store.ts";
 
 function readConfig(): Config {

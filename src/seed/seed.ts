@@ -23,7 +23,7 @@ import { storeImageOnce } from "./images.ts";
 import { writeInBulk } from "./bulk/bulk.ts";
 import { sharedCover } from "./bulk/bulk-rows.ts";
 import type { Config } from "../config.ts";
-import { filesystemStore } from "../storage/filesystem-store.ts";
+import { filesystemStore } from "../storage/folder/filesystem-store.ts";
 import type { UploadStore } from "../storage/upload-store.ts";
 
 /** Used when SEED_PASSWORD is not set; every seeded account gets the same password. */

@@ -10,7 +10,7 @@
 // deletes removed covers no backup can still need. Why this way: docs/operations.md, backup.
 import type { BucketLocation } from "../config.ts";
 import type { CopiedFile } from "./file-copies.ts";
-import { localCovers } from "./local-covers.ts";
+import { localCovers } from "./folder/local-covers.ts";
 
 export type StoredCover = CopiedFile;
 
@@ -71,5 +71,5 @@ export type CoverLocation = string | BucketLocation;
  */
 export async function coverStoreAt(location: CoverLocation): Promise<CoverStore> {
   if (typeof location === "string") return localCovers(location);
-  return (await import("./bucket-covers.ts")).checkedBucketCovers(location);
+  return (await import("./bucket/bucket-covers.ts")).checkedBucketCovers(location);
 }

@@ -247,7 +247,7 @@ function copyChecked(
 
 /**
  * Removes a stored file a committed row named: no longer served; in a folder, kept a while for a
- * backup whose snapshot may name it (src/storage/local-covers.ts). A name this module did not
+ * backup whose snapshot may name it (src/storage/folder/local-covers.ts). A name this module did not
  * generate, or a file already gone, is ignored.
  */
 export async function deleteUpload(settings: UploadSettings, name: string | null | undefined): Promise<void> {

@@ -3,7 +3,7 @@
 // readiness) speaks to an UploadStore and never to the disk or the bucket directly.
 import type { Readable } from "node:stream";
 import type { Config } from "../config.ts";
-import { filesystemStore } from "./filesystem-store.ts";
+import { filesystemStore } from "./folder/filesystem-store.ts";
 
 /** A stored file's size and when it was written. */
 export type StoredFile = { bytes: number; modified: Date };
@@ -53,6 +53,6 @@ export async function createUploadStore(
   config: Pick<Config, "uploadStore" | "uploadDir" | "uploadDiskReserveBytes">,
 ): Promise<UploadStore> {
   const settings = config.uploadStore;
-  if (settings.kind === "s3") return (await import("./s3-store.ts")).s3Store(settings);
+  if (settings.kind === "s3") return (await import("./bucket/s3-store.ts")).s3Store(settings);
   return filesystemStore({ dir: config.uploadDir, diskReserveBytes: config.uploadDiskReserveBytes });
 }

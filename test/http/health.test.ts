@@ -12,7 +12,7 @@ import { createDb } from "../../src/db/client.ts";
 import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { healthPlugin } from "../../src/http/health.ts";
-import { filesystemStore } from "../../src/storage/filesystem-store.ts";
+import { filesystemStore } from "../../src/storage/folder/filesystem-store.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 let database: TestDatabase;

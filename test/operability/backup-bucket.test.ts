@@ -2,7 +2,7 @@
 // through the real commands, on the database under test (SQLite, or PostgreSQL in that run):
 // a folder's covers backed up and restored into a bucket, a bucket's backed up and restored into a
 // folder, copy-data into a bucket and back out of it with equal checksums, a cover replaced while
-// the backup runs still restorable (the race of issue 44, src/storage/bucket-covers.ts), a cover
+// the backup runs still restorable (the race of issue 44, src/storage/bucket/bucket-covers.ts), a cover
 // missing from the bucket failing the backup, and the attacker's view: restore and copy-data
 // pointed at a bucket they were not meant for (none, wrong keys, another program's objects,
 // another deployment's covers) refuse in one line and change nothing.

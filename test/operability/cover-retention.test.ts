@@ -1,11 +1,11 @@
 // Covers the service removes are kept a while for a backup that may need them
-// (src/storage/local-covers.ts): a replaced or deleted cover moves to UPLOAD_DIR/.removed, where
+// (src/storage/folder/local-covers.ts): a replaced or deleted cover moves to UPLOAD_DIR/.removed, where
 // nothing serves it; the sweep deletes it once it is old enough and no backup holds removed
 // covers; a hold a dead backup left behind lapses. Through the real server and real files.
 import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOLD_LAPSES_MS, KEEP_REMOVED_MS, localCovers } from "../../src/storage/local-covers.ts";
+import { HOLD_LAPSES_MS, KEEP_REMOVED_MS, localCovers } from "../../src/storage/folder/local-covers.ts";
 import {
   createGroceryWithCover,
   DELETE_GROCERY,

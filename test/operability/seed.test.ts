@@ -127,7 +127,7 @@ describe("seeding a fresh database (small)", () => {
     writeFileSync(stray, "not referenced");
     const removed = await sweepUploads(s.db, s.store, 0);
     expect(removed).toEqual([path.basename(stray)]);
-    // Removed files are kept a while in .removed, for a backup that may need them (src/storage/local-covers.ts).
+    // Removed files are kept a while in .removed, for a backup that may need them (src/storage/folder/local-covers.ts).
     expect(files(s.config.uploadDir).filter((f) => f.name !== ".removed")).toEqual(filesAfter);
     expect(readdirSync(path.join(s.config.uploadDir, ".removed"))).toEqual([path.basename(stray)]);
   });

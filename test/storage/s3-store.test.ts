@@ -1,4 +1,4 @@
-// Covers in an S3-compatible bucket (UPLOAD_STORE=s3, src/storage/s3-store.ts) against a real S3
+// Covers in an S3-compatible bucket (UPLOAD_STORE=s3, src/storage/bucket/s3-store.ts) against a real S3
 // API server (s3rver) on 127.0.0.1: the settings, serving through the service with the headers of
 // the filesystem store or by presigned redirect, /readyz, the sweep, and the faults: wrong
 // credentials, a bucket gone mid-upload, a store too slow to answer, an upload cut off. Each

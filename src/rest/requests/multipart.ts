@@ -14,7 +14,7 @@ import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { DomainError } from "../../contract/errors.ts";
 import { storageFull } from "../../storage/image-files.ts";
-import { checkDiskReserve } from "../../storage/filesystem-store.ts";
+import { checkDiskReserve } from "../../storage/folder/filesystem-store.ts";
 import { receivedFile } from "./received-file.ts";
 
 /** docs/rest-contract.md ("Resources"): 5 MB by default. */

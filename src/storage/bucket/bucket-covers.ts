@@ -24,14 +24,14 @@ import {
   paginateListObjectsV2,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import type { BucketLocation } from "../config.ts";
-import { badInput } from "../contract/errors.ts";
-import { HOLD_LAPSES_MS, holdName, keepHold, KEEP_REMOVED_MS } from "./cover-holds.ts";
-import type { CoverListing, CoverStore, StoredCover } from "./cover-store.ts";
-import { ChecksumMismatch, saveStream, sha256OfFile, sha256OfStream } from "./file-copies.ts";
-import { contentTypeOf } from "./image-files.ts";
+import type { BucketLocation } from "../../config.ts";
+import { badInput } from "../../contract/errors.ts";
+import { HOLD_LAPSES_MS, holdName, keepHold, KEEP_REMOVED_MS } from "../cover-holds.ts";
+import type { CoverListing, CoverStore, StoredCover } from "../cover-store.ts";
+import { ChecksumMismatch, saveStream, sha256OfFile, sha256OfStream } from "../file-copies.ts";
+import { contentTypeOf } from "../image-files.ts";
 import { bucketLabel, bucketProblem, isMissing, s3Client } from "./s3-client.ts";
-import { isUploadName } from "./upload-names.ts";
+import { isUploadName } from "../upload-names.ts";
 
 const REMOVED = ".removed/";
 const HOLDS = ".backup-holds/";

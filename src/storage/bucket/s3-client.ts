@@ -1,7 +1,7 @@
 // One S3 client per store, made the same way for the service's uploads (s3-store.ts) and for the
 // data commands' covers in a bucket (bucket-covers.ts), and what an S3 error means.
 import { S3Client } from "@aws-sdk/client-s3";
-import type { BucketLocation, S3Connection } from "../config.ts";
+import type { BucketLocation, S3Connection } from "../../config.ts";
 
 export function s3Client(settings: S3Connection) {
   return new S3Client({

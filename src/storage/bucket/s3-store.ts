@@ -17,13 +17,13 @@ import {
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import type { S3Settings } from "../config.ts";
-import { RetryLaterError } from "../contract/errors.ts";
-import { storageUnavailable } from "./image-files.ts";
+import type { S3Settings } from "../../config.ts";
+import { RetryLaterError } from "../../contract/errors.ts";
+import { storageUnavailable } from "../image-files.ts";
 import { bucketCovers } from "./bucket-covers.ts";
 import { isMissing, s3Client } from "./s3-client.ts";
-import { isUploadName } from "./upload-names.ts";
-import type { NewFile, UploadStore } from "./upload-store.ts";
+import { isUploadName } from "../upload-names.ts";
+import type { NewFile, UploadStore } from "../upload-store.ts";
 
 /** S3's smallest part: what an upload holds in memory at most (one part at a time). */
 const PART_BYTES = 5 * 1024 * 1024;

@@ -9,10 +9,10 @@
 import { existsSync, rmSync } from "node:fs";
 import { mkdir, readdir, rename, rm, rmdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { HOLD_LAPSES_MS, holdName, keepHold, KEEP_REMOVED_MS } from "./cover-holds.ts";
-import type { CoverHold, CoverListing, CoverStore, StoredCover } from "./cover-store.ts";
-import { copyFile, createFolders, isMissing, removeFolders, sha256OfFile } from "./file-copies.ts";
-import { isUploadName } from "./upload-names.ts";
+import { HOLD_LAPSES_MS, holdName, keepHold, KEEP_REMOVED_MS } from "../cover-holds.ts";
+import type { CoverHold, CoverListing, CoverStore, StoredCover } from "../cover-store.ts";
+import { copyFile, createFolders, isMissing, removeFolders, sha256OfFile } from "../file-copies.ts";
+import { isUploadName } from "../upload-names.ts";
 
 const REMOVED = ".removed";
 const HOLDS = ".backup-holds";

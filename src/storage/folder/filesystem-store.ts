@@ -4,10 +4,10 @@
 import { constants } from "node:fs";
 import { access, mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { storageFull } from "./image-files.ts";
+import { storageFull } from "../image-files.ts";
 import { localCovers } from "./local-covers.ts";
-import { isUploadName } from "./upload-names.ts";
-import type { NewFile, OpenedFile, StoredFile, UploadStore } from "./upload-store.ts";
+import { isUploadName } from "../upload-names.ts";
+import type { NewFile, OpenedFile, StoredFile, UploadStore } from "../upload-store.ts";
 
 export type FilesystemSettings = {
   /** Absolute folder the files live in (created when missing). */
