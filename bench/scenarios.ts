@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Request } from "autocannon";
 import { routes } from "../src/rest/routes/index.ts";
-import { searchKey } from "../src/domain/string-lists.ts";
+import { searchKey } from "../src/domain/catalogue/string-lists.ts";
 import { createRandom } from "../src/seed/random.ts";
 import { CITIES } from "../src/seed/vocabulary.ts";
 import { UNIQUE, withUnique } from "./paced.ts";

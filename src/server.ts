@@ -6,7 +6,7 @@ import type { Db } from "./db/db.ts";
 import { contextFactory } from "./graphql/data/context.ts";
 import { createApollo, graphqlPlugin } from "./graphql/transport/http.ts";
 import { KnownDocuments } from "./graphql/transport/known-documents.ts";
-import { releasePlugin } from "./graphql/transport/release.ts";
+import { releasePlugin } from "./graphql/transport/release-after-answer.ts";
 import { compilingExecutor } from "./graphql/execution/compiled-execution.ts";
 import { graphqlWebSocket } from "./graphql/subscriptions/websocket.ts";
 import { LiveQuota } from "./graphql/subscriptions/quota.ts";
@@ -14,23 +14,23 @@ import { operationRunner } from "./graphql/execution/operation.ts";
 import { persistedDocuments } from "./graphql/persisted/setup.ts";
 import { graphqlSsePlugin } from "./graphql/subscriptions/sse.ts";
 import { tokenWatcher } from "./graphql/subscriptions/token-watch.ts";
-import { requestErrorStatusPlugin } from "./graphql/transport/request-error-status.ts";
+import { requestErrorStatusPlugin } from "./graphql/transport/headers/request-error-status.ts";
 import { buildSchema } from "./graphql/schema.ts";
 import { operationLimits } from "./graphql/policy/limits.ts";
 import { restPlugin } from "./rest/plugin.ts";
-import { openApiRoutePlugin } from "./rest/openapi-route.ts";
+import { openApiRoutePlugin } from "./rest/openapi/openapi-route.ts";
 import { routes } from "./rest/routes/index.ts";
 import { healthPlugin } from "./http/health.ts";
-import { explorerPlugin } from "./http/explorer.ts";
-import { frontDoorPlugin } from "./http/front-door.ts";
-import { restReferencePlugin } from "./http/rest-reference.ts";
-import { errorHandlingPlugin } from "./http/error-handling.ts";
-import { bodyRatePlugin } from "./http/body-rate.ts";
-import { connectionLimitsPlugin } from "./http/connection-limits.ts";
-import { jsonBodyPlugin } from "./http/json-body.ts";
-import { formBodyPlugin } from "./http/form-body.ts";
+import { explorerPlugin } from "./http/pages/explorer.ts";
+import { frontDoorPlugin } from "./http/pages/front-door.ts";
+import { restReferencePlugin } from "./http/pages/rest-reference.ts";
+import { errorHandlingPlugin } from "./http/answers/error-handling.ts";
+import { bodyRatePlugin } from "./http/limits/body-rate.ts";
+import { connectionLimitsPlugin } from "./http/limits/connection-limits.ts";
+import { jsonBodyPlugin } from "./http/bodies/json-body.ts";
+import { formBodyPlugin } from "./http/bodies/form-body.ts";
 import { gracefulClosePlugin } from "./http/graceful-close.ts";
-import { requestIdPlugin } from "./http/request-id.ts";
+import { requestIdPlugin } from "./http/observability/request-id.ts";
 import { serverOptions } from "./http/server-options.ts";
 import {
   createMetrics,
@@ -39,18 +39,18 @@ import {
   observePasswordHashing,
   observeSharedRedis,
   type Metrics,
-} from "./http/metrics.ts";
-import { rateLimitPlugin } from "./http/rate-limit.ts";
-import { securityPlugin } from "./http/security.ts";
-import { serveUploadsPlugin } from "./http/serve-uploads.ts";
+} from "./http/observability/metrics.ts";
+import { rateLimitPlugin } from "./http/limits/rate-limit.ts";
+import { securityPlugin } from "./http/answers/security.ts";
+import { serveUploadsPlugin } from "./http/pages/serve-uploads.ts";
 import { createUploadStore } from "./storage/upload-store.ts";
 import { mkdir } from "node:fs/promises";
 import type { Tracing } from "./observability/load-tracing.ts";
-import { PasswordHasher } from "./domain/passwords.ts";
-import { SignUpLimit } from "./domain/signup-limit.ts";
-import { LoginThrottle } from "./domain/login-throttle.ts";
+import { PasswordHasher } from "./domain/accounts/passwords.ts";
+import { SignUpLimit } from "./domain/accounts/signup-limit.ts";
+import { LoginThrottle } from "./domain/accounts/login-throttle.ts";
 import { InProcessBus, type EventBus } from "./events/bus.ts";
-import { providerTokenCheck } from "./domain/provider-tokens.ts";
+import { providerTokenCheck } from "./domain/accounts/provider-tokens.ts";
 import { ProviderKeys } from "./identity/provider-keys.ts";
 import { connectRedis } from "./redis/connection.ts";
 

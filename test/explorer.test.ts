@@ -5,7 +5,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { parse, validate } from "graphql";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXPLORER_DEFAULT_QUERY } from "../src/http/explorer.ts";
+import { EXPLORER_DEFAULT_QUERY } from "../src/http/pages/explorer.ts";
 import { buildSchema } from "../src/graphql/schema.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
 import { CountingBus } from "./helpers/live.ts";

@@ -4,12 +4,10 @@
 // With a primary key no two rows are equal, so no pair can cancel out.
 import { createHash, hash } from "node:crypto";
 import { namesUpload, uploadColumnsOf } from "../storage/upload-references.ts";
-import type { Connection } from "./connection.ts";
+import type { Canonical, DataConnection, TableSpec } from "./connection/data-connection.ts";
 import { checkpoint } from "./interruption.ts";
 import type { Progress } from "./progress.ts";
-import { countRows, scanTable } from "./rows.ts";
-import type { TableSpec } from "./tables.ts";
-import type { Canonical } from "./values.ts";
+import { countRows, scanTable } from "./connection/rows.ts";
 
 export type TableDigest = { rows: number; checksum: string };
 
@@ -44,7 +42,7 @@ export class RowSum {
  * anything else a caller collects from the rows, such as the covers they name).
  */
 export async function digestTable(
-  conn: Connection,
+  conn: DataConnection,
   spec: TableSpec,
   onRows?: (rows: Canonical[][]) => void,
 ): Promise<TableDigest> {
@@ -64,7 +62,7 @@ export type TableFingerprint = TableSpec & TableDigest;
  * files their rows name (src/storage/upload-references.ts).
  */
 export async function fingerprint(
-  conn: Connection,
+  conn: DataConnection,
   specs: TableSpec[],
   progress: Progress,
 ): Promise<{ tables: TableFingerprint[]; covers: Set<string> }> {

@@ -10,30 +10,32 @@
 // The source is read in one snapshot per run. It ends with the verification report: row counts
 // and checksums per table on both sides (and the covers); any difference exits non-zero.
 // The target is looked at first, read-only: one holding rows of the gateway's tables, or another
-// program's objects (ownership.ts), is refused unless --overwrite, which empties the gateway's
+// program's objects (connection/ownership.ts), is refused unless --overwrite, which empties the gateway's
 // tables and leaves the other objects as they are; --uploads-to a folder holding other files under
 // the covers' names, likewise. Covers a running source removes meanwhile are kept for the copy (a
-// hold, as a backup makes: covers.ts).
-import { existsSync } from "node:fs";
-import path from "node:path";
+// hold, as a backup makes: files/covers.ts).
 import { setTimeout } from "node:timers/promises";
 import { dialectOf } from "../db/dialect.ts";
 import { migrate } from "../db/migrate.ts";
 import { readMigrations } from "../db/migrations.ts";
-import { sqliteFilePath } from "../db/sqlite/file.ts";
 import { coverStoreAt, type CoverListing } from "../storage/cover-store.ts";
 import { fingerprint } from "./checksums.ts";
-import { openConnection, placeholder, quoteName, type Connection } from "./connection.ts";
-import { checkCovers, copySnapshotCovers, sortReferenced } from "./covers.ts";
+import {
+  quoteName,
+  type Canonical,
+  type DataConnection,
+  type DbObject,
+  type TableSpec,
+} from "./connection/data-connection.ts";
+import { dataDialectOf, openConnection } from "./connection/open.ts";
+import { checkCovers, copySnapshotCovers, sortReferenced } from "./files/covers.ts";
 import { failedWith } from "./failures.ts";
 import { checkpoint } from "./interruption.ts";
-import { listObjects, refuseOthers, type DbObject } from "./ownership.ts";
-import { foreignKeyViolations } from "./foreign-keys.ts";
+import { listObjects, refuseOthers } from "./connection/ownership.ts";
 import type { Progress } from "./progress.ts";
-import { countRows, readBatches } from "./rows.ts";
-import { appliedMigrations, refuseNewerSchema } from "./schema-version.ts";
-import { describeTables, SchemaMismatch, tablesWithRows, TargetNotEmpty, type TableSpec } from "./tables.ts";
-import { storable, type Canonical } from "./values.ts";
+import { countRows, readBatches } from "./connection/rows.ts";
+import { appliedMigrations, refuseNewerSchema } from "./connection/schema-version.ts";
+import { describeTables, SchemaMismatch, tablesWithRows, TargetNotEmpty } from "./connection/tables.ts";
 import { compare, differences, VerificationFailed, type CoverCheck, type Verification } from "./verification.ts";
 
 export type CopyOptions = {
@@ -77,7 +79,7 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
     throw new SameDatabase("--to names the database DATABASE_URL names: copy-data needs another database");
   // Read-only: a source or a target that turns out not to be usable is left exactly as it was.
   const source = await openConnection(sourceUrl, { mustExist: true, readonly: true });
-  let target: Connection | undefined;
+  let target: DataConnection | undefined;
   try {
     await refuseUnmigratedSource(source);
     const claim = await claimTarget(source, options);
@@ -108,14 +110,14 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
  * verifies, and removes the progress once verified.
  */
 async function fill(
-  source: Connection,
-  target: Connection,
+  source: DataConnection,
+  target: DataConnection,
   emptyFirst: boolean,
   options: CopyOptions,
 ): Promise<Omit<CopyResult, "resumed" | "seconds" | "kept">> {
   const { progress } = options;
   await migrate({
-    dialect: target.provider,
+    dialect: target.dialect,
     url: options.targetUrl,
     poolSize: 1,
     poolIdleTimeoutMs: 0,
@@ -131,14 +133,14 @@ async function fill(
   try {
     await source.beginSnapshot();
     const rows = await copyTables(source, target, specs, options, progress);
-    if (target.provider === "postgres") await target.run("ANALYZE");
+    await target.endBulkLoad();
     const { tables: expected, covers: referenced } = await fingerprint(source, specs, progress);
     const { tables: actual } = await fingerprint(target, specs, progress);
     await source.endSnapshot();
     const present = await covers.list(); // every cover there at the snapshot is listed
     const coverCheck = await copyCovers([...referenced].sort(), present, options, progress);
     await hold.release();
-    const verification = compare(expected, actual, coverCheck.check, await foreignKeyViolations(target));
+    const verification = compare(expected, actual, coverCheck.check, await target.foreignKeyViolations());
     progress.end();
     if (!verification.ok) {
       throw new VerificationFailed(
@@ -153,18 +155,13 @@ async function fill(
   }
 }
 
-function sameDatabase(a: string, b: string): boolean {
-  if (dialectOf(a) !== dialectOf(b)) return false;
-  if (dialectOf(a) === "sqlite") return path.resolve(sqliteFilePath(a)) === path.resolve(sqliteFilePath(b));
-  const [x, y] = [new URL(a), new URL(b)];
-  return x.hostname === y.hostname && (x.port || "5432") === (y.port || "5432") && x.pathname === y.pathname;
-}
+const sameDatabase = (a: string, b: string) => dialectOf(a) === dialectOf(b) && dataDialectOf(a).sameDatabase(a, b);
 
 /** The source must be at this version's schema: the target is migrated to it, and both must agree. */
-async function refuseUnmigratedSource(source: Connection) {
+async function refuseUnmigratedSource(source: DataConnection) {
   const applied = await appliedMigrations(source);
   refuseNewerSchema(source, applied);
-  const pending = readMigrations(source.provider).filter((m) => !applied.includes(m.name));
+  const pending = readMigrations(source.dialect).filter((m) => !applied.includes(m.name));
   if (pending.length) {
     throw new SchemaMismatch(
       `${source.label} lacks migration ${pending[0]!.name} of this version: run the service (or npm run db:migrate) of this version on it first`,
@@ -179,12 +176,12 @@ async function refuseUnmigratedSource(source: Connection) {
  * progress table (unless --overwrite), a progress table naming another source.
  */
 async function claimTarget(
-  source: Connection,
+  source: DataConnection,
   { targetUrl, restart, overwrite }: CopyOptions,
 ): Promise<{ resumed: boolean; emptyFirst: boolean; kept: DbObject[] }> {
   const restartRefused = () =>
     new TargetNotEmpty("--restart empties a target that holds an unfinished copy; this target holds none");
-  if (dialectOf(targetUrl) === "sqlite" && !existsSync(sqliteFilePath(targetUrl))) {
+  if (dataDialectOf(targetUrl).isNew(targetUrl)) {
     if (restart) throw restartRefused();
     return { resumed: false, emptyFirst: false, kept: [] }; // a new file
   }
@@ -242,7 +239,7 @@ async function refuseCoverConflicts({ uploadDir, uploadsTo, overwrite }: CopyOpt
 
 type TableProgress = { lastKey: string | null; rows: number; done: boolean };
 
-async function readProgress(target: Connection): Promise<Map<string, TableProgress> | undefined> {
+async function readProgress(target: DataConnection): Promise<Map<string, TableProgress> | undefined> {
   let rows: unknown[][];
   try {
     rows = await target.rows(`SELECT table_name, last_key, rows_copied, done FROM ${PROGRESS_TABLE}`);
@@ -261,11 +258,11 @@ async function readProgress(target: Connection): Promise<Map<string, TableProgre
   );
 }
 
-async function startProgress(target: Connection, sourceLabel: string) {
+async function startProgress(target: DataConnection, sourceLabel: string) {
   await target.run(
     `CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (table_name TEXT PRIMARY KEY, last_key TEXT, rows_copied BIGINT NOT NULL DEFAULT 0, done BOOLEAN NOT NULL DEFAULT FALSE)`,
   );
-  const p = (i: number) => placeholder(target.provider, i);
+  const p = (i: number) => target.placeholder(i);
   await target.run(
     `INSERT INTO ${PROGRESS_TABLE} (table_name, last_key) VALUES (${p(0)}, ${p(1)}) ON CONFLICT (table_name) DO NOTHING`,
     [SOURCE_ROW, sourceLabel],
@@ -276,7 +273,7 @@ async function startProgress(target: Connection, sourceLabel: string) {
  * Deletes every row of the model's tables, children first, and an earlier copy's progress. Without
  * CASCADE: another program's rows referring to them make the database refuse, and nothing goes.
  */
-async function emptyModelTables(target: Connection) {
+async function emptyModelTables(target: DataConnection) {
   const specs = await describeTables(target);
   await target.transaction(async () => {
     for (const spec of [...specs].reverse()) await target.run(`DELETE FROM ${quoteName(spec.name)}`);
@@ -298,15 +295,12 @@ function refuseDifferentTables(source: TableSpec[], target: TableSpec[]) {
 }
 
 /**
- * Copies what is left of each table; returns the rows now in the target's tables. PostgreSQL
- * checks foreign keys on every statement, so parents go first. On SQLite they are off for the
- * copy (checked as a whole afterwards, `foreign_key_check`) and children go first: a parent's
- * insert trigger then finds all its children in place and builds derived rows once (the search
- * index indexes each restaurant once, not again for each of its tags).
+ * Copies what is left of each table, in the order the target takes them (`beginBulkLoad`);
+ * returns the rows now in the target's tables.
  */
 async function copyTables(
-  source: Connection,
-  target: Connection,
+  source: DataConnection,
+  target: DataConnection,
   specs: TableSpec[],
   { batchRows, pauseMs }: Pick<CopyOptions, "batchRows" | "pauseMs">,
   progress: Progress,
@@ -320,18 +314,14 @@ async function copyTables(
     "rows",
   );
   let copied = 0;
-  if (target.provider === "sqlite") {
-    await target.run("PRAGMA foreign_keys = OFF");
-    await target.run("PRAGMA synchronous = NORMAL"); // WAL: a crash loses no committed batch
-  }
-  for (const spec of target.provider === "sqlite" ? [...specs].reverse() : specs) {
+  for (const spec of await target.beginBulkLoad(specs)) {
     const table = state.get(spec.name) ?? { lastKey: null, rows: 0, done: false };
     progress.advance(table.rows);
     copied += table.rows;
     if (table.done) continue;
-    const insert = await inserter(target, spec);
+    const insert = await target.inserter(spec);
     const after = table.lastKey ? (JSON.parse(table.lastKey) as Canonical[]) : null;
-    const p = (i: number) => placeholder(target.provider, i);
+    const p = (i: number) => target.placeholder(i);
     for await (const batch of readBatches(source, spec, batchRows, after)) {
       checkpoint();
       await target.transaction(async () => {
@@ -352,41 +342,6 @@ async function copyTables(
     );
   }
   return copied;
-}
-
-/**
- * Writes canonical rows into `spec`'s table. SQLite: one prepared statement per row (in-process,
- * so that costs no round trip). PostgreSQL: one statement per batch whatever its size, each column
- * sent as one array and spread back into rows by unnest().
- */
-async function inserter(target: Connection, spec: TableSpec): Promise<(rows: Canonical[][]) => Promise<void>> {
-  const columns = spec.columns.map((c) => quoteName(c.name)).join(", ");
-  if (target.provider === "sqlite") {
-    const sql = `INSERT INTO ${quoteName(spec.name)} (${columns}) VALUES (${spec.columns.map(() => "?").join(", ")})`;
-    return async (rows) => {
-      for (const row of rows)
-        await target.run(
-          sql,
-          row.map((value, i) => storable("sqlite", spec.columns[i]!.type, value)),
-        );
-    };
-  }
-  const declared = new Map(
-    (
-      await target.rows(
-        `SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
-        [quoteName(spec.name)],
-      )
-    ).map(([name, type]) => [String(name), String(type)]),
-  );
-  const arrays = spec.columns.map((c, i) => `$${i + 1}::${declared.get(c.name)}[]`).join(", ");
-  const sql = `INSERT INTO ${quoteName(spec.name)} (${columns}) SELECT * FROM unnest(${arrays})`;
-  return async (rows) => {
-    await target.run(
-      sql,
-      spec.columns.map((c, i) => rows.map((row) => storable("postgres", c.type, row[i]!))),
-    );
-  };
 }
 
 /**

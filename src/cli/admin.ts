@@ -6,7 +6,7 @@
 // an unreachable database); 2 a wrong command line or setting. Errors are one line, no stack trace.
 import "../node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { exitCodeOf, interruptedBy } from "../backup/interruption.ts";
-import { refuseForeignDatabase } from "../backup/ownership.ts";
+import { refuseForeignDatabase } from "../backup/connection/foreign-database.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";

@@ -67,7 +67,7 @@ export const conflict = (message: string, details?: Record<string, unknown>) =>
 /**
  * "Not now, try again in n seconds": RATE_LIMITED for a caller over a limit, SERVER_BUSY when the
  * server has no room, STORAGE_UNAVAILABLE when the file storage fails. `details.retryAfterSeconds` (whole seconds, at least 1) becomes the answer's
- * Retry-After on both faces (src/rest/plugin.ts, src/graphql/transport/retry-later.ts).
+ * Retry-After on both faces (src/rest/plugin.ts, src/graphql/transport/headers/retry-later.ts).
  */
 export class RetryLaterError extends DomainError {
   declare readonly details: { retryAfterSeconds: number };

@@ -1,7 +1,7 @@
 // The ownership rule of docs/rest-contract.md ("Who may do what"), in one place: the creator of a restaurant or grocery owns it;
 // its owner or an admin may edit or remove it; anyone else gets FORBIDDEN and nothing changes.
 import { forbidden, notFound } from "../contract/errors.ts";
-import type { Viewer } from "./tokens.ts";
+import type { Viewer } from "./accounts/tokens.ts";
 
 export type Owned = { ownerId: string };
 

@@ -7,7 +7,7 @@ type Topics =
   | { topic: "orderPlaced"; restaurantId: string; orderId: string }
   | { topic: "reportFiled"; reportId: string }
   | { topic: "shoppingListChanged"; userId: string }
-  // Sessions: every instance drops what it remembers of them (src/domain/session-cache.ts).
+  // Sessions: every instance drops what it remembers of them (src/domain/accounts/session-cache.ts).
   /** One access token was revoked (logout); `sessionId` is its row id, never the token or its hash. */
   | { topic: "sessionRevoked"; userId: string; sessionId: string }
   /** Something every session of this user depends on changed: its role, or all its tokens were revoked. */

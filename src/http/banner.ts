@@ -4,8 +4,8 @@
 import type { FastifyBaseLogger } from "fastify";
 import { keepTokenCommand, registerCommand, tokenCommand } from "../contract/examples.ts";
 import { OPENAPI_PATH } from "../contract/paths.ts";
-import { EXPLORER_PATH } from "./explorer.ts";
-import { REST_REFERENCE_PATH } from "./rest-reference.ts";
+import { EXPLORER_PATH } from "./pages/explorer.ts";
+import { REST_REFERENCE_PATH } from "./pages/rest-reference.ts";
 
 export type BannerFacts = {
   /** The address the server listens on, e.g. http://127.0.0.1:4000 */

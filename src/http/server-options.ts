@@ -3,8 +3,8 @@
 import type { Server } from "node:http";
 import type { FastifyHttpOptions } from "fastify";
 import type { Config } from "../config.ts";
-import { clientErrorHandler, frameworkErrors } from "./error-handling.ts";
-import { loggerOptions } from "./logging.ts";
+import { clientErrorHandler, frameworkErrors } from "./answers/error-handling.ts";
+import { loggerOptions } from "./observability/logging.ts";
 
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 

@@ -11,13 +11,13 @@ import { toClientError } from "../graphql/execution/client-errors.ts";
 import type { OperationRunner } from "../graphql/execution/operation.ts";
 import { statusForCode } from "../contract/error-codes.ts";
 import { legacyError } from "./legacy-error-messages.ts";
-import { editVariables, nothingSent } from "./nothing-sent.ts";
-import { buildVariables, legacyNames, readValues } from "./params.ts";
+import { editVariables, nothingSent } from "./requests/empty-edit.ts";
+import { buildVariables, legacyNames, readValues } from "./requests/params.ts";
 import { legacyBody, type FieldValues, type RestRequest, type RestRoute } from "./route-row.ts";
 
 /**
  * `access`: who may call the row, from its root fields' @public / @requireAuth declarations.
- * `edits`: the variables that are edits, at least one of which the request must set (nothing-sent.ts).
+ * `edits`: the variables that are edits, at least one of which the request must set (requests/empty-edit.ts).
  */
 export type CompiledRoute = RestRoute & {
   compiled: DocumentNode;

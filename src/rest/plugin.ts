@@ -9,18 +9,18 @@ import { Kind } from "graphql";
 import type { ContextFactory } from "../graphql/data/context.ts";
 import { toClientError } from "../graphql/execution/client-errors.ts";
 import { tokenFromRequest } from "../http/token.ts";
-import { checkedAuthentication, tokenBeforeBody } from "../http/token-first.ts";
-import { legacyBodyParsers } from "./body-parsers.ts";
+import { checkedAuthentication, tokenBeforeBody } from "../http/token-before-body.ts";
+import { legacyBodyParsers } from "./requests/body-parsers.ts";
 import { statusForCode } from "../contract/error-codes.ts";
-import { answeredWithError } from "../http/request-labels.ts";
+import { answeredWithError } from "../http/observability/request-labels.ts";
 import { errorBody } from "../contract/errors.ts";
 import { compileRoutes, runRoute, type CompiledRoute } from "./execute.ts";
 import type { OperationRunner } from "../graphql/execution/operation.ts";
-import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./multipart.ts";
-import { bodyProblem, queryProblem, restRequest } from "./request.ts";
-import { releaseAfterAnswer } from "../graphql/transport/release.ts";
+import { DEFAULT_MAX_FILE_BYTES, readMultipart, registerMultipart, SpooledFiles } from "./requests/multipart.ts";
+import { bodyProblem, queryProblem, restRequest } from "./requests/request.ts";
+import { releaseAfterAnswer } from "../graphql/transport/release-after-answer.ts";
 import type { HttpMethod, RestRoute } from "./route-row.ts";
-import { httpCaching } from "../http/http-caching.ts";
+import { httpCaching } from "../http/answers/http-caching.ts";
 
 export type RestPluginOptions = {
   /** The admission path every face shares (graphql/operation.ts): validates, costs and runs each route's document. */

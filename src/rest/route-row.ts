@@ -2,8 +2,8 @@
 // GraphQL operation it runs, and how the result becomes the legacy status and body. The same
 // rows drive the HTTP routes and the OpenAPI document.
 import type { RouteResults } from "../graphql/__generated__/rest-routes.ts";
-import type { FieldKind } from "./fields.ts";
-import type { JsonSchema } from "./json-schema.ts";
+import type { FieldKind } from "./requests/fields.ts";
+import type { JsonSchema } from "./openapi/json-schema.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -67,7 +67,7 @@ export type RestRouteOf<Name extends RouteName> = {
   /** The legacy body made from the operation's data; may throw a DomainError (e.g. NOT_FOUND for a null get). */
   body?: (data: RouteResults[Name], values: FieldValues) => unknown;
   /**
-   * Added to the 400 of a request that carries none of an edit's fields (see nothing-sent.ts),
+   * Added to the 400 of a request that carries none of an edit's fields (see requests/empty-edit.ts),
    * e.g. where a payload meant for another operation should go.
    */
   nothingSentHint?: string;

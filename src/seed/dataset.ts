@@ -4,7 +4,7 @@
 // makes seeding idempotent: a row whose id exists is never written again.
 import tzlookup from "@photostructure/tz-lookup";
 import type { Prisma } from "../db/prisma.ts";
-import { searchKey, tagRows } from "../domain/string-lists.ts";
+import { searchKey, tagRows } from "../domain/catalogue/string-lists.ts";
 import { drawCover, encodePng, seedUploadName, type Rgb } from "./images.ts";
 import { createRandom, type Random } from "./random.ts";
 import {

@@ -4,7 +4,7 @@
 // grocery with its tags and shopping-list entries), so a restaurant that exists has all its
 // comments and its rating totals always match them, even after an interrupted run.
 import type { Db } from "../db/db.ts";
-import { hashPassword, verifyPassword } from "../domain/passwords.ts";
+import { hashPassword, verifyPassword } from "../domain/accounts/passwords.ts";
 import {
   ADMIN_USER_ID,
   badges,
@@ -20,8 +20,8 @@ import {
   type SizeName,
 } from "./dataset.ts";
 import { storeImageOnce } from "./images.ts";
-import { writeInBulk } from "./bulk.ts";
-import { sharedCover } from "./bulk-rows.ts";
+import { writeInBulk } from "./bulk/bulk.ts";
+import { sharedCover } from "./bulk/bulk-rows.ts";
 import type { Config } from "../config.ts";
 import { filesystemStore } from "../storage/filesystem-store.ts";
 import type { UploadStore } from "../storage/upload-store.ts";

@@ -2,7 +2,7 @@
 // (local-covers.ts); an object store can implement the same later and be chosen in coverStoreAt,
 // the one place stores are made. The service removes covers through it, and the data commands
 // (backup, restore, copy-data) list, read, copy and put covers through it (their copying in one
-// place: src/backup/covers.ts).
+// place: src/backup/files/covers.ts).
 //
 // A removal keeps the file for a while: a backup taken at the same time may need it, since its
 // database snapshot can name a cover the service replaced a moment later. A backup holds the

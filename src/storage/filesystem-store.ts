@@ -28,7 +28,7 @@ export async function checkDiskReserve(settings: FilesystemSettings, field: stri
 
 /** The dot-name a file is written under before it gets its own: never served, swept after a crash. */
 const tempNameOf = (name: string) => `.incoming-${name}`;
-/** Such names (and the REST shim's spooled files, src/rest/multipart.ts). */
+/** Such names (and the REST shim's spooled files, src/rest/requests/multipart.ts). */
 const isTempName = (name: string) => /^\.incoming-[0-9a-z.-]+$/.test(name);
 
 async function syncFolder(dir: string) {

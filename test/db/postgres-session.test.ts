@@ -11,7 +11,7 @@ import type { Db } from "../../src/db/db.ts";
 import { Prisma } from "../../src/db/prisma.ts";
 import { loadConfig } from "../../src/config.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { searchRestaurants } from "../../src/domain/restaurants.ts";
+import { searchRestaurants } from "../../src/domain/catalogue/restaurants.ts";
 import { createTestDatabase, testProvider, type TestDatabase } from "../helpers/database.ts";
 
 describe.skipIf(testProvider() !== "postgres")("PostgreSQL session settings", () => {

@@ -1,7 +1,7 @@
 // The login throttle's memory bound must not be a way around its lock: a guesser who sends
 // logins for many other names (pushing old entries out) must not unlock the name being guessed.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { LoginThrottle, MAX_ENTRIES } from "../../src/domain/login-throttle.ts";
+import { LoginThrottle, MAX_ENTRIES } from "../../src/domain/accounts/login-throttle.ts";
 
 const fail = (throttle: LoginThrottle, name: string, address: string) => throttle.begin(name, address).failed();
 

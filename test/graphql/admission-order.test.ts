@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { liveClient, subscribe, within, type LiveClient } from "../helpers/live.ts";
-import { issueToken } from "../../src/domain/tokens.ts";
+import { issueToken } from "../../src/domain/accounts/tokens.ts";
 
 const LIMIT = 3;
 let s: TestServer;

@@ -12,7 +12,7 @@ import path from "node:path";
 import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSchema } from "../../src/graphql/schema.ts";
-import { editFields, editVariables } from "../../src/rest/nothing-sent.ts";
+import { editFields, editVariables } from "../../src/rest/requests/empty-edit.ts";
 import {
   boolean,
   decimal,
@@ -23,7 +23,7 @@ import {
   textList,
   address,
   contact,
-} from "../../src/rest/fields.ts";
+} from "../../src/rest/requests/fields.ts";
 import type { RestParam, RestRequest, RestRoute } from "../../src/rest/route-row.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -131,7 +131,7 @@ function validRequest(route: RestRoute, f: Fixtures): Request {
     if (!picker) throw new Error(`${routeName(route)}: no field makes its \`when\` accept the request`);
     fields[picker.name] = sampleOf(picker);
   }
-  // An edit needs one of its fields (src/rest/nothing-sent.ts): its first, with a valid value.
+  // An edit needs one of its fields (src/rest/requests/empty-edit.ts): its first, with a valid value.
   const edits = editFields(route);
   if (editVariables(contract, parse(route.document)).length && !edits.some((name) => Object.hasOwn(fields, name))) {
     fields[edits[0]] = sampleOf(route.params.find((p) => p.name === edits[0])!);

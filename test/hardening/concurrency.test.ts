@@ -7,7 +7,7 @@
 // (reports.test.ts). Added here: the same through REST and GraphQL mixed, orders, the shopping
 // list's quantity ceiling, registration, removal and badge grants under a race.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_ENTRY_QUANTITY } from "../../src/domain/shopping-list.ts";
+import { MAX_ENTRY_QUANTITY } from "../../src/domain/orders/shopping-list.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { send, type Answer } from "./corpus.ts";
 import { newGrocery, newRestaurant, PASSWORD, signUpWorld, type Account, type World } from "./mutation-calls.ts";

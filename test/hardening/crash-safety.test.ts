@@ -10,6 +10,9 @@ import { createDb } from "../../src/db/client.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startProcess, type ServiceProcess } from "../helpers/process.ts";
 
+// Each test starts (and kills) real service processes: about 25 s on a busy 2-core machine, so
+// the suite's 30 s default would fail them for the machine's load, not the service's behaviour.
+const PROCESS_TEST_TIMEOUT = 120_000;
 const CATEGORIES = ["one", "two", "three", "four"];
 const CREATE = `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`;
 
@@ -43,7 +46,7 @@ async function signUp(url: string): Promise<string> {
   return r.body.data.register.accessToken;
 }
 
-describe("SIGKILL in the middle of writes", () => {
+describe("SIGKILL in the middle of writes", { timeout: PROCESS_TEST_TIMEOUT }, () => {
   it("keeps every acknowledged write, whole, and nothing half-written", async () => {
     let service: ServiceProcess = await startProcess(env);
     const token = await signUp(service.url);
@@ -127,7 +130,7 @@ async function createGroceryWithCover(url: string, token: string, title: string)
   return { status: res.status, body: (await res.json()) as any };
 }
 
-describe("SIGKILL in the middle of uploads", () => {
+describe("SIGKILL in the middle of uploads", { timeout: PROCESS_TEST_TIMEOUT }, () => {
   it("keeps every acknowledged grocery with its cover file, and leaves no orphan or temp file", async () => {
     let service: ServiceProcess = await startProcess(env);
     const token = await signUp(service.url);
@@ -187,7 +190,7 @@ describe("SIGKILL in the middle of uploads", () => {
   });
 });
 
-describe("SIGTERM", () => {
+describe("SIGTERM", { timeout: PROCESS_TEST_TIMEOUT }, () => {
   it("finishes the requests in flight, then exits 0", async () => {
     const service = await startProcess({ ...env, LOG_LEVEL: "debug" });
     const received = () =>

@@ -1,6 +1,6 @@
 // Issue 13, item 8: logo, cover, photos and avatar stored `javascript:` URLs, which a client that
 // shows them as a link or image source would run. Only http(s) URLs and relative references (file
-// names, paths) are kept now, on both faces (one rule in src/domain/image-references.ts), whatever
+// names, paths) are kept now, on both faces (one rule in src/domain/catalogue/image-references.ts), whatever
 // case, spaces, tabs or control characters hide the scheme. (The legacy `url` field is not a picture.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";

@@ -2,7 +2,7 @@
 // stay a bounded set: only names of operations the document really holds, at most a fixed number
 // of distinct ones, the rest counted together. Through the real server and its /metrics.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_OPERATION_LABELS } from "../../src/http/metrics.ts";
+import { MAX_OPERATION_LABELS } from "../../src/http/observability/metrics.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const series = (text: string) => text.split("\n").filter((l) => l && !l.startsWith("#"));

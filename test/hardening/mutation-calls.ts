@@ -4,7 +4,7 @@
 // fresh target rows, owned by `owner`, straight in the database, so calls never depend on one another.
 import { getNamedType, getNullableType, isCompositeType, type GraphQLField, type GraphQLSchema } from "graphql";
 import { buildSchema } from "../../src/graphql/schema.ts";
-import { issueToken, revokeToken, hashToken } from "../../src/domain/tokens.ts";
+import { issueToken, revokeToken, hashToken } from "../../src/domain/accounts/tokens.ts";
 import type { TestServer } from "../helpers/server.ts";
 
 export const PASSWORD = "correct-horse";

@@ -2,7 +2,7 @@
 // the stack while the REST shim expanded it: 500 on a fresh server. Such names are refused with
 // 400 in the query string, a urlencoded form and multipart field names, and change nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_KEY_DEPTH } from "../../src/rest/request.ts";
+import { MAX_KEY_DEPTH } from "../../src/rest/requests/request.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { expectError, sendForm, sendJson, sendMultipart, get, type Answer } from "../rest/legacy.ts";
 import { databaseState, stateChanges } from "./database-state.ts";

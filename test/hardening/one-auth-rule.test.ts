@@ -20,7 +20,7 @@ afterAll(async () => s?.close());
 async function refusals(token?: string) {
   const graphql = await s.graphql(`{ restaurants(first: 1) { nodes { id } } }`, undefined, token);
   const rest = await s.fetch("/restaurants", { token });
-  // A multipart /graphql request needs its token before the body (src/http/token-first.ts).
+  // A multipart /graphql request needs its token before the body (src/http/token-before-body.ts).
   const upload = await s.fetch("/graphql", {
     method: "POST",
     token,

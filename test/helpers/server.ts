@@ -10,7 +10,7 @@ import { migrate } from "../../src/db/migrate.ts";
 import { buildServer } from "../../src/server.ts";
 import { createEventBus } from "../../src/events/create-bus.ts";
 import type { EventBus } from "../../src/events/bus.ts";
-import { createMetrics, observeStatement } from "../../src/http/metrics.ts";
+import { createMetrics, observeStatement } from "../../src/http/observability/metrics.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FastifyInstance } from "fastify";
 import { createUploadStore, type UploadStore } from "../../src/storage/upload-store.ts";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { parseAst } from "rolldown/parseAst";
 
 export type SourcePattern = {
-  /** "src/rest/fields.ts:54" */
+  /** "src/rest/requests/fields.ts:54" */
   where: string;
   source: string;
   flags: string;

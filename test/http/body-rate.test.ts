@@ -1,4 +1,4 @@
-// body-rate (src/http/body-rate.ts) on a bare instance listening on a real socket (an injected
+// body-rate (src/http/limits/body-rate.ts) on a bare instance listening on a real socket (an injected
 // request has no byte count): a body that arrives too slowly gets 408 and its connection closed;
 // an answer sent before the body has arrived closes the connection. The limits at scale are
 // tested through the real server in test/hardening/slow-clients.test.ts.
@@ -6,7 +6,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { bodyRatePlugin, KEEP_OPEN_BODY_BYTES } from "../../src/http/body-rate.ts";
+import { bodyRatePlugin, KEEP_OPEN_BODY_BYTES } from "../../src/http/limits/body-rate.ts";
 import { rawConnection, within } from "../helpers/plugins.ts";
 
 let app: FastifyInstance;

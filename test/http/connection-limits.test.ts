@@ -1,10 +1,10 @@
-// connection-limits (src/http/connection-limits.ts) on a bare instance listening on a real socket:
+// connection-limits (src/http/limits/connection-limits.ts) on a bare instance listening on a real socket:
 // a connection over the bounds is answered 503 (server full) or 429 (its address is over its
 // bound) and closed, except for health checks. The reserve at scale is tested through the real
 // server in test/hardening/slow-clients.test.ts.
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { connectionLimitsPlugin, type ConnectionLimitsOptions } from "../../src/http/connection-limits.ts";
+import { connectionLimitsPlugin, type ConnectionLimitsOptions } from "../../src/http/limits/connection-limits.ts";
 import { rawConnection, within } from "../helpers/plugins.ts";
 
 let app: FastifyInstance;

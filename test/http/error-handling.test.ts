@@ -1,8 +1,8 @@
-// error-handling (src/http/error-handling.ts) on a bare instance: what routes and hooks throw answers in
+// error-handling (src/http/answers/error-handling.ts) on a bare instance: what routes and hooks throw answers in
 // the REST shape, or GraphQL's on /graphql; unknown paths get 404; a crash shows no stack.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
+import { errorHandlingPlugin } from "../../src/http/answers/error-handling.ts";
 
 async function app() {
   const app = Fastify({ logger: false });

@@ -1,9 +1,9 @@
-// explorer (src/http/explorer.ts) on a bare instance: GET /explorer is the GraphQL IDE page with
+// explorer (src/http/pages/explorer.ts) on a bare instance: GET /explorer is the GraphQL IDE page with
 // its own content security policy. Its caching, encodings and use in a browser are tested through
 // the real server in test/explorer.test.ts.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { EXPLORER_PATH, explorerPlugin } from "../../src/http/explorer.ts";
+import { EXPLORER_PATH, explorerPlugin } from "../../src/http/pages/explorer.ts";
 
 describe("explorer plugin", () => {
   it("serves the IDE page with its own content security policy", async () => {

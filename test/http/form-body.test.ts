@@ -1,9 +1,9 @@
-// application/x-www-form-urlencoded (src/http/form-body.ts) on a bare instance: fields parsed,
+// application/x-www-form-urlencoded (src/http/bodies/form-body.ts) on a bare instance: fields parsed,
 // text that is not UTF-8 (raw or %-escaped) refused in the API's error shape.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
-import { formBodyPlugin } from "../../src/http/form-body.ts";
+import { errorHandlingPlugin } from "../../src/http/answers/error-handling.ts";
+import { formBodyPlugin } from "../../src/http/bodies/form-body.ts";
 import { expectRefusedWithout } from "../helpers/plugins.ts";
 
 async function app() {

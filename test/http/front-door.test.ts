@@ -23,7 +23,7 @@ const get = (pathname: string, headers: Record<string, string> = {}) => getAsSen
 /** The names of the assets a page loads (src= and href= on this server), in order. */
 const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map((m) => m[1]!);
 
-/** What every answer carries (src/http/security.ts). */
+/** What every answer carries (src/http/answers/security.ts). */
 function expectSecurityHeaders(headers: Record<string, unknown>) {
   expect(headers["x-content-type-options"]).toBe("nosniff");
   expect(headers["x-frame-options"]).toBe("SAMEORIGIN");

@@ -1,9 +1,9 @@
-// The server's JSON parser (src/http/json-body.ts) on a bare instance: UTF-8 only, Fastify's own
+// The server's JSON parser (src/http/bodies/json-body.ts) on a bare instance: UTF-8 only, Fastify's own
 // parsing otherwise, errors in the API's shape (it needs error-handling).
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
-import { jsonBodyPlugin } from "../../src/http/json-body.ts";
+import { errorHandlingPlugin } from "../../src/http/answers/error-handling.ts";
+import { jsonBodyPlugin } from "../../src/http/bodies/json-body.ts";
 import { expectRefusedWithout } from "../helpers/plugins.ts";
 
 async function app() {

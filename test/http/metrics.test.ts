@@ -1,8 +1,8 @@
-// metrics (src/http/metrics.ts) on a bare instance: every answer counted by route pattern and
+// metrics (src/http/observability/metrics.ts) on a bare instance: every answer counted by route pattern and
 // status; /metrics serves them, behind a bearer token when given; nothing when disabled.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { createMetrics, metricsPlugin, type MetricsOptions } from "../../src/http/metrics.ts";
+import { createMetrics, metricsPlugin, type MetricsOptions } from "../../src/http/observability/metrics.ts";
 
 async function app(options: Omit<MetricsOptions, "metrics"> = {}) {
   const app = Fastify();

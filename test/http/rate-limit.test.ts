@@ -1,11 +1,11 @@
-// rate-limit (src/http/rate-limit.ts) on a bare instance: `max` requests per window per token or
+// rate-limit (src/http/limits/rate-limit.ts) on a bare instance: `max` requests per window per token or
 // address, then 429 with Retry-After in the API's shape (it needs error-handling); health checks
 // exempt; chargeRequests counts extra units against the same buckets. The limits themselves are
 // tested through the real server in test/hardening/http-limits.test.ts.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { errorHandlingPlugin } from "../../src/http/error-handling.ts";
-import { rateLimitPlugin, type RateLimitOptions } from "../../src/http/rate-limit.ts";
+import { errorHandlingPlugin } from "../../src/http/answers/error-handling.ts";
+import { rateLimitPlugin, type RateLimitOptions } from "../../src/http/limits/rate-limit.ts";
 import { expectRefusedWithout } from "../helpers/plugins.ts";
 
 async function app(options: RateLimitOptions) {

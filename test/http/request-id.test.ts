@@ -1,9 +1,9 @@
-// request-id (src/http/request-id.ts) on a bare instance: every answer carries its request's id,
+// request-id (src/http/observability/request-id.ts) on a bare instance: every answer carries its request's id,
 // the caller's own when it is sane (the server's genReqId, logging.ts), so clients can quote it.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { requestId } from "../../src/http/logging.ts";
-import { requestIdPlugin } from "../../src/http/request-id.ts";
+import { requestId } from "../../src/http/observability/logging.ts";
+import { requestIdPlugin } from "../../src/http/observability/request-id.ts";
 
 async function app() {
   const app = Fastify({ genReqId: requestId, requestIdHeader: false });

@@ -1,8 +1,8 @@
-// security (src/http/security.ts) on a bare instance: helmet's headers on every answer; CORS only
+// security (src/http/answers/security.ts) on a bare instance: helmet's headers on every answer; CORS only
 // for the origins given (none by default).
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { securityPlugin } from "../../src/http/security.ts";
+import { securityPlugin } from "../../src/http/answers/security.ts";
 
 async function app(corsOrigins?: string[]) {
   const app = Fastify();

@@ -1,4 +1,4 @@
-// serve-uploads (src/http/serve-uploads.ts) on a bare instance over a filesystem store: stored files
+// serve-uploads (src/http/pages/serve-uploads.ts) on a bare instance over a filesystem store: stored files
 // served by their generated names with their type and a year's caching, nothing else (no path
 // leaves the folder). The same over a bucket: test/storage/s3-store.test.ts.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Fastify from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
-import { serveUploadsPlugin } from "../../src/http/serve-uploads.ts";
+import { serveUploadsPlugin } from "../../src/http/pages/serve-uploads.ts";
 import { filesystemStore } from "../../src/storage/filesystem-store.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "gw-uploads-plugin-"));

@@ -1,5 +1,5 @@
 // Many subscribers of one restaurant cost one read of each new comment, not one each: the row an
-// event names is loaded once per event and instance (subscriptions/event-rows.ts). Each still gets
+// event names is loaded once per event and instance (subscriptions/events/event-rows.ts). Each still gets
 // its own result, with the fields it asked for.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";

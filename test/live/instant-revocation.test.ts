@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "graphql-sse";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { CountingBus, liveClient, subscribe, within } from "../helpers/live.ts";
-import { setRole } from "../../src/domain/users.ts";
+import { setRole } from "../../src/domain/accounts/users.ts";
 
 let s: TestServer;
 let bus: CountingBus;

@@ -4,7 +4,7 @@
 // limit on subscribe, connection bounds counting WebSockets, metrics, and shutdown with 1001.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { revokeAllTokens } from "../../src/domain/tokens.ts";
+import { revokeAllTokens } from "../../src/domain/accounts/tokens.ts";
 import { InProcessBus } from "../../src/events/bus.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { CountingBus, liveClient, rawSocket, subscribe, within, wsUrl, type LiveClient } from "../helpers/live.ts";

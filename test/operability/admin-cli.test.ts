@@ -7,11 +7,11 @@ import { runAdmin, type AdminRun } from "../helpers/process.ts";
 import { createDb } from "../../src/db/client.ts";
 import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { report } from "../../src/domain/reports.ts";
+import { report } from "../../src/domain/catalogue/reports.ts";
 import { InProcessBus } from "../../src/events/bus.ts";
-import { createRestaurant } from "../../src/domain/restaurants.ts";
-import { authenticate, type Viewer } from "../../src/domain/tokens.ts";
-import { login, register } from "../../src/domain/users.ts";
+import { createRestaurant } from "../../src/domain/catalogue/restaurants.ts";
+import { authenticate, type Viewer } from "../../src/domain/accounts/tokens.ts";
+import { login, register } from "../../src/domain/accounts/users.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 const DAY = 86_400_000;

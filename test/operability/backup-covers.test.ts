@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConnection } from "../../src/backup/connection.ts";
+import { openConnection } from "../../src/backup/connection/open.ts";
 import {
   adminOn,
   createGroceryWithCover,

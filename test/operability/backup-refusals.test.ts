@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConnection } from "../../src/backup/connection.ts";
+import { openConnection } from "../../src/backup/connection/open.ts";
 import { sqliteFilePath } from "../../src/db/sqlite/file.ts";
 import { createTestDatabase, testProvider, type TestDatabase } from "../helpers/database.ts";
 import {

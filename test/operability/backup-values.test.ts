@@ -4,8 +4,10 @@
 // are read in. The column types the model does not use yet (bigint, bytes, json) are covered here.
 import { describe, expect, it } from "vitest";
 import { RowSum } from "../../src/backup/checksums.ts";
-import type { TableSpec } from "../../src/backup/tables.ts";
-import { canonical, storable } from "../../src/backup/values.ts";
+import type { TableSpec } from "../../src/backup/connection/data-connection.ts";
+import { postgresForms } from "../../src/backup/connection/postgres/connection.ts";
+import { sqliteForms } from "../../src/backup/connection/sqlite/connection.ts";
+import { canonical, storable } from "../../src/backup/connection/values.ts";
 
 describe("one canonical value for both databases", () => {
   it("dates: SQLite's Prisma text, PostgreSQL's zone-less text (with and without milliseconds), epoch milliseconds", () => {
@@ -15,27 +17,27 @@ describe("one canonical value for both databases", () => {
     expect(canonical("datetime", Date.parse(iso))).toBe(iso);
     expect(canonical("datetime", BigInt(Date.parse(iso)))).toBe(iso);
     expect(canonical("datetime", "2026-01-02 03:04:05")).toBe("2026-01-02T03:04:05.000Z");
-    expect(storable("sqlite", "datetime", iso)).toBe("2026-01-02T03:04:05.600+00:00");
-    expect(storable("postgres", "datetime", iso)).toBe(iso);
+    expect(storable(sqliteForms, "datetime", iso)).toBe("2026-01-02T03:04:05.600+00:00");
+    expect(storable(postgresForms, "datetime", iso)).toBe(iso);
     expect(() => canonical("datetime", "yesterday")).toThrow(/not a date/);
   });
 
   it("booleans, integers (SQLite reads them as bigint), 64-bit integers past 2^53, floats", () => {
     expect([1n, 1, true, "t"].map((v) => canonical("bool", v))).toEqual([true, true, true, true]);
     expect([0n, 0, false, "f"].map((v) => canonical("bool", v))).toEqual([false, false, false, false]);
-    expect(storable("sqlite", "bool", true)).toBe(1);
-    expect(storable("postgres", "bool", false)).toBe(false);
+    expect(storable(sqliteForms, "bool", true)).toBe(1);
+    expect(storable(postgresForms, "bool", false)).toBe(false);
     expect(canonical("int", 42n)).toBe(42);
     expect(canonical("bigint", 9007199254740993n)).toBe("9007199254740993");
     expect(canonical("bigint", "9007199254740993")).toBe("9007199254740993");
-    expect(storable("sqlite", "bigint", "9007199254740993")).toBe(9007199254740993n);
+    expect(storable(sqliteForms, "bigint", "9007199254740993")).toBe(9007199254740993n);
     expect(canonical("float", 4.2727272727272725)).toBe(4.2727272727272725);
   });
 
   it("bytes and JSON (PostgreSQL's jsonb reorders keys and spaces)", () => {
     const bytes = Buffer.from([0, 1, 254, 255]);
     expect(canonical("bytes", bytes)).toBe("AAH+/w==");
-    expect(storable("postgres", "bytes", "AAH+/w==")).toEqual(bytes);
+    expect(storable(postgresForms, "bytes", "AAH+/w==")).toEqual(bytes);
     expect(canonical("json", '{"b": [1, {"d": 2, "c": 3}], "a": null}')).toBe(
       canonical("json", '{"a":null,"b":[1,{"c":3,"d":2}]}'),
     );

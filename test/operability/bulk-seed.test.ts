@@ -1,4 +1,4 @@
-// The bulk writer of the big seed sizes (src/seed/bulk.ts) on a small size of its own: it writes
+// The bulk writer of the big seed sizes (src/seed/bulk/bulk.ts) on a small size of its own: it writes
 // the generator's rows, the search finds them, and it leaves the database as the migrations made
 // it (every index and trigger back, so later writes are indexed too); a second run adds nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/config.ts";
 import { createDb } from "../../src/db/client.ts";
 import type { Db } from "../../src/db/db.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { writeInBulk } from "../../src/seed/bulk.ts";
+import { writeInBulk } from "../../src/seed/bulk/bulk.ts";
 import {
   badges,
   grocery as generatedGrocery,
@@ -71,8 +71,8 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
 
     // Every restaurant and grocery is searchable: a word of each one's title finds it.
     const search = async (field: "restaurants" | "groceries", text: string) => {
-      const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
-      const { searchGroceries } = await import("../../src/domain/groceries.ts");
+      const { searchRestaurants } = await import("../../src/domain/catalogue/restaurants.ts");
+      const { searchGroceries } = await import("../../src/domain/catalogue/groceries.ts");
       const page =
         field === "restaurants"
           ? await searchRestaurants(db, { filter: { search: text }, first: 100 })
@@ -164,7 +164,7 @@ describe(`bulk seed (${process.env.DATABASE_URL?.startsWith("postgres") ? "Postg
     )[0]!.n;
     expect(Number(patternCount)).toBe(new Set(patterned.map((r) => r.named)).size);
     // A near search finds a seeded restaurant by its own coordinates (SQLite: from the R*Tree).
-    const { searchRestaurants } = await import("../../src/domain/restaurants.ts");
+    const { searchRestaurants } = await import("../../src/domain/catalogue/restaurants.ts");
     const near = await searchRestaurants(db, {
       filter: { near: { latitude: some.latitude!, longitude: some.longitude!, radiusKm: 1 } },
       first: 100,

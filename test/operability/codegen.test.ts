@@ -75,7 +75,7 @@ describe("a schema change that breaks the code", () => {
     symlinkSync(join(ROOT, "generated"), join(copy, "generated"));
     const tsconfig = JSON.parse(readFileSync(join(ROOT, "tsconfig.json"), "utf8"));
     writeFileSync(join(copy, "tsconfig.json"), JSON.stringify({ ...tsconfig, include: ["src"] }));
-    // Restaurant.commentCount renamed (its resolver in resolvers/restaurants.ts names the old field);
+    // Restaurant.commentCount renamed (its resolver in resolvers/catalogue/restaurants.ts names the old field);
     // Restaurant.openingHours made nullable (the legacy shapes map over it).
     const changed = schemaText
       .replace("  commentCount: Int!\n", "  reviewCount: Int!\n")
@@ -97,7 +97,7 @@ describe("a schema change that breaks the code", () => {
     );
     const errorsIn = (file: string) =>
       tsc.split("\n").filter((line) => line.startsWith(file) && line.includes("error TS"));
-    expect(errorsIn("src/graphql/resolvers/restaurants.ts").join("\n")).toMatch(/commentCount/);
+    expect(errorsIn("src/graphql/resolvers/catalogue/restaurants.ts").join("\n")).toMatch(/commentCount/);
     expect(errorsIn("src/rest/shapes/restaurant.ts").join("\n")).toMatch(/openingHours/);
   });
 });

@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConnection } from "../../src/backup/connection.ts";
+import { openConnection } from "../../src/backup/connection/open.ts";
 import { createDb } from "../../src/db/client.ts";
 import { sqliteFilePath } from "../../src/db/sqlite/file.ts";
 import { seed } from "../../src/seed/seed.ts";

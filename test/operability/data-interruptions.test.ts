@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConnection } from "../../src/backup/connection.ts";
+import { openConnection } from "../../src/backup/connection/open.ts";
 import type { TestDatabase } from "../helpers/database.ts";
 import { jsonResult, scratchSpace, serverWithBackup } from "../helpers/data-moves.ts";
 import { startAdmin, type AdminRun } from "../helpers/process.ts";

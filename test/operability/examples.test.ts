@@ -33,7 +33,7 @@ import {
   SEARCH_EXAMPLES,
   type SearchExample,
 } from "../../src/contract/examples.ts";
-import { EXPLORER_DEFAULT_QUERY } from "../../src/http/explorer.ts";
+import { EXPLORER_DEFAULT_QUERY } from "../../src/http/pages/explorer.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 import { DEMO_PASSWORD, seededDemoData, type DemoData } from "../helpers/demo-database.ts";
 import {

@@ -52,7 +52,9 @@ describe("layers", () => {
 
   it("keeps the raw reads out of the domain's exports: the domain hands out rules, not SQL", () => {
     const reExports = tsFiles("src/domain").filter((file) =>
-      /^\s*export\s*\{[^}]*\}\s*from\s*"\.\.\/db\/(reads|search)\//m.test(readFileSync(path.join(ROOT, file), "utf8")),
+      /^\s*export\s*\{[^}]*\}\s*from\s*"(?:\.\.\/)+db\/(reads|search)\//m.test(
+        readFileSync(path.join(ROOT, file), "utf8"),
+      ),
     );
     expect(reExports).toEqual([]);
   });
@@ -172,5 +174,35 @@ describe("the database layer (docs/architecture.md, The database layer)", () => 
       .filter(([, n]) => n > 10)
       .map(([folder, n]) => `${path.relative(ROOT, folder)}: ${n}`);
     expect(crowded).toEqual([]);
+  });
+});
+
+describe("the data commands (docs/architecture.md, The data commands' connection)", () => {
+  const branch = /(===|!==)\s*"(sqlite|postgres)"|"(sqlite|postgres)"\s*(===|!==)|case\s+"(sqlite|postgres)"/g;
+  const branchesIn = (file: string) => readFileSync(path.join(ROOT, file), "utf8").match(branch)?.length ?? 0;
+
+  it("choose a database's implementation once (DATA_DIALECTS): no branch on a dialect's name in src/backup", () => {
+    expect(tsFiles("src/backup").filter((file) => branchesIn(file) > 0)).toEqual([]);
+    const dialectFolder = /^src\/backup\/connection\/(sqlite|postgres)\//;
+    const labelled = tsFiles("src/backup").filter(
+      (file) => !dialectFolder.test(file) && /\b(SQLite|PostgreSQL):/.test(readFileSync(path.join(ROOT, file), "utf8")),
+    );
+    expect(labelled).toEqual([]);
+  });
+
+  it("keep src at 8 branches on a dialect's name at most, each choosing an implementation", () => {
+    const found = tsFiles("src").flatMap((file) => Array<string>(branchesIn(file)).fill(file));
+    expect(found.length, found.join("\n")).toBeLessThanOrEqual(8);
+  });
+
+  it("keep at most 10 files at the root of each folder of src/backup", () => {
+    const all = readdirSync(path.join(ROOT, "src/backup"), { recursive: true, withFileTypes: true }).filter((e) =>
+      e.isFile(),
+    );
+    const perFolder = new Map<string, number>();
+    for (const e of all) perFolder.set(e.parentPath, (perFolder.get(e.parentPath) ?? 0) + 1);
+    expect(
+      [...perFolder].filter(([, n]) => n > 10).map(([folder, n]) => `${path.relative(ROOT, folder)}: ${n}`),
+    ).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // What a request builds (its context, the rows it read, its result) must be collectable by the
 // young-generation GC once its answer is sent. If anything keeps it a little longer (a closure
-// stored on the request, Apollo's gateway-mode accessors; see src/graphql/transport/release.ts,
-// src/http/security.ts and scripts/patches), each request's objects survive young collections and are promoted to
+// stored on the request, Apollo's gateway-mode accessors; see src/graphql/transport/release-after-answer.ts,
+// src/http/answers/security.ts and scripts/patches), each request's objects survive young collections and are promoted to
 // the old generation: every young collection then copies them (the p99 under load) and only a
 // full collection frees them.
 //

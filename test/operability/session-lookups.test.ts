@@ -4,7 +4,7 @@
 // with its own database read, and on PostgreSQL event delivery fell seconds behind.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { SessionCache } from "../../src/domain/session-cache.ts";
+import { SessionCache } from "../../src/domain/accounts/session-cache.ts";
 
 let s: TestServer;
 beforeAll(async () => {

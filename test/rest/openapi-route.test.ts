@@ -1,10 +1,10 @@
-// openapi-route (src/rest/openapi-route.ts) on a bare instance: the REST interface's OpenAPI document at
+// openapi-route (src/rest/openapi/openapi-route.ts) on a bare instance: the REST interface's OpenAPI document at
 // /openapi.json and under each prefix, saying which routes need a token under this
 // configuration. The document's content is tested in test/rest.
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
 import { buildSchema } from "../../src/graphql/schema.ts";
-import { openApiRoutePlugin } from "../../src/rest/openapi-route.ts";
+import { openApiRoutePlugin } from "../../src/rest/openapi/openapi-route.ts";
 import { routes } from "../../src/rest/routes/index.ts";
 
 const schema = buildSchema();

@@ -2,9 +2,9 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "../../db/db.ts";
 import { DomainError } from "../../contract/errors.ts";
-import { revokeAllTokens } from "../../domain/tokens.ts";
-import { register, setRole } from "../../domain/users.ts";
-import { isProviderAccount } from "../../domain/provider-accounts.ts";
+import { revokeAllTokens } from "../../domain/accounts/tokens.ts";
+import { register, setRole } from "../../domain/accounts/users.ts";
+import { isProviderAccount } from "../../domain/accounts/provider-accounts.ts";
 import type { Command } from "./command.ts";
 
 /** The user with this username, or NOT_FOUND naming it. */

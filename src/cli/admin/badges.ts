@@ -1,6 +1,6 @@
 // Badge commands: grant a badge to a restaurant (the badge is created on first use) or revoke it.
 import type { Db } from "../../db/db.ts";
-import { grantBadge, revokeBadge } from "../../domain/badges.ts";
+import { grantBadge, revokeBadge } from "../../domain/catalogue/badges.ts";
 import { DomainError, notFound } from "../../contract/errors.ts";
 import type { Command } from "./command.ts";
 import { shortTime } from "./table.ts";

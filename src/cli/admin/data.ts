@@ -2,7 +2,7 @@
 // terminal they draw progress and end with a readable report; otherwise they print one JSON line.
 // The work itself (src/backup/) is imported when a command runs, so the other admin commands do
 // not load it.
-import { redactUrl } from "../../backup/connection.ts";
+import { dataDialectOf, redactUrl } from "../../backup/connection/open.ts";
 import { dialectOf } from "../../db/dialect.ts";
 import { silentProgress, terminalProgress, type Progress } from "../../backup/progress.ts";
 import { reportJson, reportLines, VerificationFailed, type Verification } from "../../backup/verification.ts";
@@ -184,8 +184,7 @@ or another program's objects is refused unless --overwrite.`,
         throw new UsageError(
           `--to must be a database URL: postgresql://user:password@host:5432/db or file:path/to.db (got "${redactUrl(to)}")`,
         );
-      if (dialectOf(to) === "postgres" && !URL.canParse(to))
-        throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
+      if (!dataDialectOf(to).parses(to)) throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
       const uploadsTo = typeof input.options["uploads-to"] === "string" ? input.options["uploads-to"] : undefined;
       const batchRows = wholeNumber(input, "batch-rows", 2000, 1, 10_000);
       const pauseMs = wholeNumber(input, "pause-ms", 0, 0, 60_000);

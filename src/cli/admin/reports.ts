@@ -3,7 +3,7 @@
 // line has no signed-in user, and a made-up "system" admin would hide who dealt with the report.
 import type { Db } from "../../db/db.ts";
 import { DomainError } from "../../contract/errors.ts";
-import { listReports, reportStatus, resolveReport, type ReportTargetKind } from "../../domain/reports.ts";
+import { listReports, reportStatus, resolveReport, type ReportTargetKind } from "../../domain/catalogue/reports.ts";
 import { MAX_PAGE_SIZE } from "../../domain/pagination.ts";
 import { userNamed } from "./accounts.ts";
 import { UsageError, wholeNumber, type Command } from "./command.ts";

@@ -57,7 +57,7 @@ export type Columns = Record<string, Kind>;
 /** Exactly the columns of row type R, each with its kind. */
 type ColumnsOf<R> = { [K in keyof Required<R>]: Kind };
 
-// Never the password hash: no field shows it, and sign-in reads it on its own (domain/users.ts).
+// Never the password hash: no field shows it, and sign-in reads it on its own (domain/accounts/users.ts).
 export const USER = {
   id: "text",
   username: "text",
@@ -197,7 +197,7 @@ export const ADDRESS_PARTS = [
 
 // Whether a restaurant has an address at all: a text part that is neither null nor "", or both
 // coordinates. The rule is written once, below, and read twice: by JavaScript for a whole row
-// (addressGivenIn, which domain/restaurants.ts addressOf asks), and by the database for a read
+// (addressGivenIn, which domain/catalogue/restaurants.ts addressOf asks), and by the database for a read
 // that shows only some parts of the address and so does not read the others (ADDRESS_GIVEN).
 const GIVEN_TEXT = ADDRESS_PARTS;
 const GIVEN_POINT = ["latitude", "longitude"] as const;

@@ -4,10 +4,10 @@ import type { Config } from "../../config.ts";
 import { uploadSettings, type UploadSettings } from "../../storage/image-files.ts";
 import type { UploadStore } from "../../storage/upload-store.ts";
 import type { Db } from "../../db/db.ts";
-import { SessionCache } from "../../domain/session-cache.ts";
-import type { TokenCheck } from "../../domain/provider-tokens.ts";
-import type { Authentication, Viewer } from "../../domain/tokens.ts";
-import type { AccountGuards, ClientGuards } from "../../domain/users.ts";
+import { SessionCache } from "../../domain/accounts/session-cache.ts";
+import type { TokenCheck } from "../../domain/accounts/provider-tokens.ts";
+import type { Authentication, Viewer } from "../../domain/accounts/tokens.ts";
+import type { AccountGuards, ClientGuards } from "../../domain/accounts/users.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { LoaderDefinition } from "./loader-definition.ts";
 
@@ -41,7 +41,7 @@ export type Context = {
    * loaders (defineLoader) next to the fields that use them, so each concern stays in its own file.
    */
   loaderOf<K, V>(definition: LoaderDefinition<K, V>): DataLoader<K, V>;
-  /** Lets go of every row this request's loaders hold (its answer is sent: see release.ts). */
+  /** Lets go of every row this request's loaders hold (its answer is sent: see transport/release-after-answer.ts). */
   dropLoaded(): void;
   /** Drops this request's token from the session cache (after it was revoked). */
   forgetToken(): void;
@@ -61,7 +61,7 @@ export type ContextRequest = {
   clientAddress: string;
   /** The rate limiter's charge for expensive fields (none for REST routes, which run one field each). */
   chargeRequests?: (units: number) => Promise<void>;
-  /** The token's authentication when already checked for this request (src/http/token-first.ts). */
+  /** The token's authentication when already checked for this request (src/http/token-before-body.ts). */
   known?: Authentication;
 };
 
@@ -75,7 +75,7 @@ export type ContextFactory = ((token: string | undefined, request: ContextReques
   close(): void;
 };
 
-/** `checkToken`: who a token is (this service's tokens only by default; src/domain/provider-tokens.ts adds the identity provider's). */
+/** `checkToken`: who a token is (this service's tokens only by default; src/domain/accounts/provider-tokens.ts adds the identity provider's). */
 export function contextFactory(
   db: Db,
   config: Config,

@@ -5,7 +5,7 @@ import { badInput } from "../../contract/errors.ts";
 import { idProblem } from "../../domain/text.ts";
 import { groceriesByIds, groceryTagsFor, restaurantsByIds, usersByIds } from "../../db/reads/by-id.ts";
 import type { GroceryRow, GroceryTagKind, RestaurantRow, UserRow } from "../../db/rows.ts";
-import { listsByKind } from "../../domain/string-lists.ts";
+import { listsByKind } from "../../domain/catalogue/string-lists.ts";
 import type { Context } from "./context.ts";
 import { defineLoader } from "./loader-definition.ts";
 

@@ -7,11 +7,11 @@
 import type { GraphQLResolveInfo } from "graphql";
 import { badInput } from "../../contract/errors.ts";
 import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantPartial, UserRow } from "../../db/rows.ts";
-import { badgesByIds } from "../../domain/badges.ts";
-import { commentsByIds } from "../../domain/comments.ts";
-import { viewerOrdersByIds } from "../../domain/orders.ts";
+import { badgesByIds } from "../../domain/catalogue/badges.ts";
+import { commentsByIds } from "../../domain/catalogue/comments.ts";
+import { viewerOrdersByIds } from "../../domain/orders/orders.ts";
 import { MAX_PAGE_SIZE } from "../../domain/pagination.ts";
-import { reportsByIds } from "../../domain/reports.ts";
+import { reportsByIds } from "../../domain/catalogue/reports.ts";
 import { checkId } from "../../domain/text.ts";
 import { visibleNodeTypes, type NodeType } from "../policy/node-access.ts";
 import { viewerOf, type Context } from "./context.ts";

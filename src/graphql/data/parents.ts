@@ -5,8 +5,8 @@
 // Types not listed here are plain objects shaped as the schema says (GeoPoint, Contact, ...).
 import type { BadgeRow, CommentRow, GroceryRow, OrderRow, ReportRow, RestaurantBadgeWithBadge, RestaurantPartial, ShoppingListRow, UserRow } from "../../db/rows.ts";
 import type { Connection, LazyConnection, SearchConnection } from "../../domain/pagination.ts";
-import type { Facets } from "../../domain/restaurants.ts";
-import type { LiveOf } from "../subscriptions/live-source.ts";
+import type { Facets } from "../../domain/catalogue/restaurants.ts";
+import type { LiveOf } from "../subscriptions/events/live-source.ts";
 
 export type UserParent = UserRow;
 /** register and login: the new token and its account. */

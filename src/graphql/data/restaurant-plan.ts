@@ -24,8 +24,8 @@ import {
   type RestaurantWithRelated,
 } from "../../db/reads/related.ts";
 import type { CommentWithAuthor, RestaurantBadgeWithBadge, RestaurantPartial, RestaurantRow, RestaurantTagKind, UserRow } from "../../db/rows.ts";
-import * as restaurants from "../../domain/restaurants.ts";
-import { listsByKind } from "../../domain/string-lists.ts";
+import * as restaurants from "../../domain/catalogue/restaurants.ts";
+import { listsByKind } from "../../domain/catalogue/string-lists.ts";
 import type { Address, QueryRestaurantsArgs, Restaurant, User } from "../__generated__/resolvers.ts";
 import type { Context } from "./context.ts";
 import { defineLoader, type LoaderDefinition } from "./loader-definition.ts";
@@ -46,7 +46,7 @@ const USER_COLUMNS_READ = {
 } satisfies Record<Exclude<keyof User, "__typename">, readonly UserColumn[]>;
 
 /**
- * The columns of its row each Restaurant field reads (its resolver in resolvers/restaurants.ts,
+ * The columns of its row each Restaurant field reads (its resolver in resolvers/catalogue/restaurants.ts,
  * comments.ts or badges.ts, or the property of its name). A page reads only the columns its
  * selection shows, as PostGraphile does, so its rows hold those alone (RestaurantPartial): every
  * field is listed (tsc checks none is missing; look-ahead.test.ts checks each field alone against

@@ -27,7 +27,7 @@ import {
   type ValidationRule,
 } from "graphql";
 import type { ClientError } from "../../contract/errors.ts";
-import type { Viewer } from "../../domain/tokens.ts";
+import type { Viewer } from "../../domain/accounts/tokens.ts";
 import type { DocumentText, PersistedDocuments } from "../persisted/persisted-documents.ts";
 import type { SentDocument } from "../persisted/document-id.ts";
 import { formatError as formatClientError, toClientError } from "./client-errors.ts";

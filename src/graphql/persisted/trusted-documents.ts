@@ -6,7 +6,7 @@
 // the IDE stays usable with an admin's token. The REST shim's documents are the server's own and
 // never pass here. The check itself is a step of the one admission path (operation.ts).
 import { GraphQLError, parse, type DocumentNode } from "graphql";
-import type { Viewer } from "../../domain/tokens.ts";
+import type { Viewer } from "../../domain/accounts/tokens.ts";
 import { ManifestError, type ManifestEntry } from "./manifest.ts";
 
 export type TrustMode = "off" | "allow" | "enforce";

@@ -6,14 +6,14 @@
 // (NOTIFY, Redis PUBLISH) can name any ids, so the restaurant of a delivered comment or order is
 // checked against the subscription's own argument, never taken from the event.
 import { commentById, existingRestaurantId, orderById, reportById } from "../../domain/event-rows.ts";
-import { checkMayFollowOrders } from "../../domain/orders.ts";
-import * as shoppingList from "../../domain/shopping-list.ts";
+import { checkMayFollowOrders } from "../../domain/orders/orders.ts";
+import * as shoppingList from "../../domain/orders/shopping-list.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../data/context.ts";
 import { loadRestaurant } from "../data/loaders.ts";
 import { GoneEvent } from "../subscriptions/execute.ts";
-import { liveEvents, type LiveOf } from "../subscriptions/live-source.ts";
-import { onceForEvent } from "../subscriptions/event-rows.ts";
+import { liveEvents, type LiveOf } from "../subscriptions/events/live-source.ts";
+import { onceForEvent } from "../subscriptions/events/event-rows.ts";
 
 /** The row, when it exists and belongs to `restaurantId` (the subscription's argument); else the event is skipped. */
 const ofRestaurant = <T extends { restaurantId: string }>(row: T | null, restaurantId: string): T => {

@@ -1,6 +1,6 @@
 // Users: accounts, sign-in and the signed-in user.
-import * as users from "../../domain/users.ts";
-import type { Session } from "../../domain/users.ts";
+import * as users from "../../domain/accounts/users.ts";
+import type { Session } from "../../domain/accounts/users.ts";
 import type { Resolvers } from "../__generated__/resolvers.ts";
 import { viewerOf, type Context } from "../data/context.ts";
 import { loadUser } from "../data/loaders.ts";

@@ -1,7 +1,7 @@
 // What both transports report of the events they send (events delivered, publish-to-send lag) and
 // of the executions they run (shutdown waits for those under way).
 import type { PublishedEvent } from "../../events/live-event.ts";
-import type { Metrics } from "../../http/metrics.ts";
+import type { Metrics } from "../../http/observability/metrics.ts";
 
 /** One answer sent to one subscriber. */
 export function delivered(metrics: Metrics, event: PublishedEvent | undefined): void {

@@ -4,13 +4,13 @@
 // execution step (operation.ts: the response ceiling included) with a fresh context from
 // `eventContext` (per-request DataLoaders would otherwise cache rows across events, and the
 // ceiling would count objects across the whole subscription). Each event's answer is formatted
-// and serialised once per share key (shared-events.ts) and handed over as text: a transport only
+// and serialised once per share key (events/shared-events.ts) and handed over as text: a transport only
 // wraps it in its own framing.
 import { createSourceEventStream, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { PublishedEvent } from "../../events/live-event.ts";
 import type { Context } from "../data/context.ts";
 import type { Admitted } from "../execution/operation.ts";
-import { sharedAnswer } from "./shared-events.ts";
+import { sharedAnswer } from "./events/shared-events.ts";
 
 /** Thrown by a subscription's resolver when the event's row is gone, or is not one the subscription follows: the event is skipped. */
 export class GoneEvent extends Error {
@@ -23,7 +23,7 @@ export type LiveOperation = Pick<Admitted, "document" | "operationName" | "varia
   schema: GraphQLSchema;
   /** The context the subscription starts with (its `subscribe` runs with it). */
   context: Context;
-  /** Subscriptions with the same key get one execution per event (shared-events.ts). */
+  /** Subscriptions with the same key get one execution per event (events/shared-events.ts). */
   shareKey: string;
 };
 

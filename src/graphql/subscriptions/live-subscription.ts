@@ -5,13 +5,13 @@
 // after the end is released at once). So an id reused in a burst (subscribe, complete,
 // subscribe) cannot leave a subscription running with nobody to end it.
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from "graphql";
-import type { Authentication } from "../../domain/tokens.ts";
-import type { Metrics } from "../../http/metrics.ts";
+import type { Authentication } from "../../domain/accounts/tokens.ts";
+import type { Metrics } from "../../http/observability/metrics.ts";
 import type { ContextFactory } from "../data/context.ts";
 import type { Admitted, OperationRunner } from "../execution/operation.ts";
 import { executeSubscription, type LiveAnswer } from "./execute.ts";
 import { isRefusal, liveClientOf, type LiveQuota } from "./quota.ts";
-import { shareKey } from "./shared-events.ts";
+import { shareKey } from "./events/shared-events.ts";
 
 export class LiveSubscription {
   #ended = false;

@@ -1,7 +1,7 @@
 // What one socket or stream sends its subscriber, bounded. The peer may have at most
 // LIVE_MAX_BUFFERED_BYTES waiting (in the server, past the kernel's buffers); past that an answer
 // waits its turn, holding its subscription (which pulls no further event meanwhile: events wait
-// as ids, see live-source.ts), until the peer has taken enough. A peer that reads slowly is
+// as ids, see events/live-source.ts), until the peer has taken enough. A peer that reads slowly is
 // served at its pace; one that takes nothing for LIVE_STALL_TIMEOUT while answers wait is
 // dropped (WebSocket close 1008, stream cut off). So the memory one peer can hold is the bound
 // plus one waiting answer per subscription, whether it reads or not.

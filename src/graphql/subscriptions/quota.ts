@@ -4,7 +4,7 @@
 // open sockets and streams, active subscriptions, and the summed cost of those subscriptions,
 // which bounds the work one event can make the server do for one client (each subscription is
 // executed per event; subscriptions that ask the same thing share one execution, see
-// shared-events.ts). Every grant returns its release: calling it more than once does nothing.
+// events/shared-events.ts). Every grant returns its release: calling it more than once does nothing.
 import { clientKeyOf } from "../data/context.ts";
 
 export type LiveLimits = {

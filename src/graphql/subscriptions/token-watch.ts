@@ -4,7 +4,7 @@
 // REDIS_URL) triggers the check at once; a timer re-checks anyway every half SESSION_CACHE_TTL
 // accepting cached answers at most half a TTL old (an expiry, or an event lost in a gap), so the
 // end comes within one TTL at worst. Without a cache (TTL 0) the timer reads the database once a second.
-import type { Authentication } from "../../domain/tokens.ts";
+import type { Authentication } from "../../domain/accounts/tokens.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { ContextFactory } from "../data/context.ts";
 

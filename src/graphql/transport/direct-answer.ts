@@ -21,7 +21,7 @@ import type { OperationRunner } from "../execution/operation.ts";
 import type { KnownDocuments } from "./known-documents.ts";
 import { recordOperation } from "./operation-name.ts";
 import type { ApolloRoad } from "./apollo-handler.ts";
-import { PREFLIGHTED_HEADERS } from "./csrf-headers.ts";
+import { PREFLIGHTED_HEADERS } from "./headers/csrf-headers.ts";
 import type { ReadOperation } from "./persisted-request.ts";
 
 /** What ran before the request was handed to Apollo: the step that threw, or the result with errors. */

@@ -1,10 +1,10 @@
 // What a browser gets at GET /graphql (Apollo shows a "landing page" to requests that prefer HTML).
 // Apollo's default, Sandbox, loads from a CDN and fails offline; this replaces it with a small page
 // that sends the browser to the self-hosted explorer, keeping ?query=... so shared links still work.
-// The explorer itself is served by src/http/explorer.ts, compressed and cacheable, which Apollo's
+// The explorer itself is served by src/http/pages/explorer.ts, compressed and cacheable, which Apollo's
 // landing page path cannot do.
 import type { ApolloServerPlugin } from "@apollo/server";
-import { EXPLORER_PATH } from "../../http/explorer.ts";
+import { EXPLORER_PATH } from "../../http/pages/explorer.ts";
 
 const html = `<!doctype html>
 <html lang="en">

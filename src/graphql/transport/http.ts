@@ -13,24 +13,24 @@ import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from
 import fp from "fastify-plugin";
 import type { GraphQLError } from "graphql";
 import { tokenFromRequest } from "../../http/token.ts";
-import { releaseAfterAnswer, releaseResultPlugin } from "./release.ts";
+import { releaseAfterAnswer, releaseResultPlugin } from "./release-after-answer.ts";
 import { databaseFailureStatusPlugin, contextFailure } from "../execution/database-failures.ts";
-import { checkedAuthentication } from "../../http/token-first.ts";
+import { checkedAuthentication } from "../../http/token-before-body.ts";
 import type { Context, ContextFactory } from "../data/context.ts";
 import { explorerLandingPage } from "./explorer-landing.ts";
 import { operationNamePlugin, rememberContext } from "./operation-name.ts";
 import type { OperationRunner } from "../execution/operation.ts";
-import { PREFLIGHTED_HEADERS } from "./csrf-headers.ts";
+import { PREFLIGHTED_HEADERS } from "./headers/csrf-headers.ts";
 import { registerGraphqlUploads, type UploadLimits } from "./multipart-request.ts";
-import { retryLaterPlugin } from "./retry-later.ts";
-import { readsJsonOnly } from "./request-error-status.ts";
+import { retryLaterPlugin } from "./headers/retry-later.ts";
+import { readsJsonOnly } from "./headers/request-error-status.ts";
 import { executorGateway } from "../execution/apollo-executor.ts";
 import { contextHandedOver, directAnswer, ranDirectly } from "./direct-answer.ts";
 import type { KnownDocuments } from "./known-documents.ts";
 import { apolloRoad, registrationOf } from "./apollo-handler.ts";
 import { persistedRequest } from "./persisted-request.ts";
-import { cacheHeadersPlugin } from "./cache-headers.ts";
-import { httpCaching } from "../../http/http-caching.ts";
+import { cacheHeadersPlugin } from "./headers/cache-headers.ts";
+import { httpCaching } from "../../http/answers/http-caching.ts";
 
 export type ApolloOptions = {
   /** The admission path every face shares: Apollo parses and validates with its options, then hands over. */

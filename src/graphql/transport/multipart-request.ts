@@ -5,8 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { processRequest, Upload, type FileUpload } from "graphql-upload-minimal";
 import { badInput, DomainError } from "../../contract/errors.ts";
-import { PREFLIGHTED_HEADERS } from "./csrf-headers.ts";
-import { tokenBeforeBody, type Authenticate } from "../../http/token-first.ts";
+import { PREFLIGHTED_HEADERS } from "./headers/csrf-headers.ts";
+import { tokenBeforeBody, type Authenticate } from "../../http/token-before-body.ts";
 import { tooLarge, type IncomingFile } from "../../storage/image-files.ts";
 
 export type UploadLimits = { maxFileBytes: number; maxFiles: number };

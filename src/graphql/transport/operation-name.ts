@@ -3,7 +3,7 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { OperationDefinitionNode } from "graphql";
 import type { FastifyRequest } from "fastify";
-import { operationSlot, type OperationSlot } from "../../http/request-labels.ts";
+import { operationSlot, type OperationSlot } from "../../http/observability/request-labels.ts";
 
 /** Apollo hands plugins a shallow copy of the context: the request's slot inside it survives that. */
 const RESOLVED = Symbol("resolved operation");

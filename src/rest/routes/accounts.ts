@@ -1,8 +1,8 @@
 // Accounts and tokens (docs/rest-contract.md, "Tokens"): POST /users, POST /auth/token, DELETE /auth/token,
 // and the original documentation's spellings of the last two: POST /signin, GET /signout.
-import { text } from "../fields.ts";
-import * as s from "../json-schema.ts";
-import { inBody } from "../params.ts";
+import { text } from "../requests/fields.ts";
+import * as s from "../openapi/json-schema.ts";
+import { inBody } from "../requests/params.ts";
 import { aliasOf, type RestRoute, type RestRouteOf } from "../route-row.ts";
 import type { LoginMutation } from "../../graphql/__generated__/operations.ts";
 import { legacyUser, userSchema, USER_FIELDS } from "../shapes/user.ts";

@@ -16,9 +16,9 @@
 // Edit grocery's target: `_id` (also `id`, `grocery_id`) in the body or query; missing -> 400.
 // Paths answer with and without a trailing slash (the spec writes some with one, two without a
 // leading slash: they are the same routes).
-import { boolean, choice, file, integer, text, textList } from "../fields.ts";
-import * as s from "../json-schema.ts";
-import { inBody, inPath, inQuery } from "../params.ts";
+import { boolean, choice, file, integer, text, textList } from "../requests/fields.ts";
+import * as s from "../openapi/json-schema.ts";
+import { inBody, inPath, inQuery } from "../requests/params.ts";
 import type { RestParam, RestRequest, RestRoute } from "../route-row.ts";
 import { found } from "../answers.ts";
 import {

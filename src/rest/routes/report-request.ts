@@ -1,8 +1,8 @@
 // What Report restaurant and Report grocery read (docs/rest-contract.md, "Shared method and path pairs"): reason_type, which may carry two
 // values (type then body: a repeated key, `reason_type[]` or a JSON array), and reason_body.
 import { badInput } from "../../contract/errors.ts";
-import { text, textList } from "../fields.ts";
-import { inBody } from "../params.ts";
+import { text, textList } from "../requests/fields.ts";
+import { inBody } from "../requests/params.ts";
 import type { FieldValues, RestParam } from "../route-row.ts";
 
 export const reportParams: RestParam[] = [

@@ -15,9 +15,19 @@
 // Fields other than path segments are read from the body, else from the query string.
 import { found } from "../answers.ts";
 import { badInput } from "../../contract/errors.ts";
-import { address, boolean, choice, contact, decimal, integer, openingHours, text, textList } from "../fields.ts";
-import * as s from "../json-schema.ts";
-import { inBody, inPath, inQuery } from "../params.ts";
+import {
+  address,
+  boolean,
+  choice,
+  contact,
+  decimal,
+  integer,
+  openingHours,
+  text,
+  textList,
+} from "../requests/fields.ts";
+import * as s from "../openapi/json-schema.ts";
+import { inBody, inPath, inQuery } from "../requests/params.ts";
 import type { FieldValues, RestParam, RestRoute } from "../route-row.ts";
 import { reportParams, reportVariables } from "./report-request.ts";
 import { COMMENT_FIELDS, commentSchema, commentsSchema, legacyComment, legacyComments } from "../shapes/comment.ts";

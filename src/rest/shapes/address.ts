@@ -1,7 +1,7 @@
 // The legacy Address object (spec "Address"). Always an object, so legacy clients can read
 // `address.city` without a check; its fields are null when unknown, `geo` null without coordinates.
 import type { LegacyRestaurantSearchItemFragment } from "../../graphql/__generated__/operations.ts";
-import * as s from "../json-schema.ts";
+import * as s from "../openapi/json-schema.ts";
 
 /** ADDRESS_FIELDS as codegen types them (every fragment selecting an address selects these). */
 export type GraphqlAddress = NonNullable<LegacyRestaurantSearchItemFragment["address"]>;

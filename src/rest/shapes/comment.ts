@@ -1,7 +1,7 @@
 // Legacy comment shapes (spec "Restaurant comment"): Get Comments' object and its items; an item
 // is also Comment Restaurant's answer. `rating` is carried as a string, as the spec says.
 import type { GetCommentsQuery, LegacyCommentFragment } from "../../graphql/__generated__/operations.ts";
-import * as s from "../json-schema.ts";
+import * as s from "../openapi/json-schema.ts";
 
 type GraphqlRestaurantComments = NonNullable<GetCommentsQuery["restaurant"]>;
 

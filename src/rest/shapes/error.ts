@@ -1,5 +1,5 @@
 // The error body every REST answer uses: {"error": {"code", "message", "details"?}}.
-import * as s from "../json-schema.ts";
+import * as s from "../openapi/json-schema.ts";
 
 export const errorSchema = s.answer({
   error: {

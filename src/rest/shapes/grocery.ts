@@ -1,6 +1,6 @@
 // The legacy grocery shape (spec "Grocery"), and a shopping-list entry holding one.
 import type { AddToShoppingListMutation, LegacyGroceryFragment } from "../../graphql/__generated__/operations.ts";
-import * as s from "../json-schema.ts";
+import * as s from "../openapi/json-schema.ts";
 
 type GraphqlShoppingListEntry = AddToShoppingListMutation["addToShoppingList"];
 

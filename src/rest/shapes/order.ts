@@ -1,6 +1,6 @@
 // The answer to Order Recipe: the entry placed on the caller's order list.
 import type { LegacyOrderFragment } from "../../graphql/__generated__/operations.ts";
-import * as s from "../json-schema.ts";
+import * as s from "../openapi/json-schema.ts";
 
 export const ORDER_FIELDS = `fragment LegacyOrder on Order { id recipe quantity createdAt restaurant { id } }`;
 

@@ -1,7 +1,7 @@
 // The answer to Report restaurant / Report grocery: the caller's report on the item, and whether
 // this request created it (a repeat changes nothing and answers the same report).
 import type { LegacyReportFragment } from "../../graphql/__generated__/operations.ts";
-import * as s from "../json-schema.ts";
+import * as s from "../openapi/json-schema.ts";
 
 export const REPORT_FIELDS = `fragment LegacyReport on ReportResult {
   created report { id targetKind targetId reasonType reasonBody status createdAt }

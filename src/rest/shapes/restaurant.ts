@@ -7,7 +7,7 @@ import type {
   LegacyRestaurantEditedFragment,
   LegacyRestaurantSearchItemFragment,
 } from "../../graphql/__generated__/operations.ts";
-import * as s from "../json-schema.ts";
+import * as s from "../openapi/json-schema.ts";
 import { legacyAddress, addressSchema, ADDRESS_FIELDS } from "./address.ts";
 
 /** The owner as the detail and edit fragments select it (PERSON). */

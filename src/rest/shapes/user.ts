@@ -1,6 +1,6 @@
 // The legacy (snake_case, _id) shape of a user.
 import type { LoginMutation } from "../../graphql/__generated__/operations.ts";
-import * as s from "../json-schema.ts";
+import * as s from "../openapi/json-schema.ts";
 
 /** USER_FIELDS as codegen types them (Register and Sign in select the same). */
 export type GraphqlUser = LoginMutation["login"]["user"];

@@ -1,0 +1,70 @@
+// Comments on restaurants, each with a 1..5 rating. The restaurant keeps its rating totals
+// (ratingSum, ratingCount, ratingAvg) in its own row so searches can sort by rating; those
+// columns change atomically with the comment insert, by column arithmetic in the database
+// (db/comment-writes.ts), so concurrent comments never overwrite each other's totals.
+import { z } from "zod";
+import type { Db } from "../../db/db.ts";
+import { insertRatedComment } from "../../db/comment-writes.ts";
+import { commentCountOf, commentPageFor } from "../../db/reads/comments.ts";
+import type { CommentWithAuthor } from "../../db/rows.ts";
+import type { EventBus } from "../../events/bus.ts";
+import { notFound, signInRequired } from "../../contract/errors.ts";
+import { isForeignKeyViolation } from "../prisma-errors.ts";
+import { once, pageWindow, readWindow, toLazyConnection, type LazyConnection, type PageArgs } from "../pagination.ts";
+import type { Viewer } from "../accounts/tokens.ts";
+import { checkId, requiredText } from "../text.ts";
+import { parseInput } from "../validation.ts";
+
+export const commentInput = z.object({
+  title: requiredText("title", 200),
+  body: requiredText("body", 10_000),
+  rating: z
+    .number({ error: "rating must be a whole number from 1 to 5" })
+    .int("rating must be a whole number from 1 to 5")
+    .min(1, "rating must be a whole number from 1 to 5")
+    .max(5, "rating must be a whole number from 1 to 5"),
+});
+
+/** Adds the comment and its rating (db/comment-writes.ts); announces it once committed. */
+export async function addComment(
+  db: Db,
+  events: EventBus,
+  viewer: Viewer,
+  restaurantId: string,
+  input: unknown,
+): Promise<CommentWithAuthor> {
+  const data = parseInput(commentInput, input);
+  checkId(restaurantId, "restaurantId");
+  let comment: CommentWithAuthor | null;
+  try {
+    comment = await insertRatedComment(db, { restaurantId, authorId: viewer.id, ...data });
+  } catch (error) {
+    // The statement found the restaurant (its row stays locked until the write ends), so the key
+    // that failed is the author's: the account was deleted since its token was checked.
+    if (isForeignKeyViolation(error)) throw signInRequired(true);
+    throw error;
+  }
+  if (!comment) throw notFound("restaurant", restaurantId);
+  events.publish({ topic: "commentAdded", restaurantId, commentId: comment.id });
+  return comment;
+}
+
+/**
+ * A page of a restaurant's comments, newest first (the id breaks ties between comments written in
+ * the same millisecond), each with its author: one statement, which also counts them when
+ * `count` says the total will be read (else it is counted only if asked after all).
+ */
+export async function listComments(
+  db: Db,
+  restaurantId: string,
+  page: PageArgs,
+  count = true,
+): Promise<LazyConnection<CommentWithAuthor>> {
+  const counted = once(() => commentCountOf(db, restaurantId));
+  const window = await pageWindow(page, counted);
+  const { comments, total } = await commentPageFor(db, restaurantId, readWindow(window), count);
+  return toLazyConnection(comments, window, async () => total ?? counted());
+}
+
+/** Comments by id (node(id:)): anyone who may read their restaurant may read them. */
+export const commentsByIds = (db: Db, ids: string[]) => db.prisma.comment.findMany({ where: { id: { in: ids } } });
