@@ -81,6 +81,10 @@ export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
   planCountsMaxAgeMs: 5_000,
 };
 
+/** What S3_BUCKET and S3_PREFIX accept (and copy-data's --uploads-to s3://bucket/prefix/). */
+export const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+export const KEY_PREFIX = /^([A-Za-z0-9_-]+\/)+$/;
+
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: integer(4000, 0, 65535),
@@ -97,7 +101,7 @@ const schema = z.object({
   UPLOAD_SERVE: z.enum(["proxy", "redirect"]).default("proxy"),
   S3_BUCKET: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: "must be a bucket name: 3 to 63 of a-z, 0-9, . and -" })
+    .regex(BUCKET_NAME, { message: "must be a bucket name: 3 to 63 of a-z, 0-9, . and -" })
     .optional(),
   S3_ENDPOINT: z
     .string()
@@ -113,10 +117,7 @@ const schema = z.object({
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
-  S3_PREFIX: z
-    .string()
-    .regex(/^([A-Za-z0-9_-]+\/)+$/, { message: "must be folder names ending with /, e.g. covers/" })
-    .optional(),
+  S3_PREFIX: z.string().regex(KEY_PREFIX, { message: "must be folder names ending with /, e.g. covers/" }).optional(),
   S3_TIMEOUT: duration("10s").refine((ms) => ms <= 120_000, "must be at most 2m"),
   S3_PRESIGN_TTL: duration("5m").refine((ms) => ms >= 1000 && ms <= 7 * 86_400_000, "must be from 1s to 7d"),
   S3_MAX_UPLOADS: integer(16, 1, 10_000),
@@ -180,11 +181,16 @@ const schema = z.object({
   MAX_CONNECTIONS: integer(1000, 1, 1_000_000),
   MAX_CONNECTIONS_PER_ADDRESS: integer(100, 0, 1_000_000),
   // Live updates over WebSocket (issue 15): subscriptions per connection, the connection_init
-  // wait, the largest message, the keep-alive ping interval (0 = no pings).
+  // wait, the largest message, the keep-alive ping interval (0 = no pings), the messages a
+  // socket may send at once and then each second.
   WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: integer(50, 1, 10_000),
   WS_CONNECTION_INIT_TIMEOUT: duration("10s"),
   WS_MAX_MESSAGE_BYTES: integer(64 * 1024, 1024, 100 * 1024 * 1024),
   WS_KEEPALIVE: duration("15s", { allowZero: true }),
+  WS_MESSAGE_BURST: integer(100, 1, 1_000_000),
+  WS_MESSAGES_PER_SECOND: integer(20, 1, 1_000_000),
+  // Server-Sent Events: how often a quiet stream gets a comment line, so proxies keep it (0 = never).
+  SSE_KEEPALIVE: duration("12s", { allowZero: true }),
   // Live updates on both transports (issue 29): what one client (an account, or an address
   // without one) may hold, what the server keeps for a peer that does not read, idle sockets.
   LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT: optionalInteger(1, 1_000_000),
@@ -258,8 +264,8 @@ const schema = z.object({
   APQ_CLIENT_BYTES_PER_HOUR: integer(256 * 1024, 0, 1024 * 1024 * 1024),
 });
 
-export type S3Settings = {
-  bucket: string;
+/** How to reach an S3-compatible store (the S3_* settings), whichever bucket is meant. */
+export type S3Connection = {
   /** Default: AWS's own endpoint for the region. */
   endpoint?: string;
   region: string;
@@ -267,10 +273,18 @@ export type S3Settings = {
   forcePathStyle: boolean;
   /** Default: the AWS SDK's own chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, a role). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
-  /** Put before every key ("" = none). */
-  prefix: string;
   /** A call to the store that has not answered by then fails (STORAGE_UNAVAILABLE). */
   timeoutMs: number;
+};
+
+/** A bucket, and the prefix its covers' keys start with. */
+export type BucketLocation = S3Connection & {
+  bucket: string;
+  /** Put before every key ("" = none). */
+  prefix: string;
+};
+
+export type S3Settings = BucketLocation & {
   /** GET /uploads/:name streams the object through the service (proxy) or answers 302 to a presigned URL. */
   serve: "proxy" | "redirect";
   presignSeconds: number;
@@ -309,6 +323,8 @@ export type Config = {
   uploadDiskReserveBytes: number;
   /** Where covers are stored: UPLOAD_DIR (default) or an S3-compatible bucket. */
   uploadStore: UploadStoreSettings;
+  /** The S3_* settings' store, also for a bucket the data commands name (copy-data --uploads-to s3://…). */
+  s3: S3Connection;
   logLevel: string;
   tokenTtlMs: number;
   /** How long an authenticated token is remembered in-process (0 = look it up on every request). */
@@ -404,6 +420,7 @@ export type Config = {
    * GraphQL subscriptions (WebSocket and Server-Sent Events). Per WebSocket: most active
    * subscriptions, how long it may take to send connection_init, the largest message accepted
    * (bytes), how often it is pinged (0 = never; one that misses a pong for that long is dropped),
+   * the messages it may send at once, then each second (past that it is closed 1008),
    * how long it may stay open without a subscription. Per client on this instance (an account
    * when signed in, else an address): most subscriptions, their summed cost, open sockets and
    * streams. Per socket or stream: most bytes waiting for the peer, and how long answers may wait
@@ -414,6 +431,10 @@ export type Config = {
     connectionInitTimeoutMs: number;
     maxMessageBytes: number;
     keepAliveMs: number;
+    messageBurst: number;
+    messagesPerSecond: number;
+    /** How often a quiet event stream gets a comment line (0 = never). */
+    sseKeepAliveMs: number;
     idleTimeoutMs: number;
     maxSubscriptionsPerClient: number;
     maxCostPerClient: number;
@@ -433,24 +454,13 @@ function trustProxyOf(value: string): boolean | number | string[] {
     .filter(Boolean);
 }
 
-/** UPLOAD_STORE and the S3_* settings, which only go together. */
-function uploadStoreOf(s: z.infer<typeof schema>): UploadStoreSettings {
-  const problems: string[] = [];
-  if (s.UPLOAD_STORE === "filesystem") {
-    if (s.UPLOAD_SERVE === "redirect")
-      problems.push('UPLOAD_SERVE="redirect": needs UPLOAD_STORE=s3 (a filesystem store has no URL to redirect to)');
-    if (problems.length) throw new ConfigError(problems);
-    return { kind: "filesystem" };
-  }
-  if (!s.S3_BUCKET) problems.push('S3_BUCKET="": UPLOAD_STORE=s3 needs the bucket\'s name');
+/** The S3_* settings that reach a store; both keys or neither. */
+function s3ConnectionOf(s: z.infer<typeof schema>, problems: string[]): S3Connection {
   if (!s.S3_ACCESS_KEY_ID !== !s.S3_SECRET_ACCESS_KEY)
     problems.push(
       `${s.S3_ACCESS_KEY_ID ? "S3_SECRET_ACCESS_KEY" : "S3_ACCESS_KEY_ID"}="": set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (the AWS SDK's own chain)`,
     );
-  if (problems.length) throw new ConfigError(problems);
   return {
-    kind: "s3",
-    bucket: s.S3_BUCKET!,
     endpoint: s.S3_ENDPOINT,
     region: s.S3_REGION ?? s.AWS_REGION ?? "us-east-1",
     forcePathStyle: s.S3_FORCE_PATH_STYLE === "true",
@@ -458,12 +468,32 @@ function uploadStoreOf(s: z.infer<typeof schema>): UploadStoreSettings {
       s.S3_ACCESS_KEY_ID && s.S3_SECRET_ACCESS_KEY
         ? { accessKeyId: s.S3_ACCESS_KEY_ID, secretAccessKey: s.S3_SECRET_ACCESS_KEY }
         : undefined,
-    prefix: s.S3_PREFIX ?? "",
     timeoutMs: s.S3_TIMEOUT,
+  };
+}
+
+/** UPLOAD_STORE and the S3_* settings, which only go together. */
+function uploadStoreOf(s: z.infer<typeof schema>): { uploadStore: UploadStoreSettings; s3: S3Connection } {
+  const problems: string[] = [];
+  const s3 = s3ConnectionOf(s, problems);
+  if (s.UPLOAD_STORE === "filesystem") {
+    if (s.UPLOAD_SERVE === "redirect")
+      problems.push('UPLOAD_SERVE="redirect": needs UPLOAD_STORE=s3 (a filesystem store has no URL to redirect to)');
+    if (problems.length) throw new ConfigError(problems);
+    return { uploadStore: { kind: "filesystem" }, s3 };
+  }
+  if (!s.S3_BUCKET) problems.push('S3_BUCKET="": UPLOAD_STORE=s3 needs the bucket\'s name');
+  if (problems.length) throw new ConfigError(problems);
+  const uploadStore: UploadStoreSettings = {
+    kind: "s3",
+    ...s3,
+    bucket: s.S3_BUCKET!,
+    prefix: s.S3_PREFIX ?? "",
     serve: s.UPLOAD_SERVE,
     presignSeconds: Math.floor(s.S3_PRESIGN_TTL / 1000),
     maxUploads: s.S3_MAX_UPLOADS,
   };
+  return { uploadStore, s3 };
 }
 
 export class ConfigError extends Error {
@@ -517,7 +547,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     present,
   );
   if (identity.problems.length) throw new ConfigError(identity.problems);
-  const uploadStore = uploadStoreOf(s);
+  const { uploadStore, s3 } = uploadStoreOf(s);
   return {
     env: s.NODE_ENV,
     port: s.PORT,
@@ -546,6 +576,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadQuotaBytes: s.UPLOAD_QUOTA_BYTES,
     uploadDiskReserveBytes: s.UPLOAD_DISK_RESERVE_BYTES,
     uploadStore,
+    s3,
     logLevel: s.LOG_LEVEL,
     tokenTtlMs: s.TOKEN_TTL,
     sessionCacheTtlMs: s.SESSION_CACHE_TTL,
@@ -603,6 +634,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectionInitTimeoutMs: s.WS_CONNECTION_INIT_TIMEOUT,
       maxMessageBytes: s.WS_MAX_MESSAGE_BYTES,
       keepAliveMs: s.WS_KEEPALIVE,
+      messageBurst: s.WS_MESSAGE_BURST,
+      messagesPerSecond: s.WS_MESSAGES_PER_SECOND,
+      sseKeepAliveMs: s.SSE_KEEPALIVE,
       idleTimeoutMs: s.LIVE_IDLE_TIMEOUT,
       maxSubscriptionsPerClient: s.LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT ?? s.WS_MAX_SUBSCRIPTIONS_PER_TOKEN ?? 200,
       maxCostPerClient: s.LIVE_MAX_COST_PER_CLIENT,

@@ -132,7 +132,7 @@ export async function buildServer({
   await app.register(formBodyPlugin);
   await app.register(healthPlugin, { db, store, redis, identityKeys: providerKeys });
   await app.register(releasePlugin);
-  // One admission path for every face (HTTP, REST, WebSocket, Server-Sent Events): charge, parse,
+  // One admission path for every transport (HTTP, REST, WebSocket, Server-Sent Events): charge, parse,
   // validate, cost, execute. A document that repeats runs compiled (compiled-execution.ts).
   const executor = compilingExecutor(schema, {
     after: config.graphql.compileAfter,

@@ -3,7 +3,7 @@
 // operation of /openapi.json, shows each parameter's description, and runs the example request of
 // one (from the demo data, which this server holds) under a REST_PREFIXES prefix with a token,
 // needing nothing from elsewhere and logging no error (a script, style or image its policy refused
-// would log one). HTTP-level behaviour (faces, caching, encodings, limits): test/http/front-door.test.ts.
+// would log one). HTTP-level behaviour (HTML or JSON, caching, encodings, limits): test/http/front-door.test.ts.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REST_EXAMPLES } from "../src/contract/examples.ts";

@@ -36,13 +36,30 @@ describe("settings", () => {
   it("lists every bad value with the variable's name", () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: "eighty", DATABASE_URL: "mysql://x", TOKEN_TTL: "forever", LOG_LEVEL: "loud" });
+      loadConfig({
+        PORT: "eighty",
+        DATABASE_URL: "mysql://x",
+        TOKEN_TTL: "forever",
+        LOG_LEVEL: "loud",
+        WS_MESSAGE_BURST: "0",
+        WS_MESSAGES_PER_SECOND: "many",
+        SSE_KEEPALIVE: "-1s",
+      });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join("\n");
-    for (const name of ["PORT", "DATABASE_URL", "TOKEN_TTL", "LOG_LEVEL"]) expect(problems).toContain(name);
+    for (const name of [
+      "PORT",
+      "DATABASE_URL",
+      "TOKEN_TTL",
+      "LOG_LEVEL",
+      "WS_MESSAGE_BURST",
+      "WS_MESSAGES_PER_SECOND",
+      "SSE_KEEPALIVE",
+    ])
+      expect(problems).toContain(name);
   });
 
   it("stops the real process with exit code 2 and a clear message", async () => {

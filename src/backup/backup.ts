@@ -2,6 +2,7 @@
 //   database.sqlite   SQLite's online backup of the database file (connection/sqlite/snapshot.ts), or
 //   database.pgdump   pg_dump's custom-format archive (restorable with pg_restore by hand too),
 //   uploads/          the cover files the snapshot's rows name, no more, no fewer (files/covers.ts),
+//                     from UPLOAD_DIR or from the bucket (UPLOAD_STORE=s3),
 //   uploads.sha256    their checksums (`cd uploads && sha256sum -c ../uploads.sha256`),
 //   manifest.json     schema migrations, row count and checksum per table, when,
 //   manifest.sha256   written last: the manifest's own checksum.
@@ -11,8 +12,9 @@
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { coverStoreAt, type CoverHold } from "../storage/cover-store.ts";
+import { coverStoreAt, type CoverHold, type CoverLocation } from "../storage/cover-store.ts";
 import { sha256OfFile } from "../storage/file-copies.ts";
+import { refuseMissingFromBucket } from "./bucket-checks.ts";
 import { fingerprint } from "./checksums.ts";
 import { failedWith } from "./failures.ts";
 import type { DatabaseBackup, DataConnection, DbObject } from "./connection/data-connection.ts";
@@ -36,10 +38,24 @@ import type { Progress } from "./progress.ts";
 import { appliedMigrations, refuseNewerSchema } from "./connection/schema-version.ts";
 import { describeTables } from "./connection/tables.ts";
 
-export type BackupOptions = { url: string; uploadDir: string; dir: string; progress: Progress };
+export type BackupOptions = {
+  url: string;
+  /** UPLOAD_DIR, or the bucket (UPLOAD_STORE=s3). */
+  uploads: CoverLocation;
+  dir: string;
+  /** A bucket lacking covers the snapshot names is no failure (bucket-checks.ts). */
+  allowMissingCovers?: boolean;
+  progress: Progress;
+};
 export type BackupResult = { dir: string; manifest: Manifest; seconds: number };
 
-export async function backup({ url, uploadDir, dir, progress }: BackupOptions): Promise<BackupResult> {
+export async function backup({
+  url,
+  uploads,
+  dir,
+  allowMissingCovers,
+  progress,
+}: BackupOptions): Promise<BackupResult> {
   const started = performance.now();
   const dialect = dataDialectOf(url);
   // Checked before the folder is touched: a database this version can read, the tools it needs.
@@ -50,7 +66,7 @@ export async function backup({ url, uploadDir, dir, progress }: BackupOptions): 
     await describeTables(source);
     const { foreign } = await ownership(source);
     const database = await dialect.prepareBackup(source);
-    return await writeBackup(source, database, foreign, { url, uploadDir, dir, progress }, started);
+    return await writeBackup(source, database, foreign, { url, uploads, dir, allowMissingCovers, progress }, started);
   } finally {
     progress.end();
     await source.close();
@@ -62,12 +78,12 @@ async function writeBackup(
   source: DataConnection,
   database: DatabaseBackup,
   foreign: DbObject[],
-  { url, uploadDir, dir, progress }: BackupOptions,
+  { url, uploads: coversAt, dir, allowMissingCovers = false, progress }: BackupOptions,
   started: number,
 ): Promise<BackupResult> {
   const dialect = source.dialect;
+  const covers = await coverStoreAt(coversAt); // a bucket that cannot be used: refused before the folder is made
   const output = claimEmptyFolder(dir);
-  const covers = coverStoreAt(uploadDir);
   let hold: CoverHold | undefined;
   try {
     const uploads = path.join(output.dir, UPLOADS_FOLDER);
@@ -81,6 +97,7 @@ async function writeBackup(
     const leftOut = taken.leftOut ?? foreign;
     const present = await covers.list(); // after it: every cover there at the snapshot is listed
     const copied = await copySnapshotCovers(covers, uploads, taken.read.covers, present, progress);
+    refuseMissingFromBucket(covers, copied.dangling, allowMissingCovers);
     await hold.release();
     hold = undefined;
     const checksums = checksumLines(copied.files);

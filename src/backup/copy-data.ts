@@ -18,7 +18,8 @@ import { setTimeout } from "node:timers/promises";
 import { dialectOf } from "../db/dialect.ts";
 import { migrate } from "../db/migrate.ts";
 import { readMigrations } from "../db/migrations.ts";
-import { coverStoreAt, type CoverListing } from "../storage/cover-store.ts";
+import { coverStoreAt, type CoverListing, type CoverLocation } from "../storage/cover-store.ts";
+import { refuseStrangers } from "./bucket-checks.ts";
 import { fingerprint } from "./checksums.ts";
 import {
   quoteName,
@@ -41,10 +42,10 @@ import { compare, differences, VerificationFailed, type CoverCheck, type Verific
 export type CopyOptions = {
   sourceUrl: string;
   targetUrl: string;
-  /** The source's covers (UPLOAD_DIR). */
-  uploadDir: string;
+  /** The source's covers: UPLOAD_DIR, or the bucket (UPLOAD_STORE=s3). */
+  uploads: CoverLocation;
   /** Where the target's covers go; without it they stay where they are (the new instances share UPLOAD_DIR). */
-  uploadsTo?: string;
+  uploadsTo?: CoverLocation;
   batchRows: number;
   /** Milliseconds to wait after each committed batch: a source that serves meanwhile keeps its I/O. */
   pauseMs: number;
@@ -128,7 +129,7 @@ async function fill(
   const specs = await describeTables(source);
   refuseDifferentTables(specs, await describeTables(target));
 
-  const covers = coverStoreAt(options.uploadDir);
+  const covers = await coverStoreAt(options.uploads);
   const hold = await covers.hold(); // before the snapshot: covers the source removes from now on are kept
   try {
     await source.beginSnapshot();
@@ -218,13 +219,17 @@ async function claimTarget(
 }
 
 /**
- * --uploads-to a folder that holds, under a cover's name, a file with other content: refused
- * unless --overwrite (a previous run's copies have the same content and stay).
+ * --uploads-to a folder or bucket that holds, under a cover's name, a file with other content:
+ * refused unless --overwrite (a previous run's copies have the same content and stay). A bucket
+ * that cannot be used, or holds what is not the source's, is refused too (bucket-checks.ts).
  */
-async function refuseCoverConflicts({ uploadDir, uploadsTo, overwrite }: CopyOptions) {
-  if (!uploadsTo || overwrite) return;
-  const source = coverStoreAt(uploadDir);
-  const target = coverStoreAt(uploadsTo);
+async function refuseCoverConflicts({ uploads, uploadsTo, overwrite }: CopyOptions) {
+  if (!uploadsTo) return;
+  const source = await coverStoreAt(uploads);
+  const target = await coverStoreAt(uploadsTo); // a bucket that cannot be used is refused here
+  const sourceCovers = await source.list();
+  await refuseStrangers(target, new Set([...sourceCovers.live, ...sourceCovers.removed]), overwrite);
+  if (overwrite) return;
   const there = (await target.list()).live;
   for (const name of [...there].sort()) {
     checkpoint();
@@ -232,7 +237,7 @@ async function refuseCoverConflicts({ uploadDir, uploadsTo, overwrite }: CopyOpt
     const ours = await source.read(name, { orRemoved: true });
     if (ours && theirs && ours.sha256 !== theirs.sha256)
       throw new TargetNotEmpty(
-        `${uploadsTo} holds ${name} with other content than the source's cover of that name: add --overwrite to replace such files`,
+        `${target.label} holds ${name} with other content than the source's cover of that name: add --overwrite to replace such files`,
       );
   }
 }
@@ -345,7 +350,7 @@ async function copyTables(
 }
 
 /**
- * With --uploads-to: copies each cover the source's rows name into that folder (one already there
+ * With --uploads-to: copies each cover the source's rows name into that folder or bucket (one already there
  * with the same content is kept) and reads each copy back against the original's SHA-256.
  * Without: the target's instances share UPLOAD_DIR, so a cover there only as removed (the running
  * source replaced it after the snapshot) is missing for them. `present`: the source's covers
@@ -374,17 +379,10 @@ async function copyCovers(
       copied: 0,
     };
   }
-  const target = coverStoreAt(options.uploadsTo);
+  const target = await coverStoreAt(options.uploadsTo);
   await target.prepare();
-  const source = coverStoreAt(options.uploadDir);
-  const { files, dangling, copied } = await copySnapshotCovers(
-    source,
-    options.uploadsTo,
-    referenced,
-    present,
-    progress,
-    target,
-  );
+  const source = await coverStoreAt(options.uploads);
+  const { files, dangling, copied } = await copySnapshotCovers(source, target, referenced, present, progress);
   const originals = new Map([...files].map(([name, file]) => [name, file.sha256]));
   const check = await checkCovers(target, originals);
   return { check: { expected: originals.size, ...check, dangling: dangling.length }, copied };

@@ -1,5 +1,5 @@
 // `admin restore <dir>`: puts a backup back into the database DATABASE_URL names and its covers
-// into UPLOAD_DIR, then checks every table against the manifest. Before anything is written:
+// into UPLOAD_DIR (or the bucket, UPLOAD_STORE=s3), then checks every table and cover against the manifest. Before anything is written:
 // - the whole backup is checked: the folder exists and is a backup (manifest.json, matching its
 //   checksum), of a format and schema this version knows, for this kind of database, and every
 //   file matches its checksum (the database file, the covers' list, each cover);
@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { migrate } from "../db/migrate.ts";
 import { sha256OfFile } from "../storage/file-copies.ts";
-import { coverStoreAt } from "../storage/cover-store.ts";
+import { coverStoreAt, type CoverLocation, type CoverStore } from "../storage/cover-store.ts";
 import { fingerprint } from "./checksums.ts";
 import type { DatabaseRestore, DataDialect, DbObject } from "./connection/data-connection.ts";
 import { dataDialectOf, openConnection, restoreElsewhere } from "./connection/open.ts";
@@ -28,7 +28,14 @@ import { coverPlacement, planCovers, type PlacedCovers } from "./files/restore-c
 import { tablesWithRows, TargetNotEmpty } from "./connection/tables.ts";
 import { compare, differences, VerificationFailed, type Verification } from "./verification.ts";
 
-export type RestoreOptions = { dir: string; url: string; uploadDir: string; overwrite: boolean; progress: Progress };
+export type RestoreOptions = {
+  dir: string;
+  url: string;
+  /** UPLOAD_DIR, or the bucket (UPLOAD_STORE=s3). */
+  uploads: CoverLocation;
+  overwrite: boolean;
+  progress: Progress;
+};
 export type RestoreResult = {
   manifest: Manifest;
   verification: Verification;
@@ -42,7 +49,7 @@ export type RestoreResult = {
   seconds: number;
 };
 
-export async function restore({ dir, url, uploadDir, overwrite, progress }: RestoreOptions): Promise<RestoreResult> {
+export async function restore({ dir, url, uploads, overwrite, progress }: RestoreOptions): Promise<RestoreResult> {
   const started = performance.now();
   const manifest = readManifest(dir);
   const dialect = dataDialectOf(url);
@@ -50,7 +57,7 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
   const databaseFile = path.join(dir, manifest.database.file);
   const covers = await checkBackupFiles(dir, manifest, databaseFile, progress);
   const target = await inspectTarget(url, dialect, overwrite);
-  const store = coverStoreAt(uploadDir);
+  const store = await coverStoreAt(uploads);
   const plan = await planCovers(store, covers, overwrite);
 
   // From here on, things change; on any failure (an interruption too) they are put back.
@@ -64,7 +71,7 @@ export async function restore({ dir, url, uploadDir, overwrite, progress }: Rest
     leftOut = await target.database.write(databaseFile, manifest.database.schema, progress);
     written = true;
     checkpoint();
-    verification = await verifyRestored(url, manifest, uploadDir, covers, progress);
+    verification = await verifyRestored(url, manifest, store, covers, progress);
   } catch (error) {
     if (written) throw failedWith(error, "the data was restored but not checked: run restore again with --overwrite");
     let aftermath = "nothing was restored: the database and the upload folder are as they were";
@@ -183,14 +190,14 @@ async function inspectTarget(url: string, dialect: DataDialect, overwrite: boole
 async function verifyRestored(
   url: string,
   manifest: Manifest,
-  uploadDir: string,
+  store: CoverStore,
   covers: Map<string, string>,
   progress: Progress,
 ): Promise<Verification> {
   const target = await openConnection(url, { mustExist: true });
   try {
     const { tables } = await fingerprint(target, manifest.tables, progress);
-    const coverCheck = { expected: covers.size, ...(await checkCovers(coverStoreAt(uploadDir), covers)) };
+    const coverCheck = { expected: covers.size, ...(await checkCovers(store, covers)) };
     return compare(manifest.tables, tables, coverCheck, await target.foreignKeyViolations());
   } finally {
     await target.close();

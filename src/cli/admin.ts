@@ -11,10 +11,10 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { createEventBus } from "../events/create-bus.ts";
-import { badInput, DomainError } from "../contract/errors.ts";
+import { DomainError } from "../contract/errors.ts";
 import { accountCommands } from "./admin/accounts.ts";
 import { badgeCommands } from "./admin/badges.ts";
-import { COVERS_IN_A_BUCKET, dataCommands } from "./admin/data.ts";
+import { dataCommands } from "./admin/data.ts";
 import { commandHelp, parseCommandLine, usage, UsageError, type Command } from "./admin/command.ts";
 import { reportCommands } from "./admin/reports.ts";
 
@@ -63,8 +63,6 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const print = (line: string) => console.log(line);
   if (command.data) {
-    // These read and write covers in a folder; a bucket's covers are kept by its own versioning.
-    if (config.uploadStore.kind === "s3") throw badInput(COVERS_IN_A_BUCKET);
     await command.run({ config, print, interactive: Boolean(process.stdout.isTTY) }, input);
     return 0;
   }

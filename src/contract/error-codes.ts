@@ -1,5 +1,5 @@
 // Every error code a client may see (GraphQL: errors[].extensions.code; REST and the HTTP layer:
-// error.code), and all that the faces need to know of each: the HTTP status it answers with on
+// error.code), and all that the transports need to know of each: the HTTP status it answers with on
 // /graphql and REST alike, and what it means, in the words the OpenAPI document and the README
 // use. The codes are part of the public API: they keep their names, HTTP-born ones included.
 //

@@ -1,4 +1,4 @@
-// The error vocabulary: what went wrong, never how a face answers it. The domain (and storage)
+// The error vocabulary: what went wrong, never how a transport answers it. The domain (and storage)
 // throw these; resolvers let them through; GraphQL puts `code` in errors[].extensions.code, REST
 // in its error body, and the status each code gets over HTTP (/graphql and REST alike) is the
 // table's, src/contract/error-codes.ts.
@@ -6,7 +6,7 @@ import type { ErrorCode } from "./error-codes.ts";
 
 export type { ErrorCode };
 
-/** What a client is told of an error, on any face: a code, a message that helps, details (e.g. which field). */
+/** What a client is told of an error, on any transport: a code, a message that helps, details (e.g. which field). */
 export type ClientError = { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
 
 /** What a client is told of a fault of ours (the fault itself is logged, never sent: no stack traces, no SQL). */
@@ -32,7 +32,7 @@ export class DomainError extends Error {
 }
 
 /**
- * The one answer, on every face, to a caller who must be signed in and is not. It depends only on
+ * The one answer, on every transport, to a caller who must be signed in and is not. It depends only on
  * whether a token came: one that is invalid, expired or revoked tells the client to sign in again,
  * in the words of `reason` when there is more to say (why an identity provider's token is refused).
  */
@@ -67,7 +67,7 @@ export const conflict = (message: string, details?: Record<string, unknown>) =>
 /**
  * "Not now, try again in n seconds": RATE_LIMITED for a caller over a limit, SERVER_BUSY when the
  * server has no room, STORAGE_UNAVAILABLE when the file storage fails. `details.retryAfterSeconds` (whole seconds, at least 1) becomes the answer's
- * Retry-After on both faces (src/rest/plugin.ts, src/graphql/transport/headers/retry-later.ts).
+ * Retry-After on REST and GraphQL alike (src/rest/plugin.ts, src/graphql/transport/headers/retry-later.ts).
  */
 export class RetryLaterError extends DomainError {
   declare readonly details: { retryAfterSeconds: number };

@@ -48,7 +48,7 @@ export type SearchExample = {
   clock?: true;
 };
 
-/** The searches README.md shows, on both faces. */
+/** The searches README.md shows, in GraphQL and in REST. */
 export const SEARCH_EXAMPLES: SearchExample[] = [
   {
     what: "Words, best match first: the last word may be unfinished, one typo in a word of 5+ letters, accents ignored",

@@ -6,6 +6,7 @@
 // HasPreviousPage and HasNextPage (docs/relay.md).
 import { badInput } from "../contract/errors.ts";
 
+/** The page sizes the schema's `first`/`last` descriptions promise clients (part of the contract, not a setting). */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 

@@ -30,7 +30,7 @@ export function isForeignKeyViolation(error: unknown): boolean {
 /**
  * The database cannot do this now for the server's reasons (storage full, files not writable,
  * server unreachable): a STORAGE_FULL or SERVICE_UNAVAILABLE error for the client, or null.
- * `recent`: the failure the driver recorded last (see src/db/failures.ts).
+ * `recent`: the failure the driver recorded last (see src/db/health/failures.ts).
  */
 export function databaseUnavailable(error: unknown, recent?: DatabaseFailure): DomainError | null {
   if (error instanceof DomainError) return null;

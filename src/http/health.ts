@@ -24,7 +24,7 @@ async function databaseCheck(db: Db): Promise<string> {
   return "ok";
 }
 
-/** "ok", or why the last write failed while a probe write still fails (see src/db/write-health.ts). */
+/** "ok", or why the last write failed while a probe write still fails (see src/db/health/write-health.ts). */
 async function writesCheck(db: Db): Promise<string> {
   const failure = await within(CHECK_TIMEOUT_MS, db.checkWrites());
   if (!failure) return "ok";

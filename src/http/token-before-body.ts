@@ -16,7 +16,7 @@ export type Authenticate = (token: string | undefined) => Promise<Authentication
 
 const checked = new WeakMap<FastifyRequest, { token: string; auth: Authentication }>();
 
-/** The refusal's code and words, the same as every other face's (contract/errors.ts). */
+/** The refusal's code and words, the same as every other transport's (contract/errors.ts). */
 const refusal = (tokenSent: boolean, reason?: string) => {
   const { code, message } = signInRequired(tokenSent, reason);
   return { code, message };

@@ -14,7 +14,9 @@ import { DomainError } from "../contract/errors.ts";
 import { fetchJson, ProviderFetchError, shownAddress } from "./fetch-json.ts";
 import { isProviderAddress, type IdentityProviderSettings } from "./settings.ts";
 
+/** A provider's discovery document or key set is a few KB; a larger one is refused unread past this. */
 const MAX_DOCUMENT_BYTES = 256 * 1024;
+/** Providers publish a handful of keys (current and next); importing thousands would cost every token check. */
 const MAX_KEYS = 100;
 
 /** What /readyz shows: `ok`, `stale` (keys still usable, the last fetch failed), `unavailable` (no usable keys), `starting`. */

@@ -143,6 +143,7 @@ export function traceRootFields(schema: GraphQLSchema, tracer: Tracer): GraphQLS
 
 export type StatementEvent = { query: string; durationMs: number; startedAt?: Date };
 
+/** Enough to recognise a statement; a search's full text would make every span kilobytes. */
 const QUERY_TEXT_MAX = 2000;
 
 /**

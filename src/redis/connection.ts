@@ -8,7 +8,9 @@ import { Redis } from "ioredis";
 
 /** A command that has not answered by then fails (the caller falls back); Redis answers in well under 1 ms. */
 export const COMMAND_TIMEOUT_MS = 250;
+/** An unreachable Redis is noticed within this, and the callers fall back to memory. */
 const CONNECT_TIMEOUT_MS = 2000;
+/** Reconnection attempts back off 100 ms at a time up to this, so a recovered Redis is used again within 2 s. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
 type Log = { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };

@@ -1,4 +1,4 @@
-// Runs a route-table row in-process through the admission path every face shares
+// Runs a route-table row in-process through the admission path every transport shares
 // (graphql/operation.ts): the row's document was parsed and validated once, at start-up, by the
 // same rules as a client's; each request is then costed with its variables and executed like a
 // /graphql operation (compiled from its second request on). No HTTP hop, no re-parsing. The
@@ -11,7 +11,7 @@ import { toClientError } from "../graphql/execution/client-errors.ts";
 import type { OperationRunner } from "../graphql/execution/operation.ts";
 import { statusForCode } from "../contract/error-codes.ts";
 import { legacyError } from "./legacy-error-messages.ts";
-import { editVariables, nothingSent } from "./requests/empty-edit.ts";
+import { editVariables, emptyEditError } from "./requests/empty-edit.ts";
 import { buildVariables, legacyNames, readValues } from "./requests/params.ts";
 import { legacyBody, type FieldValues, type RestRequest, type RestRoute } from "./route-row.ts";
 
@@ -63,7 +63,7 @@ export async function runRoute(
     if (known) return refused(known);
     throw error;
   }
-  const empty = nothingSent(route, route.edits, variables);
+  const empty = emptyEditError(route, route.edits, variables);
   if (empty) return refused(empty);
   // Step 4 (cost with this request's variables: a route's page size comes from the request), then 5.
   try {

@@ -23,7 +23,7 @@ import type { HttpMethod, RestRoute } from "./route-row.ts";
 import { httpCaching } from "../http/answers/http-caching.ts";
 
 export type RestPluginOptions = {
-  /** The admission path every face shares (graphql/operation.ts): validates, costs and runs each route's document. */
+  /** The admission path every transport shares (graphql/operation.ts): validates, costs and runs each route's document. */
   runner: OperationRunner;
   routes: RestRoute[];
   createContext: ContextFactory;

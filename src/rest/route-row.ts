@@ -70,7 +70,7 @@ export type RestRouteOf<Name extends RouteName> = {
    * Added to the 400 of a request that carries none of an edit's fields (see requests/empty-edit.ts),
    * e.g. where a payload meant for another operation should go.
    */
-  nothingSentHint?: string;
+  emptyEditHint?: string;
   /** For another spelling of a row (see `aliasOf`): the operation it spells. */
   aliasOf?: string;
 };

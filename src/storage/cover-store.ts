@@ -1,6 +1,6 @@
-// Where cover files are kept, behind one interface: the local upload folder today
-// (local-covers.ts); an object store can implement the same later and be chosen in coverStoreAt,
-// the one place stores are made. The service removes covers through it, and the data commands
+// Where cover files are kept, behind one interface: a local upload folder (local-covers.ts) or an
+// S3-compatible bucket (bucket-covers.ts), chosen in coverStoreAt, the one place the data commands
+// make stores. The service removes covers through it, and the data commands
 // (backup, restore, copy-data) list, read, copy and put covers through it (their copying in one
 // place: src/backup/files/covers.ts).
 //
@@ -8,6 +8,7 @@
 // database snapshot can name a cover the service replaced a moment later. A backup holds the
 // removed covers (`hold`) from before its snapshot until it has copied what it needs; `purge`
 // deletes removed covers no backup can still need. Why this way: docs/operations.md, backup.
+import type { BucketLocation } from "../config.ts";
 import type { CopiedFile } from "./file-copies.ts";
 import { localCovers } from "./local-covers.ts";
 
@@ -18,6 +19,8 @@ export type CoverListing = {
   live: Set<string>;
   /** Covers the service removed, kept while a backup may need them. */
   removed: Set<string>;
+  /** A bucket: its keys (under the prefix) that are neither covers nor the store's own, the first few. */
+  others?: string[];
 };
 
 export type CoverHold = {
@@ -31,8 +34,11 @@ export type CoverHold = {
 };
 
 export interface CoverStore {
+  readonly kind: "folder" | "bucket";
   /** Where it is, for messages. */
   readonly label: string;
+  /** A folder's path: covers are copied straight into it. */
+  readonly folder?: string;
   /** The live covers, then the removed ones: a cover removed in between is in one of the two. */
   list(): Promise<CoverListing>;
   /** Size and SHA-256 of a live cover (`orRemoved`: else of the removed one); undefined when there is none. */
@@ -56,5 +62,14 @@ export interface CoverStore {
   purge(): Promise<number>;
 }
 
-/** The store at UPLOAD_DIR (or a folder the data commands name): the one place another kind is chosen. */
-export const coverStoreAt = (location: string): CoverStore => localCovers(location);
+/** A folder (UPLOAD_DIR, or one the data commands name) or a bucket. */
+export type CoverLocation = string | BucketLocation;
+
+/**
+ * The store at `location`: the one place its kind is chosen. A bucket is checked first (it exists
+ * and takes the keys), refused in one line (exit 2) when not; the AWS SDK is loaded only for one.
+ */
+export async function coverStoreAt(location: CoverLocation): Promise<CoverStore> {
+  if (typeof location === "string") return localCovers(location);
+  return (await import("./bucket-covers.ts")).checkedBucketCovers(location);
+}

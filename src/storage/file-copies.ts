@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, mkdirSync, rmdirSync, statSync } from "node:fs";
 import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Transform } from "node:stream";
+import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
 export type CopiedFile = { bytes: number; sha256: string };
@@ -54,6 +54,11 @@ async function copyWhole(from: string, to: string): Promise<CopiedFile> {
 }
 
 async function copyStreamed(from: string, to: string): Promise<CopiedFile> {
+  return writeMeasured(createReadStream(from), to);
+}
+
+/** Writes `source` to the new file `to`, measuring its size and SHA-256 on the way. */
+async function writeMeasured(source: Readable, to: string): Promise<CopiedFile> {
   const hash = createHash("sha256");
   let bytes = 0;
   const measure = new Transform({
@@ -63,7 +68,32 @@ async function copyStreamed(from: string, to: string): Promise<CopiedFile> {
       done(null, chunk);
     },
   });
-  await pipeline(createReadStream(from), measure, createWriteStream(to, { flags: "wx" }));
+  await pipeline(source, measure, createWriteStream(to, { flags: "wx" }));
+  return { bytes, sha256: hash.digest("hex") };
+}
+
+/** Streams `source` (e.g. an object's body) into `dir/name` through a temporary name; its size and SHA-256. */
+export async function saveStream(source: Readable, dir: string, name: string): Promise<CopiedFile> {
+  const temp = path.join(dir, tempName(name));
+  try {
+    const saved = await writeMeasured(source, temp);
+    await rename(temp, path.join(dir, name));
+    return saved;
+  } catch (error) {
+    source.destroy();
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Size and SHA-256 of a stream read to its end. */
+export async function sha256OfStream(source: AsyncIterable<Buffer>): Promise<CopiedFile> {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  for await (const chunk of source) {
+    hash.update(chunk);
+    bytes += chunk.length;
+  }
   return { bytes, sha256: hash.digest("hex") };
 }
 
@@ -72,13 +102,7 @@ export async function sha256OfFile(file: string): Promise<CopiedFile> {
     const bytes = await readFile(file);
     return { bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
   }
-  const hash = createHash("sha256");
-  let bytes = 0;
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    bytes += chunk.length;
-  }
-  return { bytes, sha256: hash.digest("hex") };
+  return sha256OfStream(createReadStream(file));
 }
 
 /** A folder that cannot be created (or used), with the filesystem's reason in words. */

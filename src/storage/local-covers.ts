@@ -6,26 +6,17 @@
 // The sweep of every instance deletes a removed cover once it is KEEP_REMOVED_MS old and no
 // hold is alive. A backup refreshes its hold every HOLD_REFRESH_MS; one that has not been
 // refreshed for HOLD_LAPSES_MS belongs to a backup that died (kill -9) and is deleted.
-import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { mkdir, readdir, rename, rm, rmdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
-import { hostname } from "node:os";
 import path from "node:path";
+import { HOLD_LAPSES_MS, holdName, keepHold, KEEP_REMOVED_MS } from "./cover-holds.ts";
 import type { CoverHold, CoverListing, CoverStore, StoredCover } from "./cover-store.ts";
 import { copyFile, createFolders, isMissing, removeFolders, sha256OfFile } from "./file-copies.ts";
 import { isUploadName } from "./upload-names.ts";
 
 const REMOVED = ".removed";
 const HOLDS = ".backup-holds";
-/**
- * A removed cover is kept at least this long. A backup's hold, made before its snapshot, must be
- * seen by every instance before a cover its snapshot names can be this old in .removed; a network
- * filesystem may show a new file to other machines a minute late (NFS attribute caching).
- */
-export const KEEP_REMOVED_MS = 15 * 60_000;
-const HOLD_REFRESH_MS = 30_000;
-/** A hold not refreshed for this long is a dead backup's. */
-export const HOLD_LAPSES_MS = 10 * 60_000;
+export { HOLD_LAPSES_MS, KEEP_REMOVED_MS };
 
 async function namesIn(dir: string): Promise<string[]> {
   try {
@@ -55,7 +46,9 @@ export function localCovers(dir: string): CoverStore {
   const live = (name: string) => path.join(dir, name);
 
   return {
+    kind: "folder",
     label: dir,
+    folder: dir,
 
     async list(): Promise<CoverListing> {
       const names = new Set(await namesIn(dir));
@@ -110,8 +103,7 @@ export function localCovers(dir: string): CoverStore {
     },
 
     async hold(): Promise<CoverHold> {
-      const id = `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}.hold`;
-      const file = path.join(holdsDir, id);
+      const file = path.join(holdsDir, holdName());
       // Another backup ending may remove the empty holds folder between our mkdir and our write.
       for (let attempt = 1; ; attempt++) {
         if (!(await ensureFolder(holdsDir))) return { release: async () => {}, releaseNow: () => {} };
@@ -124,41 +116,18 @@ export function localCovers(dir: string): CoverStore {
           if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt === 5) throw error;
         }
       }
-      let refreshedAt = Date.now();
-      let longestGap = 0;
-      let failure: unknown;
-      const timer = setInterval(() => {
-        const now = new Date();
-        utimes(file, now, now).then(
-          () => {
-            longestGap = Math.max(longestGap, now.getTime() - refreshedAt);
-            refreshedAt = now.getTime();
-          },
-          (error) => (failure ??= error),
-        );
-      }, HOLD_REFRESH_MS);
-      timer.unref();
-      const releaseNow = () => {
-        clearInterval(timer);
-        rmSync(file, { force: true });
-      };
-      return {
-        releaseNow,
-        async release() {
-          const lapsed = !existsSync(file); // another instance took it for a dead backup's
-          releaseNow();
-          await rmdir(holdsDir).catch(() => {}); // the last backup leaves no folder behind
-          const gap = Math.max(longestGap, Date.now() - refreshedAt);
-          if (lapsed || failure)
-            throw new Error(
-              `the backup's hold on removed covers lapsed${failure ? ` (${(failure as Error).message})` : ""}: a cover it needed may be gone`,
-            );
-          if (gap > HOLD_LAPSES_MS / 2)
-            throw new Error(
-              `the backup stalled for ${Math.round(gap / 1000)} s, long enough for its hold on removed covers to lapse`,
-            );
+      return keepHold({
+        async refresh() {
+          const now = new Date();
+          await utimes(file, now, now);
         },
-      };
+        exists: async () => existsSync(file),
+        async remove() {
+          rmSync(file, { force: true });
+          await rmdir(holdsDir).catch(() => {}); // the last backup leaves no folder behind
+        },
+        removeNow: () => rmSync(file, { force: true }),
+      });
     },
 
     async purge(): Promise<number> {

@@ -13,7 +13,6 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
-  S3Client,
   paginateListObjectsV2,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
@@ -21,6 +20,8 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { S3Settings } from "../config.ts";
 import { RetryLaterError } from "../contract/errors.ts";
 import { storageUnavailable } from "./image-files.ts";
+import { bucketCovers } from "./bucket-covers.ts";
+import { isMissing, s3Client } from "./s3-client.ts";
 import { isUploadName } from "./upload-names.ts";
 import type { NewFile, UploadStore } from "./upload-store.ts";
 
@@ -29,30 +30,6 @@ const PART_BYTES = 5 * 1024 * 1024;
 
 const tooManyUploads = () =>
   new RetryLaterError("SERVER_BUSY", "The server is storing as many uploads as it can; try again shortly.", 2);
-
-/** An S3 error meaning "no such object" (GetObject says NoSuchKey, HeadObject a bare 404). */
-const isMissing = (error: unknown) => {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e?.name === "NoSuchKey" || e?.name === "NotFound" || e?.$metadata?.httpStatusCode === 404;
-};
-
-export function s3Client(settings: S3Settings) {
-  return new S3Client({
-    endpoint: settings.endpoint,
-    region: settings.region,
-    forcePathStyle: settings.forcePathStyle,
-    credentials: settings.credentials,
-    // One retry: a store that fails twice is down for this request; the client is told to retry.
-    maxAttempts: 2,
-    // A call whose answer has not begun within S3_TIMEOUT fails (without throwOnRequestTimeout the
-    // SDK only logs a warning); streaming the answer's body is not bounded by it.
-    requestHandler: {
-      connectionTimeout: Math.min(settings.timeoutMs, 5000),
-      requestTimeout: settings.timeoutMs,
-      throwOnRequestTimeout: true,
-    },
-  });
-}
 
 export function s3Store(settings: S3Settings): UploadStore {
   const client = s3Client(settings);
@@ -64,6 +41,8 @@ export function s3Store(settings: S3Settings): UploadStore {
       if (isMissing(error)) return null;
       throw storageUnavailable(error);
     });
+  // Removal and its keeping for backups are the data commands' bucket store's (bucket-covers.ts).
+  const covers = bucketCovers(client, settings);
   const removeQuietly = (name: string) =>
     client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(name) })).catch(() => {});
   let uploading = 0;
@@ -142,22 +121,18 @@ export function s3Store(settings: S3Settings): UploadStore {
       return head ? { bytes: head.ContentLength ?? 0, modified: head.LastModified ?? new Date(0) } : null;
     },
 
-    // A bucket keeps nothing removed: its own versioning is what a backup of covers relies on
-    // (docs/operations.md), so a removal and a discard are the same deletion.
     async remove(name) {
+      await covers.remove(name).catch((error) => Promise.reject(storageUnavailable(error)));
+    },
+
+    async discard(name) {
       if (!isUploadName(name)) return;
       await client
         .send(new DeleteObjectCommand({ Bucket, Key: keyOf(name) }))
         .catch((error) => Promise.reject(storageUnavailable(error)));
     },
 
-    discard(name) {
-      return this.remove(name);
-    },
-
-    async purge() {
-      return 0;
-    },
+    purge: () => covers.purge(),
 
     async *list() {
       for await (const page of paginateListObjectsV2({ client }, { Bucket, Prefix: settings.prefix })) {

@@ -30,9 +30,8 @@ export interface UploadStore {
   open(name: string): Promise<OpenedFile | null>;
   stat(name: string): Promise<StoredFile | null>;
   /**
-   * The service's removal of a file a committed row named; one already gone is no error. A folder
-   * keeps it a while for a backup whose snapshot may name it (local-covers.ts); a bucket deletes it
-   * (its versioning is what backs covers up there).
+   * The service's removal of a file a committed row named; one already gone is no error. It is
+   * kept a while for a backup whose snapshot may name it (local-covers.ts, bucket-covers.ts).
    */
   remove(name: string): Promise<void>;
   /** Deletes at once a file no committed row ever named (a write that failed). */

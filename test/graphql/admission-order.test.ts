@@ -1,8 +1,8 @@
-// One admission path (src/graphql/execution/operation.ts) for every face: HTTP GraphQL, the REST shim,
+// One admission path (src/graphql/execution/operation.ts) for every transport: HTTP GraphQL, the REST shim,
 // graphql-ws and graphql-sse charge the caller first, then parse with the token limit, validate,
 // and cost with the variables, in that order. Shown the way an attacker would probe it: a
-// document refused for its cost (or its length) is still charged, on every face, with the same
-// words, so the caller runs out of its rate limit exactly as fast whichever face it uses.
+// document refused for its cost (or its length) is still charged, on every transport, with the same
+// words, so the caller runs out of its rate limit exactly as fast whichever transport it uses.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { liveClient, subscribe, within, type LiveClient } from "../helpers/live.ts";
@@ -31,8 +31,8 @@ async function account() {
   return { token: (await issueToken(s.db, user.id, 3_600_000)).token };
 }
 
-/** The faces that take a client's document, each sending `query` once and saying how it was refused. */
-const faces: Record<string, (token: string) => (query: string) => Promise<Refusal>> = {
+/** The transports that take a client's document, each sending `query` once and saying how it was refused. */
+const transports: Record<string, (token: string) => (query: string) => Promise<Refusal>> = {
   "HTTP GraphQL": (token) => async (query) => {
     const res = await s.graphql(query, {}, token);
     return { code: res.errors?.[0].extensions?.code ?? "", message: res.errors?.[0].message ?? "" };
@@ -66,12 +66,12 @@ const faces: Record<string, (token: string) => (query: string) => Promise<Refusa
 const OVER_COST = `subscription { shoppingListChanged { shoppingList(first: 100) { nodes { quantity grocery { id title } } } } }`;
 const OVER_TOKENS = `subscription { shoppingListChanged { ${"changedAt ".repeat(20)}${"...F ".repeat(40)} } } fragment F on ShoppingListChange { changedAt }`;
 
-describe("every face admits in the same order: charge, parse, validate, cost", () => {
-  it.each(Object.keys(faces))(
+describe("every transport admits in the same order: charge, parse, validate, cost", () => {
+  it.each(Object.keys(transports))(
     "%s: an over-cost document is charged, then refused with the same words",
-    async (face) => {
+    async (transport) => {
       const user = await account();
-      const send = faces[face](user.token);
+      const send = transports[transport](user.token);
       const refusals = [];
       for (let i = 0; i <= LIMIT; i++) refusals.push(await send(OVER_COST));
       for (const refusal of refusals.slice(0, LIMIT)) {
@@ -87,19 +87,22 @@ describe("every face admits in the same order: charge, parse, validate, cost", (
   );
 
   const costMessages = new Set<string>();
-  it("gives the same cost refusal on every face", () => {
+  it("gives the same cost refusal on every transport", () => {
     expect(costMessages.size).toBe(1);
   });
 
-  it.each(Object.keys(faces))("%s: a document over the token limit is charged before it is parsed", async (face) => {
-    const user = await account();
-    const send = faces[face](user.token);
-    const refusals = [];
-    for (let i = 0; i <= LIMIT; i++) refusals.push(await send(OVER_TOKENS));
-    for (const refusal of refusals.slice(0, LIMIT))
-      expect(refusal).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/more that 100 tokens/) });
-    expect(refusals[LIMIT].code).toBe("RATE_LIMITED");
-  });
+  it.each(Object.keys(transports))(
+    "%s: a document over the token limit is charged before it is parsed",
+    async (transport) => {
+      const user = await account();
+      const send = transports[transport](user.token);
+      const refusals = [];
+      for (let i = 0; i <= LIMIT; i++) refusals.push(await send(OVER_TOKENS));
+      for (const refusal of refusals.slice(0, LIMIT))
+        expect(refusal).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/more that 100 tokens/) });
+      expect(refusals[LIMIT].code).toBe("RATE_LIMITED");
+    },
+  );
 
   it("REST: a route's document costed with the request's page size is charged and refused the same way", async () => {
     const user = await account();

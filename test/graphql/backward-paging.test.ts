@@ -275,7 +275,7 @@ describe("last without before on a search", () => {
       SELECT 'porto-' || i, 'Porto ' || i, 'porto ' || i, 'Porto', 'porto', (i % 10 <> 0), '${user.id}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
   });
 
-  it("pages from the end where the total is exact (kept counts), as the forward list's tail", async () => {
+  it("pages from the end where the total is exact (stored counts), as the forward list's tail", async () => {
     const r = await s.graphql(SEARCH, { filter: { city: "porto" }, last: 3 }, user.token);
     expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
     expect(r.data.restaurants.totalCountIsEstimate).toBe(false);

@@ -217,7 +217,7 @@ describe("automatic persisted queries", () => {
     });
   });
 
-  it("takes documentId sha256:<hash> for a registered text too, and answers a persisted id's known document on the direct lane", async () => {
+  it("takes documentId sha256:<hash> for a registered text too, and answers a persisted id's known document directly", async () => {
     const text = `query ById { restaurant(id: "${restaurantId}") { title } }`;
     await s.fetch("/graphql", {
       method: "POST",

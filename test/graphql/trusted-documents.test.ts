@@ -146,7 +146,7 @@ describe("TRUSTED_DOCUMENTS=enforce", () => {
     expect(JSON.stringify(await list.json())).not.toContain("Sneaked In");
   });
 
-  it("refuses an untrusted text also once it is known to the direct lane (an admin sent it)", async () => {
+  it("refuses an untrusted text also once it is known to the direct answer (an admin sent it)", async () => {
     for (let i = 0; i < 3; i++) expect((await json(await post({ query: UNTRUSTED }, admin.token))).status).toBe(200);
     const { status, body } = await json(await post({ query: UNTRUSTED }));
     expect(status).toBe(400);

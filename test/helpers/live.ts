@@ -1,6 +1,7 @@
 // GraphQL over WebSocket clients for tests: graphql-ws's own client (what Apollo Client, urql and
 // Relay use underneath) with the `ws` package, against a real server, and a raw socket for
 // protocol-level checks. Every wait is bounded ("does it arrive at all"), never a speed assertion.
+import http from "node:http";
 import { createClient, type Client, type ExecutionResult } from "graphql-ws";
 import WebSocket from "ws";
 import { InProcessBus, type EventBus, type LiveListener } from "../../src/events/bus.ts";
@@ -189,4 +190,16 @@ export async function metricValue(
     if (wanted.every((pair) => line.includes(pair))) return Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return 0;
+}
+
+/** A raw graphql-sse stream (POST /graphql/stream) for `token`, answered but not read: for peers a client library would not be. */
+export function rawStream(server: TestServer, token: string, body: Record<string, unknown>) {
+  return new Promise<http.IncomingMessage>((resolve, reject) => {
+    const request = http.request(new URL(`${server.url}/graphql/stream`), {
+      method: "POST",
+      headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${token}` },
+    });
+    request.on("response", resolve).on("error", reject);
+    request.end(JSON.stringify(body));
+  });
 }

@@ -4,22 +4,25 @@
 // one heavy selection, sockets that hold slots without subscribing, and events forged on the
 // bus. Each case failed on 102ee29. Every wait is bounded; no timing is asserted (the figures
 // are in `npm run bench:live-attacks`).
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { MESSAGE_BURST } from "../../src/graphql/subscriptions/websocket.ts";
+import { loadConfig } from "../../src/config.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import {
   CountingBus,
   liveClient,
   metricValue,
   rawSocket,
+  rawStream,
   settle,
   subscribe,
   within,
   wsUrl,
   type LiveClient,
 } from "../helpers/live.ts";
+
+/** The messages a socket may send at once by default (WS_MESSAGE_BURST). */
+const MESSAGE_BURST = loadConfig({}).live.messageBurst;
 
 const clients: LiveClient[] = [];
 const sockets: WebSocket[] = [];
@@ -157,19 +160,7 @@ describe("one event stream that stops reading", () => {
   it("is cut off once it takes nothing for LIVE_STALL_TIMEOUT while answers wait past LIVE_MAX_BUFFERED_BYTES, and leaves nothing behind", async () => {
     const owner = await s.signUp("sse");
     const restaurantId = await heavyRestaurant(s, owner.id, 100);
-    const url = new URL(`${s.url}/graphql/stream`);
-    const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const request = http.request(url, {
-        method: "POST",
-        headers: {
-          accept: "text/event-stream",
-          "content-type": "application/json",
-          authorization: `Bearer ${owner.token}`,
-        },
-      });
-      request.on("response", resolve).on("error", reject);
-      request.end(JSON.stringify({ query: HEAVY, variables: { id: restaurantId } }));
-    });
+    const response = await rawStream(s, owner.token, { query: HEAVY, variables: { id: restaurantId } });
     expect(response.statusCode).toBe(200);
     response.socket.on("error", () => {});
     response.pause();
@@ -197,18 +188,7 @@ describe("shutdown with a stream whose peer does not read", () => {
     try {
       const owner = await t.signUp("bye");
       const restaurantId = await heavyRestaurant(t, owner.id, 50);
-      const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const request = http.request(new URL(`${t.url}/graphql/stream`), {
-          method: "POST",
-          headers: {
-            accept: "text/event-stream",
-            "content-type": "application/json",
-            authorization: `Bearer ${owner.token}`,
-          },
-        });
-        request.on("response", resolve).on("error", reject);
-        request.end(JSON.stringify({ query: HEAVY, variables: { id: restaurantId } }));
-      });
+      const response = await rawStream(t, owner.token, { query: HEAVY, variables: { id: restaurantId } });
       response.socket.on("error", () => {});
       response.pause();
       response.socket.pause();

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type Client, type ExecutionResult } from "graphql-sse";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { CountingBus, liveClient, subscribe as subscribeWs, within } from "../helpers/live.ts";
+import { CountingBus, eventually, liveClient, rawStream, subscribe as subscribeWs, within } from "../helpers/live.ts";
 
 let s: TestServer;
 let bus: CountingBus;
@@ -177,6 +177,25 @@ describe("shutdown", () => {
       await local.untilListening(before + 1);
       await within(t.app.close(), "the server's close", 5000);
       await within(sub.ended, "the stream's end", 5000);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("keep-alive comments (SSE_KEEPALIVE)", () => {
+  it("writes a comment line to a quiet stream every SSE_KEEPALIVE", async () => {
+    const t = await startServer({ SSE_KEEPALIVE: "200ms" });
+    try {
+      const user = await t.signUp("quiet");
+      const response = await rawStream(t, user.token, { query: "subscription { shoppingListChanged { changedAt } }" });
+      expect(response.statusCode).toBe(200);
+      let text = "";
+      response.on("data", (chunk) => (text += String(chunk)));
+      // The first comment is written at once; three more only come from the interval (12 s by default).
+      await eventually(async () => text.split(":\n\n").length - 1 >= 4, "four comment lines");
+      expect(text).not.toContain("event:");
+      response.destroy();
     } finally {
       await t.close();
     }

@@ -7,7 +7,16 @@ import WebSocket from "ws";
 import { revokeAllTokens } from "../../src/domain/accounts/tokens.ts";
 import { InProcessBus } from "../../src/events/bus.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { CountingBus, liveClient, rawSocket, subscribe, within, wsUrl, type LiveClient } from "../helpers/live.ts";
+import {
+  CountingBus,
+  eventually,
+  liveClient,
+  rawSocket,
+  subscribe,
+  within,
+  wsUrl,
+  type LiveClient,
+} from "../helpers/live.ts";
 
 const LIST = `subscription { shoppingListChanged { changedAt } }`;
 
@@ -16,6 +25,38 @@ const codeOf = async (sub: ReturnType<typeof subscribe>) => {
   const errors = Array.isArray(outcome) ? outcome : sub.results[0]?.errors;
   return { code: errors?.[0]?.extensions?.code, message: String(errors?.[0]?.message) };
 };
+
+describe("the message budget of a socket (WS_MESSAGE_BURST, WS_MESSAGES_PER_SECOND)", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ WS_MESSAGE_BURST: "5", WS_MESSAGES_PER_SECOND: "1" });
+  });
+  afterAll(() => s?.close());
+
+  /** A socket that sends `count` pings at once: the pongs it got and how it was closed (if it was). */
+  async function pings(count: number) {
+    const { socket, opened, closed } = rawSocket(s);
+    let pongs = 0;
+    socket.on("message", (data) => void (JSON.parse(String(data)).type === "pong" && pongs++));
+    await opened;
+    for (let i = 0; i < count; i++) socket.send(JSON.stringify({ type: "ping" }));
+    return { socket, closed, pongs: () => pongs };
+  }
+
+  it("answers as many messages at once as the burst allows", async () => {
+    const { socket, closed, pongs } = await pings(5);
+    await eventually(async () => pongs() === 5, "five pongs");
+    socket.close();
+    expect((await within(closed, "the close")).code).not.toBe(1008);
+  });
+
+  it("closes (1008) a socket that sends more at once, naming the rate, with no pong past the burst", async () => {
+    const { closed, pongs } = await pings(10);
+    const close = await within(closed, "the close");
+    expect(close).toEqual({ code: 1008, reason: "Too many messages (more than 1 a second)." });
+    expect(pongs()).toBeLessThanOrEqual(5);
+  });
+});
 
 describe("limits on one server", () => {
   let s: TestServer;

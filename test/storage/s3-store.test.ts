@@ -233,28 +233,6 @@ describe("serving from a bucket", () => {
     expect(left).toContain(kept);
     expect(left).not.toContain(stray);
   });
-
-  it("backup, restore and copy-data refuse covers in a bucket: exit 2, one line, nothing written", async () => {
-    await upload(s3);
-    const settings = {
-      DATABASE_URL: s3.config.database.url,
-      UPLOAD_DIR: s3.config.uploadDir,
-      ...(await bucketSettings(store)),
-    };
-    const out = mkdtempSync(path.join(tmpdir(), "bucket-backup-"));
-    rmSync(out, { recursive: true });
-    const runs = [
-      await runAdminWith(settings, "backup", out),
-      await runAdminWith(settings, "restore", out),
-      await runAdminWith(settings, "copy-data", "--to", "file:/nonexistent/never.db"),
-    ];
-    for (const run of runs) {
-      expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr.trim()).toBe("error: covers in a bucket: use the bucket's versioning; see docs/operations.md");
-      expect(run.stdout).toBe("");
-    }
-    expect(existsSync(out)).toBe(false);
-  });
 });
 
 describe("faults of the store", () => {

@@ -3,6 +3,9 @@
 // under a hold the backup made before it: a cover the running service replaces or deletes
 // meanwhile is removed from the store's live covers but kept until the hold ends, so every cover
 // there at the snapshot can still be copied. Each file's SHA-256 goes into a `sha256sum`-style list.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { CoverListing, CoverStore } from "../../storage/cover-store.ts";
 import type { CopiedFile } from "../../storage/file-copies.ts";
 import { isUploadName } from "../../storage/upload-names.ts";
@@ -29,41 +32,73 @@ export function sortReferenced(referenced: Iterable<string>, present: CoverListi
 }
 
 /**
- * Copies into the local folder `dest` each cover `referenced` names that was there at the snapshot
- * (sortReferenced); one that cannot be copied fails the command (CoverLost). The one place the data
- * commands copy covers out of a store. `destStore`: the store `dest` is, when it may hold covers
- * already (a resumed copy-data); one there with the same content is not copied again.
+ * Copies into `dest` each cover `referenced` names that was there at the snapshot (sortReferenced);
+ * one that cannot be copied fails the command (CoverLost). The one place the data commands copy
+ * covers out of a store. `dest`: a backup's folder, or a store (copy-data --uploads-to) that may
+ * hold covers already (a resumed copy), where one with the same content is not copied again.
  */
 export async function copySnapshotCovers(
   store: CoverStore,
-  dest: string,
+  dest: string | CoverStore,
   referenced: Set<string> | string[],
   present: CoverListing,
   progress: Progress,
-  destStore?: CoverStore,
 ): Promise<{ files: CoverFiles; dangling: string[]; copied: number }> {
   const { there, dangling } = sortReferenced(referenced, present);
   progress.phase("covers", there.length + dangling.length, "files");
   progress.advance(dangling.length);
   const files: CoverFiles = new Map();
   let copied = 0;
-  for (const name of there) {
-    checkpoint();
-    const already = destStore && (await destStore.read(name));
-    const original = already && (await store.read(name, { orRemoved: true }));
-    if (already && original && already.sha256 === original.sha256) files.set(name, original);
-    else {
-      const copy = await store.copyTo(name, dest);
-      if (!copy)
-        throw new CoverLost(
-          `cover ${name} was in the upload folder at the snapshot but could not be copied (gone, or a link to nothing; removed by something other than the gateway?)`,
-        );
-      files.set(name, copy);
-      copied++;
+  const into = typeof dest === "string" ? undefined : dest;
+  const copier = coverCopier(store, dest);
+  try {
+    for (const name of there) {
+      checkpoint();
+      const already = into && (await into.read(name));
+      const original = already && (await store.read(name, { orRemoved: true }));
+      if (already && original && already.sha256 === original.sha256) files.set(name, original);
+      else {
+        const copy = await copier.copy(name);
+        if (!copy)
+          throw new CoverLost(
+            `cover ${name} was in ${store.kind === "folder" ? "the upload folder" : store.label} at the snapshot but could not be copied (gone, or a link to nothing; removed by something other than the gateway?)`,
+          );
+        files.set(name, copy);
+        copied++;
+      }
+      progress.advance(1);
     }
-    progress.advance(1);
+  } finally {
+    await copier.done();
   }
   return { files, dangling, copied };
+}
+
+/**
+ * Copies covers of `store` into a folder, or into another store: straight into its folder, or
+ * through a scratch folder (one cover at a time) into a bucket, checked against the original's SHA-256.
+ */
+function coverCopier(store: CoverStore, dest: string | CoverStore) {
+  const folder = typeof dest === "string" ? dest : dest.folder;
+  let scratch: string | undefined;
+  return {
+    async copy(name: string): Promise<CopiedFile | undefined> {
+      if (folder !== undefined) return store.copyTo(name, folder);
+      const bucket = dest as CoverStore;
+      scratch ??= await mkdtemp(path.join(tmpdir(), "gw-covers-"));
+      const copy = await store.copyTo(name, scratch);
+      if (!copy) return undefined;
+      try {
+        await bucket.put(name, path.join(scratch, name), copy.sha256);
+      } finally {
+        await rm(path.join(scratch, name), { force: true });
+      }
+      return copy;
+    },
+    async done() {
+      if (scratch) await rm(scratch, { recursive: true, force: true });
+    },
+  };
 }
 
 export const totalBytes = (files: CoverFiles) => [...files.values()].reduce((sum, f) => sum + f.bytes, 0);

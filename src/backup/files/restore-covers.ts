@@ -7,6 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CoverStore } from "../../storage/cover-store.ts";
+import { refuseStrangers } from "../bucket-checks.ts";
 import { checkpoint } from "../interruption.ts";
 import type { Progress } from "../progress.ts";
 import { TargetNotEmpty } from "../connection/tables.ts";
@@ -19,6 +20,7 @@ export async function planCovers(
   expected: Map<string, string>,
   overwrite: boolean,
 ): Promise<CoverPlan> {
+  await refuseStrangers(store, new Set(expected.keys()), overwrite);
   const plan: CoverPlan = { add: [], replace: [], alreadyThere: 0 };
   for (const [name, sha256] of expected) {
     checkpoint();

@@ -6,10 +6,25 @@ import { dataDialectOf, redactUrl } from "../../backup/connection/open.ts";
 import { dialectOf } from "../../db/dialect.ts";
 import { silentProgress, terminalProgress, type Progress } from "../../backup/progress.ts";
 import { reportJson, reportLines, VerificationFailed, type Verification } from "../../backup/verification.ts";
+import { BUCKET_NAME, KEY_PREFIX, type Config } from "../../config.ts";
+import type { CoverLocation } from "../../storage/cover-store.ts";
 import { UsageError, wholeNumber, type Command, type DataContext } from "./command.ts";
 
-/** Why backup, restore and copy-data refuse while UPLOAD_STORE=s3 (they move covers in a folder). */
-export const COVERS_IN_A_BUCKET = "covers in a bucket: use the bucket's versioning; see docs/operations.md";
+/** Where the service's covers are: UPLOAD_DIR, or the bucket of UPLOAD_STORE=s3. */
+const coversOf = (config: Config): CoverLocation =>
+  config.uploadStore.kind === "s3" ? config.uploadStore : config.uploadDir;
+
+/** --uploads-to: a folder, or s3://bucket[/prefix/] reached with the S3_* settings. */
+function uploadsTarget(value: string, config: Config): CoverLocation {
+  if (!value.startsWith("s3://")) return value;
+  const [bucket = "", ...folders] = value.slice("s3://".length).split("/");
+  const prefix = folders.filter(Boolean).length ? `${folders.filter(Boolean).join("/")}/` : "";
+  if (!BUCKET_NAME.test(bucket))
+    throw new UsageError(`--uploads-to ${value}: "${bucket}" is not a bucket name (3 to 63 of a-z, 0-9, . and -)`);
+  if (prefix && !KEY_PREFIX.test(prefix))
+    throw new UsageError(`--uploads-to ${value}: the prefix must be folder names of A-Z, a-z, 0-9, _ and -`);
+  return { ...config.s3, bucket, prefix };
+}
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const seconds = (s: number) => `${s.toFixed(1)} s`;
@@ -49,17 +64,29 @@ export const dataCommands: Command[] = [
     name: "backup",
     args: ["dir"],
     data: true,
+    options: {
+      "allow-missing-covers": {
+        help: "with covers in a bucket: back up even when covers the rows name are not in it (counted as dangling)",
+      },
+    },
     summary: "a consistent copy of the database and its covers into a new folder, while the service runs",
     details: `Writes into <dir> (new or empty): the database (SQLite: the online backup API, read in one
 snapshot; PostgreSQL: pg_dump's custom format, which pg_restore also reads by hand), the covers
-its rows name (uploads/, with uploads.sha256; those the service replaces meanwhile are kept for
-it), manifest.json (schema migration, rows and checksum per table, when) and manifest.sha256,
+its rows name, from UPLOAD_DIR or the bucket (uploads/, with uploads.sha256; those the service
+replaces meanwhile are kept for it; with a bucket, one missing fails the backup unless
+--allow-missing-covers), manifest.json (schema migration, rows and checksum per table, when) and manifest.sha256,
 written last. Writes acknowledged before the snapshot are in it; another program's objects in the
 database are not. On failure or interruption (e.g. a full disk, Ctrl-C) the partial folder is removed.`,
     async run(ctx, input) {
       const { backup } = await import("../../backup/backup.ts");
       const result = await withProgress(ctx, (progress) =>
-        backup({ url: ctx.config.database.url, uploadDir: ctx.config.uploadDir, dir: input.args.dir!, progress }),
+        backup({
+          url: ctx.config.database.url,
+          uploads: coversOf(ctx.config),
+          dir: input.args.dir!,
+          allowMissingCovers: input.options["allow-missing-covers"] === true,
+          progress,
+        }),
       );
       const m = result.manifest;
       const rows = m.tables.reduce((sum, t) => sum + t.rows, 0);
@@ -70,7 +97,7 @@ database are not. On failure or interruption (e.g. a full disk, Ctrl-C) the part
         ctx.print(`  ${count(m.uploads.files)} covers, ${megabytes(m.uploads.bytes)}`);
         if (m.uploads.danglingCount)
           ctx.print(
-            `  ${count(m.uploads.danglingCount)} dangling references: covers rows named that were missing from UPLOAD_DIR already at the snapshot (the first listed in manifest.json)`,
+            `  ${count(m.uploads.danglingCount)} dangling references: covers rows named that were missing from the store already at the snapshot (the first listed in manifest.json)`,
           );
         if (m.leftOut) ctx.print(`  left out, not the gateway's: ${m.leftOut.join(", ")}`);
       } else {
@@ -102,13 +129,15 @@ database are not. On failure or interruption (e.g. a full disk, Ctrl-C) the part
         help: "replace the gateway's data in a database that holds some, or beside another program's objects (left as they are); stop the service first",
       },
     },
-    summary: "puts a backup back into the database DATABASE_URL names (empty) and its covers into UPLOAD_DIR",
+    summary:
+      "puts a backup back into the database DATABASE_URL names (empty) and its covers into UPLOAD_DIR or the bucket",
     details: `Checks first, changing nothing if any check fails: <dir> is a backup (manifest.json and its
 checksum), of a schema this version knows, undamaged (every file's checksum), of this kind of
-database; the target holds no rows and nothing of another program's, and UPLOAD_DIR no other file
-under a cover's name (or --overwrite). Then writes the covers and the database (in one
+database; the target holds no rows and nothing of another program's, and UPLOAD_DIR (or the
+bucket, UPLOAD_STORE=s3) no other file under a cover's name (or --overwrite); a bucket holds
+nothing but the backup's covers under S3_PREFIX (other covers: --overwrite). Then writes the covers and the database (in one
 transaction), compares every table with the manifest (exit 1 on a difference) and applies newer
-migrations. A failure or an interruption leaves the database and UPLOAD_DIR as they were.`,
+migrations. A failure or an interruption leaves the database and the covers as they were.`,
     async run(ctx, input) {
       const overwrite = input.options.overwrite === true;
       const { restore } = await import("../../backup/restore.ts");
@@ -116,7 +145,7 @@ migrations. A failure or an interruption leaves the database and UPLOAD_DIR as t
         restore({
           dir: input.args.dir!,
           url: ctx.config.database.url,
-          uploadDir: ctx.config.uploadDir,
+          uploads: coversOf(ctx.config),
           overwrite,
           progress,
         }),
@@ -157,8 +186,8 @@ migrations. A failure or an interruption leaves the database and UPLOAD_DIR as t
         help: "the database to fill: postgresql://... or file:... (it must be empty)",
       },
       "uploads-to": {
-        value: "DIR",
-        help: "copy the covers into this folder too (default: leave them in UPLOAD_DIR, shared by the new instances)",
+        value: "DIR|s3://BUCKET[/PREFIX]",
+        help: "copy the covers into this folder or bucket too (the bucket reached with the S3_* settings; default: leave them where they are, shared by the new instances)",
       },
       "batch-rows": { value: "N", help: "rows per committed batch (1 to 10000, default 2000)" },
       "pause-ms": {
@@ -185,7 +214,10 @@ or another program's objects is refused unless --overwrite.`,
           `--to must be a database URL: postgresql://user:password@host:5432/db or file:path/to.db (got "${redactUrl(to)}")`,
         );
       if (!dataDialectOf(to).parses(to)) throw new UsageError(`--to is not a valid URL: "${redactUrl(to)}"`);
-      const uploadsTo = typeof input.options["uploads-to"] === "string" ? input.options["uploads-to"] : undefined;
+      const uploadsTo =
+        typeof input.options["uploads-to"] === "string"
+          ? uploadsTarget(input.options["uploads-to"], ctx.config)
+          : undefined;
       const batchRows = wholeNumber(input, "batch-rows", 2000, 1, 10_000);
       const pauseMs = wholeNumber(input, "pause-ms", 0, 0, 60_000);
       const restart = input.options.restart === true;
@@ -195,7 +227,7 @@ or another program's objects is refused unless --overwrite.`,
         copyData({
           sourceUrl: ctx.config.database.url,
           targetUrl: to,
-          uploadDir: ctx.config.uploadDir,
+          uploads: coversOf(ctx.config),
           uploadsTo,
           batchRows,
           pauseMs,

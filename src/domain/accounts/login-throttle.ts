@@ -10,11 +10,15 @@
 // from elsewhere do not lock the owner out of their usual address. Tokens already issued keep working.
 import { RetryLaterError } from "../../contract/errors.ts";
 
+/** The first lock once the free attempts are spent; it doubles with each further failure. */
 const BASE_DELAY_MS = 1000;
+/** A name with no failure for a day starts afresh. */
 const FORGET_AFTER_MS = 86_400_000;
+/** Names (and name + address pairs) remembered: bounds memory under a flood of made-up usernames. */
 export const MAX_ENTRIES = 100_000;
 /** How many locked names eviction steps over (moving them to the back) before it drops one anyway. */
 const LOCKED_SKIPS = 8;
+/** The owner's usual addresses (home, work, phone) that keep their own throttle. */
 const KNOWN_ADDRESSES_PER_ACCOUNT = 5;
 
 export type LoginThrottleSettings = {

@@ -11,6 +11,7 @@ import { MAX_TOKEN_LENGTH } from "../../identity/verify-token.ts";
 import type { TokenCheck } from "./provider-tokens.ts";
 import { authenticate, hashToken, type Authentication } from "./tokens.ts";
 
+/** Tokens remembered (oldest out first): bounds memory when a flood sends many distinct tokens. */
 const MAX_ENTRIES = 10_000;
 
 /** `at`: when the answer was looked up (a long-lived connection may want a fresher one). */

@@ -4,7 +4,9 @@
 // process, bounded; 0 turns it off.
 import { RetryLaterError } from "../../contract/errors.ts";
 
+/** SIGNUP_RATE_LIMIT counts per hour. */
 const WINDOW_MS = 3_600_000;
+/** Addresses remembered: bounds memory when sign-ups come from many addresses. */
 const MAX_ADDRESSES = 100_000;
 
 export class SignUpLimit {

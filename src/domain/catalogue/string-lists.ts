@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { storable } from "../text.ts";
 
+/** A list's bounds as the schema describes them to clients (part of the contract, not a setting). */
 export const MAX_LIST_ITEMS = 50;
 export const MAX_LIST_ITEM_LENGTH = 200;
 

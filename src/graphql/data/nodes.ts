@@ -1,5 +1,5 @@
 // node(id:) and nodes(ids:). An id does not name its type (every table's ids are the same kind of
-// string, the ones the REST face and existing clients use), so a node is found by probing tables
+// string, the ones the REST shim and existing clients use), so a node is found by probing tables
 // by primary key, each through its per-request loader: one statement per table per batch of ids.
 // First the types the selection's fragments name (a Relay refetch query names its type: one
 // statement), then, for ids not found there, every other type the caller may see, together. A

@@ -1,6 +1,6 @@
 // GRAPHQL_INTROSPECTION=false hides the schema; the subgraph's `_service { sdl }` prints that same
 // schema (with its descriptions and directives), so it is refused with introspection, on every
-// face, before anything runs. A gateway then composes from the SDL `npm run --silent subgraph-sdl`
+// transport, before anything runs. A gateway then composes from the SDL `npm run --silent subgraph-sdl`
 // prints (docs/supergraph.md), as production supergraphs are usually composed anyway.
 import { GraphQLError, type ValidationRule } from "graphql";
 

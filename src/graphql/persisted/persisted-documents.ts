@@ -1,7 +1,7 @@
 // The text a request runs when it names its document by id (document-id.ts): a trusted document
 // of the manifests first (trusted-documents.ts), else a text registered as an automatic persisted
 // query (persisted-queries.ts), never the latter under TRUSTED_DOCUMENTS=enforce, where only the
-// manifests' documents run and nothing is registered. Every face takes its text from here before
+// manifests' documents run and nothing is registered. Every transport takes its text from here before
 // admission (operation.ts), so an id means the same on GET and POST /graphql, WebSocket and SSE.
 import { createHash } from "node:crypto";
 import { GraphQLError } from "graphql";

@@ -1,6 +1,6 @@
 // The cost of one operation, computed with its variables and argument defaults applied, before any
 // resolver runs (a validation rule cannot do this: it never sees variables). The admission path
-// (operation.ts) checks it for every face, so all of them refuse the same work.
+// (operation.ts) checks it for every transport, so all of them refuse the same work.
 //
 // Cost = how many fields the response may hold: a field costs 1; an object adds its selections; a
 // list of a paged field (one with `first`, e.g. `comments(first: $n) { nodes {...} edges {...} }`)

@@ -3,7 +3,7 @@
 // anything runs (30 aliased writes = 30 requests; over the limit, 429 and nothing runs). Fields
 // with `max` (register, login: a password hash each) may appear at most that many times in one
 // operation, checked while validating. Both are steps of the one admission path (operation.ts),
-// which every face (HTTP, REST, WebSocket, Server-Sent Events) goes through.
+// which every transport (HTTP, REST, WebSocket, Server-Sent Events) goes through.
 // Aliases, fragment spreads and inline fragments are all followed; `@skip`/`@include` are not
 // trusted (a variable decides them), so a field counts wherever it is written.
 import { getDirective } from "@graphql-tools/utils";

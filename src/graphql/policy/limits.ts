@@ -43,7 +43,7 @@ export function operationLimits(config: Config): OperationLimits {
     validationRules: [
       repeatedFieldsRule,
       ...((protection.validationRules ?? []) as ValidationRule[]),
-      // GRAPHQL_INTROSPECTION=false: __schema and __type are refused on every face, and so is
+      // GRAPHQL_INTROSPECTION=false: __schema and __type are refused on every transport, and so is
       // the subgraph's `_service { sdl }`, which shows the same schema.
       ...(config.graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule, hiddenSubgraphSdlRule]),
     ],

@@ -6,7 +6,7 @@
 // each selection set (its inline fragments included), how often each response name appears, and
 // past MAX_REPEATS it throws. Throwing, not reporting: graphql-js runs every rule in one pass, so
 // a reported error would not spare the others their work; a thrown one stops validation at once,
-// and every face answers it as the 400 it carries (Apollo turns a thrown GraphQLError into its
+// and every transport answers it as the 400 it carries (Apollo turns a thrown GraphQLError into its
 // response; operation.ts catches it). Linear in the document's size.
 import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext } from "graphql";
 

@@ -8,7 +8,7 @@
 // - any other list of objects (badges, opening hours) counts its items once resolved.
 // Once crossed, every later page or list fails at once, so execution winds down without reading
 // more, and the client gets one clear error instead of partial data (operation.ts, for every
-// face). An operation under the cost limit never reaches the ceiling through pages.
+// transport). An operation under the cost limit never reaches the ceiling through pages.
 import { MapperKind, mapSchema } from "@graphql-tools/utils";
 import {
   defaultFieldResolver,

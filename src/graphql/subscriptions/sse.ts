@@ -3,7 +3,7 @@
 // upgrades), as plain HTTP responses that never end. One request per subscription: POST (or GET
 // with ?query=) with `Accept: text/event-stream` and the token in the Authorization header.
 //
-// The stream is written here, over the admission path every face shares (operation.ts): the
+// The stream is written here, over the admission path every transport shares (operation.ts): the
 // request was charged on arrival like any HTTP request, then the document is parsed, validated
 // and costed; the subscription is held by a LiveSubscription (its quota released exactly once).
 // graphql-sse's own handler queued every result for a peer that did not read, without bound;
@@ -31,8 +31,6 @@ import type { TokenWatch } from "./token-watch.ts";
 
 export const SSE_PATH = "/graphql/stream";
 
-/** A comment line every so often keeps proxies from closing a quiet stream. */
-const KEEPALIVE_MS = 12_000;
 /** Shutdown ends streams; a peer that does not take the end is cut off after this. */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -179,8 +177,11 @@ async function graphqlSse(app: FastifyInstance, options: GraphqlSseOptions) {
     );
     const write = (text: string) => outbox.sendNow(text);
     write(":\n\n"); // some browsers show nothing until a first chunk
-    const keepAlive = setInterval(() => write(":\n\n"), KEEPALIVE_MS);
-    keepAlive.unref();
+    // A comment line every SSE_KEEPALIVE keeps proxies from closing a quiet stream.
+    const keepAlive = config.live.sseKeepAliveMs
+      ? setInterval(() => write(":\n\n"), config.live.sseKeepAliveMs)
+      : undefined;
+    keepAlive?.unref();
     const stopWatching = options.watchToken({ ...who, onEnd: () => subscription.end() });
     subscription.hold(() => {
       clearInterval(keepAlive);

@@ -7,16 +7,16 @@
 // a subscription running that nobody could end; it answered pings before connection_init without
 // bound; and it had no bound on what it queued for a peer that does not read. Here:
 // - each subscribe message is charged, parsed, validated and costed by the admission path every
-//   face shares (operation.ts), then held by its own LiveSubscription (live-subscription.ts), which
+//   transport shares (operation.ts), then held by its own LiveSubscription (live-subscription.ts), which
 //   releases what it holds exactly once, whatever the order of messages;
-// - every message counts against a per-socket budget (MESSAGE_BURST, then MESSAGES_PER_SECOND);
+// - every message counts against a per-socket budget (WS_MESSAGE_BURST, then WS_MESSAGES_PER_SECOND);
 //   past it the socket is closed (1008): pings and junk included, before connection_init too;
 // - what waits to be sent is bounded (LIVE_MAX_BUFFERED_BYTES): a peer that does not read is
 //   dropped (1008), not buffered for;
 // - sockets count against their client's live quota (quota.ts: an address until connection_init
 //   names an account), and a socket with no subscription for LIVE_IDLE_TIMEOUT is closed (1000);
 // - the token is re-checked while the socket lives, so a revoked or expired token (or a changed
-//   role) ends it within SESSION_CACHE_TTL (4403), as on every face.
+//   role) ends it within SESSION_CACHE_TTL (4403), as on every transport.
 import websocket, { type WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
@@ -49,9 +49,6 @@ export const CLOSE = {
   FORBIDDEN: 4403,
 } as const;
 
-/** Messages a socket may send at once, then at most MESSAGES_PER_SECOND (a token bucket). */
-export const MESSAGE_BURST = 100;
-export const MESSAGES_PER_SECOND = 20;
 /** How long shutdown waits for events being executed before closing the sockets. */
 const SHUTDOWN_WAIT_MS = 5_000;
 /** A peer that does not answer the close handshake is cut off after this. */
@@ -125,7 +122,7 @@ class LiveSocket {
   releaseSlot: () => void = () => {};
   stopWatching: () => void = () => {};
   idleTimer: NodeJS.Timeout | undefined;
-  private budget = MESSAGE_BURST;
+  private budget: number;
   private budgetAt = Date.now();
 
   constructor(
@@ -133,12 +130,16 @@ class LiveSocket {
     readonly request: FastifyRequest,
     /** What the socket sends, bounded (outbox.ts). */
     readonly outbox: Outbox,
-  ) {}
+    /** Messages it may send at once, then each second (a token bucket: WS_MESSAGE_BURST, WS_MESSAGES_PER_SECOND). */
+    private readonly rate: { burst: number; perSecond: number },
+  ) {
+    this.budget = rate.burst;
+  }
 
   /** Takes one message from the budget; false when it is spent. */
   spend(): boolean {
     const now = Date.now();
-    this.budget = Math.min(MESSAGE_BURST, this.budget + ((now - this.budgetAt) / 1000) * MESSAGES_PER_SECOND);
+    this.budget = Math.min(this.rate.burst, this.budget + ((now - this.budgetAt) / 1000) * this.rate.perSecond);
     this.budgetAt = now;
     if (this.budget < 1) return false;
     this.budget--;
@@ -376,7 +377,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   function onMessage(live: LiveSocket, data: unknown) {
     if (!live.spend()) {
       metrics.live.dropped.inc({ reason: "too many messages" });
-      close(live, CLOSE.POLICY, `Too many messages (more than ${MESSAGES_PER_SECOND} a second).`);
+      close(live, CLOSE.POLICY, `Too many messages (more than ${config.live.messagesPerSecond} a second).`);
       return;
     }
     let received: Message;
@@ -434,7 +435,10 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   }
 
   function handler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest) {
-    const live = new LiveSocket(socket, request, outboxOf(socket));
+    const live = new LiveSocket(socket, request, outboxOf(socket), {
+      burst: config.live.messageBurst,
+      perSecond: config.live.messagesPerSecond,
+    });
     metrics.live.connections.inc();
     const stopPings = keepAlive(live);
     const initTimer = setTimeout(() => {

@@ -1,4 +1,4 @@
-// Apollo Server's road for a request to /graphql, as @as-integrations/fastify's handler takes it,
+// Apollo Server's handler for a request to /graphql, as @as-integrations/fastify's handler takes it,
 // except that the operation may be given in place of the one the request carries
 // (sent-operation.ts: the text a persisted id names). Whatever Apollo answers (status, headers,
 // one body or a stream) goes out as it is.
@@ -8,7 +8,11 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Context } from "../data/context.ts";
 import type { ApolloRequestParts } from "./sent-operation.ts";
 
-export type ApolloRoad = (request: FastifyRequest, reply: FastifyReply, parts?: ApolloRequestParts) => Promise<unknown>;
+export type ApolloHandler = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  parts?: ApolloRequestParts,
+) => Promise<unknown>;
 
 /** Registrations pending on a request Apollo runs: the hash its text goes under once admitted (automatic persisted queries). */
 const registrations = new WeakMap<HTTPGraphQLRequest, string>();
@@ -24,10 +28,10 @@ function headersOf(request: FastifyRequest): HeaderMap {
   return headers;
 }
 
-export function apolloRoad(
+export function apolloHandler(
   apollo: ApolloServer<Context>,
   context: (request: FastifyRequest) => Promise<Context>,
-): ApolloRoad {
+): ApolloHandler {
   return async (request, reply, parts = {}) => {
     const at = request.url.indexOf("?");
     const httpGraphQLRequest: HTTPGraphQLRequest = {

@@ -2,15 +2,15 @@
 // without Apollo's request pipeline. Per request that pipeline hashes the text (SHA-256), copies
 // every header into its own map, builds a URL, negotiates media types twice and awaits each
 // plugin's hooks: a tenth of the server's CPU on a by-id read. The operation itself takes the
-// same steps as on Apollo's road, from the same runner (operation.ts): charged on arrival by the
+// same steps as on Apollo's handler, from the same runner (operation.ts): charged on arrival by the
 // rate-limit hook, then trust (TRUSTED_DOCUMENTS), step 4 (cost, extra @expensive charges) and
 // step 5 (execute, ceiling). A document named by id (persisted-request.ts) comes with its text.
 //
 // Only a clean success is answered here. Whatever else happens (the cost limit, a rate limit, a
 // resolver's error, the ceiling) hands the request to Apollo together with what already ran
-// (`ranDirectly`): Apollo's road then skips those steps, reuses the outcome and sends the answer
+// (`ranDirectly`): Apollo's handler then skips those steps, reuses the outcome and sends the answer
 // it always sends (status, headers, errors formatted by its plugins), so nothing runs or is
-// charged twice and error answers stay Apollo's alone. Requests this lane does not recognise
+// charged twice and error answers stay Apollo's alone. Requests not recognised here
 // (uploads, a document not validated yet, extensions, a text to register, a GET that is not a
 // preflighted query, an unusual Accept or Content-Type) go to Apollo untouched.
 import { getOperationAST, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from "graphql";
@@ -20,7 +20,7 @@ import type { Context } from "../data/context.ts";
 import type { OperationRunner } from "../execution/operation.ts";
 import type { KnownDocuments } from "./known-documents.ts";
 import { recordOperation } from "./operation-name.ts";
-import type { ApolloRoad } from "./apollo-handler.ts";
+import type { ApolloHandler } from "./apollo-handler.ts";
 import { PREFLIGHTED_HEADERS } from "./headers/csrf-headers.ts";
 import type { ReadOperation } from "./persisted-request.ts";
 
@@ -33,10 +33,10 @@ const HANDED = Symbol("context handed to Apollo");
 type WithRan = Context & { [RAN]?: RanDirectly };
 type WithContext = FastifyRequest & { [HANDED]?: Context };
 
-/** For Apollo's road: what the direct lane already did for this context, if anything. */
+/** For Apollo's handler: what the direct answer already did for this context, if anything. */
 export const ranDirectly = (context: Context): RanDirectly | undefined => (context as WithRan)[RAN];
 
-/** For the context function: the context the lane built before handing the request over (built once). */
+/** For the context function: the context the direct answer built before handing the request over (built once). */
 export const contextHandedOver = (request: FastifyRequest): Context | undefined => (request as WithContext)[HANDED];
 
 // Apollo's names of the single-result media types (with the charset it answers in), in the order
@@ -46,7 +46,7 @@ const GRAPHQL_RESPONSE_JSON = "application/graphql-response+json; charset=utf-8"
 const JSON_CALLBACK = "application/json; callbackSpec=1.0; charset=utf-8";
 const OFFERED = [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, JSON_CALLBACK];
 
-/** Distinct Accept headers whose answer is remembered; past that the oldest is forgotten (a client sending made-up headers cannot pin the lane shut for new ones). */
+/** Distinct Accept headers whose answer is remembered; past that the oldest is forgotten (a client sending made-up headers cannot pin the direct answer shut for new ones). */
 const MAX_ACCEPT_VALUES = 64;
 
 /** Content types whose body the server parsed as JSON and Apollo takes as such (others: Apollo). */
@@ -55,7 +55,7 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Extensions beyond the id a document came by (which the lane has taken care of). */
+/** Extensions beyond the id a document came by (which the direct answer has taken care of). */
 const otherExtensions = (extensions: unknown) =>
   extensions != null && !(isRecord(extensions) && Object.keys(extensions).every((key) => key === "persistedQuery"));
 
@@ -81,11 +81,11 @@ type DirectRequest = {
 export type DirectAnswerOptions = {
   runner: OperationRunner;
   known: KnownDocuments;
-  /** The context of a request, as Apollo's road builds it. */
+  /** The context of a request, as Apollo's handler builds it. */
   context(request: FastifyRequest): Promise<Context>;
-  /** Apollo's road for everything this lane does not answer. */
-  apollo: ApolloRoad;
-  /** Counts each answer by the road it took. */
+  /** Apollo's handler for everything not answered directly. */
+  apollo: ApolloHandler;
+  /** Counts each answer by the handler that sent it (the metric's label `road`). */
   observe(road: "direct" | "apollo"): void;
 };
 
@@ -108,7 +108,7 @@ export function directAnswer({ runner, known, context: contextOf, apollo: viaApo
     return chosen;
   }
 
-  /** The request as this lane takes it, or undefined when Apollo should. */
+  /** The request as the direct answer takes it, or undefined when Apollo should. */
   function recognised(request: FastifyRequest, { sent, text, apollo }: ReadOperation): DirectRequest | undefined {
     const contentType = request.headers["content-type"];
     const get = request.method === "GET";
@@ -176,7 +176,7 @@ export function directAnswer({ runner, known, context: contextOf, apollo: viaApo
     if (result.errors?.length) return handOver(request, reply, read, context, { result });
     observe("direct");
     // As Apollo writes a single result: its fields in the order errors, data, extensions. A clean
-    // GET query may be kept by a cache, as Apollo's road says (cache-headers.ts); POST never is.
+    // GET query may be kept by a cache, as Apollo's handler says (cache-headers.ts); POST never is.
     reply.code(200).header("content-type", direct.mediaType);
     if (request.method === "GET") reply.header("cache-control", runner.cacheControl(document, operationName, context));
     return JSON.stringify({ data: result.data, extensions: result.extensions }) + "\n";

@@ -27,15 +27,15 @@ import { readsJsonOnly } from "./headers/request-error-status.ts";
 import { executorGateway } from "../execution/apollo-executor.ts";
 import { contextHandedOver, directAnswer, ranDirectly } from "./direct-answer.ts";
 import type { KnownDocuments } from "./known-documents.ts";
-import { apolloRoad, registrationOf } from "./apollo-handler.ts";
+import { apolloHandler, registrationOf } from "./apollo-handler.ts";
 import { persistedRequest } from "./persisted-request.ts";
 import { cacheHeadersPlugin } from "./headers/cache-headers.ts";
 import { httpCaching } from "../../http/answers/http-caching.ts";
 
 export type ApolloOptions = {
-  /** The admission path every face shares: Apollo parses and validates with its options, then hands over. */
+  /** The admission path every transport shares: Apollo parses and validates with its options, then hands over. */
   runner: OperationRunner;
-  /** Where documents that passed validation are remembered for the direct lane (direct-answer.ts). */
+  /** Where documents that passed validation are remembered for the direct answer (direct-answer.ts). */
   known: KnownDocuments;
   introspection: boolean;
   /** Whether a browser's GET /graphql is sent to the IDE; without it, no landing page at all. */
@@ -45,7 +45,7 @@ export type ApolloOptions = {
 };
 
 /**
- * Apollo as the HTTP face of the runner (operation.ts): the request was charged on arrival (the
+ * Apollo as the HTTP transport of the runner (operation.ts): the request was charged on arrival (the
  * rate-limit hook) and Apollo parses with the runner's token limit; then the runner validates
  * (Apollo's own validation is off: it would run graphql-js's rules before ours could refuse a
  * document whose validation is the attack, see repeated-fields.ts), costs and executes.
@@ -59,7 +59,7 @@ const admissionPlugin = (
     let invalid: readonly GraphQLError[] = [];
     return {
       async didResolveOperation({ document, operationName, request, source, contextValue }) {
-        // Handed over by the direct lane: step 4 ran there (its refusal, if any, is answered here).
+        // Handed over by the direct answer: step 4 ran there (its refusal, if any, is answered here).
         const ran = ranDirectly(contextValue);
         if (ran) {
           if ("checkError" in ran) throw ran.checkError;
@@ -114,7 +114,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
     ],
     // A signed-in GET query (urql's default) carries Authorization: no forgery, it passes.
     csrfPrevention: { requestHeaders: PREFLIGHTED_HEADERS },
-    // Ours instead, bounded and shared through Redis, for every face (src/graphql/persisted).
+    // Ours instead, bounded and shared through Redis, for every transport (src/graphql/persisted).
     persistedQueries: false,
     dangerouslyDisableValidation: true, // the runner validates (admissionPlugin)
     parseOptions: runner.parseOptions,
@@ -128,7 +128,7 @@ export async function createApollo(app: FastifyInstance, options: ApolloOptions)
 
 export type GraphqlPluginOptions = {
   apollo: ApolloServer<Context>;
-  /** The same runner and known documents Apollo was created with: the direct lane's (direct-answer.ts). */
+  /** The same runner and known documents Apollo was created with: the direct answer's (direct-answer.ts). */
   runner: OperationRunner;
   known: KnownDocuments;
   /** Counts GET and POST /graphql answers by road (metrics). */
@@ -164,7 +164,7 @@ async function graphql(app: FastifyInstance, options: GraphqlPluginOptions) {
       throw contextFailure(error);
     }
   };
-  const viaApollo = apolloRoad(options.apollo, context);
+  const viaApollo = apolloHandler(options.apollo, context);
   // GET and POST: the text an id names first; then a document validated before is answered
   // directly when all goes well, else by Apollo.
   const answer = persistedRequest({

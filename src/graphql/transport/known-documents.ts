@@ -4,7 +4,7 @@
 // refused there.
 //
 // Bounded by the total length of the texts kept (a flood of distinct valid documents evicts the
-// oldest first, and the evicted ones simply take Apollo's road again): the parsed documents are
+// oldest first, and the evicted ones simply take Apollo's handler again): the parsed documents are
 // the very objects Apollo's own document cache holds, so the bound is on what this map alone
 // could keep alive beyond that cache.
 import type { DocumentNode } from "graphql";

@@ -1,6 +1,6 @@
 // GET and POST /graphql, first step: the operation the request carries (sent-operation.ts) and,
 // when it names its document by id, the text that id names (the runner's step 2:
-// src/graphql/persisted). Then either road takes it: the direct lane (direct-answer.ts) or
+// src/graphql/persisted). Then either handler takes it: the direct answer (direct-answer.ts) or
 // Apollo, handed the text in place of the id. An id that names nothing, a malformed id or a
 // hash that is not its text's is answered here, with the errors shape, media type and status
 // Apollo gives a refusal before execution; nothing ran, and no cache may keep the answer.
@@ -10,10 +10,14 @@ import type { GraphQLError } from "graphql";
 import type { OperationRunner } from "../execution/operation.ts";
 import { forApollo, sentOperation, type ApolloRequestParts, type SentOperation } from "./sent-operation.ts";
 
-/** The operation as both roads take it: as sent, its text (the id's, if it came by id), and what Apollo must read instead of the request (if anything). */
+/** The operation as both handlers take it: as sent, its text (the id's, if it came by id), and what Apollo must read instead of the request (if anything). */
 export type ReadOperation = { sent: SentOperation; text: unknown; apollo?: ApolloRequestParts };
 
-export type Road = (request: FastifyRequest, reply: FastifyReply, operation: ReadOperation) => Promise<unknown>;
+export type OperationHandler = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  operation: ReadOperation,
+) => Promise<unknown>;
 
 const APPLICATION_JSON = "application/json; charset=utf-8";
 const GRAPHQL_RESPONSE_JSON = "application/graphql-response+json; charset=utf-8";
@@ -28,13 +32,13 @@ function mediaTypeOf(accept: string | undefined): string {
 
 export type PersistedRequestOptions = {
   runner: OperationRunner;
-  /** The road on (the direct lane, which hands to Apollo what it does not answer). */
-  next: Road;
+  /** The next handler (the direct answer, which hands to Apollo what it does not answer). */
+  next: OperationHandler;
   /** Counts each refusal answered here by its code (metrics). */
   observeRefusal(code: string): void;
 };
 
-/** What the roads get for a request this step does not read (a batch, parameters Apollo refuses): Apollo reads it. */
+/** What the handlers get for a request this step does not read (a batch, parameters Apollo refuses): Apollo reads it. */
 const UNREAD: ReadOperation = { sent: {}, text: undefined };
 
 export function persistedRequest({ runner, next, observeRefusal }: PersistedRequestOptions) {

@@ -74,7 +74,7 @@ export function createMetrics(): Metrics {
     }),
     executions: new Counter({
       name: "graphql_executions_total",
-      help: "GraphQL operations executed (both faces), by mode: compiled (graphql-jit) or interpreted (graphql-js)",
+      help: "GraphQL operations executed (GraphQL and REST), by mode: compiled (graphql-jit) or interpreted (graphql-js)",
       labelNames: ["mode"],
       registers: [registry],
     }),

@@ -29,7 +29,7 @@ export type FrontDoorOptions = {
 
 const service = packageManifest;
 
-/** The same links for both faces, in the order shown. */
+/** The same links in the page and in the JSON, in the order shown. */
 function links(explorer: boolean) {
   return {
     graphql: "/graphql",
@@ -138,11 +138,11 @@ function prepareFrontDoor(explorer: boolean, address: string): FrontDoor {
   };
 }
 
-const FACES = ["application/json", "text/html"];
+const MEDIA_TYPES = ["application/json", "text/html"];
 
 /** HTML only for a client that prefers it (a browser); JSON for every other, first when none is said. */
 function prefersHtml(request: FastifyRequest): boolean {
-  return new Negotiator(request).mediaType(FACES) === "text/html";
+  return new Negotiator(request).mediaType(MEDIA_TYPES) === "text/html";
 }
 
 async function frontDoor(

@@ -174,7 +174,7 @@ export type OpenApiOptions = {
    * and its fields are anonymousReads) or "yes"; read from the schema's declarations.
    */
   tokenNeeded: (row: RestRoute) => "no" | "optional" | "yes";
-  /** Rows that refuse a request carrying none of their fields (edits; see nothing-sent.ts). */
+  /** Rows that refuse a request carrying none of their fields (edits; see requests/empty-edit.ts). */
   needsAField?: (row: RestRoute) => boolean;
 };
 

@@ -40,12 +40,16 @@ const isEmpty = (value: unknown) =>
   value === undefined || (typeof value === "object" && value !== null && Object.keys(value).length === 0);
 
 /** The 400 for a request that sets nothing in any of `edits` (the row's edit variables), or null. */
-export function nothingSent(route: RestRoute, edits: string[], variables: Record<string, unknown>): ClientError | null {
+export function emptyEditError(
+  route: RestRoute,
+  edits: string[],
+  variables: Record<string, unknown>,
+): ClientError | null {
   if (!edits.length || !edits.every((name) => isEmpty(variables[name]))) return null;
   const accepted = editFields(route);
   const message = [
     `${route.operation} (${route.method} ${route.path}) needs at least one of its fields: ${accepted.join(", ")}; the request carried none.`,
-    route.nothingSentHint,
+    route.emptyEditHint,
   ];
   return { code: "BAD_USER_INPUT", message: message.filter(Boolean).join(" "), details: { accepted } };
 }

@@ -21,6 +21,7 @@ import { receivedFile } from "./received-file.ts";
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** A text field (description, JSON-array strings) is far below this. */
 export const MAX_FIELD_BYTES = 100 * 1024;
+/** The largest route reads a few dozen fields; more is a flood, refused before it is parsed. */
 const MAX_FIELDS = 200;
 
 export type MultipartLimits = { maxFileBytes: number };

@@ -278,7 +278,7 @@ export const restaurantRoutes: RestRoute[] = [
     whenText: "otherwise",
     params: [restaurantId, ...restaurantFields({ titleRequired: false })],
     // The original documentation once sent comments here as {comment, rating}.
-    nothingSentHint:
+    emptyEditHint:
       "To comment on and rate the restaurant, send title, body and rating to PUT /restaurants/:restaurant_id/comments.",
     variables: (values) => ({ input: {}, ...contactVariables(values) }),
     document: `mutation EditRestaurant($id: ID!, $input: UpdateRestaurantInput!) { updateRestaurant(id: $id, input: $input) { ...LegacyRestaurantEdited } } ${RESTAURANT_EDITED}`,

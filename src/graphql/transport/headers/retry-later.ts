@@ -1,7 +1,7 @@
 // "Try again in n seconds" over /graphql: a RetryLaterError (RATE_LIMITED, SERVER_BUSY), thrown by
 // a resolver or by a plugin before execution, answers with its code's HTTP status and Retry-After,
 // as the REST shim's answer does. The domain error carries no status: it comes from the one
-// mapping, src/http/error-status.ts.
+// table, src/contract/error-codes.ts.
 import { HeaderMap, type ApolloServerPlugin } from "@apollo/server";
 import { RetryLaterError } from "../../../contract/errors.ts";
 import { statusForCode } from "../../../contract/error-codes.ts";
