@@ -1,6 +1,6 @@
 // serve-uploads (src/http/pages/serve-uploads.ts) on a bare instance over a filesystem store: stored files
 // served by their generated names with their type and a year's caching, nothing else (no path
-// leaves the folder). The same over a bucket: test/storage/bucket/s3-store.test.ts.
+// leaves the folder). The same over a bucket: test/storage/s3-store.test.ts.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
