@@ -88,7 +88,7 @@ const GROCERY_SEARCH_FILL = [
   `DROP TABLE "SeedGrocerySource"`,
 ];
 
-/** The label of the count row `c`: its most common spelling now, ties to the smallest by character code. */
+/** A value's label, from its spellings: the most common, ties to the smallest by character code. */
 const label = (catalogue: "Restaurant" | "Grocery", kind: string, key: string) =>
   `(SELECT s."value" FROM "${catalogue}FacetSpelling" s WHERE s."kind" = ${kind} AND s."valueKey" = ${key} ORDER BY s."n" DESC, s."value" LIMIT 1)`;
 
