@@ -12,7 +12,7 @@ import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { fanoutFloor, type FanoutFloor } from "./baselines/fanout-floor.ts";
 import type { ClientJob, FromClients, ToClients } from "./fanout-clients.ts";
-import { cpuSecondsOf } from "./processes.ts";
+import { cpuSecondsOf, pinToCpu } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
 
 export const FANOUT_KEY = "live.fanout";
@@ -86,7 +86,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 const writeAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-function putComment(url: string, token: string, title: string): Promise<{ status: number; body: string }> {
+export function putComment(url: string, token: string, title: string): Promise<{ status: number; body: string }> {
   const payload = JSON.stringify({ title, body: "fan-out bench", rating: 4 });
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -114,17 +114,18 @@ function putComment(url: string, token: string, title: string): Promise<{ status
 }
 
 /** graphql_subscriptions_active from /metrics (counted when the server admits a subscription, just before it listens). */
-async function activeSubscriptions(url: string): Promise<number> {
+export async function activeSubscriptions(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^graphql_subscriptions_active (\S+)$/m.exec(text)?.[1] ?? 0);
 }
 
-/** A client process and a way to ask it something (one answer of the type asked). */
-function clientProcess(job: ClientJob) {
+/** A client process and a way to ask it something (one answer of the type asked); `onCpu`: pinned to that core (taskset). */
+export function clientProcess(job: ClientJob, onCpu?: number) {
   const child: ChildProcess = fork(fileURLToPath(new URL("./fanout-clients.ts", import.meta.url)), [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  if (onCpu !== undefined && child.pid) pinToCpu(child.pid, onCpu);
   const waiting = new Map<string, (message: FromClients) => void>();
   child.on("message", (message: FromClients) => {
     const answer = waiting.get(message.type);
@@ -177,7 +178,7 @@ export async function runFanout(
         transport,
         url,
         tokens,
-        restaurantId,
+        restaurantIds: [restaurantId],
         count: Math.min(CLIENTS_PER_PROCESS, connections - first),
         first,
       };
