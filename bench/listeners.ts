@@ -215,6 +215,7 @@ async function runShape(
     const res = await write(k, restaurants[0]!, `warm-up ${k}`);
     if (res.status !== 201) throw new Error(`warm-up comment answered ${res.status}: ${res.body.slice(0, 200)}`);
   }
+  log(`  idle ${opts.settleSec} s before the subscribers connect (memory before)`);
   await sleep(opts.settleSec * 1000);
   const before = await Promise.all(servers.map(memoryOf));
 
