@@ -135,8 +135,12 @@ export function clientProcess(job: ClientJob, onCpu?: number) {
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const ask = <T extends FromClients["type"]>(message: ToClients, answer: T) =>
     new Promise<Extract<FromClients, { type: T }>>((resolve, reject) => {
-      waiting.set(answer, resolve as (message: FromClients) => void);
-      child.once("exit", () => reject(new Error(`a fan-out client process exited before answering ${answer}`)));
+      const gone = () => reject(new Error(`a fan-out client process exited before answering ${answer}`));
+      child.once("exit", gone);
+      waiting.set(answer, (message: FromClients) => {
+        child.off("exit", gone); // asked every 200 ms while draining: one listener each would pile up
+        resolve(message as Extract<FromClients, { type: T }>);
+      });
       child.send(message);
     });
   return { ask, stop: () => (child.connected ? exited : (child.kill(), exited)), kill: () => child.kill() };
