@@ -146,6 +146,30 @@ export function clientProcess(job: ClientJob, onCpu?: number) {
   return { ask, stop: () => (child.connected ? exited : (child.kill(), exited)), kill: () => child.kill() };
 }
 
+/** The client processes' results as one: deliveries, the latency histogram's p50/p99/max, misses, problems. */
+export function mergeClientResults(results: Extract<FromClients, { type: "result" }>[]) {
+  const histogram = new Map<number, number>();
+  const merged = { received: 0, max: 0, missed: 0, subscribersMissing: 0, extra: 0, problems: [] as string[] };
+  for (const r of results) {
+    merged.problems.push(...r.problems);
+    merged.received += r.received;
+    merged.max = Math.max(merged.max, r.max);
+    merged.missed += r.missed;
+    merged.subscribersMissing += r.subscribersMissing;
+    merged.extra += r.extra;
+    for (const [ms, n] of r.latencies) histogram.set(ms, (histogram.get(ms) ?? 0) + n);
+  }
+  const sorted = [...histogram].sort((a, b) => a[0] - b[0]);
+  const percentile = (p: number) => {
+    const rank = Math.ceil((p / 100) * merged.received);
+    let seen = 0;
+    for (const [ms, n] of sorted) if ((seen += n) >= rank) return ms;
+    return merged.max;
+  };
+  const latency = merged.received ? { p50: percentile(50), p99: percentile(99), max: merged.max } : null;
+  return { ...merged, latency };
+}
+
 export async function runFanout(
   url: string,
   serverPid: number,
@@ -242,22 +266,9 @@ export async function runFanout(
     const after = await readCounters(url);
 
     const results = await Promise.all(processes.map((p) => p.ask({ type: "finish", acks: acknowledged }, "result")));
-    const histogram = new Map<number, number>();
-    let got = 0;
-    let max = 0;
-    for (const r of results) {
-      problems.push(...r.problems);
-      got += r.received;
-      max = Math.max(max, r.max);
-      for (const [ms, n] of r.latencies) histogram.set(ms, (histogram.get(ms) ?? 0) + n);
-    }
-    const sorted = [...histogram].sort((a, b) => a[0] - b[0]);
-    const percentile = (p: number) => {
-      const rank = Math.ceil((p / 100) * got);
-      let seen = 0;
-      for (const [ms, n] of sorted) if ((seen += n) >= rank) return ms;
-      return max;
-    };
+    const merged = mergeClientResults(results);
+    problems.push(...merged.problems);
+    const got = merged.received;
     if (got < expected)
       problems.push(
         `${expected - got} of ${expected} events had not arrived ${DRAIN_MS / 1000} s after the last write`,
@@ -272,7 +283,7 @@ export async function runFanout(
       comments: Object.keys(acknowledged).length,
       expected,
       received: got,
-      latency: got ? { p50: percentile(50), p99: percentile(99), max } : null,
+      latency: merged.latency,
       rssBeforeMb: mb(before.rssBytes),
       rssWithSubscribersMb: mb(withSubscribers.rssBytes),
       rssAfterStreamMb: mb(after.rssBytes),

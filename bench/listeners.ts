@@ -11,8 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { cleanupsOnExit } from "./cleanups.ts";
-import { isPostgresUrl, postgresServerPid, seededDatabase } from "./databases.ts";
-import { activeSubscriptions, clientProcess, putComment } from "./fanout.ts";
+import { isPostgresUrl, postgresServerPid, seededDatabase, signIn } from "./databases.ts";
+import { activeSubscriptions, clientProcess, mergeClientResults, putComment } from "./fanout.ts";
 import type { ClientJob, FromClients } from "./fanout-clients.ts";
 import {
   cpuSecondsBetween,
@@ -167,17 +167,6 @@ type ShapeResult = {
 
 const mb = (bytes: number) => bytes / 2 ** 20;
 
-async function login(url: string, username: string): Promise<string> {
-  const res = await fetch(`${url}/auth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username, password: DEFAULT_SEED_PASSWORD }),
-  });
-  const body = (await res.json()) as { access_token?: string };
-  if (!res.ok || !body.access_token) throw new Error(`login of ${username} failed: ${res.status}`);
-  return body.access_token;
-}
-
 async function memoryOf(server: Service) {
   const counters = await readCounters(server.url);
   return { rssMb: rssMbOf(server.pid) ?? mb(counters.rssBytes), heapMb: mb(counters.heapBytes) };
@@ -202,7 +191,11 @@ async function runShape(
   log(`  signing in ${usernames.length} users (one token each)`);
   const tokens: string[] = [];
   for (let at = 0; at < usernames.length; at += 20)
-    tokens.push(...(await Promise.all(usernames.slice(at, at + 20).map((u) => login(servers[0]!.url, u)))));
+    tokens.push(
+      ...(await Promise.all(
+        usernames.slice(at, at + 20).map((u) => signIn(servers[0]!.url, u, DEFAULT_SEED_PASSWORD)),
+      )),
+    );
   const writeTo = (k: number) => servers[k % servers.length]!.url;
   const write = (k: number, restaurant: string, title: string) =>
     putComment(
@@ -325,28 +318,9 @@ async function runShape(
     const results = await Promise.all(
       processes.map((p) => p.ask({ type: "finish", acks, restaurants: restaurantOf }, "result")),
     );
-    const histogram = new Map<number, number>();
-    let received = 0;
-    let max = 0;
-    let missed = 0;
-    let subscribersMissing = 0;
-    let extra = 0;
-    for (const r of results) {
-      problems.push(...r.problems);
-      received += r.received;
-      max = Math.max(max, r.max);
-      missed += r.missed;
-      subscribersMissing += r.subscribersMissing;
-      extra += r.extra;
-      for (const [ms, count] of r.latencies) histogram.set(ms, (histogram.get(ms) ?? 0) + count);
-    }
-    const sorted = [...histogram].sort((a, b) => a[0] - b[0]);
-    const percentile = (p: number) => {
-      const rank = Math.ceil((p / 100) * received);
-      let seen = 0;
-      for (const [ms, count] of sorted) if ((seen += count) >= rank) return ms;
-      return max;
-    };
+    const merged = mergeClientResults(results);
+    problems.push(...merged.problems);
+    const { received, missed, subscribersMissing, extra, latency } = merged;
     if (missed > 0)
       problems.push(
         `${missed} events MISSED by ${subscribersMissing} subscribers (${DRAIN_MS / 1000} s after the last write)`,
@@ -368,7 +342,7 @@ async function runShape(
       missed,
       subscribersMissing,
       extra,
-      latency: received ? { p50: percentile(50), p99: percentile(99), max } : null,
+      latency,
       idleServerCpuMsPerSec: idleCpuMsPerSec,
       serverCpuUsPerEvent: perEvent(cpu),
       serverCpuUsPerEventBeyondIdle: perEvent(cpu - (idleCpuMsPerSec / 1000) * streamSec),
