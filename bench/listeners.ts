@@ -218,14 +218,16 @@ async function runShape(
   const started = Date.now();
   try {
     const connecting: Promise<Extract<FromClients, { type: "connected" }>>[] = [];
-    for (let first = 0, p = 0; first < n; first += CLIENTS_PER_PROCESS, p++) {
+    // Each instance gets its share in processes of its own (each server's bounds are set for its share).
+    const perProcess = Math.min(CLIENTS_PER_PROCESS, Math.ceil(n / servers.length));
+    for (let first = 0, p = 0; first < n; first += perProcess, p++) {
       const instance = p % servers.length;
       const job: ClientJob = {
         transport: "ws",
         url: servers[instance]!.url,
         tokens,
         restaurantIds: restaurants,
-        count: Math.min(CLIENTS_PER_PROCESS, n - first),
+        count: Math.min(perProcess, n - first),
         first,
       };
       perInstance[instance]! += job.count;
