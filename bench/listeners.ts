@@ -400,7 +400,7 @@ function machineLimits(opts: Options): string[] {
     }
   })();
   return [
-    `Pinned: server(s) on core ${SERVER_CPU}, the ${Math.ceil(opts.subscribers / CLIENTS_PER_PROCESS)} subscriber processes and the writer on core ${CLIENT_CPU} (taskset); PostgreSQL and Redis not pinned. ${os.cpus().length} cores.`,
+    `Pinned: server(s) on core ${SERVER_CPU}; the subscriber processes (up to ${CLIENTS_PER_PROCESS} subscribers each) and the writer on core ${CLIENT_CPU} (taskset); PostgreSQL and Redis not pinned. ${os.cpus().length} cores.`,
     `Limits: open files hard limit ${hardFiles} per process (Node raises its soft limit to it; a server holds one per subscriber, a client process ${CLIENTS_PER_PROCESS});` +
       (ports
         ? ` ephemeral ports ${ports[0]}-${ports[1]} (${ports[1]! - ports[0]! + 1} connections from 127.0.0.1 to one server port).`
