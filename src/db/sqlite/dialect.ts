@@ -23,9 +23,7 @@ export const sqliteDialect: DialectModule = {
     const file = sqliteFilePath(options.url);
     // An in-memory database has no file for reader threads to open.
     const readers =
-      options.sqliteReaders && file !== ":memory:"
-        ? createSqliteReaders(file, options.sqliteReaders, options.searchStatementTimeoutMs)
-        : undefined;
+      options.sqliteReaders && file !== ":memory:" ? createSqliteReaders(file, options.sqliteReaders) : undefined;
     const onReaders = readers && timedReader((sql, args) => readers.read(sql, args), text, options.onQuery);
     return {
       prisma,

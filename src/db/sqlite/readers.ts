@@ -8,12 +8,11 @@
 // half as many reads in flight as there are readers, so another client's read starts at once.
 import { Worker } from "node:worker_threads";
 import type { RawRows } from "../raw-rows.ts";
-import { RetryLaterError } from "../../contract/errors.ts";
 import { createFairShare } from "../share/fair-share.ts";
 import { currentRequester } from "../share/requester.ts";
 
-type Read = { sql: string; args: readonly unknown[]; resolve: (rows: RawRows) => void; reject: (error: Error) => void };
-type Reader = { worker: Worker; pending: Map<number, Read>; timer?: NodeJS.Timeout };
+type Read = { resolve: (rows: RawRows) => void; reject: (error: Error) => void };
+type Reader = { worker: Worker; pending: Map<number, Read> };
 
 /** Reads a reader may hold at once: the one it runs, and one waiting in its queue. */
 const DEPTH = 2;
@@ -33,20 +32,7 @@ export type SqliteReaders = { read(sql: string, args: readonly unknown[]): Promi
 
 const closedError = () => new SqliteReadError("the database is closed");
 
-/**
- * A read that ran past the statement budget: its reader thread is stopped (better-sqlite3 can
- * neither interrupt a statement nor take a progress handler), the read answers SERVER_BUSY, as
- * PostgreSQL's statement_timeout does, and the reads queued behind it go to another reader.
- */
-const tooLong = () =>
-  new RetryLaterError(
-    "SERVER_BUSY",
-    "The search took longer than the server allows for one (SEARCH_STATEMENT_TIMEOUT): narrow it (longer words, a smaller radius, fewer facets) or try again shortly.",
-    1,
-  );
-
-/** `statementTimeoutMs`: the budget of one read (0: none). */
-export function createSqliteReaders(file: string, count: number, statementTimeoutMs = 0): SqliteReaders {
+export function createSqliteReaders(file: string, count: number): SqliteReaders {
   const readers: Reader[] = [];
   const share = createFairShare(count * DEPTH, Math.max(1, Math.floor(count / 2)));
   let nextId = 0;
@@ -77,35 +63,12 @@ export function createSqliteReaders(file: string, count: number, statementTimeou
     return reader;
   }
 
-  /** The read `id` of `reader`, now answered (or lost); the next one it holds runs, on the budget. */
+  /** The read `id` of `reader`, now answered (or lost). */
   function finish(reader: Reader, id: number): Read | undefined {
     const read = reader.pending.get(id);
     reader.pending.delete(id);
     if (reader.pending.size === 0) reader.worker.unref();
-    budget(reader);
     return read;
-  }
-
-  /** Arms the budget of the read the reader runs now (the first it holds: a worker answers in order). */
-  function budget(reader: Reader) {
-    clearTimeout(reader.timer);
-    reader.timer = undefined;
-    const running = reader.pending.keys().next();
-    if (!statementTimeoutMs || running.done) return;
-    reader.timer = setTimeout(() => overBudget(reader, running.value), statementTimeoutMs);
-    reader.timer.unref();
-  }
-
-  /** Stops a reader whose read ran past the budget; the reads queued behind it start again elsewhere. */
-  function overBudget(reader: Reader, id: number) {
-    if (readers.includes(reader)) readers.splice(readers.indexOf(reader), 1);
-    const queued = [...reader.pending.entries()].filter(([other]) => other !== id);
-    const read = reader.pending.get(id);
-    reader.pending.clear();
-    reader.worker.removeAllListeners("exit");
-    void reader.worker.terminate();
-    read?.reject(tooLong());
-    for (const [, again] of queued) readOnReader(again.sql, again.args).then(again.resolve, again.reject);
   }
 
   /** Runs a read on the reader with the fewest in flight (a new one while there are fewer than `count`). */
@@ -119,8 +82,7 @@ export function createSqliteReaders(file: string, count: number, statementTimeou
     const id = nextId++;
     return new Promise<RawRows>((resolve, reject) => {
       if (reader.pending.size === 0) reader.worker.ref(); // a read in flight keeps the process up until answered
-      reader.pending.set(id, { sql, args, resolve, reject });
-      if (reader.pending.size === 1) budget(reader);
+      reader.pending.set(id, { resolve, reject });
       reader.worker.postMessage({ id, sql, args });
     });
   }
@@ -133,7 +95,6 @@ export function createSqliteReaders(file: string, count: number, statementTimeou
     async close() {
       closed = true; // reads still waiting for their turn are refused when it comes
       const stopping = readers.splice(0).map((r) => {
-        clearTimeout(r.timer);
         for (const id of [...r.pending.keys()]) finish(r, id)?.reject(closedError());
         return r.worker.terminate();
       });
