@@ -16,26 +16,16 @@ const GROCERIES = `query($filter: GroceryFilter) { groceries(filter: $filter, fi
 beforeAll(async () => {
   s = await startServer();
   user = await s.signUp("bounds");
-  for (const title of ["Zazie Bistro", "Pizza Corner", "Quiet Tea Room"]) {
+  const create = async (type: "Restaurant" | "Grocery", title: string) => {
     const r = await s.graphql(
-      `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
-      {
-        input: { title },
-      },
+      `mutation($input: Create${type}Input!) { create${type}(input: $input) { id } }`,
+      { input: { title } },
       user.token,
     );
     expect(r.errors).toBeUndefined();
-  }
-  for (const title of ["Oxtail Soup", "Box of Dates", "Green Tea"]) {
-    const r = await s.graphql(
-      `mutation($input: CreateGroceryInput!) { createGrocery(input: $input) { id } }`,
-      {
-        input: { title },
-      },
-      user.token,
-    );
-    expect(r.errors).toBeUndefined();
-  }
+  };
+  for (const title of ["Zazie Bistro", "Pizza Corner", "Quiet Tea Room"]) await create("Restaurant", title);
+  for (const title of ["Oxtail Soup", "Box of Dates", "Green Tea"]) await create("Grocery", title);
 });
 
 afterAll(async () => {
