@@ -350,7 +350,7 @@ describe("npm run seed -- --cities N", () => {
       await database.drop();
       rmSync(uploads, { recursive: true, force: true });
     }
-  });
+  }, 180_000); // a seed through the command line, then a server: minutes on a loaded machine
 
   it("the bulk sizes' rows follow the same setting (the generator both paths share)", () => {
     const size = { ...SIZES["200k"], cities: 1 };
