@@ -1,6 +1,7 @@
 // Comments through the real server: addComment with its rating totals (also under concurrency),
 // Restaurant.comments paging, Restaurant.latestComment batching, Comment.author / restaurant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertComments } from "../helpers/comment-totals.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
@@ -178,7 +179,7 @@ describe("Restaurant.comments", () => {
       rating: (i % 5) + 1,
       createdAt: new Date(start + Math.min(i, 103) * 60_000),
     }));
-    await s.db.prisma.comment.createMany({ data: rows });
+    await insertComments(s.db, rows);
     const all = await s.db.prisma.comment.findMany({ where: { restaurantId }, select: { id: true, createdAt: true } });
     newestFirstIds = all
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
@@ -286,8 +287,9 @@ describe("Restaurant.latestComment", () => {
   it("picks the highest id among comments of the same instant, as the comments list does", async () => {
     const r = await newRestaurant();
     const at = new Date(Date.UTC(2026, 5, 1));
-    await s.db.prisma.comment.createMany({
-      data: ["x", "y", "z"].map((title) => ({
+    await insertComments(
+      s.db,
+      ["x", "y", "z"].map((title) => ({
         restaurantId: r.id,
         authorId: alice.id,
         title,
@@ -295,7 +297,7 @@ describe("Restaurant.latestComment", () => {
         rating: 3,
         createdAt: at,
       })),
-    });
+    );
     const q = `query($id: ID!) { restaurant(id: $id) { latestComment { id } comments(first: 1) { nodes { id } } } }`;
     const res = await s.graphql(q, { id: r.id }, alice.token);
     const ids = (await s.db.prisma.comment.findMany({ where: { restaurantId: r.id }, select: { id: true } }))
