@@ -354,12 +354,17 @@ export function restaurantShowing(ctx: Context, id: string, restaurant: Selectio
 export async function restaurantPageFor(ctx: Context, args: QueryRestaurantsArgs, info: GraphQLResolveInfo) {
   const connection = selectionOf(info);
   const restaurant = eitherOf(connection.of("nodes"), connection.of("edges").of("node"));
-  const page = await restaurants.searchRestaurants(ctx.db, args, {
-    ...relationsAsked(restaurant),
-    count: connection.has("totalCount"),
-    facets: connection.has("facets"),
-    columns: columnsShown(restaurant),
-  });
+  const page = await restaurants.searchRestaurants(
+    ctx.db,
+    args,
+    {
+      ...relationsAsked(restaurant),
+      count: connection.has("totalCount"),
+      facets: connection.has("facets"),
+      columns: columnsShown(restaurant),
+    },
+    { anyTextLength: ctx.legacyRest },
+  );
   primeRelated(ctx, page.related);
   return page;
 }
