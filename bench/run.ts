@@ -26,7 +26,7 @@ import {
 } from "./fanout.ts";
 import { isPostgresUrl, postgresServerPid, seededDatabase, signIn } from "./databases.ts";
 import { benchDataMoves, formatDataMoves } from "./data-moves.ts";
-import { deepCommentRestaurants } from "./deep-comments.ts";
+import { deepCommentRestaurants, mostCommentedSeedRestaurants } from "./deep-comments.ts";
 import { benchReads, formatReadTimings } from "./reads.ts";
 import { pacedLatencyApart } from "./paced-apart.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings, type RateLatency } from "./load.ts";
@@ -717,6 +717,7 @@ async function main() {
       .map((u) => u.id),
     groceryTitles: GROCERY_TITLES,
     deepCommentRestaurants: deepCommentRestaurants(opts.size),
+    mostCommentedSeedRestaurants: mostCommentedSeedRestaurants(opts.size, 8),
   };
 
   // The ceiling uses no database: measured once, compared with each database's figures.
