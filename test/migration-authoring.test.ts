@@ -41,7 +41,7 @@ async function migrateDiff(args: string[], env: Record<string, string>): Promise
  * schema cannot describe them). Any other step stays.
  */
 const SEARCH_INDEX =
-  /^(Restaurant|Grocery)(Search|TitleTrigrams|FacetCount|Place)\w*$|^SearchTerm$|_titleSearch_trgm_idx$|^Restaurant_point_idx$/;
+  /^(Restaurant|Grocery)(Search|TitleTrigrams|FacetCount|FacetSpelling|Place)\w*$|^SearchTerm$|_titleSearch_trgm_idx$|^Restaurant_point_idx$/;
 function withoutSearchIndexes(sql: string): string {
   const steps = sql.split(/\n\s*\n/).filter((step) => {
     const dropped =

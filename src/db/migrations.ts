@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Dialect } from "./dialect.ts";
+import { titleOrderKey } from "./search/words.ts";
 
 export type Migration = { name: string; sql: string; checksum: string };
 
@@ -37,3 +38,10 @@ export function pending(all: Migration[], applied: Map<string, string>): Migrati
   }
   return all.filter((m) => !applied.has(m.name));
 }
+
+/** The restaurants whose TITLE order key is missing (rows written before the column, or by hand). */
+export const MISSING_TITLE_ORDERS = `SELECT "id", "title" FROM "Restaurant" WHERE "titleOrder" = ''`;
+
+/** The keys the appliers write for those rows, as [key, id] (a title that folds to nothing keeps ''). */
+export const missingTitleOrders = (rows: { id: string; title: string }[]): [string, string][] =>
+  rows.map((r): [string, string] => [titleOrderKey(r.title), r.id]).filter(([key]) => key !== "");

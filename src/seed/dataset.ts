@@ -5,6 +5,7 @@
 import tzlookup from "@photostructure/tz-lookup";
 import type { Prisma } from "../db/prisma.ts";
 import { searchKey, tagRows } from "../domain/catalogue/string-lists.ts";
+import { titleOrderKey } from "../db/search/words.ts";
 import { drawCover, encodePng, seedUploadName, type Rgb } from "./images.ts";
 import { createRandom, type Random } from "./random.ts";
 import {
@@ -312,6 +313,7 @@ export function restaurant(n: number, size: Size, coverName?: string): Restauran
       id,
       title,
       titleSearch: searchKey(title),
+      titleOrder: titleOrderKey(title),
       description: `${rng.pick(DESCRIPTION_PHRASES)} in ${district}, serving ${cuisines.join(" and ")} food.`,
       cover,
       url: `https://eats.example/${ascii(city.name, "-")}/${slug}`,

@@ -23,7 +23,7 @@ export async function startScene(): Promise<Scene> {
   const restaurants = [];
   for (const title of ["Trattoria Alice", "Alice's Noodles"]) {
     const r = await server.db.prisma.restaurant.create({
-      data: { title, titleSearch: title.toLowerCase(), ownerId: alice.id },
+      data: { title, titleSearch: title.toLowerCase(), titleOrder: title.toLowerCase(), ownerId: alice.id },
     });
     restaurants.push({ id: r.id, title });
   }

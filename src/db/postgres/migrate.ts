@@ -2,7 +2,7 @@
 // (migrations.ts); an advisory lock lets several instances start at once.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { MigrationError, pending, type Migration } from "../migrations.ts";
+import { MigrationError, MISSING_TITLE_ORDERS, missingTitleOrders, pending, type Migration } from "../migrations.ts";
 
 const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "id" VARCHAR(36) PRIMARY KEY NOT NULL, "checksum" VARCHAR(64) NOT NULL, "finished_at" TIMESTAMPTZ,
@@ -37,8 +37,24 @@ export async function migratePostgres(url: string, migrations: Migration[]): Pro
         throw new MigrationError(`migration ${m.name} failed: ${(error as Error).message}`);
       }
     }
+    await fillTitleOrders(client);
     return todo.map((m) => m.name);
   } finally {
     await client.end();
+  }
+}
+
+/** Rows a statement that fills title order keys writes. */
+const FILL_BATCH = 10_000;
+
+/** The title order keys rows lack (search/words.ts), written in batches, under the migrations' lock. */
+async function fillTitleOrders(client: pg.Client): Promise<void> {
+  const keys = missingTitleOrders((await client.query<{ id: string; title: string }>(MISSING_TITLE_ORDERS)).rows);
+  for (let at = 0; at < keys.length; at += FILL_BATCH) {
+    const batch = keys.slice(at, at + FILL_BATCH);
+    await client.query(
+      `UPDATE "Restaurant" r SET "titleOrder" = k."key" FROM unnest($1::text[], $2::text[]) AS k("key", "id") WHERE r."id" = k."id"`,
+      [batch.map(([key]) => key), batch.map(([, id]) => id)],
+    );
   }
 }

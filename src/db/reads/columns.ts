@@ -72,6 +72,7 @@ export const RESTAURANT = {
   id: "text",
   title: "text",
   titleSearch: "text",
+  titleOrder: "text",
   description: "text",
   logo: "text",
   cover: "text",

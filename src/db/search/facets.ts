@@ -25,16 +25,25 @@ export const RESTAURANT_FACETS: FacetSpec = {
 };
 export const GROCERY_FACETS: FacetSpec = { categories: "CATEGORY" };
 
+/**
+ * A value's label, as every facet shows it: the stored one, the spelling most rows of the catalogue
+ * have now (migration 20261128210000_facet_labels), one primary-key lookup per value listed.
+ */
+const labelOf = (p: SearchPlan, kind: Prisma.Sql, key: Prisma.Sql) =>
+  Prisma.sql`(SELECT c."value" FROM ${countsTable(p.catalogue)} c WHERE c."kind" = ${kind} AND c."valueKey" = ${key})`;
+
 /** Per list value, how many of "m" have it (`only`: a condition every count keeps to). */
 function facetCounts(p: SearchPlan, spec: FacetSpec, only: Prisma.Sql = Prisma.raw("TRUE")): Prisma.Sql {
   const kinds = Object.values(spec).filter((k) => k !== "CITY");
+  const [tagKind, tagKey] = [Prisma.sql`CAST(t."kind" AS TEXT)`, Prisma.sql`t."valueKey"`];
   const parts = [
-    Prisma.sql`SELECT CAST(t."kind" AS TEXT) AS "kind", t."valueKey" AS "valueKey", MIN(t."value") AS "value", COUNT(*) AS "n"
+    Prisma.sql`SELECT ${tagKind} AS "kind", ${tagKey} AS "valueKey", COALESCE(${labelOf(p, tagKind, tagKey)}, MIN(t."value")) AS "value", COUNT(*) AS "n"
       FROM ${p.engine.facetTags(p, kinds)} WHERE ${only} GROUP BY t."kind", t."valueKey"`,
   ];
   if (Object.values(spec).includes("CITY")) {
+    const label = labelOf(p, Prisma.sql`'CITY'`, Prisma.sql`"cityKey"`);
     parts.push(
-      Prisma.sql`SELECT 'CITY' AS "kind", "cityKey" AS "valueKey", MIN("city") AS "value", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL AND ${only} GROUP BY "cityKey"`,
+      Prisma.sql`SELECT 'CITY' AS "kind", "cityKey" AS "valueKey", COALESCE(${label}, MIN("city")) AS "value", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL AND ${only} GROUP BY "cityKey"`,
     );
   }
   return Prisma.join(parts, " UNION ALL ");

@@ -19,7 +19,7 @@ export type IndexedOrder = { sql: Prisma.Sql; column?: string };
 // Qualified: the owner's and the comment's joined columns have the same names.
 export const ORDERS: Record<"RATING" | "TITLE" | "NEWEST", IndexedOrder> = {
   RATING: { sql: Prisma.raw(`"Restaurant"."ratingAvg" DESC NULLS LAST, "Restaurant"."id" ASC`), column: "rating" },
-  TITLE: { sql: Prisma.raw(`"Restaurant"."titleSearch" ASC, "Restaurant"."id" ASC`) },
+  TITLE: { sql: Prisma.raw(`"Restaurant"."titleOrder" ASC, "Restaurant"."id" ASC`) },
   NEWEST: { sql: Prisma.raw(`"Restaurant"."createdAt" DESC, "Restaurant"."id" DESC`) },
 };
 export const GROCERY_NEWEST = Prisma.raw(`"Grocery"."createdAt" DESC, "Grocery"."id" DESC`);

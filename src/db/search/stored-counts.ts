@@ -1,5 +1,7 @@
 // The stored counts: how many rows each list value and city has, and the catalogue in all, kept by
-// triggers in "<Catalogue>FacetCount" (migration 20261125200000_search_scale). They answer exactly,
+// triggers in "<Catalogue>FacetCount" (migration 20261125200000_search_scale), each with its label:
+// the spelling most rows have now, from the spellings counted beside them in
+// "<Catalogue>FacetSpelling" (migration 20261128210000_facet_labels). They answer exactly,
 // without counting rows, the total of the whole catalogue or of one value alone, and the facets of
 // the whole catalogue; and they choose how a search reads (which index leads a count, whether
 // walking an order's index finds a page soon, whether a total is estimated from the sample first).

@@ -26,15 +26,28 @@ export const PREFIX_MIN_LENGTH = 2;
  * word is the one being typed: searches match it as a prefix as well (from PREFIX_MIN_LENGTH).
  */
 export function searchWords(text: string): string[] {
-  return text
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase()
+  return folded(text)
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
     .map((word) => word.slice(0, MAX_WORD_LENGTH))
     .slice(0, MAX_SEARCH_WORDS);
 }
+
+/** Accents and case folded: "Crème" -> "creme" (compatibility-decomposed, combining marks removed, lower case). */
+const folded = (text: string) => text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+
+/** Letters decomposition leaves whole, as TITLE order spells them. */
+const SPELLED: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ð: "d", ł: "l", þ: "th", ı: "i" };
+
+/**
+ * The key TITLE order compares (Restaurant."titleOrder", migration 20261128214426_title_order):
+ * the trimmed title folded, a few letters spelled out, so "João's" sorts with "Joao's", between
+ * "Joana" and "Jonas's". Both databases compare it by character code (SQLite's BINARY, PostgreSQL's
+ * COLLATE "C"), then the id: one order on both, whatever a PostgreSQL server's locale. The service
+ * writes it with the title; SQL cannot compute it (SQLite has no Unicode tables), so the migration
+ * appliers key the rows that lack one (migrations.ts).
+ */
+export const titleOrderKey = (title: string) => folded(title.trim()).replace(/[ßæœøđðłþı]/g, (c) => SPELLED[c]!);
 
 /** The first letters a stored word must share with a misspelt query word to be considered. */
 export const typoPrefixes = (word: string): string[] => [...new Set([word.slice(0, 2), word[1] + word[0]])];

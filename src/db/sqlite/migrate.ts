@@ -1,7 +1,7 @@
 // Applies the pending migrations to an SQLite file, each in its own transaction (migrations.ts).
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
-import { pending, type Migration } from "../migrations.ts";
+import { MISSING_TITLE_ORDERS, missingTitleOrders, pending, type Migration } from "../migrations.ts";
 import { prepareSqliteFile } from "./file.ts";
 
 const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -30,8 +30,16 @@ export async function migrateSqlite(url: string, migrations: Migration[]): Promi
         ).run(randomUUID(), m.checksum, new Date().toISOString(), m.name);
       }).immediate();
     }
+    fillTitleOrders(db);
     return todo.map((m) => m.name);
   } finally {
     db.close();
   }
+}
+
+/** The title order keys rows lack (search/words.ts), written in one transaction. */
+function fillTitleOrders(db: Database.Database): void {
+  const keys = missingTitleOrders(db.prepare(MISSING_TITLE_ORDERS).all() as { id: string; title: string }[]);
+  const write = db.prepare(`UPDATE "Restaurant" SET "titleOrder" = ? WHERE "id" = ?`);
+  db.transaction(() => keys.forEach(([key, id]) => write.run(key, id))).immediate();
 }

@@ -17,7 +17,7 @@ import {
 } from "../../db/search/searches.ts";
 import { ADDRESS_PARTS, addressGivenIn } from "../../db/reads/columns.ts";
 import { badInput, notFound } from "../../contract/errors.ts";
-import { searchWords } from "../../db/search/words.ts";
+import { searchWords, titleOrderKey } from "../../db/search/words.ts";
 import {
   exactTotal,
   pageWindow,
@@ -205,7 +205,12 @@ type UpdateInput = z.output<typeof updateRestaurantInput>;
 /** The restaurant's own columns for the fields given (undefined = leave as is). */
 function columnsOf(input: UpdateInput): Prisma.RestaurantUncheckedUpdateInput {
   const data: Prisma.RestaurantUncheckedUpdateInput = {};
-  if (input.title !== undefined) Object.assign(data, { title: input.title, titleSearch: searchKey(input.title) });
+  if (input.title !== undefined)
+    Object.assign(data, {
+      title: input.title,
+      titleSearch: searchKey(input.title),
+      titleOrder: titleOrderKey(input.title),
+    });
   for (const key of ["description", "logo", "cover", "url", "starRating", "email", "phone", "website"] as const) {
     if (input[key] !== undefined) data[key] = input[key];
   }
@@ -243,6 +248,7 @@ export async function createRestaurant(db: Db, viewer: Viewer, input: unknown): 
       ...(columnsOf(data) as Prisma.RestaurantUncheckedCreateInput),
       title: data.title,
       titleSearch: searchKey(data.title),
+      titleOrder: titleOrderKey(data.title),
       ownerId: viewer.id,
       tags: { createMany: { data: rows } },
       photos: { createMany: { data: photoRows(data.photos ?? []) } },

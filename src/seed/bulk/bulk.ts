@@ -88,23 +88,41 @@ const GROCERY_SEARCH_FILL = [
   `DROP TABLE "SeedGrocerySource"`,
 ];
 
+/** A value's label, from its spellings: the most common, ties to the smallest by character code. */
+const label = (catalogue: "Restaurant" | "Grocery", kind: string, key: string) =>
+  `(SELECT s."value" FROM "${catalogue}FacetSpelling" s WHERE s."kind" = ${kind} AND s."valueKey" = ${key} ORDER BY s."n" DESC, s."value" LIMIT 1)`;
+
 /**
- * The counts kept per list value and city, counted again over every row: the backfill of migration
- * 20261125200000_search_scale (the load sets their triggers aside with the others). The same SQL
- * on both databases.
+ * The counts kept per list value and city, and each value's spellings, counted again over every
+ * row: the backfills of migrations 20261125200000_search_scale and 20261128210000_facet_labels
+ * (the load sets their triggers aside with the others). The spellings first, so each count takes
+ * its label from them. The same SQL on both databases.
  */
 const FACET_COUNT_FILL = [
+  `DELETE FROM "RestaurantFacetSpelling"`,
+  `DELETE FROM "GroceryFacetSpelling"`,
   `DELETE FROM "RestaurantFacetCount"`,
   `DELETE FROM "GroceryFacetCount"`,
+  `INSERT INTO "RestaurantFacetSpelling" ("kind", "valueKey", "value", "n")
+     SELECT 'CITY', "citySearch", COALESCE("city", "citySearch"), COUNT(*) FROM "Restaurant" WHERE "citySearch" IS NOT NULL
+     GROUP BY "citySearch", COALESCE("city", "citySearch")`,
+  `INSERT INTO "RestaurantFacetSpelling" ("kind", "valueKey", "value", "n")
+     SELECT CAST("kind" AS TEXT), "valueKey", "value", COUNT(*) FROM "RestaurantTag"
+     WHERE CAST("kind" AS TEXT) IN ('CUISINE', 'CATEGORY', 'PRICE_RANGE') GROUP BY "kind", "valueKey", "value"`,
+  `INSERT INTO "GroceryFacetSpelling" ("kind", "valueKey", "value", "n")
+     SELECT CAST("kind" AS TEXT), "valueKey", "value", COUNT(*) FROM "GroceryTag" WHERE CAST("kind" AS TEXT) = 'CATEGORY'
+     GROUP BY "kind", "valueKey", "value"`,
   `INSERT INTO "RestaurantFacetCount" ("kind", "valueKey", "value", "n") SELECT 'ALL', '', '', COUNT(*) FROM "Restaurant" HAVING COUNT(*) > 0`,
   `INSERT INTO "RestaurantFacetCount" ("kind", "valueKey", "value", "n")
-     SELECT 'CITY', "citySearch", MIN(COALESCE("city", "citySearch")), COUNT(*) FROM "Restaurant" WHERE "citySearch" IS NOT NULL GROUP BY "citySearch"`,
+     SELECT 'CITY', "citySearch", ${label("Restaurant", "'CITY'", '"citySearch"')}, COUNT(*) FROM "Restaurant"
+     WHERE "citySearch" IS NOT NULL GROUP BY "citySearch"`,
   `INSERT INTO "RestaurantFacetCount" ("kind", "valueKey", "value", "n")
-     SELECT CAST("kind" AS TEXT), "valueKey", MIN("value"), COUNT(*) FROM "RestaurantTag"
+     SELECT CAST("kind" AS TEXT), "valueKey", ${label("Restaurant", 'CAST("kind" AS TEXT)', '"valueKey"')}, COUNT(*) FROM "RestaurantTag"
      WHERE CAST("kind" AS TEXT) IN ('CUISINE', 'CATEGORY', 'PRICE_RANGE') GROUP BY "kind", "valueKey"`,
   `INSERT INTO "GroceryFacetCount" ("kind", "valueKey", "value", "n") SELECT 'ALL', '', '', COUNT(*) FROM "Grocery" HAVING COUNT(*) > 0`,
   `INSERT INTO "GroceryFacetCount" ("kind", "valueKey", "value", "n")
-     SELECT CAST("kind" AS TEXT), "valueKey", MIN("value"), COUNT(*) FROM "GroceryTag" WHERE CAST("kind" AS TEXT) = 'CATEGORY' GROUP BY "kind", "valueKey"`,
+     SELECT CAST("kind" AS TEXT), "valueKey", ${label("Grocery", 'CAST("kind" AS TEXT)', '"valueKey"')}, COUNT(*) FROM "GroceryTag"
+     WHERE CAST("kind" AS TEXT) = 'CATEGORY' GROUP BY "kind", "valueKey"`,
 ];
 
 /** Where a bulk load writes, how much, and whom it tells of its progress. */
