@@ -55,7 +55,11 @@ export type SearchPlan = {
 /** What every page statement of a catalogue shares: the columns of each row, and the joins they need. */
 export type PageShape = { select: Prisma.Sql; joins: Prisma.Sql };
 
-/** A fixed sample of the catalogue: "m", its matches (id, city key, city), and the share of the catalogue it is. */
+/**
+ * A fixed sample of the catalogue: "m", its matches (id, city key, city), and the share of the
+ * catalogue it is. Each row is in it or not by its key alone (a hash, or a place in the key order
+ * spread evenly), so a catalogue loaded city by city is sampled as evenly as a shuffled one.
+ */
 export type Sample = { m: Prisma.Sql; share: number };
 
 /** How one database reads a search. Every `Prisma.Sql` "rows" answer is a FROM clause (with its WHERE). */
@@ -115,8 +119,11 @@ export type SearchEngine = {
   matchingRows(p: SearchPlan): Prisma.Sql;
   /** What a count up to the limit can read instead of the matching rows themselves. */
   countShortcut(p: SearchPlan): Prisma.Sql | undefined;
-  /** The fixed sample totals and facets are estimated from; `countOnly`: "m" is only counted. */
-  sample(db: SqlReader, p: SearchPlan, options: { countOnly?: boolean }): Promise<Sample>;
+  /**
+   * The fixed sample totals and facets are estimated from; `countOnly`: "m" is only counted;
+   * `scale`: how many times the first sample's size (search/sample-size.ts).
+   */
+  sample(db: SqlReader, p: SearchPlan, options: { countOnly?: boolean; scale?: number }): Promise<Sample>;
   /** "m" joined to the list values of these kinds of each of its rows, as t (kind, valueKey, value). */
   facetTags(p: SearchPlan, kinds: string[]): Prisma.Sql;
 };

@@ -1,10 +1,12 @@
 // A search's total, bounded: its cost does not grow with the catalogue. A stored count answers
 // exactly when the search is one value or none (stored-counts.ts); otherwise the matches are
 // counted one by one up to the exact-count limit, from an index alone where the engine can; past
-// that, the total is estimated from a fixed sample and said to be (`totalCountIsEstimate`).
+// that, the total is estimated from a fixed sample (sample-size.ts: how close) and said to be
+// (`totalCountIsEstimate`).
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { conditionsOf } from "./conditions.ts";
+import { overSample } from "./sample-size.ts";
 import type { SearchPlan, TagCondition } from "../search-plan.ts";
 import { CITY_COLUMNS, query, table, whereAll } from "./sql.ts";
 import { countKey, countsTable, farPastLimit, rarestCondition, storedCounts, storedTotalOf } from "./stored-counts.ts";
@@ -72,10 +74,17 @@ export async function totalOf(
 
 /** The matches in the sample, scaled to the catalogue. */
 async function sampledTotal(db: SqlReader, p: SearchPlan): Promise<number> {
-  const { m, share } = await p.engine.sample(db, p, { countOnly: true });
-  const sampled =
-    (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0;
-  return sampled / share;
+  const sampled = await overSample(
+    db,
+    p,
+    true,
+    async ({ m, share }) => ({
+      n: (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0,
+      share,
+    }),
+    (r) => r.n,
+  );
+  return sampled.n / sampled.share;
 }
 
 /** A sample's "m" from `from`: each match's id, and the city the facets count. */
