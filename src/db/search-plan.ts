@@ -119,11 +119,8 @@ export type SearchEngine = {
   matchingRows(p: SearchPlan): Prisma.Sql;
   /** What a count up to the limit can read instead of the matching rows themselves. */
   countShortcut(p: SearchPlan): Prisma.Sql | undefined;
-  /**
-   * The fixed sample totals and facets are estimated from; `countOnly`: "m" is only counted;
-   * `scale`: how many times the first sample's size (search/sample-size.ts).
-   */
-  sample(db: SqlReader, p: SearchPlan, options: { countOnly?: boolean; scale?: number }): Promise<Sample>;
+  /** The fixed sample totals and facets are estimated from; `countOnly`: "m" is only counted. */
+  sample(db: SqlReader, p: SearchPlan, options: { countOnly?: boolean }): Promise<Sample>;
   /** "m" joined to the list values of these kinds of each of its rows, as t (kind, valueKey, value). */
   facetTags(p: SearchPlan, kinds: string[]): Prisma.Sql;
 };

@@ -4,8 +4,7 @@
 // the limit; otherwise counted over the sample and scaled, and said so (`facets.exact: false`).
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
-import { unfiltered, type Sample, type SearchPlan } from "../search-plan.ts";
-import { overSample } from "./sample-size.ts";
+import { unfiltered, type SearchPlan } from "../search-plan.ts";
 import { CITY_COLUMNS, query, table } from "./sql.ts";
 import { COUNT_ROW, countsTable, storedTotalOf, type CountRow } from "./stored-counts.ts";
 import { totalOf, type Total } from "./totals.ts";
@@ -80,18 +79,14 @@ type SampledFacets = { total: number; lists: Record<string, FacetValue[]> };
 
 /** The sample's matches counted and their facets, in one statement: the sample is read once for both. */
 async function sampledFacets(db: SqlReader, p: SearchPlan, spec: FacetSpec): Promise<SampledFacets> {
-  const matches = (rows: CountRow[]) => rows.find((r) => r.kind === MATCHES)?.n ?? 0;
-  const read = async ({ m, share }: Sample) => ({
-    share,
-    rows: await query<CountRow>(
-      db,
-      COUNT_ROW,
-      // Read once for its three uses: SQLite, left to itself, joined the tags first and read the sample for each.
-      Prisma.sql`WITH "m" AS MATERIALIZED (${m}) ${facetCounts(p, spec)} UNION ALL SELECT ${MATCHES} AS "kind", '' AS "valueKey", '' AS "value", COUNT(*) AS "n" FROM "m"`,
-    ),
-  });
-  const { rows, share } = await overSample(db, p, false, read, (r) => matches(r.rows));
-  return { total: matches(rows) / share, lists: facetLists(spec, rows, 1 / share) };
+  const { m, share } = await p.engine.sample(db, p, {});
+  const rows = await query<CountRow>(
+    db,
+    COUNT_ROW,
+    // Read once for its three uses: SQLite, left to itself, joined the tags first and read the sample for each.
+    Prisma.sql`WITH "m" AS MATERIALIZED (${m}) ${facetCounts(p, spec)} UNION ALL SELECT ${MATCHES} AS "kind", '' AS "valueKey", '' AS "value", COUNT(*) AS "n" FROM "m"`,
+  );
+  return { total: (rows.find((r) => r.kind === MATCHES)?.n ?? 0) / share, lists: facetLists(spec, rows, 1 / share) };
 }
 
 async function facetsOf(

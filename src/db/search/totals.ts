@@ -1,12 +1,13 @@
 // A search's total, bounded: its cost does not grow with the catalogue. A stored count answers
 // exactly when the search is one value or none (stored-counts.ts); otherwise the matches are
 // counted one by one up to the exact-count limit, from an index alone where the engine can; past
-// that, the total is estimated from a fixed sample (sample-size.ts: how close) and said to be
-// (`totalCountIsEstimate`).
+// that, the total is estimated from one fixed sample and said to be (`totalCountIsEstimate`).
+// An estimate from k sampled matches is off by about 1/sqrt(k) (binomial): k >= 400 puts 95% of
+// estimates within ±10% (1.96² / 0.1² ≈ 384), k >= 100 within ±20%; which searches hold that
+// many matches in the sample is stated in the schema (docs/performance.md, "Totals and facets").
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { conditionsOf } from "./conditions.ts";
-import { overSample } from "./sample-size.ts";
 import type { SearchPlan, TagCondition } from "../search-plan.ts";
 import { CITY_COLUMNS, query, table, whereAll } from "./sql.ts";
 import { countKey, countsTable, farPastLimit, rarestCondition, storedCounts, storedTotalOf } from "./stored-counts.ts";
@@ -74,17 +75,10 @@ export async function totalOf(
 
 /** The matches in the sample, scaled to the catalogue. */
 async function sampledTotal(db: SqlReader, p: SearchPlan): Promise<number> {
-  const sampled = await overSample(
-    db,
-    p,
-    true,
-    async ({ m, share }) => ({
-      n: (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0,
-      share,
-    }),
-    (r) => r.n,
-  );
-  return sampled.n / sampled.share;
+  const { m, share } = await p.engine.sample(db, p, { countOnly: true });
+  const sampled =
+    (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COUNT(*) AS "n" FROM (${m}) "m"`))[0]?.n ?? 0;
+  return sampled / share;
 }
 
 /** A sample's "m" from `from`: each match's id, and the city the facets count. */

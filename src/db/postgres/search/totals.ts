@@ -63,7 +63,7 @@ export function countsInPagePass(p: SearchPlan): boolean {
  * catalogue: each row is in it or not by its own id, so rows loaded city by city are sampled as
  * evenly as shuffled ones. The same rows from one page to the next.
  */
-export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false, scale = 1 }): Promise<Sample> {
+export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }): Promise<Sample> {
   const t = table(p.catalogue);
   const sampled = p.words ? `"${p.catalogue}Search"` : `"${p.catalogue}"`;
   const rows =
@@ -74,7 +74,7 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false, 
         Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`,
       )
     )[0]?.n ?? 1;
-  const share = Math.min(1, (p.limits.sampleRows * scale) / rows);
+  const share = Math.min(1, p.limits.sampleRows / rows);
   // Written into the statement: a bound parameter left a generic plan guessing a third of the rows.
   const hashed = (alias: string, key: string) =>
     share >= 1 ? [] : [Prisma.raw(`hashtext(${alias}.${key}) < ${Math.floor(-(2 ** 31) + share * 2 ** 32)}`)];
