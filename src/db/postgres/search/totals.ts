@@ -74,7 +74,9 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
         Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`,
       )
     )[0]?.n ?? 1;
-  const share = Math.min(1, p.limits.sampleRows / rows);
+  // Without words, half the rows: each is tested against every condition (a tag test is an index
+  // probe), and 10,000 rows cost twice main's sample of contiguous pages.
+  const share = Math.min(1, (p.words ? p.limits.sampleRows : p.limits.sampleRows / 2) / rows);
   // Written into the statement: a bound parameter left a generic plan guessing a third of the rows.
   const hashed = (alias: string, key: string) =>
     share >= 1 ? [] : [Prisma.raw(`hashtext(${alias}.${key}) < ${Math.floor(-(2 ** 31) + share * 2 ** 32)}`)];
