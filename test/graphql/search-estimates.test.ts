@@ -1,19 +1,21 @@
-// Estimated totals and facets on a clustered catalogue: 1,200 restaurants written city by city
-// (6 cities of 200, each half Thai, half Greek), as a real catalogue is loaded. A sample of
+// Estimated totals and facets on a clustered catalogue: 2,400 restaurants written city by city
+// (6 cities of 400, each half Thai, half Greek), as a real catalogue is loaded. A sample of
 // contiguous blocks (four rowid windows, TABLESAMPLE SYSTEM's whole pages) saw some cities whole
-// and others not at all: 300 or 21 for a true 200. Small limits make every near search an
-// estimate: SEARCH_EXACT_COUNT_LIMIT 20, and a sample of about two thirds of the rows (SQLite:
-// 800 rows in windows of 32, one in each stretch of 48 keys; PostgreSQL, without words, half
-// SEARCH_SAMPLE_ROWS: 800 rows by their id's hash). The ids are fixed and each sampler picks its
-// rows from them deterministically (a hash of the key), so the answers are the same on every run;
-// the margin (±25%) is more than 3 standard deviations of a Thai count on PostgreSQL, and more
-// than a window either way on SQLite (a city spans 4.2 stretches: 4 or 5 windows, 192 or 240).
+// and others not at all: 600 or 0 for a true 400. Small limits make every search here an
+// estimate: SEARCH_EXACT_COUNT_LIMIT 20, and samples of a quarter to half of the rows. SQLite
+// (SEARCH_SAMPLE_ROWS 1,000): a city search reads windows of 32 rows, one in each stretch of 76
+// keys (a city spans 5.3 stretches: 5 or 6 windows, 380 or 456 for 400); a near search the
+// R*Tree's keys in the box whose hash falls under a share of 100 keys (a quarter of a city).
+// PostgreSQL (SEARCH_SAMPLE_ROWS 2,400, without words half of it): 1,200 rows by their id's hash.
+// The ids are fixed and each sampler picks its rows from them by a hash of the key, so the answers
+// are the same on every run; the margin (±25%) is 2 standard deviations of a sampled Thai count or
+// more (SQLite's near search: 50 Thai rows of a quarter sample).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testProvider } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const CITIES = ["Aveiro", "Braga", "Coimbra", "Evora", "Faro", "Guarda"];
-const PER_CITY = 200;
+const PER_CITY = 400;
 const SEARCH = `query($filter: RestaurantFilter) { restaurants(filter: $filter, first: 1) {
   totalCount totalCountIsEstimate facets { exact cuisines { value count } cities { value count } } } }`;
 
@@ -30,7 +32,7 @@ describe("estimated totals and facets on a catalogue loaded city by city", () =>
     small = await startServer(
       {
         SEARCH_EXACT_COUNT_LIMIT: "20",
-        SEARCH_SAMPLE_ROWS: testProvider() === "postgres" ? "1600" : "800",
+        SEARCH_SAMPLE_ROWS: testProvider() === "postgres" ? "2400" : "1000",
         SEARCH_PLAN_COUNTS_MAX_AGE: "0",
       },
       { alongside: usual },
@@ -66,36 +68,47 @@ describe("estimated totals and facets on a catalogue loaded city by city", () =>
     const within = (estimate: number, truth: number) => Math.abs(estimate - truth) <= 0.25 * truth;
     const answers = [];
     for (let k = 0; k < CITIES.length; k++) {
-      const filter = { near: { ...centre(k), radiusKm: 30 } };
-      const exact = await usual.graphql(SEARCH, { filter }, token);
-      expect(exact.errors, JSON.stringify(exact.errors)).toBeUndefined();
-      expect(exact.data.restaurants).toMatchObject({ totalCount: PER_CITY, totalCountIsEstimate: false });
-      const r = await small.graphql(SEARCH, { filter }, token);
-      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-      const { totalCount, totalCountIsEstimate, facets } = r.data.restaurants;
-      const count = (list: { value: string; count: number }[], value: string) =>
-        list.find((v) => v.value === value)?.count ?? 0;
-      answers.push({
-        city: CITIES[k],
-        totalCountIsEstimate,
-        exact: facets.exact,
-        total: within(totalCount, PER_CITY) || totalCount,
-        city_: within(count(facets.cities, CITIES[k]), PER_CITY) || count(facets.cities, CITIES[k]),
-        thai: within(count(facets.cuisines, "Thai"), PER_CITY / 2) || count(facets.cuisines, "Thai"),
-        greek: within(count(facets.cuisines, "Greek"), PER_CITY / 2) || count(facets.cuisines, "Greek"),
-      });
+      // Near (SQLite: led by the R*Tree) and by city (SQLite: the catalogue's windows), both the
+      // whole city; the two cuisines are every row, but not one stored count.
+      const filters = {
+        near: { near: { ...centre(k), radiusKm: 30 } },
+        city: { city: CITIES[k], cuisines: { anyOf: ["thai", "greek"] } },
+      };
+      for (const [search, filter] of Object.entries(filters)) {
+        const exact = await usual.graphql(SEARCH, { filter }, token);
+        expect(exact.errors, JSON.stringify(exact.errors)).toBeUndefined();
+        expect(exact.data.restaurants).toMatchObject({ totalCount: PER_CITY, totalCountIsEstimate: false });
+        const r = await small.graphql(SEARCH, { filter }, token);
+        expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+        const { totalCount, totalCountIsEstimate, facets } = r.data.restaurants;
+        const count = (list: { value: string; count: number }[], value: string) =>
+          list.find((v) => v.value === value)?.count ?? 0;
+        answers.push({
+          city: CITIES[k],
+          search,
+          totalCountIsEstimate,
+          exact: facets.exact,
+          total: within(totalCount, PER_CITY) || totalCount,
+          city_: within(count(facets.cities, CITIES[k]), PER_CITY) || count(facets.cities, CITIES[k]),
+          thai: within(count(facets.cuisines, "Thai"), PER_CITY / 2) || count(facets.cuisines, "Thai"),
+          greek: within(count(facets.cuisines, "Greek"), PER_CITY / 2) || count(facets.cuisines, "Greek"),
+        });
+      }
     }
     // Every answer at once, so a failure shows the figures of each city.
     expect(answers).toEqual(
-      CITIES.map((city) => ({
-        city,
-        totalCountIsEstimate: true,
-        exact: false,
-        total: true,
-        city_: true,
-        thai: true,
-        greek: true,
-      })),
+      CITIES.flatMap((city) =>
+        ["near", "city"].map((search) => ({
+          city,
+          search,
+          totalCountIsEstimate: true,
+          exact: false,
+          total: true,
+          city_: true,
+          thai: true,
+          greek: true,
+        })),
+      ),
     );
   });
 });

@@ -3,10 +3,19 @@
 import { Prisma } from "../../prisma.ts";
 import type { SqlReader } from "../../raw-rows.ts";
 import { conditionsOf, matchingCatalogueRows } from "../../search/conditions.ts";
-import { rowTestCount, type Sample, type SearchPlan, type TagCondition } from "../../search-plan.ts";
+import { rowTestCount, type Near, type Sample, type SearchPlan, type TagCondition } from "../../search-plan.ts";
 import { OWNER_KEY, query, table, whereAll } from "../../search/sql.ts";
 import { ledCount, onlyWordsCounted, sampleSelect } from "../../search/totals.ts";
-import { integerKey, placeKeys, rowsOfKeys, searchRows, trigramExact, trigramKeys, wordKeys } from "./keys.ts";
+import {
+  integerKey,
+  placeBox,
+  placeKeys,
+  rowsOfKeys,
+  searchRows,
+  trigramExact,
+  trigramKeys,
+  wordKeys,
+} from "./keys.ts";
 
 /**
  * The rows matching every condition, led by the words' FTS5 table (a `range` of its keys, for a
@@ -66,6 +75,7 @@ const WINDOW_ROWS = 32;
  * catalogue smaller than the sample is read whole.
  */
 export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }): Promise<Sample> {
+  if (!p.words && p.near) return placeSample(db, p, p.near, countOnly);
   const t = table(p.catalogue);
   const keyed = Boolean(p.words);
   const keys = keyed ? searchRows(p.catalogue) : t;
@@ -100,6 +110,34 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
       Prisma.sql`FROM (${starts}) "w" CROSS JOIN ${t} NOT INDEXED ON ${inWindow} ${whereAll(conditionsOf(p, true))}`,
     ),
     share: WINDOW_ROWS / stretch,
+  };
+}
+
+/**
+ * A near search's sample, led by the R*Tree: of the keys in the box around the circle (counted
+ * first, from the R*Tree alone), those whose hash falls under the share that keeps a tenth of
+ * SEARCH_SAMPLE_ROWS, each then tested on the distance (the dear test) and the other conditions.
+ * The box holds the matches, so the sample holds many more of them than a sample of the catalogue
+ * (near alone: about 0.78 of its keys).
+ */
+async function placeSample(db: SqlReader, p: SearchPlan, near: Near, countOnly: boolean): Promise<Sample> {
+  const boxed =
+    (
+      await query<{ n: number }>(
+        db,
+        { n: "int" },
+        Prisma.sql`SELECT COUNT(*) AS "n" FROM "RestaurantPlace" WHERE ${placeBox(near)}`,
+      )
+    )[0]?.n ?? 0;
+  const share = Math.min(1, p.limits.sampleRows / 10 / Math.max(boxed, 1));
+  const kept =
+    share >= 1
+      ? Prisma.empty
+      : Prisma.sql`AND ${Prisma.raw(hashOf(`"rowid"`))} < ${integerKey(Math.floor(share * HASH_RANGE))}`;
+  const keys = placeKeys(near, { kept });
+  return {
+    m: countOnly && placeKeysAlone(p) ? keys : sampleSelect(p, rowsOfKeys(p, keys, { ...p, near: undefined })),
+    share,
   };
 }
 
