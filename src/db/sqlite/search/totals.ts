@@ -75,7 +75,8 @@ const WINDOW_ROWS = 32;
  * catalogue smaller than the sample is read whole.
  */
 export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }): Promise<Sample> {
-  if (!p.words && p.near) return placeSample(db, p, p.near, countOnly);
+  const placed = !p.words && p.near ? await placeSample(db, p, p.near, countOnly) : undefined;
+  if (placed) return placed;
   const t = table(p.catalogue);
   const keyed = Boolean(p.words);
   const keys = keyed ? searchRows(p.catalogue) : t;
@@ -115,20 +116,24 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
 
 /**
  * A near search's sample, led by the R*Tree: of the keys in the box around the circle (counted
- * first, from the R*Tree alone), those whose hash falls under the share that keeps a tenth of
- * SEARCH_SAMPLE_ROWS, each then tested on the distance (the dear test) and the other conditions.
- * The box holds the matches, so the sample holds many more of them than a sample of the catalogue
- * (near alone: about 0.78 of its keys).
+ * first, from the R*Tree alone, up to SEARCH_SAMPLE_ROWS; past that, none), those whose hash falls
+ * under the share that keeps a tenth of SEARCH_SAMPLE_ROWS, each then tested on the distance (the
+ * dear test) and the other conditions. The box holds the matches, so the sample holds many more of
+ * them than a sample of the catalogue (near alone: about 0.78 of its keys).
  */
-async function placeSample(db: SqlReader, p: SearchPlan, near: Near, countOnly: boolean): Promise<Sample> {
+async function placeSample(db: SqlReader, p: SearchPlan, near: Near, countOnly: boolean): Promise<Sample | undefined> {
+  const limit = p.limits.sampleRows;
   const boxed =
     (
       await query<{ n: number }>(
         db,
         { n: "int" },
-        Prisma.sql`SELECT COUNT(*) AS "n" FROM "RestaurantPlace" WHERE ${placeBox(near)}`,
+        Prisma.sql`SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM "RestaurantPlace" WHERE ${placeBox(near)} LIMIT ${Prisma.raw(String(limit + 1))}) "boxed"`,
       )
     )[0]?.n ?? 0;
+  // A box of more keys than a sample of the catalogue holds rows (a wide circle in a dense city):
+  // the catalogue's windows then hold enough matches, and the count of the box stops there.
+  if (boxed > limit) return undefined;
   const share = Math.min(1, p.limits.sampleRows / 10 / Math.max(boxed, 1));
   const kept =
     share >= 1
