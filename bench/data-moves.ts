@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Request } from "autocannon";
 import { restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
-import { freshPostgres, freshSqlite, seededDatabase, type BenchDatabase } from "./databases.ts";
+import { freshPostgres, freshSqlite, seededDatabase, signIn, type BenchDatabase } from "./databases.ts";
 import { pacedLatency, type PacedResult } from "./paced.ts";
 import { ROOT, startService } from "./processes.ts";
 
@@ -93,17 +93,6 @@ function admin(settings: Record<string, string>, ...args: string[]): Promise<Tim
   );
 }
 
-async function login(url: string, username: string, password: string): Promise<string> {
-  const res = await fetch(`${url}/auth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username, password }),
-  });
-  const body = (await res.json()) as { access_token?: string };
-  if (!body.access_token) throw new Error(`login of ${username} failed: ${res.status}`);
-  return body.access_token;
-}
-
 /** GET /healthz every 100 ms until stopped: the p99 and longest answer (ms). */
 function watchHealth(url: string) {
   const times: number[] = [];
@@ -172,7 +161,7 @@ export async function benchDataMoves(
       const usernames = users(SIZES[settings.size])
         .slice(2, 10)
         .map((u) => u.username);
-      const tokens = await Promise.all(usernames.map((u) => login(service.url, u, settings.password)));
+      const tokens = await Promise.all(usernames.map((u) => signIn(service.url, u, settings.password)));
       const requests: Request[] = Array.from({ length: 256 }, (_, i) => ({
         method: "POST",
         path: "/graphql",

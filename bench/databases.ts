@@ -134,3 +134,16 @@ export async function postgresServerPid(url: string): Promise<number | null> {
     await client.end();
   }
 }
+
+/** An access token for a seeded user, from the server at `url` (POST /auth/token). */
+export async function signIn(url: string, username: string, password: string): Promise<string> {
+  const res = await fetch(`${url}/auth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username, password }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!res.ok || !body.access_token)
+    throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}

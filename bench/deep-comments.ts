@@ -3,7 +3,7 @@
 // database step over every comment before it. Same rows on every run and on both databases, with
 // the restaurants' rating totals kept equal to their comments, as the service keeps them.
 import type { Db } from "../src/db/db.ts";
-import { restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
+import { restaurant, restaurantId, SIZES, users, type SizeName } from "../src/seed/dataset.ts";
 
 /** How many restaurants get the deep comment lists, and how many comments each. */
 export const DEEP_RESTAURANTS = 4;
@@ -15,6 +15,19 @@ const FROM = Date.UTC(2026, 0, 1);
 export function deepCommentRestaurants(size: SizeName): { id: string; comments: number }[] {
   const count = SIZES[size].restaurants;
   return Array.from({ length: DEEP_RESTAURANTS }, (_, i) => ({ id: restaurantId(count - i), comments: DEEP_COMMENTS }));
+}
+
+/**
+ * The seed's own most commented restaurants (the deep ones aside), most first, then by number: on
+ * the `large` seed, restaurants with 30 comments, whose pages at offsets 40 and 100 are past the end.
+ */
+export function mostCommentedSeedRestaurants(size: SizeName, count: number): { id: string; comments: number }[] {
+  const deep = new Set(deepCommentRestaurants(size).map((r) => r.id));
+  return Array.from({ length: SIZES[size].restaurants }, (_, i) => restaurant(i + 1, SIZES[size]))
+    .map((r) => ({ id: r.row.id, comments: r.comments.length }))
+    .filter((r) => !deep.has(r.id))
+    .sort((a, b) => b.comments - a.comments || a.id.localeCompare(b.id))
+    .slice(0, count);
 }
 
 export async function addDeepComments(db: Db, size: SizeName): Promise<number> {

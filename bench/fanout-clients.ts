@@ -1,7 +1,8 @@
 // One process of fan-out subscribers (fanout.ts forks several: 10,000 sockets and their
 // messages are more than one process reads without falling behind, and the bench's own process
 // must stay free to write comments on schedule). Each subscriber is its own connection, signed in
-// as one of the bench's users, subscribed to one restaurant's commentAdded: over WebSocket it
+// as one of the bench's users, subscribed to one restaurant's commentAdded (one restaurant for all
+// in fanout.ts, one of a few hundred in listeners.ts): over WebSocket it
 // speaks graphql-transport-ws itself (connection_init, subscribe, pong: a few lines, lighter than
 // a client library, so the figures are the server's), over Server-Sent Events it POSTs to
 // /graphql/stream and reads the stream. Arrival times are kept per comment title; at the end the
@@ -14,8 +15,9 @@ export type ClientJob = {
   transport: "ws" | "sse";
   url: string;
   tokens: string[];
-  restaurantId: string;
-  /** Subscribers in this process, and the index of its first (tokens are spread by index). */
+  /** Subscriber k (counted from 0 over all processes) follows restaurantIds[k % length]. */
+  restaurantIds: string[];
+  /** Subscribers in this process, and the index of its first (tokens and restaurants are spread by index). */
   count: number;
   first: number;
 };
@@ -25,12 +27,26 @@ export type ToClients =
   | { type: "start"; job: ClientJob }
   | { type: "probes" }
   | { type: "count" }
-  | { type: "finish"; acks: Record<string, number> };
+  /**
+   * acks: when each comment's write was acknowledged, by title; restaurants: the restaurant of
+   * each title (absent: every title is for every subscriber).
+   */
+  | { type: "finish"; acks: Record<string, number>; restaurants?: Record<string, string> };
 export type FromClients =
   | { type: "connected"; problems: string[] }
   | { type: "probes"; listening: number }
   | { type: "count"; received: number }
-  | { type: "result"; received: number; latencies: [number, number][]; max: number; problems: string[] };
+  | {
+      type: "result";
+      received: number;
+      latencies: [number, number][];
+      max: number;
+      problems: string[];
+      /** Events a subscriber should have had and had not (summed), the subscribers short of one, and events beyond those expected. */
+      missed: number;
+      subscribersMissing: number;
+      extra: number;
+    };
 
 export const SUBSCRIPTION = `subscription Fanout($id: ID!) { commentAdded(restaurantId: $id) { id title } }`;
 const CONNECT_BATCH = 100;
@@ -39,6 +55,9 @@ const titleOf = (text: string) => /"title":"([^"]*)"/.exec(text)?.[1];
 
 function run(job: ClientJob, send: (message: FromClients) => void) {
   const arrivals = new Map<string, number[]>();
+  /** Events of the stream (not probes) each subscriber of this process received. */
+  const streamed = new Uint32Array(job.count);
+  const restaurantOf = (i: number) => job.restaurantIds[(job.first + i) % job.restaurantIds.length]!;
   const sawProbe = new Set<number>();
   const problems: string[] = [];
   const closers: (() => void)[] = [];
@@ -49,15 +68,19 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
     const at = Date.now();
     if (!title) return problem(`subscriber ${job.first + i}: an event without a title`);
     if (title.startsWith("probe")) sawProbe.add(i);
-    else (arrivals.get(title) ?? arrivals.set(title, []).get(title)!).push(at);
+    else {
+      streamed[i]!++;
+      (arrivals.get(title) ?? arrivals.set(title, []).get(title)!).push(at);
+    }
   };
 
-  const subscribe = JSON.stringify({
-    id: "1",
-    type: "subscribe",
-    payload: { query: SUBSCRIPTION, variables: { id: job.restaurantId } },
-  });
-  const body = JSON.stringify({ query: SUBSCRIPTION, variables: { id: job.restaurantId } });
+  const subscribe = (i: number) =>
+    JSON.stringify({
+      id: "1",
+      type: "subscribe",
+      payload: { query: SUBSCRIPTION, variables: { id: restaurantOf(i) } },
+    });
+  const body = (i: number) => JSON.stringify({ query: SUBSCRIPTION, variables: { id: restaurantOf(i) } });
 
   function openWs(i: number, token: string): Promise<void> {
     return new Promise((ready) => {
@@ -73,7 +96,7 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
         if (text.includes('"type":"next"')) return arrived(i, titleOf(text));
         const message = JSON.parse(text) as { type: string; payload?: unknown };
         if (message.type === "connection_ack") {
-          ws.send(subscribe);
+          ws.send(subscribe(i));
           ready();
         } else if (message.type === "ping") ws.send('{"type":"pong"}');
         else if (message.type !== "pong") problem(`subscriber ${job.first + i}: ${text.slice(0, 200)}`);
@@ -120,7 +143,7 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
         if (!finishing) problem(`stream ${job.first + i}: ${error.message}`);
         ready();
       });
-      req.end(body);
+      req.end(body(i));
     });
   }
 
@@ -138,8 +161,24 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
     },
     listening: () => sawProbe.size,
     received: () => [...arrivals.values()].reduce((n, times) => n + times.length, 0),
-    finish(acks: Record<string, number>, done: () => void) {
+    finish(acks: Record<string, number>, restaurants: Record<string, string> | undefined, done: () => void) {
       finishing = true;
+      // What each subscriber should have received: the acknowledged comments of its restaurant.
+      const expectedOf = new Map<string, number>();
+      for (const title of Object.keys(acks)) {
+        const restaurant = restaurants?.[title] ?? "*";
+        expectedOf.set(restaurant, (expectedOf.get(restaurant) ?? 0) + 1);
+      }
+      let missed = 0;
+      let subscribersMissing = 0;
+      let extra = 0;
+      for (let i = 0; i < job.count; i++) {
+        const expected = expectedOf.get(restaurants ? restaurantOf(i) : "*") ?? 0;
+        if (streamed[i]! < expected) {
+          missed += expected - streamed[i]!;
+          subscribersMissing++;
+        } else extra += streamed[i]! - expected;
+      }
       const histogram = new Map<number, number>();
       let max = 0;
       let received = 0;
@@ -154,7 +193,7 @@ function run(job: ClientJob, send: (message: FromClients) => void) {
         }
       }
       for (const close of closers) close();
-      send({ type: "result", received, latencies: [...histogram], max, problems });
+      send({ type: "result", received, latencies: [...histogram], max, problems, missed, subscribersMissing, extra });
       done();
     },
   };
@@ -174,7 +213,7 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
     else if (message.type === "count") reply({ type: "count", received: clients?.received() ?? 0 });
     else if (message.type === "finish") {
       // Leave once the result has gone out (a disconnect right after send could lose it).
-      clients?.finish(message.acks, () => void sent.then(() => process.disconnect()));
+      clients?.finish(message.acks, message.restaurants, () => void sent.then(() => process.disconnect()));
     }
   });
 }

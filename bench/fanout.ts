@@ -12,7 +12,7 @@ import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { fanoutFloor, type FanoutFloor } from "./baselines/fanout-floor.ts";
 import type { ClientJob, FromClients, ToClients } from "./fanout-clients.ts";
-import { cpuSecondsOf } from "./processes.ts";
+import { cpuSecondsOf, pinToCpu } from "./processes.ts";
 import { readCounters } from "./prometheus.ts";
 
 export const FANOUT_KEY = "live.fanout";
@@ -86,7 +86,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 const writeAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-function putComment(url: string, token: string, title: string): Promise<{ status: number; body: string }> {
+export function putComment(url: string, token: string, title: string): Promise<{ status: number; body: string }> {
   const payload = JSON.stringify({ title, body: "fan-out bench", rating: 4 });
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -114,17 +114,18 @@ function putComment(url: string, token: string, title: string): Promise<{ status
 }
 
 /** graphql_subscriptions_active from /metrics (counted when the server admits a subscription, just before it listens). */
-async function activeSubscriptions(url: string): Promise<number> {
+export async function activeSubscriptions(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^graphql_subscriptions_active (\S+)$/m.exec(text)?.[1] ?? 0);
 }
 
-/** A client process and a way to ask it something (one answer of the type asked). */
-function clientProcess(job: ClientJob) {
+/** A client process and a way to ask it something (one answer of the type asked); `onCpu`: pinned to that core (taskset). */
+export function clientProcess(job: ClientJob, onCpu?: number) {
   const child: ChildProcess = fork(fileURLToPath(new URL("./fanout-clients.ts", import.meta.url)), [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  if (onCpu !== undefined && child.pid) pinToCpu(child.pid, onCpu);
   const waiting = new Map<string, (message: FromClients) => void>();
   child.on("message", (message: FromClients) => {
     const answer = waiting.get(message.type);
@@ -134,11 +135,39 @@ function clientProcess(job: ClientJob) {
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const ask = <T extends FromClients["type"]>(message: ToClients, answer: T) =>
     new Promise<Extract<FromClients, { type: T }>>((resolve, reject) => {
-      waiting.set(answer, resolve as (message: FromClients) => void);
-      child.once("exit", () => reject(new Error(`a fan-out client process exited before answering ${answer}`)));
+      const gone = () => reject(new Error(`a fan-out client process exited before answering ${answer}`));
+      child.once("exit", gone);
+      waiting.set(answer, (message: FromClients) => {
+        child.off("exit", gone); // asked every 200 ms while draining: one listener each would pile up
+        resolve(message as Extract<FromClients, { type: T }>);
+      });
       child.send(message);
     });
   return { ask, stop: () => (child.connected ? exited : (child.kill(), exited)), kill: () => child.kill() };
+}
+
+/** The client processes' results as one: deliveries, the latency histogram's p50/p99/max, misses, problems. */
+export function mergeClientResults(results: Extract<FromClients, { type: "result" }>[]) {
+  const histogram = new Map<number, number>();
+  const merged = { received: 0, max: 0, missed: 0, subscribersMissing: 0, extra: 0, problems: [] as string[] };
+  for (const r of results) {
+    merged.problems.push(...r.problems);
+    merged.received += r.received;
+    merged.max = Math.max(merged.max, r.max);
+    merged.missed += r.missed;
+    merged.subscribersMissing += r.subscribersMissing;
+    merged.extra += r.extra;
+    for (const [ms, n] of r.latencies) histogram.set(ms, (histogram.get(ms) ?? 0) + n);
+  }
+  const sorted = [...histogram].sort((a, b) => a[0] - b[0]);
+  const percentile = (p: number) => {
+    const rank = Math.ceil((p / 100) * merged.received);
+    let seen = 0;
+    for (const [ms, n] of sorted) if ((seen += n) >= rank) return ms;
+    return merged.max;
+  };
+  const latency = merged.received ? { p50: percentile(50), p99: percentile(99), max: merged.max } : null;
+  return { ...merged, latency };
 }
 
 export async function runFanout(
@@ -177,7 +206,7 @@ export async function runFanout(
         transport,
         url,
         tokens,
-        restaurantId,
+        restaurantIds: [restaurantId],
         count: Math.min(CLIENTS_PER_PROCESS, connections - first),
         first,
       };
@@ -237,22 +266,9 @@ export async function runFanout(
     const after = await readCounters(url);
 
     const results = await Promise.all(processes.map((p) => p.ask({ type: "finish", acks: acknowledged }, "result")));
-    const histogram = new Map<number, number>();
-    let got = 0;
-    let max = 0;
-    for (const r of results) {
-      problems.push(...r.problems);
-      got += r.received;
-      max = Math.max(max, r.max);
-      for (const [ms, n] of r.latencies) histogram.set(ms, (histogram.get(ms) ?? 0) + n);
-    }
-    const sorted = [...histogram].sort((a, b) => a[0] - b[0]);
-    const percentile = (p: number) => {
-      const rank = Math.ceil((p / 100) * got);
-      let seen = 0;
-      for (const [ms, n] of sorted) if ((seen += n) >= rank) return ms;
-      return max;
-    };
+    const merged = mergeClientResults(results);
+    problems.push(...merged.problems);
+    const got = merged.received;
     if (got < expected)
       problems.push(
         `${expected - got} of ${expected} events had not arrived ${DRAIN_MS / 1000} s after the last write`,
@@ -267,7 +283,7 @@ export async function runFanout(
       comments: Object.keys(acknowledged).length,
       expected,
       received: got,
-      latency: got ? { p50: percentile(50), p99: percentile(99), max } : null,
+      latency: merged.latency,
       rssBeforeMb: mb(before.rssBytes),
       rssWithSubscribersMb: mb(withSubscribers.rssBytes),
       rssAfterStreamMb: mb(after.rssBytes),

@@ -1,7 +1,7 @@
 // Child processes under test: the real server (`node --import tsx src/main.ts`), the baseline
 // scripts and the peer (PostGraphile on another Node). Each gets a free port chosen here (the server logs nothing at LOG_LEVEL=warn, so its
 // port cannot be read from its output) and is ready when GET /healthz answers 200.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
@@ -118,6 +118,19 @@ export function cpuSecondsBetween(before: Map<number, number>, after: Map<number
   let total = 0;
   for (const [pid, used] of after) total += used - (before.get(pid) ?? 0);
   return total;
+}
+
+/**
+ * Pins every thread of a running process to one core (`taskset -a -p -c`); threads it starts later
+ * inherit it. False where taskset is missing or the core does not exist.
+ */
+export function pinToCpu(pid: number, cpu: number): boolean {
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", String(cpu), String(pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */

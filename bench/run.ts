@@ -24,9 +24,9 @@ import {
   type FanoutSettings,
   type FanoutTransport,
 } from "./fanout.ts";
-import { isPostgresUrl, postgresServerPid, seededDatabase } from "./databases.ts";
+import { isPostgresUrl, postgresServerPid, seededDatabase, signIn } from "./databases.ts";
 import { benchDataMoves, formatDataMoves } from "./data-moves.ts";
-import { deepCommentRestaurants } from "./deep-comments.ts";
+import { deepCommentRestaurants, mostCommentedSeedRestaurants } from "./deep-comments.ts";
 import { benchReads, formatReadTimings } from "./reads.ts";
 import { pacedLatencyApart } from "./paced-apart.ts";
 import { latencyAtRate, measure, statementsOf, type LoadSettings, type RateLatency } from "./load.ts";
@@ -424,18 +424,6 @@ function describePeer(runtime: string): string {
   return `PostGraphile ${version} (Amber preset, no authentication) on Node ${node}`;
 }
 
-async function login(url: string, username: string): Promise<string> {
-  const res = await fetch(`${url}/auth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username, password: PASSWORD }),
-  });
-  const body = (await res.json()) as { access_token?: string };
-  if (!res.ok || !body.access_token)
-    throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(body)}`);
-  return body.access_token;
-}
-
 /** `--only` keys are prefixes; one ending in "$" must match the whole key (`gql.search$`). */
 const selectedKey = (opts: Options, key: string) =>
   !opts.only || opts.only.some((k) => (k.endsWith("$") ? key === k.slice(0, -1) : key.startsWith(k)));
@@ -496,7 +484,7 @@ async function benchDatabase(
           const usernames = users(SIZES[opts.size])
             .slice(2, 2 + TOKENS)
             .map((u) => u.username);
-          const tokens = await Promise.all(usernames.map((u) => login(server.url, u)));
+          const tokens = await Promise.all(usernames.map((u) => signIn(server.url, u, PASSWORD)));
           const ctx = { ...ctxBase, tokens };
           const start = await readCounters(server.url);
 
@@ -729,6 +717,7 @@ async function main() {
       .map((u) => u.id),
     groceryTitles: GROCERY_TITLES,
     deepCommentRestaurants: deepCommentRestaurants(opts.size),
+    mostCommentedSeedRestaurants: mostCommentedSeedRestaurants(opts.size, 8),
   };
 
   // The ceiling uses no database: measured once, compared with each database's figures.

@@ -39,6 +39,8 @@ export type ScenarioContext = {
   groceryTitles: string[];
   /** Restaurants given thousands of comments after the seed (deep-comments.ts): the deep pages. */
   deepCommentRestaurants: { id: string; comments: number }[];
+  /** The seed's own most commented restaurants (deep-comments.ts), most first. */
+  mostCommentedSeedRestaurants: { id: string; comments: number }[];
 };
 
 /** How many distinct requests each scenario cycles through. */
@@ -274,6 +276,7 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
   }));
 
   const commentPages = commentPageRotation(ctx);
+  const topPages = topCommentPageRotations(ctx);
   const searches = rotation("cuisine-city", (_, rng) => {
     const city = rng.pick(CITIES);
     return { city: city.name, cuisine: rng.pick(city.localCuisines) };
@@ -394,6 +397,15 @@ export function buildScenarios(ctx: ScenarioContext): Scenario[] {
       requests: commentPages.map(({ id, offset }, i) => graphqlRequest(COMMENTS_PAGE, { id, offset }, token(i))),
       check: checkGraphql("restaurant"),
     },
+    ...topPages.map(({ key, label, pages }) => ({
+      key: `gql.${key}`,
+      label: `GraphQL ${COMMENTS_PER_PAGE} comments with authors of ${label}`,
+      api: "graphql" as const,
+      target: "server" as const,
+      kind: "read" as const,
+      requests: pages.map(({ id, offset }, i) => graphqlRequest(COMMENTS_PAGE, { id, offset }, token(i))),
+      check: checkGraphql("restaurant"),
+    })),
     {
       key: "gql.search.filtered",
       label: `GraphQL search by cuisine and city, by rating, page of ${SEARCH_PAGE}`,
@@ -491,6 +503,7 @@ export function rawDriverScenario(ctx: ScenarioContext): Scenario {
 export function peerScenarios(ctx: ScenarioContext): Scenario[] {
   const ids = rotation("restaurants", (_, rng) => rng.pick(ctx.restaurantIds));
   const commentPages = commentPageRotation(ctx);
+  const topPages = topCommentPageRotations(ctx);
   const searches = rotation("cuisine-city", (_, rng) => {
     const city = rng.pick(CITIES);
     return { city: searchKey(city.name), cuisine: searchKey(rng.pick(city.localCuisines)) };
@@ -547,6 +560,16 @@ export function peerScenarios(ctx: ScenarioContext): Scenario[] {
       requests: commentPages.map(({ id, offset }) => request(PEER_COMMENTS_PAGE, { rowId: id, offset })),
       check: checkGraphql("restaurantByRowId"),
     },
+    ...topPages.map(({ key, label, pages }) => ({
+      key: `peer.${key}`,
+      label: `PostGraphile commentsByRestaurantId page of ${COMMENTS_PER_PAGE} with userByAuthorId of ${label}`,
+      api: "peer" as const,
+      target: "postgraphile" as const,
+      kind: "read" as const,
+      peerOf: `gql.${key}`,
+      requests: pages.map(({ id, offset }) => request(PEER_COMMENTS_PAGE, { rowId: id, offset })),
+      check: checkGraphql("restaurantByRowId"),
+    })),
     {
       key: "peer.search.filtered",
       label: `PostGraphile allRestaurants by cuisine (filter plugin) and city, RATING_AVG_DESC, page of ${SEARCH_PAGE}`,
@@ -591,6 +614,40 @@ function commentPageRotation(ctx: ScenarioContext): { id: string; offset: number
     const lastPage = Math.floor((deep.comments - 1) / COMMENTS_PER_PAGE);
     return { id: deep.id, offset: rng.int(0, lastPage) * COMMENTS_PER_PAGE };
   });
+}
+
+/**
+ * The pages a client reads most on a busy restaurant (what the independent comparison of issue 48
+ * measured): the first pages of the restaurants with the most comments, at offsets 0, 40 and 100.
+ * Twice: on the bench's restaurants with thousands of comments, and on the seed's own most
+ * commented (30 comments on the `large` seed: offsets 40 and 100 are past the end, empty pages
+ * that still show the total).
+ */
+const TOP_COMMENT_OFFSETS = [0, 40, 100];
+
+function topCommentPageRotations(ctx: ScenarioContext) {
+  const pagesOf = (name: string, top: { id: string }[]) =>
+    rotation(name, (i) => ({
+      id: top[i % top.length]!.id,
+      offset: TOP_COMMENT_OFFSETS[Math.floor(i / top.length) % TOP_COMMENT_OFFSETS.length]!,
+    }));
+  const offsets = `offsets ${TOP_COMMENT_OFFSETS.join(", ")}`;
+  const deepest = ctx.deepCommentRestaurants[0]?.comments ?? 0;
+  const seedMost = ctx.mostCommentedSeedRestaurants[0]?.comments ?? 0;
+  return [
+    {
+      key: "comments.top",
+      label: `the ${deepest.toLocaleString("en")}-comment restaurants, ${offsets}`,
+      top: ctx.deepCommentRestaurants,
+    },
+    {
+      key: "comments.top-seed",
+      label: `the seed's most commented (${seedMost}), ${offsets}`,
+      top: ctx.mostCommentedSeedRestaurants,
+    },
+  ]
+    .filter(({ top }) => top.length > 0)
+    .map(({ key, label, top }) => ({ key, label, pages: pagesOf(`${key}-pages`, top) }));
 }
 
 /** Sends a scenario's preparation, then its first request once, and returns why its answer is wrong, or null. */

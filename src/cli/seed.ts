@@ -7,11 +7,11 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { createDb } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { createUploadStore } from "../storage/upload-store.ts";
-import { isSizeName, SIZES, type SizeName } from "../seed/dataset.ts";
+import { isSizeName, SEED_CITIES, SIZES, type SizeName } from "../seed/dataset.ts";
 import { progressPrinter } from "../seed/progress.ts";
 import { DEFAULT_SEED_PASSWORD, seed, type SeedReport } from "../seed/seed.ts";
 
-const HELP = `Usage: npm run seed [-- --size small|medium|large|200k|1m]
+const HELP = `Usage: npm run seed [-- --size small|medium|large|200k|1m] [--cities 1-${SEED_CITIES.length}]
 
 Loads demo data: restaurants in several cities with cuisines, opening hours, badges and rated
 comments; groceries with categories, units and cover images; orders and shopping lists; a demo
@@ -31,27 +31,37 @@ Settings (environment):
                  the S3_* settings: into that bucket)
   SEED_PASSWORD  password of every seeded account (default "${DEFAULT_SEED_PASSWORD}"; at least 8 characters)`;
 
-type Arguments = { size: SizeName } | { help: true } | { error: string };
+type Arguments = { size: SizeName; cities?: number } | { help: true } | { error: string };
 
 function parseArguments(argv: string[]): Arguments {
   let size: SizeName = "small";
+  let cities: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h" || arg === "help") return { help: true };
-    const value = arg === "--size" ? argv[++i] : arg.startsWith("--size=") ? arg.slice("--size=".length) : undefined;
-    if (arg !== "--size" && value === undefined) return { error: `unknown argument "${arg}"` };
-    if (!value || !isSizeName(value)) return { error: `--size must be one of ${Object.keys(SIZES).join(", ")}` };
-    size = value;
+    const [name, inline] = arg.startsWith("--") && arg.includes("=") ? arg.split("=", 2) : [arg, undefined];
+    if (name !== "--size" && name !== "--cities") return { error: `unknown argument "${arg}"` };
+    const value = inline ?? argv[++i];
+    if (name === "--size") {
+      if (!value || !isSizeName(value)) return { error: `--size must be one of ${Object.keys(SIZES).join(", ")}` };
+      size = value;
+    } else {
+      cities = Number(value);
+      if (!Number.isInteger(cities) || cities < 1 || cities > SEED_CITIES.length)
+        return { error: `--cities must be a whole number from 1 to ${SEED_CITIES.length}` };
+    }
   }
-  return { size };
+  return { size, cities };
 }
 
-function summary(report: SeedReport, password: string, fromEnvironment: boolean): string {
+function summary(report: SeedReport, password: string, fromEnvironment: boolean, cities?: number): string {
+  const where = cities ? `restaurants in ${SEED_CITIES.slice(0, cities).join(", ")}` : undefined;
   const added = Object.entries(report.inserted).filter(([, n]) => n > 0);
   const lines = [
     added.length
       ? `seed (${report.size}): added ${added.map(([what, n]) => `${n} ${what}`).join(", ")}`
       : `seed (${report.size}): everything was already there; nothing added`,
+    ...(where ? [`  ${where}`] : []),
     "",
     "Accounts (all seeded accounts share this password):",
     `  demo user: ${report.accounts.demo}`,
@@ -88,13 +98,14 @@ async function main(argv: string[]): Promise<number> {
     const onProgress = args.size === "small" ? undefined : progressPrinter(process.stderr);
     const report = await seed(db, {
       size: args.size,
+      cities: args.cities,
       uploadDir: config.uploadDir,
       store,
       password,
       onProgress,
       database: config.database,
     });
-    console.log(summary(report, password, fromEnvironment));
+    console.log(summary(report, password, fromEnvironment, args.cities));
     return 0;
   } finally {
     store.close();

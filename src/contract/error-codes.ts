@@ -33,6 +33,11 @@ export const ERROR_CODES = {
     status: 408,
     meaning: "The request did not arrive within REQUEST_TIMEOUT, or its body came too slowly.",
   },
+  SEARCH_TEXT_TOO_SHORT: {
+    status: 400,
+    meaning:
+      "A part of a title to find (filter.text, filter.title) has fewer than 3 characters: no index finds a shorter one. The legacy REST q and title take any length.",
+  },
   CONFLICT: { status: 409, meaning: "Conflicts with existing data, e.g. a taken username." },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: "The body or the file is too large." },
   UPLOAD_QUOTA_EXCEEDED: { status: 413, meaning: "The file would take its owner past their upload quota." },

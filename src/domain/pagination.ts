@@ -66,6 +66,15 @@ export async function pageWindow(
   countAll: () => Promise<number>,
   maxPageSize = MAX_PAGE_SIZE,
 ): Promise<PageWindow> {
+  const window = windowOf(args, maxPageSize);
+  return typeof window === "function" ? window(await countAll()) : window;
+}
+
+/**
+ * The window the arguments ask for, known at once unless it is counted from the list's end
+ * (`last` without `before`): then a function of the list's total. Bad arguments throw.
+ */
+export function windowOf(args: PageArgs, maxPageSize = MAX_PAGE_SIZE): PageWindow | ((total: number) => PageWindow) {
   let first = pageSize(args.first, "first", maxPageSize);
   let last = pageSize(args.last, "last", maxPageSize);
   // The spec lets a client give both and slice twice; "strongly discouraged" there, refused here.
@@ -92,9 +101,11 @@ export async function pageWindow(
     const room = before === null ? Infinity : Math.max(0, before - start);
     return { skip: start, take: Math.min(first, room), hasPreviousPage: start > 0, nextPageMayFollow: room > first };
   }
-  const end = before ?? (await countAll());
-  const skip = Math.max(start, end - last!);
-  return { skip, take: Math.max(0, end - skip), hasPreviousPage: skip > start, nextPageMayFollow: before !== null };
+  const backward = (end: number): PageWindow => {
+    const skip = Math.max(start, end - last!);
+    return { skip, take: Math.max(0, end - skip), hasPreviousPage: skip > start, nextPageMayFollow: before !== null };
+  };
+  return before !== null ? backward(before) : backward;
 }
 
 /**

@@ -107,6 +107,7 @@ async function rest(app: FastifyInstance, options: RestPluginOptions) {
       const context = await options.createContext(token, {
         clientAddress: request.ip,
         known: checkedAuthentication(request, token),
+        legacyRest: true,
       });
       releaseAfterAnswer(request, context);
       const outcome = await runRoute(options.runner, row, req, context);

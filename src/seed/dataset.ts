@@ -42,7 +42,20 @@ export const SIZES = {
 } as const;
 export type SizeName = keyof typeof SIZES;
 /** How much of everything a data set holds. */
-export type Size = { users: number; restaurants: number; groceries: number; maxComments: number };
+export type Size = {
+  users: number;
+  restaurants: number;
+  groceries: number;
+  maxComments: number;
+  /**
+   * How many of the seed's cities the restaurants share, the first ones of CITIES (Lisbon first):
+   * all of them by default. Fewer make each city denser, as a big-city deployment is (`--cities`).
+   */
+  cities?: number;
+};
+
+/** The seed's cities, in order: `--cities N` keeps the first N. */
+export const SEED_CITIES = CITIES.map((c) => c.name);
 
 export const isSizeName = (name: string): name is SizeName => Object.hasOwn(SIZES, name);
 
@@ -208,7 +221,7 @@ function instants(rng: Random, count: number, from: number): Date[] {
 export function restaurant(n: number, size: Size, coverName?: string): RestaurantSeed {
   const rng = stream(`restaurant:${n}`);
   const id = restaurantId(n);
-  const city = CITIES[(n - 1) % CITIES.length]!;
+  const city = CITIES[(n - 1) % (size.cities ?? CITIES.length)]!;
   const mainCuisine = rng.chance(0.5) ? rng.pick(city.localCuisines) : rng.pick(CUISINE_NAMES);
   const cuisines = [
     mainCuisine,

@@ -17,6 +17,7 @@ import {
   users,
   type GrocerySeed,
   type RestaurantSeed,
+  type Size,
   type SizeName,
 } from "./dataset.ts";
 import { storeImageOnce } from "./images.ts";
@@ -33,6 +34,8 @@ export type SeedProgress = { phase: "users" | "restaurants" | "groceries"; done:
 
 export type SeedOptions = {
   size: SizeName;
+  /** The restaurants lie in the first `cities` of the seed's cities (all by default): `Size.cities`. */
+  cities?: number;
   /** Where cover images go (the server's UPLOAD_DIR, or `store` when given). */
   uploadDir: string;
   /** The server's upload store (UPLOAD_STORE=s3: the bucket); UPLOAD_DIR's folder by default. */
@@ -85,7 +88,7 @@ function range(from: number, to: number): number[] {
 }
 
 export async function seed(db: Db, options: SeedOptions): Promise<SeedReport> {
-  const size = SIZES[options.size];
+  const size: Size = { ...SIZES[options.size], cities: options.cities };
   const inserted = emptyCounts();
   const total = size.users + 2 + size.restaurants + size.groceries;
   let done = 0;

@@ -4,6 +4,7 @@
 // search only estimates its total), and clear refusals for what cannot mean anything
 // (`first` with `last`, `offset` with `last` or `before`, a cursor this API did not make).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertComments } from "../helpers/comment-totals.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
@@ -47,8 +48,9 @@ beforeAll(async () => {
     await s.db.prisma.restaurant.create({ data: { title: "Busy", titleSearch: "busy", ownerId: admin.id } })
   ).id;
   const start = Date.UTC(2026, 0, 1);
-  await s.db.prisma.comment.createMany({
-    data: Array.from({ length: 45 }, (_, i) => ({
+  await insertComments(
+    s.db,
+    Array.from({ length: 45 }, (_, i) => ({
       restaurantId,
       authorId: user.id,
       title: `c${i}`,
@@ -56,7 +58,7 @@ beforeAll(async () => {
       rating: 3,
       createdAt: new Date(start + i * 60_000),
     })),
-  });
+  );
   const forward = await comments({ first: 100 });
   ids = idsOf(forward);
   expect(ids).toHaveLength(45);

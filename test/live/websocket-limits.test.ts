@@ -205,6 +205,23 @@ describe("limits on one server", () => {
     await bus.untilListening(before); // the server stopped listening for it
   });
 
+  it("watches a token for every socket that shares it: one closing leaves the others watched, and a revocation ends them all", async () => {
+    const user = await s.signUp("shared-token");
+    const sockets = [connect(user.token), connect(user.token), connect(user.token)];
+    const before = bus.listening;
+    const subs = sockets.map((client) => subscribe(client, LIST));
+    await bus.untilListening(before + 3);
+    // The first socket of the token leaves: the token's one check must go on for the other two.
+    await sockets[0]!.dispose();
+    await bus.untilListening(before + 2);
+    await revokeAllTokens(s.db, user.id, new InProcessBus()); // no event here: only the re-check can end them
+    for (const sub of subs.slice(1)) {
+      const outcome = (await within(sub.ended, "the end of a socket of the revoked token", 5000)) as { code: number };
+      expect(outcome.code).toBe(4403);
+    }
+    await bus.untilListening(before);
+  });
+
   it("ends the subscriptions of an account whose role changed (an admin demoted)", async () => {
     const boss = await s.signUp("boss", "ADMIN");
     const client = connect(boss.token);

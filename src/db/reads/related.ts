@@ -29,12 +29,14 @@ import {
   type RestaurantColumn,
   type UserColumn,
 } from "./columns.ts";
+import { commentPageColumn, commentPageOf, type CommentWindow } from "./comments.ts";
 
 /**
  * What a request asks along with each restaurant (GraphQL looks ahead over the selection).
  * `ownerColumns`: only these columns of the owner (all when absent; its id always).
  * `authorRating`: the summed ratings of the latest comment's author (as `ownerRating` for the owner).
  * `tags`, `photos`, `openingHours`, `badges`: the restaurant's lists, folded into its row.
+ * `comments`: a page of its comments with their authors (commentPageFor's), folded into its row.
  */
 export type RestaurantRelations = {
   owner?: boolean;
@@ -46,6 +48,7 @@ export type RestaurantRelations = {
   photos?: boolean;
   openingHours?: boolean;
   badges?: boolean;
+  comments?: CommentWindow;
 };
 
 type RatingSums = { ownerId: string; ratingSum: number; ratingCount: number };
@@ -65,6 +68,8 @@ export type RestaurantWithRelated = {
   photos?: string[];
   openingHours?: OpeningHoursRow[];
   badges?: RestaurantBadgeWithBadge[];
+  /** The comments of the window asked, `take + 1` at most (CommentWindow), each with its author. */
+  commentPage?: { window: CommentWindow; comments: CommentWithAuthor[] };
 };
 
 export const asksRelated = (want: RestaurantRelations) =>
@@ -75,7 +80,8 @@ export const asksRelated = (want: RestaurantRelations) =>
     want.tags ||
     want.photos ||
     want.openingHours ||
-    want.badges,
+    want.badges ||
+    want.comments,
   );
 
 const OWNER_RATING = { ratingSum: "int", ratingCount: "int" } satisfies Columns;
@@ -118,7 +124,8 @@ function ratingSumsSql(ownerColumn: string, prefix: string): string {
  * The extra columns and joins that bring the relations asked along with rows of `"Restaurant"`:
  * the owner (a join on the primary key), the owner's summed ratings (scalar subqueries, the sums
  * ownerRatingSums gives), the newest comment with its author (the probe latestCommentsFor
- * makes) and that author's sums, and the lists asked (listColumn). LEFT JOINs: a restaurant is
+ * makes) and that author's sums, the lists asked (listColumn) and a page of comments
+ * (commentPageColumn). LEFT JOINs: a restaurant is
  * never lost for a missing relation. So a restaurant's whole detail is one statement.
  */
 export function relatedSql(want: RestaurantRelations, json: JsonFunctions): { columns: Prisma.Sql; joins: Prisma.Sql } {
@@ -141,6 +148,7 @@ export function relatedSql(want: RestaurantRelations, json: JsonFunctions): { co
     const list = LISTS[name];
     columns.push(Prisma.raw(listColumn(json, name, list.from, [...list.columns], list.order)));
   }
+  if (want.comments) columns.push(commentPageColumn(json, want.comments));
   return {
     columns: columns.length === 0 ? Prisma.empty : Prisma.sql`, ${Prisma.join(columns, ", ")}`,
     joins: joins.length === 0 ? Prisma.empty : Prisma.join(joins, " "),
@@ -207,6 +215,7 @@ export function relatedRowsOf(
       ? rowsOf<{ ratingSum: number; ratingCount: number }>(OWNER_RATING, raw, "authorRating_")
       : [];
   const anyList = LIST_NAMES.some((name) => want[name]);
+  const commentPageAt = raw.names.indexOf("comment_page");
   return restaurants.map((restaurant, i) => {
     const row: RestaurantWithRelated = { restaurant };
     if (want.owner) row.owner = owners[i].id === null ? null : owners[i];
@@ -218,6 +227,7 @@ export function relatedRowsOf(
         row.authorRating = { ownerId: comment.authorId, ...authorRatings[i] };
     }
     if (anyList) Object.assign(row, listsOf(raw, want, restaurant.id, raw.rows[i]));
+    if (want.comments) row.commentPage = { window: want.comments, comments: commentPageOf(raw.rows[i][commentPageAt]) };
     return row;
   });
 }

@@ -7,9 +7,9 @@
 import { Prisma } from "../prisma.ts";
 import type { RawRows } from "../raw-rows.ts";
 import type { Db } from "../db.ts";
-import { filteredRows, patternIn } from "./conditions.ts";
+import { filteredRows, patternIn, within } from "./conditions.ts";
 import { unfiltered, type Near, type PageShape, type SearchPlan, type Window } from "../search-plan.ts";
-import { pageSql, query, whereAll } from "./sql.ts";
+import { countOf, pageSql, query, whereAll } from "./sql.ts";
 import { countKey, expectedShare } from "./stored-counts.ts";
 import { totalSql } from "./totals.ts";
 
@@ -83,7 +83,7 @@ export function readPage(db: Db, p: SearchPlan, { skip, take }: Window, sql: Pri
  * index: the stored counts know nothing of the hour.
  */
 async function walkFindsPageSoon(db: Db, p: SearchPlan, { skip, take }: Window): Promise<boolean> {
-  if (p.near || (p.titleKey && !p.engine.countsTitleMatches)) return false;
+  if (p.titleKey && !p.engine.countsTitleMatches) return false;
   const counts = p.storedCounts;
   if (!counts) return true;
   const all = Math.max(1, counts.get(countKey("ALL", "")) ?? 0);
@@ -101,6 +101,14 @@ async function walkFindsPageSoon(db: Db, p: SearchPlan, { skip, take }: Window):
         )
       )[0]?.n ?? 0;
     share *= found / all;
+  }
+  // A circle counts the catalogue's rows within it, up to what would be enough: a wide one around
+  // a dense city holds so many that the order's index finds the page among its first rows, where
+  // the spatial index led to every row of the circle, sorted (50 km around a city holding 100,000).
+  if (p.near && share >= needed) {
+    const enough = Math.ceil((needed / share) * all) + 1;
+    const near = Prisma.sql`SELECT 1 FROM "Restaurant" ${whereAll(within(p, p.near, `"Restaurant"`, ""))} LIMIT ${Prisma.raw(String(enough))}`;
+    share *= (await countOf(db, near)) / all;
   }
   if (p.openPatterns?.length && share >= needed) {
     const enough = Math.ceil(needed * all) + 1;

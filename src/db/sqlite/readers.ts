@@ -71,14 +71,15 @@ export function createSqliteReaders(file: string, count: number): SqliteReaders 
     return read;
   }
 
-  /** Runs a read on the reader with the fewest in flight (a new one while there are fewer than `count`). */
+  /** Runs a read on the reader with the fewest in flight. */
   function readOnReader(sql: string, args: readonly unknown[]): Promise<RawRows> {
     if (closed) return Promise.reject(closedError());
-    const least = readers.reduce<Reader | undefined>(
-      (best, r) => (!best || r.pending.size < best.pending.size ? r : best),
-      undefined,
-    );
-    const reader = least && (least.pending.size === 0 || readers.length >= count) ? least : start();
+    // Every reader is started with the first read (and one that stopped, with the next): a reader
+    // started when a read needed it made that read wait for a thread, a connection and its
+    // statements (another client's cheap search, 1.8 s behind a flood on a loaded machine), where
+    // an idle reader was what the fair share kept for it.
+    while (readers.length < count) start();
+    const reader = readers.reduce((best, r) => (r.pending.size < best.pending.size ? r : best));
     const id = nextId++;
     return new Promise<RawRows>((resolve, reject) => {
       if (reader.pending.size === 0) reader.worker.ref(); // a read in flight keeps the process up until answered

@@ -5,12 +5,19 @@
 import { z } from "zod";
 import type { Db } from "../../db/db.ts";
 import { insertRatedComment } from "../../db/comment-writes.ts";
-import { commentCountOf, commentPageFor } from "../../db/reads/comments.ts";
+import { commentPageFor } from "../../db/reads/comments.ts";
 import type { CommentWithAuthor } from "../../db/rows.ts";
 import type { EventBus } from "../../events/bus.ts";
 import { notFound, signInRequired } from "../../contract/errors.ts";
 import { isForeignKeyViolation } from "../prisma-errors.ts";
-import { once, pageWindow, readWindow, toLazyConnection, type LazyConnection, type PageArgs } from "../pagination.ts";
+import {
+  pageWindow,
+  readWindow,
+  toLazyConnection,
+  type LazyConnection,
+  type PageArgs,
+  type PageWindow,
+} from "../pagination.ts";
 import type { Viewer } from "../accounts/tokens.ts";
 import { checkId, requiredText } from "../text.ts";
 import { parseInput } from "../validation.ts";
@@ -51,20 +58,23 @@ export async function addComment(
 
 /**
  * A page of a restaurant's comments, newest first (the id breaks ties between comments written in
- * the same millisecond), each with its author: one statement, which also counts them when
- * `count` says the total will be read (else it is counted only if asked after all).
+ * the same millisecond), each with its author: one statement. `total` is the restaurant's kept
+ * comment count (its row's ratingCount, added to with every comment in the comment's own
+ * statement, db/comment-writes.ts), so the page needs no count of its own.
  */
 export async function listComments(
   db: Db,
   restaurantId: string,
   page: PageArgs,
-  count = true,
+  total: number,
 ): Promise<LazyConnection<CommentWithAuthor>> {
-  const counted = once(() => commentCountOf(db, restaurantId));
-  const window = await pageWindow(page, counted);
-  const { comments, total } = await commentPageFor(db, restaurantId, readWindow(window), count);
-  return toLazyConnection(comments, window, async () => total ?? counted());
+  const window = await pageWindow(page, async () => total);
+  return commentConnection(await commentPageFor(db, restaurantId, readWindow(window)), window, total);
 }
+
+/** A page of comments already read (`take + 1` rows of the window at most) as a connection. */
+export const commentConnection = (comments: CommentWithAuthor[], window: PageWindow, total: number) =>
+  toLazyConnection(comments, window, async () => total);
 
 /** Comments by id (node(id:)): anyone who may read their restaurant may read them. */
 export const commentsByIds = (db: Db, ids: string[]) => db.prisma.comment.findMany({ where: { id: { in: ids } } });

@@ -2,6 +2,7 @@
 // the legacy "remove from list or catalogue" rule, and search. Lists are tag rows (string-lists.ts).
 // Cover files: a new file is saved before the database write and removed again if that write
 // fails; a replaced or removed file is deleted only after the change is committed.
+import { checkTitlePart } from "./title-parts.ts";
 import { z } from "zod";
 import type { Db } from "../../db/db.ts";
 import type { Prisma, PrismaClient } from "../../db/prisma.ts";
@@ -327,8 +328,10 @@ export type GrocerySort = "RELEVANCE" | "NEWEST";
 export async function searchGroceries(
   db: Db,
   args: { filter?: unknown; sort?: GrocerySort | null } & PageArgs,
+  { anyTextLength = false }: { anyTextLength?: boolean } = {},
 ): Promise<SearchConnection<GroceryRow, Facets>> {
   const filter = parseInput(groceryFilter, args.filter);
+  checkTitlePart("filter.title", filter?.title, anyTextLength);
   const words = filter?.search ? searchWords(filter.search) : [];
   const keys = (values: string[] | null | undefined) => [...new Set((values ?? []).map(searchKey).filter(Boolean))];
   const any = keys(filter?.categories?.anyOf);

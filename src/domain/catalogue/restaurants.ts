@@ -1,5 +1,6 @@
 // Restaurants: validation, who may change them, create / update / delete, search, and how stored
 // rows read back (address, opening hours). Lists are tag rows; see string-lists.ts.
+import { checkTitlePart } from "./title-parts.ts";
 import tzlookup from "@photostructure/tz-lookup";
 import { z } from "zod";
 import type { Db } from "../../db/db.ts";
@@ -429,8 +430,11 @@ export async function searchRestaurants(
   db: Db,
   args: { filter?: unknown; sort?: RestaurantSort | null } & PageArgs,
   asks: RestaurantPageAsks = {},
+  { anyTextLength = false }: { anyTextLength?: boolean } = {},
 ): Promise<SearchConnection<RestaurantPartial, Facets> & { related: RestaurantHit[] }> {
-  const q = queryOf(parseInput(restaurantFilter, args.filter), args.sort, new Date());
+  const filter = parseInput(restaurantFilter, args.filter);
+  checkTitlePart("filter.text", filter?.text, anyTextLength);
+  const q = queryOf(filter, args.sort, new Date());
   // Counted from the end (`last` without `before`): a page of one row asked for the total first.
   const total = async () => (await restaurantPage(db, q, { skip: 0, take: 1 }, { count: true })).count();
   const window = await pageWindow(args, () => exactTotal(total, db.searchLimits.exactCountLimit));

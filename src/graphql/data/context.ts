@@ -53,6 +53,8 @@ export type Context = {
   signedInNow: Set<string>;
   /** Where this request's committed writes are announced to subscribers. */
   events: EventBus;
+  /** The request came through the legacy REST shim, whose `q` and `title` keep their meaning at every length. */
+  legacyRest: boolean;
 };
 
 /** What the HTTP layer knows of the request a context is built for. */
@@ -63,6 +65,8 @@ export type ContextRequest = {
   chargeRequests?: (units: number) => Promise<void>;
   /** The token's authentication when already checked for this request (src/http/token-before-body.ts). */
   known?: Authentication;
+  /** The legacy REST shim's request (Context.legacyRest). */
+  legacyRest?: boolean;
 };
 
 export type ContextFactory = ((token: string | undefined, request: ContextRequest) => Promise<Context>) & {
@@ -86,7 +90,7 @@ export function contextFactory(
 ): ContextFactory {
   const sessions = new SessionCache(config.sessionCacheTtlMs, events, checkToken);
   const settings = contextSettings(config, store);
-  const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known }: ContextRequest): Promise<Context> => {
+  const create = async (token: string | undefined, { clientAddress, chargeRequests = async () => {}, known, legacyRest = false }: ContextRequest): Promise<Context> => {
     const auth = known ?? (await sessions.authenticate(db, token));
     const loaders = new Map<LoaderDefinition<never, unknown>, DataLoader<unknown, unknown>>();
     const context: Context = {
@@ -99,6 +103,7 @@ export function contextFactory(
       chargeRequests,
       signedInNow: new Set(),
       events,
+      legacyRest,
       loaderOf<K, V>(definition: LoaderDefinition<K, V>) {
         let loader = loaders.get(definition) as DataLoader<K, V> | undefined;
         if (!loader) {

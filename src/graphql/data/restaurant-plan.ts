@@ -16,7 +16,7 @@ import {
   restaurantTagsFor,
 } from "../../db/reads/by-id.ts";
 import type { RestaurantColumn, UserColumn } from "../../db/reads/columns.ts";
-import { latestCommentsFor } from "../../db/reads/comments.ts";
+import { latestCommentsFor, type CommentWindow } from "../../db/reads/comments.ts";
 import {
   asksRelated,
   restaurantsWithRelated,
@@ -24,7 +24,9 @@ import {
   type RestaurantWithRelated,
 } from "../../db/reads/related.ts";
 import type { CommentWithAuthor, RestaurantBadgeWithBadge, RestaurantPartial, RestaurantRow, RestaurantTagKind, UserRow } from "../../db/rows.ts";
+import * as comments from "../../domain/catalogue/comments.ts";
 import * as restaurants from "../../domain/catalogue/restaurants.ts";
+import { readWindow, windowOf, type PageArgs } from "../../domain/pagination.ts";
 import { listsByKind } from "../../domain/catalogue/string-lists.ts";
 import type { Address, QueryRestaurantsArgs, Restaurant, User } from "../__generated__/resolvers.ts";
 import type { Context } from "./context.ts";
@@ -82,7 +84,7 @@ const COLUMNS_READ = {
   openingHours: [],
   badges: [],
   latestComment: [],
-  comments: [],
+  comments: ["ratingCount"], // the page's total: the restaurant's kept comment count
 } satisfies Record<Exclude<keyof Restaurant, "__typename">, readonly RestaurantColumn[]>;
 
 /** The columns each Address field reads. */
@@ -138,7 +140,26 @@ const relationsAsked = (restaurant: Selection): RestaurantRelations => ({
   photos: restaurant.has("photos"),
   openingHours: restaurant.has("openingHours"),
   badges: restaurant.has("badges"),
+  comments: commentWindowAsked(restaurant),
 });
+
+/**
+ * The window of the page of comments a selection shows, when it can be read in the restaurant's
+ * statement: the same window for every `comments` field selected, and known without the list's
+ * total (not `last` without `before`). Arguments the window refuses are left to the field's
+ * resolver, which answers them as before.
+ */
+function commentWindowAsked(restaurant: Selection): CommentWindow | undefined {
+  if (!restaurant.has("comments")) return undefined;
+  try {
+    const windows = restaurant.argumentsOf("comments").map((args) => windowOf(args));
+    const reads = windows.map((window) => (typeof window === "function" ? null : readWindow(window)));
+    const [first] = reads;
+    return first && reads.every((read) => read && read.skip === first.skip && read.take === first.take) ? first : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A column of a restaurant the look-ahead read for the field asking. Undefined means COLUMNS_READ
@@ -166,6 +187,8 @@ type RelatedOfRow = {
   photos?: string[];
   openingHours?: { open: string; close: string; overnight: boolean }[];
   badges?: RestaurantBadgeWithBadge[];
+  /** A page of its comments (commentWindowAsked). */
+  commentPage?: RestaurantWithRelated["commentPage"];
 };
 
 const RELATED = Symbol("related rows read with it");
@@ -241,6 +264,24 @@ export function latestCommentOf(ctx: Context, restaurant: RestaurantPartial) {
   return brought !== undefined ? brought : ctx.loaderOf(latestCommentByRestaurant).load(restaurant.id);
 }
 
+/**
+ * A page of the restaurant's comments with their authors: the one its statement brought when the
+ * window is the same, else one statement of its own. Its total is the restaurant's kept count.
+ */
+export function commentsOf(ctx: Context, restaurant: RestaurantPartial, args: PageArgs) {
+  const total = column(restaurant, "ratingCount");
+  const brought = relatedOf(restaurant)?.commentPage;
+  if (brought) {
+    const window = windowOf(args);
+    if (typeof window !== "function") {
+      const read = readWindow(window);
+      if (read.skip === brought.window.skip && read.take === brought.window.take)
+        return comments.commentConnection(brought.comments, window, total);
+    }
+  }
+  return comments.listComments(ctx.db, restaurant.id, args, total);
+}
+
 /** Hands the related rows a statement brought to the loaders the nested fields use, and to the fields: they then send none. */
 function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
   const ratings = ctx.loaderOf(ownerRating);
@@ -260,7 +301,9 @@ function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
       photos: row.photos,
       openingHours: row.openingHours?.map(restaurants.openingPeriod),
       badges: row.badges,
+      commentPage: row.commentPage,
     });
+    if (row.commentPage) primeUsers(ctx, row.commentPage.comments.map((comment) => comment.author));
   }
 }
 
@@ -280,7 +323,8 @@ function loadRestaurantWith(ctx: Context, id: string, asked: RestaurantRelations
   const want = whole ? { ...asked, ownerColumns: undefined } : asked;
   const owner = want.owner ? `o(${want.ownerColumns?.join(",") ?? "*"})` : "";
   const flags = (["ownerRating", "latestComment", "authorRating", "tags", "photos", "openingHours", "badges"] as const).filter((f) => want[f]).join("+");
-  const key = `${owner}${flags}:${whole ? "*" : columns.sort().join(",")}`;
+  const comments = want.comments ? `c(${want.comments.skip}+${want.comments.take})` : "";
+  const key = `${owner}${flags}${comments}:${whole ? "*" : columns.sort().join(",")}`;
   let definition = restaurantWithRelated.get(key);
   if (!definition) {
     definition = defineLoader(`restaurantWithRelated:${key}`, (ctx: Context, ids: readonly string[]) =>
@@ -310,12 +354,17 @@ export function restaurantShowing(ctx: Context, id: string, restaurant: Selectio
 export async function restaurantPageFor(ctx: Context, args: QueryRestaurantsArgs, info: GraphQLResolveInfo) {
   const connection = selectionOf(info);
   const restaurant = eitherOf(connection.of("nodes"), connection.of("edges").of("node"));
-  const page = await restaurants.searchRestaurants(ctx.db, args, {
-    ...relationsAsked(restaurant),
-    count: connection.has("totalCount"),
-    facets: connection.has("facets"),
-    columns: columnsShown(restaurant),
-  });
+  const page = await restaurants.searchRestaurants(
+    ctx.db,
+    args,
+    {
+      ...relationsAsked(restaurant),
+      count: connection.has("totalCount"),
+      facets: connection.has("facets"),
+      columns: columnsShown(restaurant),
+    },
+    { anyTextLength: ctx.legacyRest },
+  );
   primeRelated(ctx, page.related);
   return page;
 }

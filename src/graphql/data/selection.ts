@@ -2,7 +2,7 @@
 // returns, so a root field can read the related rows in the same statement (PostGraphile-style)
 // instead of leaving each to a nested resolver's own statement. Fragments, inline fragments and
 // @skip/@include are resolved by graphql-tools' collectSubFields, as graphql-js executes them.
-import { getNamedType, isObjectType, Kind, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
+import { getArgumentValues, getNamedType, isObjectType, Kind, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import { collectSubFields } from "@graphql-tools/utils";
 
 export type Selection = {
@@ -10,9 +10,11 @@ export type Selection = {
   has(name: string): boolean;
   /** What is selected under every field of this name, merged (empty when none, or not an object). */
   of(name: string): Selection;
+  /** The arguments of each field of this name selected (one per field node; none when not selected), variables applied. */
+  argumentsOf(name: string): Record<string, unknown>[];
 };
 
-const NOTHING: Selection = { has: () => false, of: () => NOTHING };
+const NOTHING: Selection = { has: () => false, of: () => NOTHING, argumentsOf: () => [] };
 
 /** graphql-tools takes graphql-js 17's variables ({ coerced, sources }) and hands 16 the coerced ones. */
 type Variables = Parameters<typeof collectSubFields>[2];
@@ -34,6 +36,10 @@ function selectionIn(info: GraphQLResolveInfo, variables: Variables, type: Graph
       const field = type.getFields()[name];
       const fieldType = field && getNamedType(field.type);
       return nodes && isObjectType(fieldType) ? selectionIn(info, variables, fieldType, nodes) : NOTHING;
+    },
+    argumentsOf(name) {
+      const field = type.getFields()[name];
+      return field ? (byName.get(name) ?? []).map((node) => getArgumentValues(field, node, info.variableValues)) : [];
     },
   };
 }
@@ -75,4 +81,5 @@ export function typeConditionsOf(info: GraphQLResolveInfo): Set<string> {
 export const eitherOf = (a: Selection, b: Selection): Selection => ({
   has: (name) => a.has(name) || b.has(name),
   of: (name) => eitherOf(a.of(name), b.of(name)),
+  argumentsOf: (name) => [...a.argumentsOf(name), ...b.argumentsOf(name)],
 });

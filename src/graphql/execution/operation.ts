@@ -16,7 +16,6 @@
 import {
   getOperationAST,
   GraphQLError,
-  parse,
   specifiedRules,
   validate,
   type DocumentNode,
@@ -32,6 +31,7 @@ import type { DocumentText, PersistedDocuments } from "../persisted/persisted-do
 import type { SentDocument } from "../persisted/document-id.ts";
 import { formatError as formatClientError, toClientError } from "./client-errors.ts";
 import { withoutSuggestions } from "./suggestions.ts";
+import { sharedDocuments } from "./shared-documents.ts";
 import type { Executor } from "./compiled-execution.ts";
 import { clientKeyOf, type Context } from "../data/context.ts";
 import { asRequester } from "../../db/share/requester.ts";
@@ -96,6 +96,8 @@ export function operationRunner(
   /** The server's own documents (REST routes) are not a client's: only the rules about what may run together. */
   const serverRules: readonly ValidationRule[] = [...specifiedRules, expensiveMax];
   const parseOptions = limits.parseOptions;
+  /** Subscriptions that send the same text hold one tree (shared-documents.ts); validated once per tree. */
+  const parsed = sharedDocuments(parseOptions);
   const maxCost = limits.maxCost;
   const cachePolicy = cachePolicies(schema, limits.cacheMaxAge);
 
@@ -165,7 +167,7 @@ export function operationRunner(
       return refusal("BAD_USER_INPUT", "`variables` must be an object.");
     let document: DocumentNode;
     try {
-      document = parse(text.query, parseOptions);
+      document = parsed(text.query);
     } catch (error) {
       return {
         errors: [error instanceof GraphQLError ? error : new GraphQLError("The operation could not be parsed.")],
@@ -173,7 +175,7 @@ export function operationRunner(
     }
     const untrusted = trust(text.query, viewer);
     if (untrusted) return { errors: [untrusted] };
-    const invalid = validateWith(validationRules, document);
+    const invalid = validated(document);
     if (invalid.length > 0) return { errors: [...invalid] };
     const operationName = text.operationName ?? undefined;
     const operation = getOperationAST(document, operationName);
@@ -249,7 +251,7 @@ export function operationRunner(
     }
   }
 
-  /** Validation outcomes by parsed document: Apollo hands the same object for the same text (its document cache). */
+  /** Validation outcomes by parsed document: Apollo hands the same object for the same text (its document cache), and so does `parsed`. */
   const outcomes = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
   /** Step 3 for a document a transport parsed itself (Apollo): its errors, none when valid; remembered per document. */

@@ -13,7 +13,7 @@ import { viewerOf, type Context } from "../data/context.ts";
 import { loadRestaurant } from "../data/loaders.ts";
 import { GoneEvent } from "../subscriptions/execute.ts";
 import { liveEvents, type LiveOf } from "../subscriptions/events/live-source.ts";
-import { onceForEvent } from "../subscriptions/events/event-rows.ts";
+import { onceForEvent, readAhead } from "../subscriptions/events/event-rows.ts";
 
 /** The row, when it exists and belongs to `restaurantId` (the subscription's argument); else the event is skipped. */
 const ofRestaurant = <T extends { restaurantId: string }>(row: T | null, restaurantId: string): T => {
@@ -31,7 +31,11 @@ export const subscriptionResolvers: Resolvers = {
     commentAdded: {
       subscribe: async (_, args, ctx) => {
         const id = await existingRestaurantId(ctx.db, args.restaurantId, "restaurantId");
-        return liveEvents(ctx.events, "commentAdded", (e) => e.restaurantId === id);
+        return liveEvents(
+          ctx.events,
+          "commentAdded",
+          (e) => e.restaurantId === id && readAhead(e, "comment", () => commentById(ctx.db, e.commentId)),
+        );
       },
       resolve: async (event: LiveOf<"commentAdded">, args: { restaurantId: string }, ctx: Context) =>
         ofRestaurant(
@@ -49,7 +53,11 @@ export const subscriptionResolvers: Resolvers = {
     orderPlaced: {
       subscribe: async (_, args, ctx) => {
         await checkMayFollowOrders(ctx.db, viewerOf(ctx), args.restaurantId);
-        return liveEvents(ctx.events, "orderPlaced", (e) => e.restaurantId === args.restaurantId);
+        return liveEvents(
+          ctx.events,
+          "orderPlaced",
+          (e) => e.restaurantId === args.restaurantId && readAhead(e, "order", () => orderById(ctx.db, e.orderId)),
+        );
       },
       resolve: async (event: LiveOf<"orderPlaced">, args: { restaurantId: string }, ctx: Context) =>
         ofRestaurant(await onceForEvent(event, "order", () => orderById(ctx.db, event.orderId)), args.restaurantId),

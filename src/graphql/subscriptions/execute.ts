@@ -47,6 +47,15 @@ function isLiveEvent(value: unknown): value is PublishedEvent {
   return typeof value === "object" && value !== null && typeof (value as PublishedEvent).publishedAt === "number";
 }
 
+/** One event's answer as payload text, or null when its row is gone. */
+const answer = (hooks: SubscriptionHooks, event: unknown): Promise<string | null> =>
+  hooks.track(
+    hooks.eventContext().then(async (eventContext) => {
+      const result = await hooks.execute(eventContext, event);
+      return isGone(result) ? null : hooks.serialise(result);
+    }),
+  );
+
 /**
  * The subscription's answers, one per event, as payload text: an async iterator (the transport
  * ends it with `return()` when the client completes or leaves), or, when it could not start
@@ -66,13 +75,6 @@ export async function executeSubscription(
   });
   if (!(Symbol.asyncIterator in source)) return source;
   const events = source as AsyncGenerator<unknown>;
-  const answer = (event: unknown) =>
-    hooks.track(
-      hooks.eventContext().then(async (eventContext) => {
-        const result = await hooks.execute(eventContext, event);
-        return isGone(result) ? null : hooks.serialise(result);
-      }),
-    );
   const answers: AsyncIterableIterator<LiveAnswer> = {
     async next() {
       for (;;) {
@@ -81,8 +83,8 @@ export async function executeSubscription(
         const event = step.value;
         const payload =
           typeof event === "object" && event !== null
-            ? await sharedAnswer(event, shareKey, () => answer(event))
-            : await answer(event);
+            ? await sharedAnswer(event, shareKey, () => answer(hooks, event))
+            : await answer(hooks, event);
         if (payload === null) continue;
         return { value: { payload, event: isLiveEvent(event) ? event : undefined }, done: false };
       }

@@ -26,9 +26,18 @@ export type WatchedToken = {
   onValid?(auth: Authentication): void;
 };
 
-/** Watches tokens of live subscriptions; one bus listener for all of them. Returns watch(): stop function. */
+/** What one socket or stream asked to be told about its token. */
+type Watcher = { role: string; onEnd(why: TokenEnd): void; onValid?(auth: Authentication): void };
+
+/**
+ * Watches tokens of live subscriptions; one bus listener for all of them. Returns watch(): stop function.
+ * Every socket and stream of one token shares one check and one timer (10,000 phones signed in
+ * with a few hundred tokens re-check a few hundred times per period, not 10,000; issue 48).
+ */
 export function tokenWatcher({ authenticate, sessionTtlMs, events }: TokenWatcherOptions) {
   const every = sessionTtlMs > 0 ? Math.max(100, sessionTtlMs / 2) : 1000;
+  /** The watchers of each token followed, and how to stop following it. */
+  const byToken = new Map<string, { watchers: Set<Watcher>; stop(): void }>();
   /** Checks now, by the session id and the user id they concern. */
   const bySession = new Map<string, Set<() => void>>();
   const byUser = new Map<string, Set<() => void>>();
@@ -52,23 +61,22 @@ export function tokenWatcher({ authenticate, sessionTtlMs, events }: TokenWatche
     for (const check of [...(checks ?? [])]) check();
   });
 
-  function watch({ token, auth, onEnd, onValid }: WatchedToken): () => void {
-    if (!token || auth.state !== "valid") return () => {};
-    const { id: userId, tokenId, role } = auth.viewer;
-    let ended = false;
+  /** Follows `token` from its first watcher to its last: one timer, one place in each index. */
+  function follow(token: string, { id: userId, tokenId }: { id: string; tokenId: string }): Set<Watcher> {
+    const watchers = new Set<Watcher>();
     const check = async (maxAgeMs?: number) => {
       let now: Authentication;
       try {
         now = await authenticate(token, maxAgeMs);
       } catch {
-        return; // the database is unreachable: keep it, check again next time
+        return; // the database is unreachable: keep them, check again next time
       }
-      if (ended) return;
-      const why: TokenEnd | null = now.state !== "valid" ? "revoked" : now.viewer.role !== role ? "role changed" : null;
-      if (!why) return onValid?.(now);
-      ended = true;
-      stop();
-      onEnd(why);
+      for (const watcher of [...watchers]) {
+        const why: TokenEnd | null =
+          now.state !== "valid" ? "revoked" : now.viewer.role !== watcher.role ? "role changed" : null;
+        if (!why) watcher.onValid?.(now);
+        else if (leave(token, watcher)) watcher.onEnd(why);
+      }
     };
     const timer = setInterval(() => void check(sessionTtlMs > 0 ? every : undefined), every);
     timer.unref();
@@ -78,7 +86,26 @@ export function tokenWatcher({ authenticate, sessionTtlMs, events }: TokenWatche
       clearInterval(timer);
       unindex.forEach((remove) => remove());
     };
-    return stop;
+    byToken.set(token, { watchers, stop });
+    return watchers;
+  }
+
+  /** Removes `watcher` (false if it was gone already); the token's last watcher stops following it. */
+  function leave(token: string, watcher: Watcher): boolean {
+    const followed = byToken.get(token);
+    if (!followed?.watchers.delete(watcher)) return false;
+    if (followed.watchers.size === 0) {
+      byToken.delete(token);
+      followed.stop();
+    }
+    return true;
+  }
+
+  function watch({ token, auth, onEnd, onValid }: WatchedToken): () => void {
+    if (!token || auth.state !== "valid") return () => {};
+    const watcher: Watcher = { role: auth.viewer.role, onEnd, onValid };
+    (byToken.get(token)?.watchers ?? follow(token, auth.viewer)).add(watcher);
+    return () => void leave(token, watcher);
   }
   /** Stops following the bus (the server closes). */
   return Object.assign(watch, { close: unlisten });

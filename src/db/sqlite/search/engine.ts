@@ -2,7 +2,8 @@
 // places, all read by key (keys.ts); the planner told which index not to lead with ("+").
 import { Prisma } from "../../prisma.ts";
 import type { SearchEngine } from "../../search-plan.ts";
-import { number, query } from "../../search/sql.ts";
+import { query } from "../../search/sql.ts";
+import { inRanges } from "../../search/conditions.ts";
 import { titleContains, trigramKeys, trigramUsable } from "./keys.ts";
 import { nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";
 import { countShortcut, facetTags, matchingRows, sample } from "./totals.ts";
@@ -36,8 +37,7 @@ export const sqliteSearch: SearchEngine = {
     offIndex: "+",
     titleContains,
     // The R*Tree serves near searches by key; on a row, the box is two ranges.
-    inBox: (lat, lng, { south, north }, [w, e]) =>
-      Prisma.sql`(${lat} BETWEEN ${number(south)} AND ${number(north)} AND ${lng} BETWEEN ${number(w)} AND ${number(e)})`,
+    inBox: inRanges,
     inIds: (column, ids) => Prisma.sql`${column} IN (SELECT "value" FROM json_each(${JSON.stringify(ids)}))`,
   },
   countsTitleMatches: true,

@@ -4,8 +4,7 @@ import type { CommentWithAuthor } from "../../../db/rows.ts";
 import type { Resolvers } from "../../__generated__/resolvers.ts";
 import { viewerOf } from "../../data/context.ts";
 import { loadRestaurant, loadUser, referenced } from "../../data/loaders.ts";
-import { latestCommentOf } from "../../data/restaurant-plan.ts";
-import { selectionOf } from "../../data/selection.ts";
+import { commentsOf, latestCommentOf } from "../../data/restaurant-plan.ts";
 
 export const commentsResolvers: Resolvers = {
   Mutation: {
@@ -13,9 +12,8 @@ export const commentsResolvers: Resolvers = {
   },
   Restaurant: {
     latestComment: (restaurant, _, ctx) => latestCommentOf(ctx, restaurant),
-    // The page's statement also counts the comments when the selection shows the total.
-    comments: (restaurant, args, ctx, info) =>
-      comments.listComments(ctx.db, restaurant.id, args, selectionOf(info).has("totalCount")),
+    // Read in the restaurant's statement when its selection showed the page (restaurant-plan.ts).
+    comments: (restaurant, args, ctx) => commentsOf(ctx, restaurant, args),
   },
   // Counted only when asked (LazyConnection): an explicit resolver, since compiled execution
   // reads a field without one as a plain property and never calls it.

@@ -27,7 +27,7 @@ async function splitCover(ctx: Context, input: CreateGroceryInput | UpdateGrocer
 export const groceriesResolvers: Resolvers = {
   Query: {
     grocery: (_, args, ctx) => loadGrocery(ctx, args.id),
-    groceries: (_, args, ctx) => groceries.searchGroceries(ctx.db, args),
+    groceries: (_, args, ctx) => groceries.searchGroceries(ctx.db, args, { anyTextLength: ctx.legacyRest }),
   },
   Mutation: {
     createGrocery: async (_, args, ctx) => {

@@ -14,3 +14,16 @@ export function onceForEvent<T>(event: object, key: string, load: () => Promise<
   if (!pending) rows.set(key, (pending = load()));
   return pending;
 }
+
+/**
+ * Starts `load()` for `event` as soon as the event arrives (a subscription's filter calls it), so
+ * the read is under way while subscribers are still busy with the events before it. Each
+ * subscriber takes its events in order, so a read started only when they reach the event put one
+ * database round trip per event on the path of every later event: on PostgreSQL, at 20 events a
+ * second, the round trips alone fell behind (issue 48; docs/performance.md). Returns true (for use
+ * in a filter). A failed read is seen by the resolver that awaits it, never as an unhandled rejection.
+ */
+export function readAhead(event: object, key: string, load: () => Promise<unknown>): true {
+  onceForEvent(event, key, load).catch(() => {});
+  return true;
+}
