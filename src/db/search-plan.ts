@@ -55,7 +55,11 @@ export type SearchPlan = {
 /** What every page statement of a catalogue shares: the columns of each row, and the joins they need. */
 export type PageShape = { select: Prisma.Sql; joins: Prisma.Sql };
 
-/** A fixed sample of the catalogue: "m", its matches (id, city key, city), and the share of the catalogue it is. */
+/**
+ * A fixed sample of the catalogue: "m", its matches (id, city key, city), and the share of the
+ * catalogue it is. Each row is in it or not by its key alone (a hash, or a place in the key order
+ * spread evenly), so a catalogue loaded city by city is sampled as evenly as a shuffled one.
+ */
 export type Sample = { m: Prisma.Sql; share: number };
 
 /** How one database reads a search. Every `Prisma.Sql` "rows" answer is a FROM clause (with its WHERE). */

@@ -1,7 +1,10 @@
 // A search's total, bounded: its cost does not grow with the catalogue. A stored count answers
 // exactly when the search is one value or none (stored-counts.ts); otherwise the matches are
 // counted one by one up to the exact-count limit, from an index alone where the engine can; past
-// that, the total is estimated from a fixed sample and said to be (`totalCountIsEstimate`).
+// that, the total is estimated from one fixed sample and said to be (`totalCountIsEstimate`).
+// An estimate from k sampled matches is off by about 1/sqrt(k) (binomial): k >= 400 puts 95% of
+// estimates within ±10% (1.96² / 0.1² ≈ 384), k >= 100 within ±20%; which searches hold that
+// many matches in the sample is stated in the schema (docs/performance.md, "Totals and facets").
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { conditionsOf } from "./conditions.ts";

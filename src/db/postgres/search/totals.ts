@@ -1,5 +1,5 @@
 // PostgreSQL's counts and samples: words led by the search documents, a list value's rows one value
-// after another, and samples of whole pages (TABLESAMPLE SYSTEM with a fixed seed).
+// after another, and samples of rows by their id's hash.
 import { Prisma } from "../../prisma.ts";
 import type { SqlReader } from "../../raw-rows.ts";
 import { conditionsOf, matchingCatalogueRows } from "../../search/conditions.ts";
@@ -58,9 +58,10 @@ export function countsInPagePass(p: SearchPlan): boolean {
 }
 
 /**
- * TABLESAMPLE SYSTEM with a fixed seed (whole pages, the same from one page to the next) of the
- * search documents when there are words, else of the catalogue; without words, half the rows, as
- * each is tested against every condition (a tag test is an index probe).
+ * The rows whose id hashes under the share (hashtext, read from its expression index: migration
+ * 20261128180000_uniform_sample), of the search documents when there are words, else of the
+ * catalogue: each row is in it or not by its own id, so rows loaded city by city are sampled as
+ * evenly as shuffled ones. The same rows from one page to the next.
  */
 export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }): Promise<Sample> {
   const t = table(p.catalogue);
@@ -73,25 +74,28 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
         Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`,
       )
     )[0]?.n ?? 1;
-  const sampleRows = p.words ? p.limits.sampleRows : p.limits.sampleRows / 2;
-  const percent = Math.min(100, (100 * sampleRows) / rows);
-  const tablesample = Prisma.raw(`TABLESAMPLE SYSTEM (${percent.toFixed(6)}) REPEATABLE (31)`);
+  // Without words, half the rows: each is tested against every condition (a tag test is an index
+  // probe), and 10,000 rows cost twice main's sample of contiguous pages.
+  const share = Math.min(1, (p.words ? p.limits.sampleRows : p.limits.sampleRows / 2) / rows);
+  // Written into the statement: a bound parameter left a generic plan guessing a third of the rows.
+  const hashed = (alias: string, key: string) =>
+    share >= 1 ? [] : [Prisma.raw(`hashtext(${alias}.${key}) < ${Math.floor(-(2 ** 31) + share * 2 ** 32)}`)];
   if (onlyWordsCounted(p, countOnly))
     return {
-      m: Prisma.sql`SELECT 1 FROM ${Prisma.raw(sampled)} "m" ${tablesample} WHERE ${documentMatches(p, `"m"`)}`,
-      share: percent / 100,
+      m: Prisma.sql`SELECT 1 FROM ${Prisma.raw(sampled)} "m" ${whereAll([...hashed(`"m"`, OWNER_KEY[p.catalogue]), documentMatches(p, `"m"`)])}`,
+      share,
     };
   // The sampled documents lead, each row then read by its id (LATERAL): planned generically, the
   // sample scan ran again for each row of a near search.
   const columns = Prisma.raw(p.catalogue === "Restaurant" ? `"id", "citySearch", "city"` : `"id"`);
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
-  const documentsSampled = whereAll(documentTests(p, `"m"`));
+  const documentsSampled = whereAll([...hashed(`"m"`, OWNER_KEY[p.catalogue]), ...documentTests(p, `"m"`)]);
   const rowTested = whereAll([Prisma.sql`${t}."id" = "sampled"."owner"`, ...conditionsOf(afterDocuments(p), true)]);
   const from = p.words
-    ? Prisma.sql`FROM (SELECT "m".${owner} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${tablesample} ${documentsSampled}) "sampled"
+    ? Prisma.sql`FROM (SELECT "m".${owner} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${documentsSampled}) "sampled"
         CROSS JOIN LATERAL (SELECT ${columns} FROM ${t} ${rowTested} OFFSET 0) ${t}`
-    : Prisma.sql`FROM ${t} ${tablesample} ${whereAll(conditionsOf(p, true))}`;
-  return { m: sampleSelect(p, from), share: percent / 100 };
+    : Prisma.sql`FROM ${t} ${whereAll([...hashed(`"${p.catalogue}"`, `"id"`), ...conditionsOf(p, true)])}`;
+  return { m: sampleSelect(p, from), share };
 }
 
 /** "m" joined to its rows' list values of these kinds, each match's read by its key (LATERAL): the planner otherwise scanned every tag row. */

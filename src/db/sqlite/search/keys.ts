@@ -68,12 +68,16 @@ export function titleContains(p: SearchPlan, perRow: boolean): Prisma.Sql[] {
 }
 
 /** The keys of the restaurants within the circle, from the R*Tree alone (it holds the exact coordinates too). */
-export function placeKeys(near: Near): Prisma.Sql {
+export function placeKeys(near: Near, { kept = Prisma.empty }: { kept?: Prisma.Sql } = {}): Prisma.Sql {
+  return Prisma.sql`SELECT "rowid" AS "key" FROM "RestaurantPlace" AS "place"
+    WHERE ${placeBox(near)} ${kept} AND ${distanceKm(near, `"place"`)} <= ${number(near.radiusKm)}`;
+}
+
+/** The R*Tree's test of the box around the circle (the distance, dearer, is tested after it). */
+export function placeBox(near: Near): Prisma.Sql {
   const { south, north, spans } = boxOf(near);
   const box = spans.map(([w, e]) => Prisma.sql`("minLongitude" <= ${e} AND "maxLongitude" >= ${w})`);
-  return Prisma.sql`SELECT "rowid" AS "key" FROM "RestaurantPlace" AS "place"
-    WHERE "minLatitude" <= ${north} AND "maxLatitude" >= ${south} AND ${box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`}
-      AND ${distanceKm(near, `"place"`)} <= ${number(near.radiusKm)}`;
+  return Prisma.sql`"minLatitude" <= ${north} AND "maxLatitude" >= ${south} AND ${box.length === 1 ? box[0] : Prisma.sql`(${Prisma.join(box, " OR ")})`}`;
 }
 
 /**
