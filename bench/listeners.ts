@@ -6,6 +6,7 @@
 // server's RSS per idle subscriber and its CPU per delivered event. The server(s) run on core 0
 // and the subscriber processes (fanout-clients.ts) and this process on core 1 (taskset), so on a
 // 2-core machine the figures are the server's own.
+import "../src/node-guard.ts"; // first: stops an unsupported Node before the SQLite driver loads
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
