@@ -489,8 +489,10 @@ describe("restaurants (search)", () => {
   it("matches text as a case-insensitive substring of the title, wildcards taken literally", async () => {
     expect(await titles({ filter: { text: "bistro" }, sort: "TITLE" })).toEqual(["Alpha Bistro", "delta BISTRO"]);
     expect(await titles({ filter: { text: "CAFÉ" } })).toEqual(["beta Café"]);
-    expect(await titles({ filter: { text: "%" } })).toEqual(["100% Pure_Food"]);
-    expect(await titles({ filter: { text: "_" } })).toEqual(["100% Pure_Food"]);
+    expect(await titles({ filter: { text: "0% P" } })).toEqual(["100% Pure_Food"]);
+    expect(await titles({ filter: { text: "e_F" } })).toEqual(["100% Pure_Food"]);
+    expect(await titles({ filter: { text: "a%b" } })).toEqual([]); // as a wildcard: "Alpha Bistro"
+    expect(await titles({ filter: { text: "a_b" } })).toEqual([]); // as a wildcard: "Alpha Bistro"
     expect(await titles({ filter: { text: "" } })).toHaveLength(5);
     expect(await titles({ filter: { text: "nothing like it" } })).toEqual([]);
   });
@@ -503,8 +505,8 @@ describe("restaurants (search)", () => {
         (n: any) => n.title,
       );
     expect(await search("h\\b")).toEqual(["Slash\\Bar"]);
-    expect(await search("\\")).toEqual(["Slash\\Bar"]);
-    expect(await search("hb")).toEqual(["SlashBar"]);
+    expect(await search("sh\\")).toEqual(["Slash\\Bar"]);
+    expect(await search("shb")).toEqual(["SlashBar"]);
   });
 
   it("matches a category or cuisine as a whole value in any case, and combines filters", async () => {
