@@ -2,7 +2,8 @@
 // trigram FTS5 table, PostgreSQL's pg_trgm) find a part of 3 characters or more; a shorter one is
 // tested on every title, the one search whose work grows with the catalogue rather than its page.
 // The legacy REST shim's q and title keep their meaning at every length (the legacy contract):
-// theirs stay bounded by the searches' statement budget and fair share (docs/limits.md).
+// theirs stay bounded by each client's fair share of the readers and, on PostgreSQL only, the
+// searches' statement timeout (docs/limits.md).
 import { DomainError } from "../../contract/errors.ts";
 
 /** The fewest characters of a part of a title to find, outside the legacy REST shim. */
