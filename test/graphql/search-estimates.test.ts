@@ -19,6 +19,16 @@ const PER_CITY = 400;
 const SEARCH = `query($filter: RestaurantFilter) { restaurants(filter: $filter, first: 1) {
   totalCount totalCountIsEstimate facets { exact cuisines { value count } cities { value count } } } }`;
 
+/** A server with these settings, and one on the same database estimating past 20 matches from samples of `sampleRows`. */
+async function serversEstimatingPast20(settings: Record<string, string>, sampleRows: number) {
+  const usual = await startServer(settings);
+  const small = await startServer(
+    { SEARCH_EXACT_COUNT_LIMIT: "20", SEARCH_SAMPLE_ROWS: String(sampleRows), SEARCH_PLAN_COUNTS_MAX_AGE: "0" },
+    { alongside: usual },
+  );
+  return [usual, small];
+}
+
 /** City k's centre: 10 degrees apart, so a 30 km circle holds that city's restaurants alone. */
 const centre = (k: number) => ({ latitude: 10 * k - 20, longitude: 10 * k - 20 });
 
@@ -28,15 +38,7 @@ describe("estimated totals and facets on a catalogue loaded city by city", () =>
   let token: string;
 
   beforeAll(async () => {
-    usual = await startServer();
-    small = await startServer(
-      {
-        SEARCH_EXACT_COUNT_LIMIT: "20",
-        SEARCH_SAMPLE_ROWS: testProvider() === "postgres" ? "2400" : "1000",
-        SEARCH_PLAN_COUNTS_MAX_AGE: "0",
-      },
-      { alongside: usual },
-    );
+    [usual, small] = await serversEstimatingPast20({}, testProvider() === "postgres" ? 2400 : 1000);
     const owner = await usual.signUp("clustered");
     token = owner.token;
     // One statement, city after city: the rows' keys follow the cities.
@@ -131,14 +133,9 @@ describe("estimated totals and facets of a search led by a list", () => {
   let token: string;
 
   beforeAll(async () => {
-    exact = await startServer({ SEARCH_EXACT_COUNT_LIMIT: "100000" });
-    small = await startServer(
-      {
-        SEARCH_EXACT_COUNT_LIMIT: "20",
-        SEARCH_SAMPLE_ROWS: testProvider() === "postgres" ? "4000" : "2000",
-        SEARCH_PLAN_COUNTS_MAX_AGE: "0",
-      },
-      { alongside: exact },
+    [exact, small] = await serversEstimatingPast20(
+      { SEARCH_EXACT_COUNT_LIMIT: "100000" },
+      testProvider() === "postgres" ? 4000 : 2000,
     );
     const owner = await exact.signUp("led");
     token = owner.token;
