@@ -5,8 +5,9 @@
 // An estimate from k sampled matches is off by about 1/sqrt(k) (binomial): k >= 400 puts 95% of
 // estimates within ±10% (1.96² / 0.1² ≈ 384), k >= 100 within ±20%; which searches hold that
 // many matches in the sample is stated in the schema (docs/performance.md, "Totals and facets").
-// A sample led by a list (leadSample) keeps each match with at least the catalogue sample's
-// share, by a hash of its key as before, so its k is at least as large and the bound holds.
+// A sample led by a list (leadSample) still holds every sampled match (each holds a list value),
+// each kept by a hash of its key with at least the catalogue sample's share: k is at least as
+// large, in expectation, so the bound holds.
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { conditionsOf } from "./conditions.ts";
