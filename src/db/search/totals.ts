@@ -65,14 +65,18 @@ export type LeadSample = { lead: TagCondition; rest: SearchPlan; share: number }
  * share of the lead's rows instead of the share of the catalogue. The share is the catalogue
  * sample's (`sampledRows` of the catalogue); a lead of less than a tenth of the catalogue is
  * sampled more densely, up to a tenth of `sampledRows` read: more matches for few rows.
+ * Every entry of the lead's index is read and hashed, `entriesPerRow` of them costing about one
+ * row of the catalogue's sample: a lead that would cost more (many values of a common list, on a
+ * large catalogue) leaves the catalogue's sample, whose cost does not grow with the catalogue.
  */
-export function leadSample(p: SearchPlan, sampledRows: number): LeadSample | undefined {
+export function leadSample(p: SearchPlan, sampledRows: number, entriesPerRow: number): LeadSample | undefined {
   const lead = rarestCondition(p);
   if (!lead || lead === "city" || !p.storedCounts) return undefined;
   const counts = p.storedCounts;
   const all = counts.get(countKey("ALL", "")) ?? 0;
   const listed = lead.keys.reduce((sum, k) => sum + (counts.get(countKey(lead.kind, k)) ?? 0), 0);
   const share = Math.min(1, Math.max(sampledRows / Math.max(all, 1), sampledRows / 10 / Math.max(listed, 1)));
+  if (listed / entriesPerRow + share * listed >= sampledRows) return undefined;
   return { lead, rest: { ...p, tags: p.tags.filter((c) => c !== lead) }, share };
 }
 

@@ -55,7 +55,7 @@ export function countsInPagePass(p: SearchPlan): boolean {
  */
 export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }): Promise<Sample> {
   // A tag row's owner hashes as its row: the rows the catalogue's sample keeps among the lead's.
-  const led = leadSample(p, p.limits.sampleRows / 2);
+  const led = leadSample(p, p.limits.sampleRows / 2, INDEX_ENTRIES_PER_ROW);
   if (led) {
     const kept = Prisma.sql`(${leadRows(p, led.lead, hashedUnder(led.share, `"lead".${OWNER_KEY[p.catalogue]}`))}) "lead"`;
     return { m: sampleSelect(p, rowsLedBy(led.rest, kept, `"lead"`)), share: led.share };
@@ -91,6 +91,12 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
     : Prisma.sql`FROM ${t} ${whereAll([...hashed(`"${p.catalogue}"`, `"id"`), ...conditionsOf(p, true)])}`;
   return { m: sampleSelect(p, from), share };
 }
+
+/**
+ * Index entries of a list hashed for the cost of one row of the catalogue's sample read and tested
+ * (at 200,000 restaurants on a loaded machine: 24,321 entries 12-18 ms, 5,000 rows 72-364 ms).
+ */
+const INDEX_ENTRIES_PER_ROW = 25;
 
 /**
  * The key hashes under the share (none when the share is whole). Written into the statement: a
