@@ -23,6 +23,8 @@ declare module "autocannon" {
     overallRate?: number;
     /** Each connection cycles through these in order. */
     requests?: Request[];
+    /** Called with each connection's client as it is made: e.g. its own requests. */
+    setupClient?: (client: { setRequests(requests: Request[]): void }) => void;
     /** false counts the response as a mismatch. */
     verifyBody?: (body: string) => boolean;
   };

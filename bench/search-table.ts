@@ -1,7 +1,7 @@
 // `npm run bench:search -- --database URL [--runs 15] [--paced] [--flood 10]`: the reads of issue
 // 31's table, and the new ones, each sent one at a time through the real server (production mode)
 // against an already seeded database (`npm run seed -- --size 200k`, denser with `--cities 2`), median and p99 of `--runs`
-// requests after one warm-up. `--paced`: also each read's saturation rate (8 connections, 3 s)
+// requests after one warm-up. `--paced`: also each read's saturation rate (8 connections, each its own account, 3 s)
 // and its p99 with steady arrivals at half that rate (5 s, after 2 s at it unmeasured), the
 // issue's target. Then /healthz
 // sampled every 20 ms, and another client's ordinary search every 100 ms, while one client (one
@@ -190,6 +190,8 @@ try {
       });
       return (data as { register: { accessToken: string } }).register.accessToken;
     };
+    // The saturation and paced loads' accounts, one per connection.
+    const readers = await Promise.all(Array.from({ length: 8 }, () => account("reader")));
     // Which catalogue this is, from its own counts: the same reads mean little apart from it.
     const { data: counted } = await post(
       `{ restaurants(first: 1) { totalCount facets { exact cities { value count } } } }`,
@@ -216,25 +218,29 @@ try {
       for (let i = 0; i < RUNS; i++) times.push(await time(query, variables));
       let paced = "";
       if (values.paced) {
-        const request = {
+        // Each connection is its own account: one client holds only its share of the readers
+        // (src/db/share/fair-share.ts), and saturation is the server's, not one client's.
+        const requests = readers.map((token) => ({
           method: "POST" as const,
           path: "/graphql",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
           body: JSON.stringify({ query, variables }),
-        };
+        }));
+        let connection = 0;
         const saturated = await autocannon({
           url: server.url,
-          connections: 8,
+          connections: readers.length,
           duration: 3,
           pipelining: 1,
           timeout: 10,
-          requests: [request],
+          requests: [requests[0]!],
+          setupClient: (client) => client.setRequests([requests[connection++ % requests.length]!]),
         });
         const saturation = saturated.requests.total / saturated.duration;
         const pace = {
           url: server.url,
-          requests: [request],
-          connections: 8,
+          requests, // in turn: consecutive requests are different accounts
+          connections: readers.length,
           rate: Math.max(1, Math.round(saturation / 2)),
           graphql: true,
         };

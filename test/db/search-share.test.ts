@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client.ts";
 import type { Db } from "../../src/db/db.ts";
 import { Prisma } from "../../src/db/prisma.ts";
+import { clientShare } from "../../src/db/share/fair-share.ts";
 import { asRequester } from "../../src/db/share/requester.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
@@ -46,5 +47,12 @@ describe("searches' reads shared between clients", () => {
     await Promise.all(flood);
     expect(finished.indexOf("other")).toBe(0);
     expect(finished).toHaveLength(13);
+  });
+
+  it("gives one client half of the readers, and no more than half of the cores their statements run on", () => {
+    expect(clientShare(4, 2)).toBe(1); // this project's 2-core machines: one flooder, one core
+    expect(clientShare(4, 16)).toBe(2);
+    expect(clientShare(16, 8)).toBe(4);
+    expect(clientShare(1, 1)).toBe(1); // never none
   });
 });

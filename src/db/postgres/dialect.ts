@@ -5,7 +5,7 @@ import { insertRatedComment } from "./comment-insert.ts";
 import { postgresSearch } from "./search/engine.ts";
 import { prismaClient, type Prisma } from "../prisma.ts";
 import { rowsThroughPrisma, timedReader } from "../raw-rows.ts";
-import { createFairShare } from "../share/fair-share.ts";
+import { clientShare, createFairShare } from "../share/fair-share.ts";
 import { currentRequester } from "../share/requester.ts";
 import { postgresDriver, searchPoolSize } from "./driver.ts";
 
@@ -22,10 +22,10 @@ export const postgresDialect: DialectModule = {
     const read = (sql: Prisma.Sql) => onPool(sql) ?? rowsThroughPrisma(prisma, sql);
     const onSearchPool = timedReader(driver.readSearchRows, text, options.onQuery);
     const writeOnPool = timedReader(driver.writeRows, text, options.onQuery);
-    // One client holds at most half of the searches' pool: one client flooding the most expensive
-    // search leaves connections for everyone else's.
+    // One client holds at most half of the searches' pool and of the cores (clientShare): one client
+    // flooding the most expensive search leaves connections and CPU for everyone else's.
     const size = searchPoolSize(options.poolSize);
-    const searches = createFairShare(size, Math.max(1, Math.floor(size / 2)));
+    const searches = createFairShare(size, clientShare(size));
     return {
       prisma,
       read,

@@ -4,7 +4,19 @@
 // reader threads and, on PostgreSQL, the pool connections searches may take. Without it one client
 // sending the most expensive search over many connections held every reader (or most of the pool),
 // and every other client's search waited behind seconds of its work.
+import { availableParallelism } from "node:os";
+
 type Waiting = { start: () => void };
+
+/**
+ * How many of `units` (reader threads, search connections) one client may hold: half of them, and
+ * no more than half of this machine's cores. The units' statements run on the cores, not in the
+ * units: on 2 cores a flooder holding 2 of 4 readers kept both cores busy, and another client's
+ * cheap search ran at a third of a core (docs/performance.md, "Fair shares").
+ */
+export function clientShare(units: number, cores = availableParallelism()): number {
+  return Math.max(1, Math.min(Math.floor(units / 2), Math.floor(cores / 2)));
+}
 
 export type FairShare = {
   /** Runs `task` when its client's turn comes; `client`'s running tasks count against its share. */

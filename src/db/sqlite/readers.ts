@@ -5,10 +5,11 @@
 // service writes. A read goes to the reader with the fewest reads in flight, which may queue one
 // more behind its current one, so a reader never idles while the busy event loop gets round to its
 // answer. The reads are shared fairly between clients (share/fair-share.ts): one client has at most
-// half as many reads in flight as there are readers, so another client's read starts at once.
+// half as many reads in flight as there are readers, and as there are cores (clientShare), so
+// another client's read starts at once, on a core of its own.
 import { Worker } from "node:worker_threads";
 import type { RawRows } from "../raw-rows.ts";
-import { createFairShare } from "../share/fair-share.ts";
+import { clientShare, createFairShare } from "../share/fair-share.ts";
 import { currentRequester } from "../share/requester.ts";
 
 type Read = { resolve: (rows: RawRows) => void; reject: (error: Error) => void };
@@ -34,7 +35,7 @@ const closedError = () => new SqliteReadError("the database is closed");
 
 export function createSqliteReaders(file: string, count: number): SqliteReaders {
   const readers: Reader[] = [];
-  const share = createFairShare(count * DEPTH, Math.max(1, Math.floor(count / 2)));
+  const share = createFairShare(count * DEPTH, clientShare(count));
   let nextId = 0;
   let closed = false;
 

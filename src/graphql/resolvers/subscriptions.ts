@@ -26,6 +26,10 @@ const present = <T>(row: T | null): T => {
   return row;
 };
 
+/** An event's row, as both the read ahead (in the filter) and the resolver read it: once per event. */
+const commentOf = (ctx: Context, e: LiveOf<"commentAdded">) => () => commentById(ctx.db, e.commentId);
+const orderOf = (ctx: Context, e: LiveOf<"orderPlaced">) => () => orderById(ctx.db, e.orderId);
+
 export const subscriptionResolvers: Resolvers = {
   Subscription: {
     commentAdded: {
@@ -34,14 +38,11 @@ export const subscriptionResolvers: Resolvers = {
         return liveEvents(
           ctx.events,
           "commentAdded",
-          (e) => e.restaurantId === id && readAhead(e, "comment", () => commentById(ctx.db, e.commentId)),
+          (e) => e.restaurantId === id && readAhead(e, "comment", commentOf(ctx, e)),
         );
       },
       resolve: async (event: LiveOf<"commentAdded">, args: { restaurantId: string }, ctx: Context) =>
-        ofRestaurant(
-          await onceForEvent(event, "comment", () => commentById(ctx.db, event.commentId)),
-          args.restaurantId,
-        ),
+        ofRestaurant(await onceForEvent(event, "comment", commentOf(ctx, event)), args.restaurantId),
     },
     restaurantChanged: {
       subscribe: async (_, args, ctx) => {
@@ -56,11 +57,11 @@ export const subscriptionResolvers: Resolvers = {
         return liveEvents(
           ctx.events,
           "orderPlaced",
-          (e) => e.restaurantId === args.restaurantId && readAhead(e, "order", () => orderById(ctx.db, e.orderId)),
+          (e) => e.restaurantId === args.restaurantId && readAhead(e, "order", orderOf(ctx, e)),
         );
       },
       resolve: async (event: LiveOf<"orderPlaced">, args: { restaurantId: string }, ctx: Context) =>
-        ofRestaurant(await onceForEvent(event, "order", () => orderById(ctx.db, event.orderId)), args.restaurantId),
+        ofRestaurant(await onceForEvent(event, "order", orderOf(ctx, event)), args.restaurantId),
     },
     reportFiled: {
       subscribe: (_, __, ctx) => liveEvents(ctx.events, "reportFiled", () => true),
