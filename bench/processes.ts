@@ -133,6 +133,9 @@ export function pinToCpu(pid: number, cpu: number): boolean {
   }
 }
 
+/** The V8 options `npm start` and the Dockerfile give the service (docs/operations.md "Starting and stopping"). */
+export const SERVICE_NODE_FLAGS = ["--min-semi-space-size=16"];
+
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */
 /** `root`: another checkout to run it from (its own node_modules), e.g. the bench's --before. */
 export function startService(
@@ -141,7 +144,8 @@ export function startService(
   nodeArgs: string[] = [],
   root = ROOT,
 ): Promise<Service> {
-  return startProcess(process.execPath, [...nodeArgs, "--import", "tsx", script], env, root);
+  const flags = script === "src/main.ts" ? SERVICE_NODE_FLAGS : [];
+  return startProcess(process.execPath, [...flags, ...nodeArgs, "--import", "tsx", script], env, root);
 }
 
 /** Runs `command args` from the repo's root with HOST and PORT set; resolves once it answers /healthz. */

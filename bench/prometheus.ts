@@ -12,6 +12,8 @@ export type ServerCounters = {
   eventLoopLagMaxSeconds: number;
   /** Time spent in GC pauses since start, all kinds, seconds. */
   gcSeconds: number;
+  /** Full (mark-compact) collections since start. */
+  gcMajors: number;
 };
 
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/;
@@ -24,6 +26,7 @@ export function parseCounters(text: string): ServerCounters {
     heapBytes: 0,
     eventLoopLagMaxSeconds: 0,
     gcSeconds: 0,
+    gcMajors: 0,
   };
   for (const line of text.split("\n")) {
     const m = SAMPLE.exec(line);
@@ -36,6 +39,7 @@ export function parseCounters(text: string): ServerCounters {
     else if (name === "nodejs_heap_size_used_bytes") counters.heapBytes = value;
     else if (name === "nodejs_eventloop_lag_max_seconds") counters.eventLoopLagMaxSeconds = value;
     else if (name === "nodejs_gc_duration_seconds_sum") counters.gcSeconds += value;
+    else if (name === "nodejs_gc_duration_seconds_count" && labels.includes('kind="major"')) counters.gcMajors += value;
   }
   return counters;
 }

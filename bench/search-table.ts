@@ -207,7 +207,7 @@ try {
       `catalogue: ${totalCount.toLocaleString("en")} restaurants in ${cities.length} cities (${cities.map((c) => `${c.value} ${c.count.toLocaleString("en")}`).join(", ")}${facets.exact ? "" : "; estimated"}); the reads near a centre are near Lisbon's\n`,
     );
     console.log(
-      `| read | median ms | p99 ms |${values.paced ? " saturation req/s | p99 ms at half | server's longest stall / GC ms then |" : ""}\n|---|---|---|${values.paced ? "---|---|---|" : ""}`,
+      `| read | median ms | p99 ms |${values.paced ? " saturation req/s | p99 ms at half | server's longest stall / GC pauses in all, ms then |" : ""}\n|---|---|---|${values.paced ? "---|---|---|" : ""}`,
     );
     const only = values.only?.split(",");
     for (const [label, query, variables] of READS.filter(
@@ -250,8 +250,10 @@ try {
         const before = await readCounters(server.url); // also starts a new event-loop delay window
         const half = await pacedLatencyApart({ ...pace, durationSec: 5 });
         const after = await readCounters(server.url);
-        // The server's own longest stall and GC time during it: a p99 far above them was spent elsewhere (the machine).
-        const own = `${(after.eventLoopLagMaxSeconds * 1000).toFixed(0)} / ${((after.gcSeconds - before.gcSeconds) * 1000).toFixed(0)}`;
+        // The server's own longest stall, and its GC pauses added up and full collections, during it:
+        // a p99 far above them was spent elsewhere (the machine).
+        const majors = after.gcMajors - before.gcMajors;
+        const own = `${(after.eventLoopLagMaxSeconds * 1000).toFixed(0)} / ${((after.gcSeconds - before.gcSeconds) * 1000).toFixed(0)}${majors ? ` (${majors} full)` : ""}`;
         paced = ` ${saturation.toFixed(0)} | ${half.p99.toFixed(1)}${half.failed ? ` (${half.failed} failed)` : ""} | ${own} |`;
       }
       console.log(`| ${label} | ${quantile(times, 0.5).toFixed(1)} | ${quantile(times, 0.99).toFixed(1)} |${paced}`);

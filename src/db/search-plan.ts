@@ -135,5 +135,8 @@ export const unfiltered = (p: SearchPlan) =>
   !p.near &&
   rowTestCount(p) === 0;
 
+/** Whether the words are the plan's only condition: every row the words' index finds is a match. */
+export const wordsAlone = (p: SearchPlan) => Boolean(p.words) && unfiltered({ ...p, words: undefined });
+
 /** The conditions tested on each row only: the flags, and open at an instant. */
 export const rowTestCount = (p: SearchPlan) => p.rowTests.length + (p.openPatterns ? 1 : 0);

@@ -46,6 +46,17 @@ export const pageSql = (
   extra: Prisma.Sql = Prisma.empty,
 ) => Prisma.sql`SELECT ${shape.select}${extra} ${from} ORDER BY ${order} ${windowSql(window)}`;
 
+/**
+ * The page cut from ranked keys before any row is read, for words alone (each key is a match):
+ * `keys` in `order`, windowed, and the window left to the page statement over their rows (its
+ * first rows: the offset was taken). Joined before the cut, every ranked match's row was read
+ * (2,000 at the rank window) for the 21 a page shows.
+ */
+export const pageOfKeys = (keys: Prisma.Sql, order: Prisma.Sql, window: Window): [Prisma.Sql, Window] => [
+  Prisma.sql`SELECT * FROM (${keys}) "keys" ORDER BY ${order} ${windowSql(window)}`,
+  { skip: 0, take: window.take },
+];
+
 /** The shape of a statement that only counts its rows. */
 export const COUNT_ONLY: PageShape = { select: Prisma.raw("1"), joins: Prisma.empty };
 

@@ -11,7 +11,7 @@
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { conditionsOf } from "./conditions.ts";
-import type { SearchPlan, TagCondition } from "../search-plan.ts";
+import { wordsAlone, type SearchPlan, type TagCondition } from "../search-plan.ts";
 import { CITY_COLUMNS, OWNER_KEY, query, table, whereAll } from "./sql.ts";
 import { countKey, countsTable, farPastLimit, rarestCondition, storedCounts, storedTotalOf } from "./stored-counts.ts";
 
@@ -137,5 +137,4 @@ export const sampleSelect = (p: SearchPlan, from: Prisma.Sql) =>
   Prisma.sql`SELECT ${table(p.catalogue)}."id" AS "id", ${Prisma.raw(CITY_COLUMNS[p.catalogue])} ${from}`;
 
 /** Whether a count of the sample needs only the words' index: the words are the only condition. */
-export const onlyWordsCounted = (p: SearchPlan, countOnly: boolean) =>
-  countOnly && Boolean(p.words) && !p.titleKey && conditionsOf(p, true).length === 0;
+export const onlyWordsCounted = (p: SearchPlan, countOnly: boolean) => countOnly && wordsAlone(p);

@@ -17,6 +17,8 @@
 //   names an account), and a socket with no subscription for LIVE_IDLE_TIMEOUT is closed (1000);
 // - the token is re-checked while the socket lives, so a revoked or expired token (or a changed
 //   role) ends it within SESSION_CACHE_TTL (4403), as on every transport.
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import websocket, { type WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
@@ -447,6 +449,7 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   }
 
   function handler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest) {
+    releaseUpgrade(socket, request.raw.socket, this.log);
     const live = new LiveSocket(socket, request, outboxOf(socket), {
       burst: config.live.messageBurst,
       perSecond: config.live.messagesPerSecond,
@@ -477,6 +480,19 @@ export async function graphqlWebSocket(app: FastifyInstance, options: GraphqlWeb
   }
 
   return { handler, beforeUpgrade };
+}
+
+/**
+ * @fastify/websocket routes an upgrade as a request with a ServerResponse attached to the TCP
+ * socket, never sent once the socket is upgraded, and held by it (with fastify's reply and their
+ * listeners) for as long as the socket lives: about 1 KiB of each idle subscriber's memory
+ * (docs/performance.md, "Ten thousand listeners"). Released, they are garbage.
+ */
+function releaseUpgrade(socket: WebSocket, tcp: Socket, log: FastifyInstance["log"]) {
+  (tcp as Socket & { _httpMessage?: ServerResponse | null })._httpMessage?.detachSocket(tcp);
+  // Its error listener's closure holds the reply too: the same log line, from a closure of ours.
+  socket.removeAllListeners("error");
+  socket.on("error", (error) => log.error(error));
 }
 
 const asGraphqlError = (failure: unknown) =>

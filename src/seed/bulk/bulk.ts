@@ -89,6 +89,7 @@ const GROCERY_SEARCH_FILL = [
 ];
 
 /** A value's label, from its spellings: the most common, ties to the smallest by character code. */
+// `kind` and `key` name the outer row's columns by table: unqualified, they would name the spelling's own.
 const label = (catalogue: "Restaurant" | "Grocery", kind: string, key: string) =>
   `(SELECT s."value" FROM "${catalogue}FacetSpelling" s WHERE s."kind" = ${kind} AND s."valueKey" = ${key} ORDER BY s."n" DESC, s."value" LIMIT 1)`;
 
@@ -117,11 +118,11 @@ const FACET_COUNT_FILL = [
      SELECT 'CITY', "citySearch", ${label("Restaurant", "'CITY'", '"citySearch"')}, COUNT(*) FROM "Restaurant"
      WHERE "citySearch" IS NOT NULL GROUP BY "citySearch"`,
   `INSERT INTO "RestaurantFacetCount" ("kind", "valueKey", "value", "n")
-     SELECT CAST("kind" AS TEXT), "valueKey", ${label("Restaurant", 'CAST("kind" AS TEXT)', '"valueKey"')}, COUNT(*) FROM "RestaurantTag"
+     SELECT CAST("kind" AS TEXT), "valueKey", ${label("Restaurant", 'CAST("RestaurantTag"."kind" AS TEXT)', '"RestaurantTag"."valueKey"')}, COUNT(*) FROM "RestaurantTag"
      WHERE CAST("kind" AS TEXT) IN ('CUISINE', 'CATEGORY', 'PRICE_RANGE') GROUP BY "kind", "valueKey"`,
   `INSERT INTO "GroceryFacetCount" ("kind", "valueKey", "value", "n") SELECT 'ALL', '', '', COUNT(*) FROM "Grocery" HAVING COUNT(*) > 0`,
   `INSERT INTO "GroceryFacetCount" ("kind", "valueKey", "value", "n")
-     SELECT CAST("kind" AS TEXT), "valueKey", ${label("Grocery", 'CAST("kind" AS TEXT)', '"valueKey"')}, COUNT(*) FROM "GroceryTag"
+     SELECT CAST("kind" AS TEXT), "valueKey", ${label("Grocery", 'CAST("GroceryTag"."kind" AS TEXT)', '"GroceryTag"."valueKey"')}, COUNT(*) FROM "GroceryTag"
      WHERE CAST("kind" AS TEXT) = 'CATEGORY' GROUP BY "kind", "valueKey"`,
 ];
 

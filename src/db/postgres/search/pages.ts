@@ -1,12 +1,13 @@
 // PostgreSQL's pages of a search with words: led by the search documents (documents.ts).
 import { Prisma } from "../../prisma.ts";
 import { conditionsOf, filteredRows, within } from "../../search/conditions.ts";
-import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search-plan.ts";
+import { wordsAlone, type Near, type PageShape, type SearchEngine, type SearchPlan } from "../../search-plan.ts";
 import {
   COUNT_ONLY,
   joined,
   matchesEndWithin,
   OWNER_KEY,
+  pageOfKeys,
   pageSql,
   query,
   restWindow,
@@ -26,7 +27,8 @@ import { matchingRows } from "./totals.ts";
 /**
  * A page by relevance: the first matches the words' index finds (at most the rank window), ranked,
  * best first, then the other matches by id. The ranked ones are tested on the other conditions
- * before the page is cut, so every page is exact in that order.
+ * before the page is cut, so every page is exact in that order; words alone cut it from the ranked
+ * ids (pageOfKeys).
  */
 export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape, window, exactMatches) => {
   const rankWindow = p.limits.rankWindow;
@@ -42,9 +44,14 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
   const inCircle = p.near
     ? Prisma.sql`(SELECT * FROM "ranked" ${whereAll(within(p, p.near, `"ranked"`))}) "ranked"`
     : Prisma.raw(`"ranked"`);
-  const rankedRows = (s: PageShape) => Prisma.sql`${rowsLedBy(afterDocuments(p), inCircle, `"ranked"`)} ${s.joins}`;
+  const rankedRows = (s: PageShape, leading = inCircle) =>
+    Prisma.sql`${rowsLedBy(afterDocuments(p), leading, `"ranked"`)} ${s.joins}`;
+  const [keys, rowsWindow] = wordsAlone(p)
+    ? pageOfKeys(Prisma.raw(`SELECT * FROM "ranked"`), Prisma.raw(`"rank", "id"`), window)
+    : [undefined, window];
+  const leading = keys ? Prisma.sql`(${keys}) "ranked"` : inCircle;
   const page = await db.readSearch(
-    Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape), Prisma.sql`"ranked"."rank", ${id}`, window)}`,
+    Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape, leading), Prisma.sql`"ranked"."rank", ${id}`, rowsWindow)}`,
   );
   if (page.rows.length > window.take) return page;
   const counted = (

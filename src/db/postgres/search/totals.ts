@@ -3,7 +3,7 @@
 import { Prisma } from "../../prisma.ts";
 import type { SqlReader } from "../../raw-rows.ts";
 import { conditionsOf, matchingCatalogueRows } from "../../search/conditions.ts";
-import { unfiltered, type Sample, type SearchPlan, type TagCondition } from "../../search-plan.ts";
+import { wordsAlone, type Sample, type SearchPlan, type TagCondition } from "../../search-plan.ts";
 import { OWNER_KEY, query, table, whereAll } from "../../search/sql.ts";
 import { countKey, storedTotalOf } from "../../search/stored-counts.ts";
 import { leadRows, leadSample, ledCount, onlyWordsCounted, sampleSelect } from "../../search/totals.ts";
@@ -28,7 +28,7 @@ const tagLedRows = (p: SearchPlan, lead: TagCondition, rest: SearchPlan): Prisma
 /** The rows led by the rarest list, or, for words alone, the search documents alone. */
 export const countShortcut = (p: SearchPlan): Prisma.Sql | undefined =>
   ledCount(p, tagLedRows) ??
-  (p.words && unfiltered({ ...p, words: undefined })
+  (wordsAlone(p)
     ? Prisma.sql`SELECT 1 FROM ${documentsTable(p.catalogue)} "m" WHERE ${documentMatches(p, `"m"`)}`
     : undefined);
 

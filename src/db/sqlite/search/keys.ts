@@ -35,7 +35,10 @@ export function wordKeys(
 ): Prisma.Sql {
   const fts = wordsTable(p.catalogue);
   // With near, only the matches in the cells covering the circle: FTS5 intersects the two itself.
-  const match = p.cells ? `${p.words} AND (${p.cells})` : p.words;
+  // Never when ranked: bm25 weighs each phrase by counting every row that holds it, and a dense
+  // city's cells are held by most of the catalogue's rows; the ranked keys are the rank window's,
+  // few, and the rows they lead to are tested on the circle anyway (the cells weigh 0: same order).
+  const match = p.cells && !ranked ? `${p.words} AND (${p.cells})` : p.words;
   return ranked
     ? Prisma.sql`SELECT "rowid" AS "key", "rank" FROM ${fts} WHERE ${fts} MATCH ${match} ${range} AND "rank" MATCH ${BM25[p.catalogue]} ORDER BY "rank"`
     : Prisma.sql`SELECT "rowid" AS "key" FROM ${fts} WHERE ${fts} MATCH ${match} ${range}`;

@@ -1,19 +1,29 @@
 // SQLite's pages of a search: the rows come from the keys an index finds (keys.ts), joined to their
 // rows and tested there on the other conditions.
 import { Prisma } from "../../prisma.ts";
-import { conditionsOf, filteredRows } from "../../search/conditions.ts";
-import type { Near, PageShape, SearchEngine, SearchPlan } from "../../search-plan.ts";
-import { COUNT_ONLY, countOf, joined, matchesEndWithin, pageSql, query, restWindow } from "../../search/sql.ts";
+import { filteredRows } from "../../search/conditions.ts";
+import { wordsAlone, type Near, type PageShape, type SearchEngine, type SearchPlan } from "../../search-plan.ts";
+import {
+  COUNT_ONLY,
+  countOf,
+  joined,
+  matchesEndWithin,
+  pageOfKeys,
+  pageSql,
+  query,
+  restWindow,
+} from "../../search/sql.ts";
 import { integerKey, placeKeys, rowsOfKeys, wordKeys, wordsTable } from "./keys.ts";
 
 /**
  * A page by relevance: the matches FTS5 ranks (at most the rank window: the first keys it holds),
  * best first, then the other matches in key order. The ranked ones are tested on the other
- * conditions before the page is cut, so every page is exact in that order.
+ * conditions before the page is cut, so every page is exact in that order; words alone cut it
+ * from the keys (pageOfKeys).
  */
 export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape, window, exactMatches) => {
   const rankWindow = p.limits.rankWindow;
-  const alone = conditionsOf(p, true).length === 0;
+  const alone = wordsAlone(p);
   const fts = wordsTable(p.catalogue);
   // The key of the last match ranked (FTS5 reads keys in order): the ranking stops there.
   const ceiling = (
@@ -24,13 +34,10 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
     )
   )[0]?.key;
   const upTo = ceiling === undefined ? Prisma.empty : Prisma.sql`AND "rowid" <= ${integerKey(ceiling)}`;
+  const rankedKeys = wordKeys(p, { ranked: true, range: upTo });
+  const [keys, rowsWindow] = alone ? pageOfKeys(rankedKeys, Prisma.raw(`"rank", "key"`), window) : [rankedKeys, window];
   const ranked = await db.readSearch(
-    pageSql(
-      shape,
-      rowsOfKeys(p, wordKeys(p, { ranked: true, range: upTo }), p, shape.joins),
-      Prisma.sql`"w"."rank", "w"."key"`,
-      window,
-    ),
+    pageSql(shape, rowsOfKeys(p, keys, p, shape.joins), Prisma.sql`"w"."rank", "w"."key"`, rowsWindow),
   );
   if (ceiling === undefined || ranked.rows.length > window.take) return ranked;
   // The ranked matches: a short page that reached its offset holds the last of them, so they are
