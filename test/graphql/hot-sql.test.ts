@@ -61,13 +61,13 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 /** The statements one request sent, after a first run that warmed the session cache. */
-async function statementsOf(query: string, variables?: Record<string, unknown>) {
-  await s.graphql(query, variables, token);
-  s.sql.length = 0;
-  const r = await s.graphql(query, variables, token);
+async function statementsOf(query: string, variables?: Record<string, unknown>, server = s, bearer = token) {
+  await server.graphql(query, variables, bearer);
+  server.sql.length = 0;
+  const r = await server.graphql(query, variables, bearer);
   expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
   // Sorted: statements sent at once (a page and its count, on PostgreSQL's pool) arrive in any order.
-  return `${s.sql
+  return `${server.sql
     .map((q) => q.replace(/\s+/g, " ").trim())
     .sort()
     .join(";\n")};\n`;
@@ -104,3 +104,68 @@ describe(`hot reads send the reviewed SQL (${testProvider()})`, () => {
     await expect(await statementsOf(GROCERY_WORDS)).toMatchFileSnapshot(file("grocery-words"));
   });
 });
+
+// The estimate of a total led by a list (search/totals.ts leadSample): the sample is read from the
+// lead's rows (two cuisines, each restaurant under the first it holds), not the catalogue's; but
+// a lead whose index entries would cost more than the catalogue's sample (a price every restaurant
+// has) leaves the catalogue's sample.
+describe(`estimated totals send the reviewed SQL (${testProvider()})`, () => {
+  const file = (name: string) => `./hot-sql/${name}.${testProvider()}.sql`;
+  let led: TestServer;
+  let ledToken: string;
+
+  beforeAll(async () => {
+    // The counts per value read by every search (none reused): the statements do not hang on timing.
+    led = await startServer({
+      SEARCH_EXACT_COUNT_LIMIT: "20",
+      SEARCH_SAMPLE_ROWS: "1000",
+      SEARCH_PLAN_COUNTS_MAX_AGE: "0",
+    });
+    ledToken = await ledCatalogue(led);
+  });
+  afterAll(async () => led?.close());
+
+  async function estimated(filter: string) {
+    const query = `{ restaurants(sort: RATING, filter: ${filter}) { totalCount totalCountIsEstimate nodes { id title } } }`;
+    const r = await led.graphql(query, undefined, ledToken);
+    expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+    expect(r.data.restaurants.totalCountIsEstimate).toBe(true);
+    return statementsOf(query, undefined, led, ledToken);
+  }
+
+  it("two cuisines, a minimum rating and a price, by rating: sampled from the cuisines' rows", async () => {
+    await expect(
+      await estimated(`{ cuisines: { anyOf: ["italian", "japanese"] }, minRating: 4, priceRange: ["$$"] }`),
+    ).toMatchFileSnapshot(file("led-estimate"));
+  });
+
+  it("a price every restaurant has and a minimum rating: sampled from the catalogue", async () => {
+    await expect(await estimated(`{ minRating: 4, priceRange: ["$$"] }`)).toMatchFileSnapshot(
+      file("wide-lead-estimate"),
+    );
+  });
+});
+
+/** 5,000 restaurants priced $$ and rated 3 to 5; every 10th Italian, every 10th Japanese, every 20th both. */
+async function ledCatalogue(led: TestServer): Promise<string> {
+  const owner = await led.signUp("led");
+  await led.db.prisma.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "ownerId",
+      "ratingSum", "ratingCount", "ratingAvg", "createdAt", "updatedAt")
+    WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 4999)
+    SELECT 'led-' || n.i, 'Led ' || n.i, 'led ' || n.i, '${owner.id}', 3 + n.i % 3, 1, 3 + n.i % 3, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM n`);
+  const kind = (k: string) => (testProvider() === "postgres" ? `CAST('${k}' AS "RestaurantTagKind")` : `'${k}'`);
+  const tags: [string, number, string, string][] = [
+    ["PRICE_RANGE", 0, "$$", "TRUE"],
+    ["CUISINE", 1, "Italian", "i % 10 = 0"],
+    ["CUISINE", 2, "Japanese", "i % 10 = 1 OR i % 20 = 0"],
+  ];
+  for (const [k, position, value, when] of tags)
+    await led.db.prisma
+      .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
+      SELECT "id", ${kind(k)}, ${position}, '${value}', '${value.toLowerCase()}'
+      FROM (SELECT "id", CAST(SUBSTR("id", 5) AS INTEGER) AS i FROM "Restaurant" WHERE "id" LIKE 'led-%') r WHERE ${when}`);
+  // PostgreSQL's catalogue sample sizes its share from the planner's row count: counted now, not
+  // whenever autovacuum gets to it.
+  if (testProvider() === "postgres") await led.db.prisma.$executeRawUnsafe(`ANALYZE`);
+  return owner.token;
+}

@@ -5,11 +5,14 @@
 // An estimate from k sampled matches is off by about 1/sqrt(k) (binomial): k >= 400 puts 95% of
 // estimates within ±10% (1.96² / 0.1² ≈ 384), k >= 100 within ±20%; which searches hold that
 // many matches in the sample is stated in the schema (docs/performance.md, "Totals and facets").
+// A sample led by a list (leadSample) still holds every sampled match (each holds a list value),
+// each kept by a hash of its key with at least the catalogue sample's share: k is at least as
+// large, in expectation, so the bound holds.
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { conditionsOf } from "./conditions.ts";
 import { wordsAlone, type SearchPlan, type TagCondition } from "../search-plan.ts";
-import { CITY_COLUMNS, query, table, whereAll } from "./sql.ts";
+import { CITY_COLUMNS, OWNER_KEY, query, table, whereAll } from "./sql.ts";
 import { countKey, countsTable, farPastLimit, rarestCondition, storedCounts, storedTotalOf } from "./stored-counts.ts";
 
 export type Total = { count: number; estimate: boolean };
@@ -27,6 +30,54 @@ export function ledCount(
   if (lead === "city")
     return Prisma.sql`SELECT 1 AS "x" FROM ${table(p.catalogue)} ${whereAll(conditionsOf(p, true, "city"))}`;
   return tagLed(p, lead, { ...p, tags: p.tags.filter((c) => c !== lead) });
+}
+
+/**
+ * The lead list's rows ("id"), one value after another, each row once: under the first listed
+ * value it holds (the rows that hold an earlier one are left out of the later ones). `kept`: a
+ * sample's conditions on the lead's row ("lead"); the few rows kept are then probed for an earlier
+ * value one by one (a scalar subquery), where NOT EXISTS let PostgreSQL hash every row of the
+ * earlier values, a part that grows with the catalogue.
+ */
+export function leadRows(p: SearchPlan, lead: TagCondition, kept?: Prisma.Sql[]): Prisma.Sql {
+  const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
+  const tags = Prisma.raw(`"${p.catalogue}Tag"`);
+  const each = lead.keys.map((key, i) => {
+    const tests = [Prisma.sql`"lead"."kind" = ${lead.kind}`, Prisma.sql`"lead"."valueKey" = ${key}`, ...(kept ?? [])];
+    const earlier = lead.keys.slice(0, i);
+    if (earlier.length) {
+      const rows = Prisma.sql`FROM ${tags} "e" WHERE "e".${owner} = "lead".${owner} AND "e"."kind" = ${lead.kind} AND "e"."valueKey" IN (${Prisma.join(earlier)})`;
+      tests.push(kept ? Prisma.sql`(SELECT 1 ${rows} LIMIT 1) IS NULL` : Prisma.sql`NOT EXISTS (SELECT 1 ${rows})`);
+    }
+    return Prisma.sql`SELECT "lead".${owner} AS "id" FROM ${tags} "lead" ${whereAll(tests)}`;
+  });
+  return Prisma.join(each, " UNION ALL ");
+}
+
+/** A sample led by a list: its lead, the conditions tested on each row kept, and the share kept. */
+export type LeadSample = { lead: TagCondition; rest: SearchPlan; share: number };
+
+/**
+ * The sample of a search led by a list (rarestCondition, as ledCount): the lead's rows whose key
+ * hashes under the share, each then tested on the other conditions, in place of the catalogue's
+ * sampled rows each tested on every condition. Every match holds a lead value, so the matches
+ * sampled, and the facets counted over them, are a sample of the matches as before, read from the
+ * share of the lead's rows instead of the share of the catalogue. The share is the catalogue
+ * sample's (`sampledRows` of the catalogue); a lead of less than a tenth of the catalogue is
+ * sampled more densely, up to a tenth of `sampledRows` read: more matches for few rows.
+ * Every entry of the lead's index is read and hashed, `entriesPerRow` of them costing about one
+ * row of the catalogue's sample: a lead that would cost more (many values of a common list, on a
+ * large catalogue) leaves the catalogue's sample, whose cost does not grow with the catalogue.
+ */
+export function leadSample(p: SearchPlan, sampledRows: number, entriesPerRow: number): LeadSample | undefined {
+  const lead = rarestCondition(p);
+  if (!lead || lead === "city" || !p.storedCounts) return undefined;
+  const counts = p.storedCounts;
+  const all = counts.get(countKey("ALL", "")) ?? 0;
+  const listed = lead.keys.reduce((sum, k) => sum + (counts.get(countKey(lead.kind, k)) ?? 0), 0);
+  const share = Math.min(1, Math.max(sampledRows / Math.max(all, 1), sampledRows / 10 / Math.max(listed, 1)));
+  if (listed / entriesPerRow + share * listed >= sampledRows) return undefined;
+  return { lead, rest: { ...p, tags: p.tags.filter((c) => c !== lead) }, share };
 }
 
 /** Counts the matches up to one more than the exact limit: the work stops there. */
