@@ -35,7 +35,14 @@ beforeAll(async () => {
   folder = mkdtempSync(path.join(ROOT, "node_modules/.cache/supergraph-docs-"));
 }, 120_000); // seeding hashes the demo accounts' passwords
 afterAll(async () => {
-  demo?.kill();
+  if (demo && demo.exitCode === null && demo.signalCode === null) {
+    const exited = new Promise((resolve) => demo!.once("exit", resolve));
+    demo.kill();
+    // The gateway outlived SIGTERM (still running after both suites of a run): never left behind.
+    const force = setTimeout(() => demo?.kill("SIGKILL"), 3_000);
+    await exited;
+    clearTimeout(force);
+  }
   rmSync(folder, { recursive: true, force: true });
   await s?.close();
 });
