@@ -12,7 +12,7 @@ type Waiting = { start: () => void };
  * How many of `units` (reader threads, search connections) one client may hold: half of them, and
  * no more than half of this machine's cores. The units' statements run on the cores, not in the
  * units: on 2 cores a flooder holding 2 of 4 readers kept both cores busy, and another client's
- * cheap search ran at a third of a core (docs/performance.md, "Fair shares").
+ * cheap search ran at a third of a core (docs/performance.md, "One client, half of the cores").
  */
 export function clientShare(units: number, cores = availableParallelism()): number {
   return Math.max(1, Math.min(Math.floor(units / 2), Math.floor(cores / 2)));
