@@ -134,7 +134,7 @@ export function pinToCpu(pid: number, cpu: number): boolean {
 }
 
 /** The V8 options `npm start` and the Dockerfile give the service (docs/operations.md "Starting and stopping"). */
-export const SERVICE_NODE_FLAGS = ["--min-semi-space-size=16", "--initial-old-space-size=256"];
+export const SERVICE_NODE_FLAGS = ["--min-semi-space-size=16", "--initial-old-space-size=256", "--no-memory-reducer"];
 
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */
 /** `root`: another checkout to run it from (its own node_modules), e.g. the bench's --before. */

@@ -94,16 +94,19 @@ describe("Dockerfile", () => {
       "node",
       "--min-semi-space-size=16",
       "--initial-old-space-size=256",
+      "--no-memory-reducer",
       "--import",
       "tsx",
       "src/main.ts",
     ]);
-    expect(readme).toContain("`node --min-semi-space-size=16 --initial-old-space-size=256 --import tsx src/main.ts`");
+    expect(readme).toContain(
+      "`node --min-semi-space-size=16 --initial-old-space-size=256 --no-memory-reducer --import tsx src/main.ts`",
+    );
     // npm start runs the same (docs/operations.md), and so do the benchmarks (bench/processes.ts).
     expect(JSON.parse(read("package.json")).scripts.start).toBe(`exec ${command.join(" ")}`);
     expect(read("bench/processes.ts")).toContain(
       `SERVICE_NODE_FLAGS = [${command
-        .slice(1, 3)
+        .slice(1, 4)
         .map((flag) => JSON.stringify(flag))
         .join(", ")}]`,
     );
