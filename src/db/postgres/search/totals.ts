@@ -3,7 +3,7 @@
 import { Prisma } from "../../prisma.ts";
 import type { SqlReader } from "../../raw-rows.ts";
 import { conditionsOf, matchingCatalogueRows } from "../../search/conditions.ts";
-import { wordsAlone, type Sample, type SearchPlan, type TagCondition } from "../../search-plan.ts";
+import { rowTestCount, wordsAlone, type Sample, type SearchPlan, type TagCondition } from "../../search-plan.ts";
 import { OWNER_KEY, query, table, whereAll } from "../../search/sql.ts";
 import { countKey, storedTotalOf } from "../../search/stored-counts.ts";
 import { leadRows, leadSample, ledCount, onlyWordsCounted, sampleSelect } from "../../search/totals.ts";
@@ -25,12 +25,23 @@ export function matchingRows(p: SearchPlan): Prisma.Sql {
 const tagLedRows = (p: SearchPlan, lead: TagCondition, rest: SearchPlan): Prisma.Sql =>
   Prisma.sql`SELECT 1 AS "x" ${rowsLedBy(rest, Prisma.sql`(${leadRows(p, lead)}) "lead"`, `"lead"`)}`;
 
-/** The rows led by the rarest list, or, for words alone, the search documents alone. */
+/**
+ * A circle alone: its rows in the order of the (latitude, longitude) index, the box as two ranges,
+ * read from that index alone until the count's limit. From the GiST index the count first built a
+ * bitmap of every row of the box (500,000 around a dense city: 4,215 buffers, ~290 ms).
+ */
+function placeRowsAlone(p: SearchPlan): Prisma.Sql | undefined {
+  if (!p.near || p.words || p.titleKey || p.tags.length || p.cityKey || p.minRating != null || rowTestCount(p))
+    return undefined;
+  return Prisma.sql`SELECT 1 AS "x" FROM "Restaurant" ${whereAll(conditionsOf(p, true))} ORDER BY "Restaurant"."latitude"`;
+}
+
+/** The rows led by the rarest list, or, for words alone, the search documents alone, or a circle's rows alone. */
 export const countShortcut = (p: SearchPlan): Prisma.Sql | undefined =>
   ledCount(p, tagLedRows) ??
   (wordsAlone(p)
     ? Prisma.sql`SELECT 1 FROM ${documentsTable(p.catalogue)} "m" WHERE ${documentMatches(p, `"m"`)}`
-    : undefined);
+    : placeRowsAlone(p));
 
 /**
  * Whether the page statement counts the matches in its own pass over them (`COUNT(*) OVER ()`)
