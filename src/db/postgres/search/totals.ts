@@ -99,9 +99,34 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
   const from = p.words
     ? Prisma.sql`FROM (SELECT "m".${owner} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${documentsSampled}) "sampled"
         CROSS JOIN LATERAL (SELECT ${columns} FROM ${t} ${rowTested} OFFSET 0) ${t}`
-    : Prisma.sql`FROM ${t} ${whereAll([...hashed(`"${p.catalogue}"`, `"id"`), ...conditionsOf(p, true)])}`;
+    : p.catalogue === "Restaurant" && !p.titleKey
+      ? Prisma.sql`FROM (SELECT ${SAMPLED_COLUMNS} FROM ${t} ${whereAll(hashed(`"${p.catalogue}"`, `"id"`))} OFFSET 0) ${t}
+          ${whereAll(conditionsOf(p, true))}`
+      : Prisma.sql`FROM ${t} ${whereAll([...hashed(`"${p.catalogue}"`, `"id"`), ...conditionsOf(p, true)])}`;
   return { m: sampleSelect(p, from), share };
 }
+
+/**
+ * The columns of a restaurant the catalogue's sample tests and counts, all in "Restaurant_id_hash_idx"
+ * (migration 20261129050000_sample_covering_index): the sampled rows are read from that index
+ * alone, first, whatever the conditions (behind OFFSET 0). Left to itself the planner ANDed the
+ * hash with another index's bitmap (a minimum rating's 334,121 entries) and read the table's pages.
+ */
+const SAMPLED_COLUMNS = Prisma.raw(
+  [
+    "id",
+    "latitude",
+    "longitude",
+    "citySearch",
+    "city",
+    "openingPattern",
+    "ratingAvg",
+    "canHomeDeliver",
+    "acceptsReservations",
+  ]
+    .map((column) => `"Restaurant"."${column}"`)
+    .join(", "),
+);
 
 /**
  * Index entries of a list hashed for the cost of one row of the catalogue's sample read and tested
