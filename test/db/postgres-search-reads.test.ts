@@ -1,13 +1,15 @@
-// Two reads of a search's total that PostgreSQL answers from an index alone (docs/performance.md,
-// "Dense 1M, PostgreSQL"): the catalogue's sample (the restaurants whose id hashes under a share,
+// What PostgreSQL's search statements read (docs/performance.md, "Dense 1M, PostgreSQL"). Two reads
+// of a search's total from an index alone: the catalogue's sample (the restaurants whose id hashes under a share,
 // each tested on the search's conditions) from "Restaurant_id_hash_idx", which carries every column
 // it tests; and a circle's count up to the limit from the (latitude, longitude) index, in its
 // order, where the GiST index built a bitmap of every row of the box before the first was counted.
 // The statements are the ones the server sends for real requests, planned again with sequential
 // and bitmap scans off: on this small catalogue the planner would read the table whatever the
 // indexes. The sample's statements are also checked to read only columns its index holds.
-// PostgreSQL only: SQLite reads these through its R*Tree and rowid windows
-// (src/db/sqlite/search/totals.ts).
+// And a misspelt last word sent whole: no stored word starts with it (else no typo is looked
+// for), and as a prefix the planner priced the word index so high that it read the documents in
+// order. PostgreSQL only: SQLite reads these through its R*Tree, rowid windows and FTS5
+// (src/db/sqlite/search/).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/db/prisma.ts";
 import { testProvider } from "../helpers/database.ts";
@@ -46,6 +48,12 @@ describe.skipIf(testProvider() !== "postgres")(
       // Open 12:00-23:00 (a trigger names each restaurant's opening pattern).
       await s.db.prisma.$executeRawUnsafe(`INSERT INTO "OpeningHours" ("restaurantId", "position", "open", "close")
       SELECT 'index-only-' || i, 0, '12:00', '23:00' FROM generate_series(0, ${RESTAURANTS - 1}) AS i`);
+      const created = await s.graphql(
+        `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
+        { input: { title: "Pizzeria Uno" } },
+        token,
+      );
+      expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
       await s.db.prisma.$executeRawUnsafe(`ANALYZE`);
       // Every statement the searches send, with its values, to plan them again below.
       const readSearch = s.db.readSearch;
@@ -106,6 +114,22 @@ describe.skipIf(testProvider() !== "postgres")(
           expect(indexes(sample.nodes), JSON.stringify(filter)).toContain("Index Only Scan Restaurant_id_hash_idx");
         }
       }
+    });
+
+    it("sends a misspelt last word whole, its correction beside it, and a correct one as a prefix", async () => {
+      const sentWords = async (search: string) => {
+        sent = [];
+        const r = await s.graphql(
+          `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { title } } }`,
+          { f: { search } },
+          token,
+        );
+        expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+        const words = sent.flatMap((sql) => sql.values).filter((v) => typeof v === "string" && v.includes("'pizz"));
+        return { titles: r.data.restaurants.nodes.map((n: { title: string }) => n.title), words: [...new Set(words)] };
+      };
+      expect(await sentWords("pizzaria")).toEqual({ titles: ["Pizzeria Uno"], words: ["'pizzaria' | 'pizzeria'"] });
+      expect(await sentWords("pizze")).toEqual({ titles: ["Pizzeria Uno"], words: ["'pizze':*"] });
     });
 
     it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {
