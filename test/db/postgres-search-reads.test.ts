@@ -132,6 +132,17 @@ describe.skipIf(testProvider() !== "postgres")(
       expect(await sentWords("pizze")).toEqual({ titles: ["Pizzeria Uno"], words: ["'pizze':*"] });
     });
 
+    it("counts words within a circle, and samples them, from the search documents alone", async () => {
+      // "place" is in all 400 titles, all within the circle: past 20, counted, then sampled.
+      const plans = await plansOf({ search: "place", near: { ...CENTRE, radiusKm: 50 } }, "RELEVANCE");
+      const counts = plans.filter((p) => p.text.includes(`"bounded"`) || p.text.includes("hashtext"));
+      expect(counts.length).toBe(2);
+      for (const count of counts) {
+        expect(count.text).toContain(`FROM "RestaurantSearch"`);
+        expect(count.text).not.toMatch(/"Restaurant"[^S]/); // no restaurant read to count it
+      }
+    });
+
     it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {
       const plans = await plansOf({ near: { ...CENTRE, radiusKm: 50 } }, "RATING");
       const counts = plans.filter((p) => p.text.includes(`LIMIT 21`) && !p.text.includes("hashtext"));
