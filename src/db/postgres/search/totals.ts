@@ -120,7 +120,7 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
 
 /**
  * The columns of a restaurant the catalogue's sample tests and counts, all in "Restaurant_id_hash_idx"
- * (migration 20261129050000_sample_covering_index): the sampled rows are read from that index
+ * (migration 20261129051000_sample_covering_index): the sampled rows are read from that index
  * alone, first, whatever the conditions (behind OFFSET 0). Left to itself the planner ANDed the
  * hash with another index's bitmap (a minimum rating's 334,121 entries) and read the table's pages.
  */
