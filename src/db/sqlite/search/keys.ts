@@ -118,10 +118,22 @@ function onSearchRow(p: SearchPlan): Prisma.Sql[] {
 }
 
 /** The other conditions, tested on the catalogue's row. */
-const offSearchRow = (p: SearchPlan): Prisma.Sql[] =>
-  p.catalogue === "Restaurant"
-    ? conditionsOf({ ...p, near: undefined, cityKey: undefined, openPatterns: undefined }, true)
-    : conditionsOf(p, true);
+const offSearchRow = (p: SearchPlan): Prisma.Sql[] => conditionsOf(withoutSearchRowConditions(p), true);
+
+/**
+ * Ranked keys ("key", "rank") whose search rows pass every condition of `p`, when those rows hold
+ * them all (rankedKeysOnSearchRows then needs no catalogue row): a page can then be cut from the
+ * keys, and only its rows read. Undefined when a condition needs the catalogue's row.
+ */
+export function rankedKeysOnSearchRows(p: SearchPlan, keys: Prisma.Sql): Prisma.Sql | undefined {
+  if (offSearchRow(p).length > 0) return undefined;
+  return Prisma.sql`SELECT "w"."key" AS "key", "w"."rank" AS "rank" FROM (${keys}) "w"
+    JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key" ${whereAll(onSearchRow(p))}`;
+}
+
+/** The plan without the conditions its search rows hold. */
+export const withoutSearchRowConditions = (p: SearchPlan): SearchPlan =>
+  p.catalogue === "Restaurant" ? { ...p, near: undefined, cityKey: undefined, openPatterns: undefined } : p;
 
 /** The city a search row holds for the facets (the key; its label comes from the stored counts). */
 const SEARCH_ROW_CITY: Record<Catalogue, string> = {
