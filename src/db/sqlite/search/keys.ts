@@ -122,8 +122,8 @@ const offSearchRow = (p: SearchPlan): Prisma.Sql[] => conditionsOf(withoutSearch
 
 /**
  * Ranked keys ("key", "rank") whose search rows pass every condition of `p`, when those rows hold
- * them all (rankedKeysOnSearchRows then needs no catalogue row): a page can then be cut from the
- * keys, and only its rows read. Undefined when a condition needs the catalogue's row.
+ * them all: a page can then be cut from the keys, and only its rows read. Undefined when a
+ * condition needs the catalogue's row.
  */
 export function rankedKeysOnSearchRows(p: SearchPlan, keys: Prisma.Sql): Prisma.Sql | undefined {
   if (offSearchRow(p).length > 0) return undefined;
