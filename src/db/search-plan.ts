@@ -119,8 +119,12 @@ export type SearchEngine = {
   matchingRows(p: SearchPlan): Prisma.Sql;
   /** Every match as a total's or the facets' "m" (totals.ts sampleSelect's columns), led as matchingRows. */
   matches(p: SearchPlan): Prisma.Sql;
-  /** What a count up to the limit can read instead of the matching rows themselves. */
-  countShortcut(p: SearchPlan): Prisma.Sql | undefined;
+  /**
+   * What a count up to the limit can read instead of the matching rows themselves. `besideFacets`:
+   * the facets are asked too, and one statement over the matches answers both (facets.ts), so no
+   * shortcut that reads as much as they do.
+   */
+  countShortcut(p: SearchPlan, besideFacets?: boolean): Prisma.Sql | undefined;
   /** The fixed sample totals and facets are estimated from; `countOnly`: "m" is only counted. */
   sample(db: SqlReader, p: SearchPlan, options: { countOnly?: boolean }): Promise<Sample>;
   /** "m" joined to the list values of these kinds of each of its rows, as t (kind, valueKey, value). */

@@ -2,7 +2,7 @@
 // withSessionSettings): synchronized scans off, so two statements of one request that read "the
 // first N matches" (LIMIT without ORDER BY: a relevance page and its counts) read the same rows
 // even while other scans of the table run; and searches planned for their own values, within their
-// time limit, but for a page of the whole catalogue near its start, whose plan is the same whatever
+// time limit, without parallel workers, but for a page of the whole catalogue near its start, whose plan is the same whatever
 // its values (searches.ts readPage). An operator's own `options` in DATABASE_URL are kept.
 // PostgreSQL only: SQLite has no such setting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,14 +45,16 @@ describe.skipIf(testProvider() !== "postgres")("PostgreSQL session settings", ()
     expect(row).toEqual({ scans: "off", name: "operator-set" });
   });
 
-  it("plans each search for its own values (no generic plan), with the searches' time limit", async () => {
+  it("plans each search for its own values (no generic plan), with the searches' time limit, on one backend", async () => {
     const { names, rows } = await db.readSearch(
-      Prisma.sql`SELECT current_setting('plan_cache_mode') AS "plans", current_setting('statement_timeout') AS "timeout", current_setting('synchronize_seqscans') AS "scans"`,
+      Prisma.sql`SELECT current_setting('plan_cache_mode') AS "plans", current_setting('statement_timeout') AS "timeout", current_setting('synchronize_seqscans') AS "scans", current_setting('max_parallel_workers_per_gather') AS "workers"`,
     );
     expect(Object.fromEntries(names.map((name, i) => [name, rows[0]![i]]))).toEqual({
       plans: "force_custom_plan",
       timeout: "7s",
       scans: "off",
+      // One connection, one backend: the fair share of connections bounds one client's cores.
+      workers: "0",
     });
     // Prisma's own sessions (writes, reads by id) keep PostgreSQL's default.
     const [own] = await db.prisma.$queryRawUnsafe<{ plans: string }[]>(

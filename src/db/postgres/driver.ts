@@ -159,8 +159,12 @@ export function postgresDriver(
   // to a generic plan, blind to the values that decide a search's plan (how common its words are,
   // how wide its circle): docs/performance.md#why-the-database-layer-reads-as-it-does.
   const customPlans = ["-c plan_cache_mode=force_custom_plan"];
+  // No parallel workers: a search's statement runs on its one connection, so the fair share of
+  // connections bounds the cores one client holds; and a worker's start cost more than the short
+  // scans it split (a sample read from an index alone: ~1.5 ms of work, 17-48 ms with 2 workers).
+  const serial = ["-c max_parallel_workers_per_gather=0"];
   const searchPool = new pg.Pool({
-    connectionString: withSessionSettings(options.url, [...timeout, ...customPlans]),
+    connectionString: withSessionSettings(options.url, [...timeout, ...customPlans, ...serial]),
     max: searchConnections,
     idleTimeoutMillis: options.poolIdleTimeoutMs,
   });

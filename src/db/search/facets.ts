@@ -135,7 +135,7 @@ export function searchSummary(
   spec: FacetSpec,
   { inPage, facetsAsked = false }: { inPage?: () => number | undefined; facetsAsked?: boolean } = {},
 ) {
-  const together = facetsAsked && !storedTotalOf(p) && !p.engine.countShortcut(p);
+  const together = facetsAsked && !storedTotalOf(p) && !p.engine.countShortcut(p, true);
   const matched = once(() => matchedFacets(db, p, spec));
   const sampled = once(() => sampledFacets(db, p, spec));
   // With facets asked, an estimated total comes from the same statement as the sampled facets.

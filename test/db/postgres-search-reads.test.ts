@@ -1,0 +1,156 @@
+// What PostgreSQL's search statements read (docs/performance.md, "Dense 1M, PostgreSQL"). Two reads
+// of a search's total from an index alone: the catalogue's sample (the restaurants whose id hashes under a share,
+// each tested on the search's conditions) from "Restaurant_id_hash_idx", which carries every column
+// it tests; and a circle's count up to the limit from the (latitude, longitude) index, in its
+// order, where the GiST index built a bitmap of every row of the box before the first was counted.
+// The statements are the ones the server sends for real requests, planned again with sequential
+// and bitmap scans off: on this small catalogue the planner would read the table whatever the
+// indexes. The sample's statements are also checked to read only columns its index holds.
+// And a misspelt last word sent whole: no stored word starts with it (else no typo is looked
+// for), and as a prefix the planner priced the word index so high that it read the documents in
+// order. PostgreSQL only: SQLite reads these through its R*Tree, rowid windows and FTS5
+// (src/db/sqlite/search/).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Prisma } from "../../src/db/prisma.ts";
+import { testProvider } from "../helpers/database.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+const RESTAURANTS = 400;
+const CENTRE = { latitude: 38.72, longitude: -9.14 };
+const TOTAL = `query($f: RestaurantFilter, $sort: RestaurantSort) { restaurants(filter: $f, sort: $sort, first: 5) {
+  totalCount totalCountIsEstimate nodes { id } } }`;
+
+type PlanNode = { "Node Type": string; "Index Name"?: string; Plans?: PlanNode[] };
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+describe.skipIf(testProvider() !== "postgres")(
+  "PostgreSQL reads a total's sample and a circle's count from an index alone",
+  () => {
+    let s: TestServer;
+    let token: string;
+    let sent: Prisma.Sql[] = [];
+
+    beforeAll(async () => {
+      // Past 20 matches a total is estimated; a sample of 100 rows (half of it without words) keeps
+      // an eighth of the 400 by their id's hash.
+      s = await startServer({
+        SEARCH_EXACT_COUNT_LIMIT: "20",
+        SEARCH_SAMPLE_ROWS: "100",
+        SEARCH_PLAN_COUNTS_MAX_AGE: "0",
+      });
+      const owner = await s.signUp("index-only");
+      token = owner.token;
+      await s.db.prisma.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch",
+        "latitude", "longitude", "ratingAvg", "timeZone", "ownerId", "createdAt", "updatedAt")
+      SELECT 'index-only-' || i, 'Place ' || i, 'place ' || i, 'Lisbon', 'lisbon', ${CENTRE.latitude} + (i % 20) * 0.001,
+        ${CENTRE.longitude} + (i / 20) * 0.001, 1 + i % 5, 'Europe/Lisbon', '${owner.id}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP
+      FROM generate_series(0, ${RESTAURANTS - 1}) AS i`);
+      // Open 12:00-23:00 (a trigger names each restaurant's opening pattern).
+      await s.db.prisma.$executeRawUnsafe(`INSERT INTO "OpeningHours" ("restaurantId", "position", "open", "close")
+      SELECT 'index-only-' || i, 0, '12:00', '23:00' FROM generate_series(0, ${RESTAURANTS - 1}) AS i`);
+      const created = await s.graphql(
+        `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
+        { input: { title: "Pizzeria Uno" } },
+        token,
+      );
+      expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+      await s.db.prisma.$executeRawUnsafe(`ANALYZE`);
+      // Every statement the searches send, with its values, to plan them again below.
+      const readSearch = s.db.readSearch;
+      (s.db as { readSearch: typeof readSearch }).readSearch = (sql) => {
+        sent.push(sql);
+        return readSearch(sql);
+      };
+    }, 60_000);
+    afterAll(async () => s?.close());
+
+    /** The statements a search sent, each as the indexes PostgreSQL reads it with (sequential and bitmap scans off). */
+    async function plansOf(filter: Record<string, unknown>, sort?: string) {
+      sent = [];
+      const r = await s.graphql(TOTAL, { f: filter, sort }, token);
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      expect(r.data.restaurants.totalCountIsEstimate).toBe(true);
+      const statements = [...sent];
+      return s.db.prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL enable_seqscan = off`);
+        await tx.$executeRawUnsafe(`SET LOCAL enable_bitmapscan = off`);
+        const plans = [];
+        for (const sql of statements) {
+          const [row] = await tx.$queryRawUnsafe<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>(
+            `EXPLAIN (FORMAT JSON) ${sql.text}`,
+            ...sql.values,
+          );
+          plans.push({ text: sql.text, nodes: nodesOf(row!["QUERY PLAN"][0].Plan) });
+        }
+        return plans;
+      });
+    }
+
+    const indexes = (nodes: PlanNode[]) =>
+      nodes.filter((n) => n["Index Name"]).map((n) => `${n["Node Type"]} ${n["Index Name"]}`);
+
+    it("samples the catalogue from the id's hash index alone, whatever the search tests (near, city, open at, rating, flags)", async () => {
+      // Every column of the restaurant a sample statement reads is in the index (key or INCLUDE).
+      const indexed = (
+        await s.db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT a.attname AS "name" FROM pg_index i
+        JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+        WHERE i.indexrelid = CAST('"Restaurant_id_hash_idx"' AS regclass)`)
+      ).map((c) => c.name);
+      const searches = [
+        { near: { ...CENTRE, radiusKm: 50 } },
+        { city: "Lisbon", openAt: "2026-11-26T20:00:00Z" },
+        { city: "Lisbon", minRating: 2, canHomeDeliver: false, acceptsReservations: false },
+      ];
+      for (const filter of searches) {
+        const samples = (await plansOf(filter, "RATING")).filter((p) => p.text.includes("hashtext"));
+        expect(samples.length, JSON.stringify(filter)).toBeGreaterThan(0);
+        for (const sample of samples) {
+          const read = [...new Set([...sample.text.matchAll(/"Restaurant"\."(\w+)"/g)].map((m) => m[1]!))];
+          expect(
+            read.filter((column) => !indexed.includes(column)),
+            JSON.stringify(filter),
+          ).toEqual([]);
+          // Read from it first, whatever other index a condition has (the city's, the rating's).
+          expect(indexes(sample.nodes), JSON.stringify(filter)).toContain("Index Only Scan Restaurant_id_hash_idx");
+        }
+      }
+    });
+
+    it("sends a misspelt last word whole, its correction beside it, and a correct one as a prefix", async () => {
+      const sentWords = async (search: string) => {
+        sent = [];
+        const r = await s.graphql(
+          `query($f: RestaurantFilter) { restaurants(filter: $f) { totalCount nodes { title } } }`,
+          { f: { search } },
+          token,
+        );
+        expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+        const words = sent.flatMap((sql) => sql.values).filter((v) => typeof v === "string" && v.includes("'pizz"));
+        return { titles: r.data.restaurants.nodes.map((n: { title: string }) => n.title), words: [...new Set(words)] };
+      };
+      expect(await sentWords("pizzaria")).toEqual({ titles: ["Pizzeria Uno"], words: ["'pizzaria' | 'pizzeria'"] });
+      expect(await sentWords("pizze")).toEqual({ titles: ["Pizzeria Uno"], words: ["'pizze':*"] });
+    });
+
+    it("counts words within a circle, and samples them, from the search documents alone", async () => {
+      // "place" is in all 400 titles, all within the circle: past 20, counted, then sampled.
+      const plans = await plansOf({ search: "place", near: { ...CENTRE, radiusKm: 50 } }, "RELEVANCE");
+      const counts = plans.filter((p) => p.text.includes(`"bounded"`) || p.text.includes("hashtext"));
+      expect(counts.length).toBe(2);
+      for (const count of counts) {
+        expect(count.text).toContain(`FROM "RestaurantSearch"`);
+        expect(count.text).not.toMatch(/"Restaurant"[^S]/); // no restaurant read to count it
+      }
+    });
+
+    it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {
+      const plans = await plansOf({ near: { ...CENTRE, radiusKm: 50 } }, "RATING");
+      const counts = plans.filter((p) => p.text.includes(`LIMIT 21`) && !p.text.includes("hashtext"));
+      expect(counts.length).toBeGreaterThan(0);
+      for (const count of counts)
+        expect(indexes(count.nodes)).toContain("Index Only Scan Restaurant_latitude_longitude_idx");
+      // Not the GiST index of the points: a bitmap of the whole box came before the first row counted.
+      expect(plans.flatMap((p) => indexes(p.nodes)).filter((i) => i.includes("Restaurant_point_idx"))).toEqual([]);
+    });
+  },
+);
