@@ -115,8 +115,10 @@ export type SearchEngine = {
   readsShallowPagesDirectly: boolean;
   /** Whether the page statement counts the matches in its own pass over them (COUNT(*) OVER ()). */
   countsInPagePass(p: SearchPlan): boolean;
-  /** Every row matching every condition, led by the index that narrows them best. */
+  /** Every row matching every condition, led by the index that narrows them best, to be counted (nothing of it selected). */
   matchingRows(p: SearchPlan): Prisma.Sql;
+  /** Every match as a total's or the facets' "m" (totals.ts sampleSelect's columns), led as matchingRows. */
+  matches(p: SearchPlan): Prisma.Sql;
   /**
    * What a count up to the limit can read instead of the matching rows themselves. `besideFacets`:
    * the facets are asked too, and one statement over the matches answers both (facets.ts), so no

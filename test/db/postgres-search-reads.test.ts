@@ -8,8 +8,10 @@
 // indexes. The sample's statements are also checked to read only columns its index holds.
 // And a misspelt last word sent whole: no stored word starts with it (else no typo is looked
 // for), and as a prefix the planner priced the word index so high that it read the documents in
-// order. PostgreSQL only: SQLite reads these through its R*Tree, rowid windows and FTS5
-// (src/db/sqlite/search/).
+// order. And words within a circle, open at an instant, in a city, found on the search documents'
+// copies of the pattern and city (migration 20261129053000_search_document_opening): replayed with
+// EXPLAIN ANALYZE, no restaurant row is read but the page's. PostgreSQL only: SQLite reads these
+// through its R*Tree, rowid windows and FTS5 (src/db/sqlite/search/).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/db/prisma.ts";
 import { testProvider } from "../helpers/database.ts";
@@ -20,7 +22,15 @@ const CENTRE = { latitude: 38.72, longitude: -9.14 };
 const TOTAL = `query($f: RestaurantFilter, $sort: RestaurantSort) { restaurants(filter: $f, sort: $sort, first: 5) {
   totalCount totalCountIsEstimate nodes { id } } }`;
 
-type PlanNode = { "Node Type": string; "Index Name"?: string; Plans?: PlanNode[] };
+type PlanNode = {
+  "Node Type": string;
+  "Index Name"?: string;
+  "Relation Name"?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
+  Plans?: PlanNode[];
+};
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 describe.skipIf(testProvider() !== "postgres")(
@@ -141,6 +151,52 @@ describe.skipIf(testProvider() !== "postgres")(
         expect(count.text).toContain(`FROM "RestaurantSearch"`);
         expect(count.text).not.toMatch(/"Restaurant"[^S]/); // no restaurant read to count it
       }
+    });
+
+    it("reads no restaurant to find which words within a circle are open at an instant, in a city: only the page's", async () => {
+      // Open at 05:00 somewhere else, so that the open patterns are not none (which no row needs reading to answer).
+      await s.db.prisma.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch",
+        "latitude", "longitude", "timeZone", "ownerId", "createdAt", "updatedAt")
+        SELECT 'index-only-night', 'Night Owl', 'night owl', 'Tokyo', 'tokyo', 35.68, 139.65, 'Europe/Lisbon', "ownerId",
+          CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM "Restaurant" WHERE "id" = 'index-only-0'`);
+      await s.db.prisma.$executeRawUnsafe(`INSERT INTO "OpeningHours" ("restaurantId", "position", "open", "close")
+        VALUES ('index-only-night', 0, '04:00', '06:00')`);
+      /** Rows of "Restaurant" the statements of the search read (each scan's rows, kept or filtered out), and its answer. */
+      const restaurantsRead = async (filter: Record<string, unknown>) => {
+        sent = [];
+        const r = await s.graphql(
+          `query($f: RestaurantFilter) { restaurants(filter: $f, first: 5) {
+            totalCount facets { cities { value count } } nodes { id } } }`,
+          { f: filter },
+          token,
+        );
+        expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+        let read = 0;
+        for (const sql of [...sent]) {
+          const [row] = await s.db.prisma.$queryRawUnsafe<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) ${sql.text}`,
+            ...sql.values,
+          );
+          for (const node of nodesOf(row!["QUERY PLAN"][0].Plan).filter((n) => n["Relation Name"] === "Restaurant"))
+            read += ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0)) * (node["Actual Loops"] ?? 0);
+        }
+        const { totalCount, facets, nodes } = r.data.restaurants;
+        return { read, totalCount, cities: facets.cities, nodes: nodes.length };
+      };
+      const words = { search: "place", near: { ...CENTRE, radiusKm: 50 }, city: "Lisbon" };
+      // None of the 400 open at 05:00: found on the documents alone.
+      expect(await restaurantsRead({ ...words, openAt: "2026-11-26T05:00:00Z" })).toEqual({
+        read: 0,
+        totalCount: 0,
+        cities: [],
+        nodes: 0,
+      });
+      // All open at 13:00: the total and facets from the documents, the page's 5 restaurants (and the
+      // one that says a next page exists) read.
+      const open = await restaurantsRead({ ...words, openAt: "2026-11-26T13:00:00Z" });
+      expect(open).toMatchObject({ nodes: 5, cities: [{ value: "Lisbon" }] });
+      expect(open.totalCount).toBeGreaterThan(20);
+      expect(open.read).toBeLessThanOrEqual(6);
     });
 
     it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {

@@ -4,6 +4,8 @@
 // changed, zone changed, restaurant deleted); a pattern no restaurant uses goes, so a client
 // rewriting its hours cannot make the patterns every open-now search tests grow; and open-now with
 // a city is exact whichever index reads it, including at an hour when none of the city is open.
+// A search with words or near tests open-at and the city on SQLite's search row copies (migration
+// 20261129050000_search_row_filters): they follow the same writes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../src/db/prisma.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -89,6 +91,42 @@ describe("opening patterns", () => {
     await ok(UPDATE, { id, input: { openingHours: [] } });
     expect((await openInPorto("2026-11-27T10:30:00Z")).titles).toEqual([]);
     expect(await patterns()).toEqual(["Europe/Lisbon 12:00-15:00,19:00-23:00"]);
+  });
+
+  it("words and near searches, with their totals and facets, follow changed hours and a changed city", async () => {
+    const id = await create("Porto Quokka Tavern", [{ open: "12:00", close: "15:00" }]);
+    /** The titles, total and city facet of "quokka" (and near Porto) open at the instant, in the city. */
+    const found = async (at: string, city: string) =>
+      Promise.all(
+        [
+          { search: "quokka" },
+          { near: { ...PORTO, radiusKm: 20 } },
+          { search: "quokka", near: { ...PORTO, radiusKm: 20 } },
+        ].map(async (filter) => {
+          const data = await ok(
+            `query($filter: RestaurantFilter) { restaurants(filter: $filter, first: 50) {
+                totalCount facets { cities { value count } } nodes { title } } }`,
+            { filter: { ...filter, openAt: at, city } },
+          );
+          const titles = data.restaurants.nodes
+            .map((n: { title: string }) => n.title)
+            .filter((t: string) => t.includes("Quokka"));
+          return {
+            titles,
+            total: data.restaurants.totalCount > 0,
+            cities: data.restaurants.facets.cities.map((c: { value: string }) => c.value),
+          };
+        }),
+      );
+    const open = { titles: ["Porto Quokka Tavern"], total: true };
+    expect(await found("2026-11-27T13:00:00Z", "porto")).toEqual(Array(3).fill({ ...open, cities: ["Porto"] }));
+    await ok(UPDATE, { id, input: { openingHours: [{ open: "18:00", close: "23:00" }] } });
+    expect((await found("2026-11-27T13:00:00Z", "porto")).map((r) => r.titles)).toEqual([[], [], []]);
+    expect(await found("2026-11-27T19:00:00Z", "porto")).toEqual(Array(3).fill({ ...open, cities: ["Porto"] }));
+    // Moved to another city's name (same place): found under that city, no longer under Porto.
+    await ok(UPDATE, { id, input: { address: { city: "Gaia", geo: PORTO } } });
+    expect((await found("2026-11-27T19:00:00Z", "porto")).map((r) => r.titles)).toEqual([[], [], []]);
+    expect(await found("2026-11-27T19:00:00Z", "gaia")).toEqual(Array(3).fill({ ...open, cities: ["Gaia"] }));
   });
 
   it("a deleted restaurant's pattern goes with it when no other restaurant has it", async () => {

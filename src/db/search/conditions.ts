@@ -110,11 +110,12 @@ export const inRanges = (lat: Prisma.Sql, lng: Prisma.Sql, { south, north }: Box
 /**
  * Open at an instant: the restaurant's opening pattern is one of the open ones, one bound value
  * whatever their number, read from the index on the pattern; `offIndex`: kept off that index (a
- * page walked in its order's index). None open: no restaurant.
+ * page walked in its order's index). `at`: the row holding the pattern (SQLite's search row holds
+ * a copy). None open: no restaurant.
  */
-export function patternIn(engine: SearchEngine, ids: number[], offIndex = false): Prisma.Sql {
+export function patternIn(engine: SearchEngine, ids: number[], offIndex = false, at = `"Restaurant"`): Prisma.Sql {
   if (ids.length === 0) return Prisma.raw("1 = 0");
-  const column = Prisma.raw(`${offIndex ? engine.conditions.offIndex : ""}"Restaurant"."openingPattern"`);
+  const column = Prisma.raw(`${offIndex ? engine.conditions.offIndex : ""}${at}."openingPattern"`);
   return engine.conditions.inIds(column, ids);
 }
 

@@ -5,7 +5,7 @@
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { unfiltered, type SearchPlan } from "../search-plan.ts";
-import { CITY_COLUMNS, query, table } from "./sql.ts";
+import { query } from "./sql.ts";
 import { COUNT_ROW, countsTable, storedTotalOf, type CountRow } from "./stored-counts.ts";
 import { totalOf, type Total } from "./totals.ts";
 
@@ -41,9 +41,13 @@ function facetCounts(p: SearchPlan, spec: FacetSpec, only: Prisma.Sql = Prisma.r
       FROM ${p.engine.facetTags(p, kinds)} WHERE ${only} GROUP BY t."kind", t."valueKey"`,
   ];
   if (Object.values(spec).includes("CITY")) {
-    const label = labelOf(p, Prisma.sql`'CITY'`, Prisma.sql`"cityKey"`);
+    const label = labelOf(p, Prisma.sql`'CITY'`, Prisma.sql`g."cityKey"`);
+    // "m" may hold the city's key alone (SQLite's search rows): a city without a label then takes
+    // the spelling of one of its restaurants, read for that city alone.
+    const spelled = Prisma.sql`(SELECT r."city" FROM "Restaurant" r WHERE r."id" = g."id")`;
+    const cities = Prisma.sql`SELECT "cityKey", MIN("city") AS "city", MIN("id") AS "id", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL AND ${only} GROUP BY "cityKey"`;
     parts.push(
-      Prisma.sql`SELECT 'CITY' AS "kind", "cityKey" AS "valueKey", COALESCE(${label}, MIN("city")) AS "value", COUNT(*) AS "n" FROM "m" WHERE "cityKey" IS NOT NULL AND ${only} GROUP BY "cityKey"`,
+      Prisma.sql`SELECT 'CITY' AS "kind", g."cityKey" AS "valueKey", COALESCE(${label}, g."city", ${spelled}) AS "value", g."n" AS "n" FROM (${cities}) g`,
     );
   }
   return Prisma.join(parts, " UNION ALL ");
@@ -70,8 +74,7 @@ const MATCHES = "MATCHES";
 
 async function matchedFacets(db: SqlReader, p: SearchPlan, spec: FacetSpec): Promise<MatchedFacets> {
   const limit = p.limits.exactCountLimit;
-  const [city, past] = [Prisma.raw(CITY_COLUMNS[p.catalogue]), Prisma.raw(String(limit + 1))];
-  const m = Prisma.sql`SELECT ${table(p.catalogue)}."id" AS "id", ${city} ${p.engine.matchingRows(p)} LIMIT ${past}`;
+  const m = Prisma.sql`${p.engine.matches(p)} LIMIT ${Prisma.raw(String(limit + 1))}`;
   const rows = await query<CountRow>(
     db,
     COUNT_ROW,

@@ -62,7 +62,7 @@ const LOADED = [
  * before the load): the backfill of migration 20261125165728_search, for the new rows only.
  */
 const SQLITE_SEARCH_FILL = [
-  `INSERT INTO "RestaurantSearchRow" ("restaurantId", "latitude", "longitude") SELECT "id", "latitude", "longitude" FROM "Restaurant" WHERE "id" NOT IN (SELECT "restaurantId" FROM "RestaurantSearchRow")`,
+  `INSERT INTO "RestaurantSearchRow" ("restaurantId", "latitude", "longitude", "openingPattern", "citySearch") SELECT "id", "latitude", "longitude", "openingPattern", "citySearch" FROM "Restaurant" WHERE "id" NOT IN (SELECT "restaurantId" FROM "RestaurantSearchRow")`,
   `INSERT INTO "RestaurantSearch" ("rowid", "title", "tags", "body", "place") SELECT "rowid", "title", "tags", "body", "place" FROM "RestaurantSearchDocument" WHERE "rowid" > @restaurants`,
   `INSERT INTO "RestaurantTitleTrigrams" ("rowid", "title") SELECT "rowid", "titleSearch" FROM "RestaurantSearchDocument" WHERE "rowid" > @restaurants`,
   `INSERT INTO "GrocerySearchRow" ("groceryId") SELECT "id" FROM "Grocery" WHERE "id" NOT IN (SELECT "groceryId" FROM "GrocerySearchRow")`,

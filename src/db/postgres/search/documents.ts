@@ -1,10 +1,10 @@
 // PostgreSQL reads a search with words from its search documents ("<Catalogue>Search": a tsvector
-// of the row's words in a GIN index, and a copy of its coordinates), then each row the documents
-// lead by its id, behind LATERAL so that the documents lead whatever the planner guesses of the
-// other conditions.
+// of the row's words in a GIN index, and a copy of a restaurant's coordinates, opening pattern and
+// city key), then each row the documents lead by its id, behind LATERAL so that the documents lead
+// whatever the planner guesses of the other conditions.
 import { Prisma } from "../../prisma.ts";
-import { conditionsOf, within } from "../../search/conditions.ts";
-import type { Catalogue, SearchPlan } from "../../search-plan.ts";
+import { conditionsOf, patternIn, within } from "../../search/conditions.ts";
+import { wordsAlone, type Catalogue, type SearchPlan } from "../../search-plan.ts";
 import { table, whereAll } from "../../search/sql.ts";
 
 /** The search documents of a catalogue. */
@@ -24,19 +24,42 @@ const documentInCells = (p: SearchPlan, alias: string) =>
   Prisma.sql`restaurant_cells(${Prisma.raw(alias)}."latitude", ${Prisma.raw(alias)}."longitude") @@ CAST(${p.cells} AS tsquery)`;
 
 /**
- * The tests of a search document that leads a search with words: the words, the cells, and a near
- * search's circle on the document's copy of the coordinates (migration
- * 20261126020000_search_document_coordinates), so only the rows within it are read. The rows it
- * leads test the other conditions (`afterDocuments`).
+ * The conditions but the words a search document holds the columns of: a near search's circle on
+ * its copy of the coordinates (migration 20261126020000_search_document_coordinates), and a
+ * restaurant's city and open at an instant on its copies of the city key and the opening pattern
+ * (20261129053000_search_document_opening), so only the rows that pass them are read.
+ */
+export const documentConditions = (p: SearchPlan, alias: string): Prisma.Sql[] => [
+  ...(p.near ? within(p, p.near, alias) : []),
+  ...(p.catalogue === "Restaurant" && p.cityKey ? [Prisma.sql`${Prisma.raw(alias)}."citySearch" = ${p.cityKey}`] : []),
+  ...(p.catalogue === "Restaurant" && p.openPatterns ? [patternIn(p.engine, p.openPatterns, false, alias)] : []),
+];
+
+/** The columns of a document documentConditions reads, to carry beside its id (`"m".` each). */
+export const documentColumns = (p: SearchPlan): string[] => [
+  ...(p.near ? [`"latitude"`, `"longitude"`] : []),
+  ...(p.catalogue === "Restaurant" && p.cityKey ? [`"citySearch"`] : []),
+  ...(p.catalogue === "Restaurant" && p.openPatterns ? [`"openingPattern"`] : []),
+];
+
+/**
+ * The tests of a search document that leads a search with words: the words, the cells, and the
+ * conditions it holds (documentConditions). The rows it leads test the others (`afterDocuments`).
  */
 export const documentTests = (p: SearchPlan, alias: string): Prisma.Sql[] => [
   documentMatches(p, alias),
   ...(p.cells ? [documentInCells(p, alias)] : []),
-  ...(p.near ? within(p, p.near, alias) : []),
+  ...documentConditions(p, alias),
 ];
 
-/** The conditions left to test on the rows the search documents lead (documentTests took near). */
-export const afterDocuments = (p: SearchPlan): SearchPlan => ({ ...p, near: undefined });
+/** The conditions left to test on the rows the search documents lead (documentTests took the rest). */
+export const afterDocuments = (p: SearchPlan): SearchPlan =>
+  p.catalogue === "Restaurant"
+    ? { ...p, near: undefined, cityKey: undefined, openPatterns: undefined }
+    : { ...p, near: undefined };
+
+/** Whether the search documents alone answer which rows match: words, and only conditions they hold. */
+export const documentsAlone = (p: SearchPlan) => wordsAlone(afterDocuments(p));
 
 /** The rank of a matching document, smaller is better (as bm25). */
 export const documentRank = (p: SearchPlan, alias: string) =>

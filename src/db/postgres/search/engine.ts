@@ -7,7 +7,7 @@ import type { SearchEngine } from "../../search-plan.ts";
 import { number, query } from "../../search/sql.ts";
 import { nextPrefix } from "../../search/words.ts";
 import { nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";
-import { countShortcut, countsInPagePass, facetTags, matchingRows, sample } from "./totals.ts";
+import { countShortcut, countsInPagePass, facetTags, matches, matchingRows, sample } from "./totals.ts";
 
 /**
  * Whether no stored word but `word` itself starts with it, so that `word:*` matches what `word`
@@ -83,6 +83,7 @@ export const postgresSearch: SearchEngine = {
   readsShallowPagesDirectly: true,
   countsInPagePass,
   matchingRows,
+  matches,
   countShortcut,
   sample,
   facetTags,

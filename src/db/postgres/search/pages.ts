@@ -1,7 +1,7 @@
 // PostgreSQL's pages of a search with words: led by the search documents (documents.ts).
 import { Prisma } from "../../prisma.ts";
-import { conditionsOf, filteredRows, within } from "../../search/conditions.ts";
-import { wordsAlone, type Near, type PageShape, type SearchEngine, type SearchPlan } from "../../search-plan.ts";
+import { conditionsOf, filteredRows } from "../../search/conditions.ts";
+import { type Near, type PageShape, type SearchEngine, type SearchPlan } from "../../search-plan.ts";
 import {
   COUNT_ONLY,
   joined,
@@ -16,8 +16,11 @@ import {
 } from "../../search/sql.ts";
 import {
   afterDocuments,
+  documentColumns,
+  documentConditions,
   documentMatches,
   documentRank,
+  documentsAlone,
   documentsTable,
   documentTests,
   rowsLedBy,
@@ -27,8 +30,9 @@ import { matchingRows } from "./totals.ts";
 /**
  * A page by relevance: the first matches the words' index finds (at most the rank window), ranked,
  * best first, then the other matches by id. The ranked ones are tested on the other conditions
- * before the page is cut, so every page is exact in that order; words alone cut it from the ranked
- * ids (pageOfKeys).
+ * before the page is cut, so every page is exact in that order; when the documents hold every
+ * condition (words, near, the city, open at), the page is cut from the ranked ids (pageOfKeys)
+ * before any row is read.
  */
 export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape, window, exactMatches) => {
   const rankWindow = p.limits.rankWindow;
@@ -36,29 +40,36 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
   const documents = documentsTable(p.catalogue);
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
   const id = Prisma.sql`${t}."id"`;
-  // MATERIALIZED: computed once, as written. A near search's circle is tested on the documents'
-  // copy of the coordinates after the window is cut, not in it: the window is the index's first matches.
-  const place = p.near ? Prisma.raw(`, "m"."latitude", "m"."longitude"`) : Prisma.empty;
-  const ranked = Prisma.sql`WITH "ranked" AS MATERIALIZED (SELECT "m".${owner} AS "id", ${documentRank(p, `"m"`)} AS "rank"${place} FROM ${documents} "m"
+  // MATERIALIZED: computed once, as written. The conditions the documents hold (a near search's
+  // circle, the city, open at) are tested on their copies after the window is cut, not in it: the
+  // window is the index's first matches.
+  const copies = Prisma.raw(
+    documentColumns(p)
+      .map((column) => `, "m".${column}`)
+      .join(""),
+  );
+  const ranked = Prisma.sql`WITH "ranked" AS MATERIALIZED (SELECT "m".${owner} AS "id", ${documentRank(p, `"m"`)} AS "rank"${copies} FROM ${documents} "m"
     WHERE ${documentMatches(p, `"m"`)} LIMIT ${Prisma.raw(String(rankWindow))})`;
-  const inCircle = p.near
-    ? Prisma.sql`(SELECT * FROM "ranked" ${whereAll(within(p, p.near, `"ranked"`))}) "ranked"`
+  const onDocument = documentConditions(p, `"ranked"`);
+  const passing = onDocument.length
+    ? Prisma.sql`(SELECT * FROM "ranked" ${whereAll(onDocument)}) "ranked"`
     : Prisma.raw(`"ranked"`);
-  const rankedRows = (s: PageShape, leading = inCircle) =>
+  const rankedRows = (s: PageShape, leading = passing) =>
     Prisma.sql`${rowsLedBy(afterDocuments(p), leading, `"ranked"`)} ${s.joins}`;
-  const [keys, rowsWindow] = wordsAlone(p)
-    ? pageOfKeys(Prisma.raw(`SELECT * FROM "ranked"`), Prisma.raw(`"rank", "id"`), window)
+  const [keys, rowsWindow] = documentsAlone(p)
+    ? pageOfKeys(Prisma.sql`SELECT * FROM "ranked" ${whereAll(onDocument)}`, Prisma.raw(`"rank", "id"`), window)
     : [undefined, window];
-  const leading = keys ? Prisma.sql`(${keys}) "ranked"` : inCircle;
+  const leading = keys ? Prisma.sql`(${keys}) "ranked"` : passing;
   const page = await db.readSearch(
     Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape, leading), Prisma.sql`"ranked"."rank", ${id}`, rowsWindow)}`,
   );
   if (page.rows.length > window.take) return page;
+  const keptRows = documentsAlone(p) ? Prisma.sql`FROM ${passing}` : rankedRows(COUNT_ONLY);
   const counted = (
     await query<{ all: number; kept: number }>(
       db,
       { all: "int", kept: "int" },
-      Prisma.sql`${ranked} SELECT (SELECT COUNT(*) FROM "ranked") AS "all", (SELECT COUNT(*) ${rankedRows(COUNT_ONLY)}) AS "kept"`,
+      Prisma.sql`${ranked} SELECT (SELECT COUNT(*) FROM "ranked") AS "all", (SELECT COUNT(*) ${keptRows}) AS "kept"`,
     )
   )[0];
   if (!counted || counted.all < rankWindow || (await matchesEndWithin(exactMatches, counted.kept))) return page;

@@ -7,7 +7,7 @@ import { rowTestCount, wordsAlone, type Sample, type SearchPlan, type TagConditi
 import { OWNER_KEY, query, table, whereAll } from "../../search/sql.ts";
 import { countKey, storedTotalOf } from "../../search/stored-counts.ts";
 import { leadRows, leadSample, ledCount, sampleSelect } from "../../search/totals.ts";
-import { afterDocuments, documentsTable, documentTests, rowsLedBy } from "./documents.ts";
+import { afterDocuments, documentsAlone, documentsTable, documentTests, rowsLedBy } from "./documents.ts";
 
 /** The rows matching every condition: with words, led by the search documents; else as the planner reads them. */
 export function matchingRows(p: SearchPlan): Prisma.Sql {
@@ -16,6 +16,20 @@ export function matchingRows(p: SearchPlan): Prisma.Sql {
   const words = Prisma.sql`(SELECT "m".${owner} AS "id" FROM ${documents} "m" ${whereAll(documentTests(p, `"m"`))}) "words"`;
   return rowsLedBy(afterDocuments(p), words, `"words"`);
 }
+
+/**
+ * The matching documents as a total's or the facets' "m" (id, city key, city), when they hold
+ * every condition: no row of the catalogue read. The city's spelling is left to the facets' label
+ * (facets.ts reads it for a city without one). `tests`: more tests of the document (a sample's hash).
+ */
+const documentMatchesOnly = (p: SearchPlan, tests: Prisma.Sql[] = []) =>
+  Prisma.sql`SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "id",
+    ${Prisma.raw(p.catalogue === "Restaurant" ? `"m"."citySearch"` : "CAST(NULL AS TEXT)")} AS "cityKey", CAST(NULL AS TEXT) AS "city"
+    FROM ${documentsTable(p.catalogue)} "m" ${whereAll([...tests, ...documentTests(p, `"m"`)])}`;
+
+/** Every match as "m": from the search documents alone when they hold every condition. */
+export const matches = (p: SearchPlan): Prisma.Sql =>
+  documentsAlone(p) ? documentMatchesOnly(p) : sampleSelect(p, matchingRows(p));
 
 /**
  * The rows of the lead list's values, each other condition tested row by row (leadRows: each
@@ -37,21 +51,15 @@ function placeRowsAlone(p: SearchPlan): Prisma.Sql | undefined {
 }
 
 /**
- * Whether the search documents alone answer which rows match: words, and at most a circle (the
- * documents carry a copy of the coordinates). Joined to their restaurants, "pizza" within 50 km
- * of Lisbon counted 1,001 documents and probed the restaurants' key for each (4,070 buffers, 3,004
- * of them the probes).
- */
-const documentsAlone = (p: SearchPlan) => wordsAlone(afterDocuments(p));
-
-/**
- * The rows led by the rarest list, or the search documents alone (words within a circle not beside
- * the facets, whose statement reads the documents and their restaurants once for both), or a
- * circle's rows alone.
+ * The rows led by the rarest list, or the search documents alone when they hold every condition
+ * (joined to their restaurants, "pizza" within 50 km of Lisbon counted 1,001 documents and probed
+ * the restaurants' key for each: 4,070 buffers, 3,004 of them the probes); not beside the facets
+ * but for words alone, as their one statement reads the documents once for both. Or a circle's
+ * rows alone.
  */
 export const countShortcut = (p: SearchPlan, besideFacets = false): Prisma.Sql | undefined =>
   ledCount(p, tagLedRows) ??
-  (documentsAlone(p) && !(besideFacets && p.near)
+  (documentsAlone(p) && !(besideFacets && !wordsAlone(p))
     ? Prisma.sql`SELECT 1 FROM ${documentsTable(p.catalogue)} "m" ${whereAll(documentTests(p, `"m"`))}`
     : placeRowsAlone(p));
 
@@ -76,7 +84,7 @@ export function countsInPagePass(p: SearchPlan): boolean {
  * id, so rows loaded city by city are sampled as evenly as shuffled ones. The same rows from one
  * page to the next.
  */
-export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }): Promise<Sample> {
+export async function sample(db: SqlReader, p: SearchPlan): Promise<Sample> {
   // A tag row's owner hashes as its row: the rows the catalogue's sample keeps among the lead's.
   const led = leadSample(p, p.limits.sampleRows / 2, INDEX_ENTRIES_PER_ROW);
   if (led) {
@@ -97,11 +105,7 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
   // probe), and 10,000 rows cost twice main's sample of contiguous pages.
   const share = Math.min(1, (p.words ? p.limits.sampleRows : p.limits.sampleRows / 2) / rows);
   const hashed = (alias: string, key: string) => hashedUnder(share, `${alias}.${key}`);
-  if (countOnly && documentsAlone(p))
-    return {
-      m: Prisma.sql`SELECT 1 FROM ${Prisma.raw(sampled)} "m" ${whereAll([...hashed(`"m"`, OWNER_KEY[p.catalogue]), ...documentTests(p, `"m"`)])}`,
-      share,
-    };
+  if (documentsAlone(p)) return { m: documentMatchesOnly(p, hashed(`"m"`, OWNER_KEY[p.catalogue])), share };
   // The sampled documents lead, each row then read by its id (LATERAL): planned generically, the
   // sample scan ran again for each row of a near search.
   const columns = Prisma.raw(p.catalogue === "Restaurant" ? `"id", "citySearch", "city"` : `"id"`);

@@ -6,7 +6,7 @@ import { query } from "../../search/sql.ts";
 import { inRanges } from "../../search/conditions.ts";
 import { titleContains, trigramKeys, trigramUsable } from "./keys.ts";
 import { nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";
-import { countShortcut, facetTags, matchingRows, sample } from "./totals.ts";
+import { countShortcut, facetTags, matches, matchingRows, sample } from "./totals.ts";
 
 /** The columns of a restaurant's FTS5 document the users' words are matched against: never "place", its map cells. */
 const WORD_COLUMNS = "{title tags body}";
@@ -49,7 +49,8 @@ export const sqliteSearch: SearchEngine = {
   // Every search statement reads in a reader thread, off the event loop.
   readsShallowPagesDirectly: false,
   countsInPagePass: () => false,
-  matchingRows: (p) => matchingRows(p),
+  matchingRows,
+  matches: (p) => matches(p),
   countShortcut,
   sample,
   facetTags,

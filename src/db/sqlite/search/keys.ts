@@ -2,8 +2,9 @@
 // "<Catalogue>SearchRow") has an integer key, the rowid its FTS5 word and title tables and its
 // R*Tree of places index. The keys an index finds are then joined to their rows.
 import { Prisma } from "../../prisma.ts";
-import { boxOf, conditionsOf, distanceKm, titleLike, within } from "../../search/conditions.ts";
+import { boxOf, conditionsOf, distanceKm, patternIn, titleLike, within } from "../../search/conditions.ts";
 import type { Catalogue, Near, SearchPlan } from "../../search-plan.ts";
+import { sampleSelect } from "../../search/totals.ts";
 import { number, OWNER_KEY, table, whereAll } from "../../search/sql.ts";
 
 /** The table giving each row its integer key in the search indexes (FTS5, R*Tree). */
@@ -85,17 +86,68 @@ export function placeBox(near: Near): Prisma.Sql {
 
 /**
  * "FROM" the rows of these keys (the words' or the R*Tree's), with `joins`, each tested on the
- * conditions of `rest`. A near condition is tested on the search row's copy of the coordinates
- * (migration 20261126013000_search_row_coordinates), before the row itself is read.
+ * conditions of `rest`. Near, the city and open at an instant are tested on the search row's
+ * copies of the coordinates, the city key and the opening pattern (migrations
+ * 20261126013000_search_row_coordinates, 20261129050000_search_row_filters), before the row
+ * itself is read. `rowsRead: false`: the catalogue's row is read only for a condition the search
+ * row does not hold (nothing of it is selected: a count, or the matches of matchesOfKeys).
  */
 export function rowsOfKeys(
   p: SearchPlan,
   keys: Prisma.Sql,
   rest: SearchPlan = p,
   joins: Prisma.Sql = Prisma.empty,
+  { rowsRead = true }: { rowsRead?: boolean } = {},
 ): Prisma.Sql {
   const t = table(p.catalogue);
-  const near = rest.near ? within(rest, rest.near, `"s"`) : [];
-  return Prisma.sql`FROM (${keys}) "w" JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key"
-    JOIN ${t} ON ${t}."id" = "s".${Prisma.raw(OWNER_KEY[p.catalogue])} ${joins} ${whereAll([...near, ...conditionsOf({ ...rest, near: undefined }, true)])}`;
+  const onRow = onSearchRow(rest);
+  const others = offSearchRow(rest);
+  const searched = Prisma.sql`FROM (${keys}) "w" JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key"`;
+  if (!rowsRead && others.length === 0) return Prisma.sql`${searched} ${whereAll(onRow)}`;
+  return Prisma.sql`${searched} JOIN ${t} ON ${t}."id" = "s".${Prisma.raw(OWNER_KEY[p.catalogue])} ${joins} ${whereAll([...onRow, ...others])}`;
+}
+
+/** The conditions a restaurant's search row holds the columns of: near, the city, open at an instant. */
+function onSearchRow(p: SearchPlan): Prisma.Sql[] {
+  if (p.catalogue !== "Restaurant") return [];
+  return [
+    ...(p.near ? within(p, p.near, `"s"`) : []),
+    ...(p.cityKey ? [Prisma.sql`"s"."citySearch" = ${p.cityKey}`] : []),
+    ...(p.openPatterns ? [patternIn(p.engine, p.openPatterns, false, `"s"`)] : []),
+  ];
+}
+
+/** The other conditions, tested on the catalogue's row. */
+const offSearchRow = (p: SearchPlan): Prisma.Sql[] => conditionsOf(withoutSearchRowConditions(p), true);
+
+/**
+ * Ranked keys ("key", "rank") whose search rows pass every condition of `p`, when those rows hold
+ * them all: a page can then be cut from the keys, and only its rows read. Undefined when a
+ * condition needs the catalogue's row.
+ */
+export function rankedKeysOnSearchRows(p: SearchPlan, keys: Prisma.Sql): Prisma.Sql | undefined {
+  if (offSearchRow(p).length > 0) return undefined;
+  return Prisma.sql`SELECT "w"."key" AS "key", "w"."rank" AS "rank" FROM (${keys}) "w"
+    JOIN ${searchRows(p.catalogue)} "s" ON "s"."rowid" = "w"."key" ${whereAll(onSearchRow(p))}`;
+}
+
+/** The plan without the conditions its search rows hold. */
+export const withoutSearchRowConditions = (p: SearchPlan): SearchPlan =>
+  p.catalogue === "Restaurant" ? { ...p, near: undefined, cityKey: undefined, openPatterns: undefined } : p;
+
+/** The city a search row holds for the facets (the key; its label comes from the stored counts). */
+const SEARCH_ROW_CITY: Record<Catalogue, string> = {
+  Restaurant: `"s"."citySearch" AS "cityKey", NULL AS "city"`,
+  Grocery: `NULL AS "cityKey", NULL AS "city"`,
+};
+
+/**
+ * The matches of these keys as a total's or the facets' "m" (id, city key, city), each tested on
+ * the conditions of `rest`: from the search rows alone when they hold every condition, so that
+ * only the keys' search rows are read, not a wide catalogue row found through its text id each.
+ */
+export function matchesOfKeys(p: SearchPlan, keys: Prisma.Sql, rest: SearchPlan = p): Prisma.Sql {
+  if (offSearchRow(rest).length > 0) return sampleSelect(p, rowsOfKeys(p, keys, rest));
+  const id = Prisma.raw(`"s".${OWNER_KEY[p.catalogue]} AS "id", ${SEARCH_ROW_CITY[p.catalogue]}`);
+  return Prisma.sql`SELECT ${id} ${rowsOfKeys(p, keys, rest, Prisma.empty, { rowsRead: false })}`;
 }

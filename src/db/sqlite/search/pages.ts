@@ -13,13 +13,21 @@ import {
   query,
   restWindow,
 } from "../../search/sql.ts";
-import { integerKey, placeKeys, rowsOfKeys, wordKeys, wordsTable } from "./keys.ts";
+import {
+  integerKey,
+  placeKeys,
+  rankedKeysOnSearchRows,
+  rowsOfKeys,
+  withoutSearchRowConditions,
+  wordKeys,
+  wordsTable,
+} from "./keys.ts";
 
 /**
  * A page by relevance: the matches FTS5 ranks (at most the rank window: the first keys it holds),
  * best first, then the other matches in key order. The ranked ones are tested on the other
- * conditions before the page is cut, so every page is exact in that order; words alone cut it
- * from the keys (pageOfKeys).
+ * conditions before the page is cut, so every page is exact in that order; words alone, or with
+ * conditions the search rows hold, cut it from the keys (pageOfKeys) and read only its rows.
  */
 export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape, window, exactMatches) => {
   const rankWindow = p.limits.rankWindow;
@@ -35,9 +43,12 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
   )[0]?.key;
   const upTo = ceiling === undefined ? Prisma.empty : Prisma.sql`AND "rowid" <= ${integerKey(ceiling)}`;
   const rankedKeys = wordKeys(p, { ranked: true, range: upTo });
-  const [keys, rowsWindow] = alone ? pageOfKeys(rankedKeys, Prisma.raw(`"rank", "key"`), window) : [rankedKeys, window];
+  // Every ranked key a match (words alone), or tested on its search row alone: the page is cut from them.
+  const tested = alone ? rankedKeys : rankedKeysOnSearchRows(p, rankedKeys);
+  const [keys, rowsWindow] = tested ? pageOfKeys(tested, Prisma.raw(`"rank", "key"`), window) : [rankedKeys, window];
+  const rest = tested ? withoutSearchRowConditions(p) : p;
   const ranked = await db.readSearch(
-    pageSql(shape, rowsOfKeys(p, keys, p, shape.joins), Prisma.sql`"w"."rank", "w"."key"`, rowsWindow),
+    pageSql(shape, rowsOfKeys(p, keys, rest, shape.joins), Prisma.sql`"w"."rank", "w"."key"`, rowsWindow),
   );
   if (ceiling === undefined || ranked.rows.length > window.take) return ranked;
   // The ranked matches: a short page that reached its offset holds the last of them, so they are

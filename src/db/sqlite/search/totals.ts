@@ -8,6 +8,7 @@ import { OWNER_KEY, query, table, whereAll } from "../../search/sql.ts";
 import { leadRows, leadSample, ledCount, onlyWordsCounted, sampleSelect } from "../../search/totals.ts";
 import {
   integerKey,
+  matchesOfKeys,
   placeBox,
   placeKeys,
   rowsOfKeys,
@@ -18,14 +19,22 @@ import {
 } from "./keys.ts";
 
 /**
- * The rows matching every condition, led by the words' FTS5 table (a `range` of its keys, for a
- * sample), else the R*Tree for a near search, each with the other conditions tested row by row;
- * else the catalogue, its conditions in the forms the planner reads from indexes.
+ * The rows matching every condition, to be counted: led by the words' FTS5 table, else the R*Tree
+ * for a near search, each with the other conditions tested row by row (the catalogue's row read
+ * only for a condition its search row does not hold); else the catalogue, its conditions in the
+ * forms the planner reads from indexes.
  */
-export function matchingRows(p: SearchPlan, range: Prisma.Sql = Prisma.empty): Prisma.Sql {
-  if (p.words) return rowsOfKeys(p, wordKeys(p, { range }));
-  if (p.near) return rowsOfKeys(p, placeKeys(p.near), { ...p, near: undefined });
+export function matchingRows(p: SearchPlan): Prisma.Sql {
+  if (p.words) return rowsOfKeys(p, wordKeys(p), p, Prisma.empty, { rowsRead: false });
+  if (p.near) return rowsOfKeys(p, placeKeys(p.near), { ...p, near: undefined }, Prisma.empty, { rowsRead: false });
   return matchingCatalogueRows(p);
+}
+
+/** The matches as "m" (id, city key, city), led as matchingRows (`range`: of the words' keys, for a sample). */
+export function matches(p: SearchPlan, range: Prisma.Sql = Prisma.empty): Prisma.Sql {
+  if (p.words) return matchesOfKeys(p, wordKeys(p, { range }));
+  if (p.near) return matchesOfKeys(p, placeKeys(p.near), { ...p, near: undefined });
+  return sampleSelect(p, matchingCatalogueRows(p));
 }
 
 /** The keys matching every condition from the text indexes alone, when they are the only conditions. */
@@ -102,14 +111,14 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
   // Only the words' matches are read, so their sample spans 10 times the rows.
   const wanted = Math.max(1, Math.ceil((keyed ? 10 : 1) * p.limits.sampleRows));
   if (wanted >= last) {
-    const from = keyed ? matchingRows(p) : Prisma.sql`FROM ${t} ${whereAll(conditionsOf(p, true))}`;
-    return { m: onlyWordsCounted(p, countOnly) ? wordKeys(p) : sampleSelect(p, from), share: 1 };
+    const all = keyed ? matches(p) : sampleSelect(p, Prisma.sql`FROM ${t} ${whereAll(conditionsOf(p, true))}`);
+    return { m: onlyWordsCounted(p, countOnly) ? wordKeys(p) : all, share: 1 };
   }
   if (keyed) {
     const share = wanted / last;
     const range = Prisma.sql`AND ${hashedUnder(share, `"rowid"`)[0]}`;
     return {
-      m: onlyWordsCounted(p, countOnly) ? wordKeys(p, { range }) : sampleSelect(p, matchingRows(p, range)),
+      m: onlyWordsCounted(p, countOnly) ? wordKeys(p, { range }) : matches(p, range),
       share,
     };
   }
@@ -154,7 +163,7 @@ async function placeSample(db: SqlReader, p: SearchPlan, near: Near, countOnly: 
   const kept = share >= 1 ? Prisma.empty : Prisma.sql`AND ${hashedUnder(share, `"rowid"`)[0]}`;
   const keys = placeKeys(near, { kept });
   return {
-    m: countOnly && placeKeysAlone(p) ? keys : sampleSelect(p, rowsOfKeys(p, keys, { ...p, near: undefined })),
+    m: countOnly && placeKeysAlone(p) ? keys : matchesOfKeys(p, keys, { ...p, near: undefined }),
     share,
   };
 }
