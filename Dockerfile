@@ -28,5 +28,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1 (exec form, no npm or shell in between): SIGTERM reaches the service,
 # which finishes the requests in flight and exits (SHUTDOWN_TIMEOUT). The same command as `npm start`
-# (--min-semi-space-size: docs/operations.md "Starting and stopping").
-CMD ["node", "--min-semi-space-size=16", "--import", "tsx", "src/main.ts"]
+# (the V8 options: docs/operations.md "Starting and stopping").
+CMD ["node", "--min-semi-space-size=16", "--initial-old-space-size=256", "--no-memory-reducer", "--import", "tsx", "src/main.ts"]

@@ -134,7 +134,7 @@ export function pinToCpu(pid: number, cpu: number): boolean {
 }
 
 /** The V8 options `npm start` and the Dockerfile give the service (docs/operations.md "Starting and stopping"). */
-export const SERVICE_NODE_FLAGS = ["--min-semi-space-size=16"];
+export const SERVICE_NODE_FLAGS = ["--min-semi-space-size=16", "--initial-old-space-size=256", "--no-memory-reducer"];
 
 /** Runs `script` (a .ts file under the repo) with node + tsx; resolves once it answers /healthz. */
 /** `root`: another checkout to run it from (its own node_modules), e.g. the bench's --before. */
@@ -148,12 +148,16 @@ export function startService(
   return startProcess(process.execPath, [...flags, ...nodeArgs, "--import", "tsx", script], env, root);
 }
 
-/** Runs `command args` from the repo's root with HOST and PORT set; resolves once it answers /healthz. */
+/**
+ * Runs `command args` from the repo's root with HOST and PORT set; resolves once it answers /healthz.
+ * `onOutput`: every chunk of its output as well, for a trace longer than what `output()` keeps.
+ */
 export async function startProcess(
   command: string,
   args: string[],
   env: Record<string, string>,
   cwd = ROOT,
+  onOutput?: (chunk: string) => void,
 ): Promise<Service> {
   const port = await freePort();
   const child = spawn(command, args, {
@@ -163,6 +167,7 @@ export async function startProcess(
   });
   let text = "";
   const keep = (chunk: Buffer) => {
+    onOutput?.(chunk.toString());
     text = (text + chunk.toString()).slice(-OUTPUT_KEPT);
   };
   child.stdout!.on("data", keep);
