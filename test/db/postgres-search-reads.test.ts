@@ -143,14 +143,35 @@ describe.skipIf(testProvider() !== "postgres")(
     });
 
     it("counts words within a circle, and samples them, from the search documents alone", async () => {
-      // "place" is in all 400 titles, all within the circle: past 20, counted, then sampled.
+      // "place" is in all 400 titles, all within the circle: past 20, counted (by the ranked page's
+      // statement, below), then sampled.
       const plans = await plansOf({ search: "place", near: { ...CENTRE, radiusKm: 50 } }, "RELEVANCE");
-      const counts = plans.filter((p) => p.text.includes(`"bounded"`) || p.text.includes("hashtext"));
-      expect(counts.length).toBe(2);
+      const counts = plans.filter((p) => p.text.includes("hashtext"));
+      expect(counts.length).toBe(1);
       for (const count of counts) {
         expect(count.text).toContain(`FROM "RestaurantSearch"`);
         expect(count.text).not.toMatch(/"Restaurant"[^S]/); // no restaurant read to count it
       }
+    });
+
+    it("counts the matches of a relevance page in its own statement, from the ranked documents, when they are all matches", async () => {
+      // Words alone, and words within a circle (the window then the first matches within it): the
+      // page's statement counts its window (400 matches, more than the limit of 20), so no
+      // statement counts them again; the total is then estimated from the sample, as before.
+      for (const filter of [{ search: "place" }, { search: "place", near: { ...CENTRE, radiusKm: 50 } }]) {
+        const plans = await plansOf(filter, "RELEVANCE");
+        expect(
+          plans.filter((p) => p.text.includes(`"bounded"`)).map((p) => p.text),
+          JSON.stringify(filter),
+        ).toEqual([]);
+        const pages = plans.filter((p) => p.text.includes(`"ranked"`));
+        expect(pages.length, JSON.stringify(filter)).toBe(1);
+        expect(pages[0]!.text).toContain(`(SELECT COUNT(*) FROM "ranked")`);
+        expect(plans.filter((p) => p.text.includes("hashtext")).length, JSON.stringify(filter)).toBe(1);
+      }
+      // Another condition the documents do not hold: the ranked documents are not all matches.
+      const tested = await plansOf({ search: "place", minRating: 1 }, "RELEVANCE");
+      expect(tested.filter((p) => p.text.includes(`"bounded"`)).length).toBe(1);
     });
 
     it("reads no restaurant to find which words within a circle are open at an instant, in a city: only the page's", async () => {
