@@ -110,15 +110,16 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   // A page read in one statement carries its total; the others (several statements) count it beside.
   // Nor does a search whose total the sample estimates first (stored-counts.ts farPastLimit).
   const total = totalInPage(p, asks.count === true && !ranked && !farPastLimit(p));
-  // Or the relevance page's statement counts the matches while it ranks them (matchesCounted),
-  // unless the facets' statement counts them beside it (summary.exactMatches).
+  // Or the relevance page's statement counts the matches while it ranks them (matchesCounted): no
+  // statement counts them beside it, not even the facets' (past the limit, the facets come from
+  // the sample, and that statement is not sent at all).
   const byRelevance = q.sort === "RELEVANCE" && p.words !== undefined;
   let page: RelevancePage | undefined;
   const summary = searchSummary(db, p, RESTAURANT_FACETS, {
     inPage: () => total.of(page) ?? page?.matchesCounted,
     facetsAsked: asks.facets,
   });
-  const countedWhileRanking = byRelevance && p.engine.countsWhileRanking(p) && !summary.exactMatches;
+  const countedWhileRanking = byRelevance && p.engine.countsWhileRanking(p);
   if (asks.count && !total.inPage && !countedWhileRanking) void summary.count().catch(() => undefined); // awaited (and its error thrown) by the field
   const related = relatedSql(asks, db.sql.json);
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
