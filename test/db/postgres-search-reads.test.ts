@@ -10,7 +10,9 @@
 // for), and as a prefix the planner priced the word index so high that it read the documents in
 // order. And words within a circle, open at an instant, in a city, found on the search documents'
 // copies of the pattern and city (migration 20261129053000_search_document_opening): replayed with
-// EXPLAIN ANALYZE, no restaurant row is read but the page's. PostgreSQL only: SQLite reads these
+// EXPLAIN ANALYZE, no restaurant row is read but the page's. A relevance page whose ranked documents
+// are all matches counts them itself (no count statement beside it), and a sample takes the
+// table's estimated rows as recently read (no statement for them in every search). PostgreSQL only: SQLite reads these
 // through its R*Tree, rowid windows and FTS5 (src/db/sqlite/search/).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/db/prisma.ts";
@@ -228,6 +230,56 @@ describe.skipIf(testProvider() !== "postgres")(
         expect(indexes(count.nodes)).toContain("Index Only Scan Restaurant_latitude_longitude_idx");
       // Not the GiST index of the points: a bitmap of the whole box came before the first row counted.
       expect(plans.flatMap((p) => indexes(p.nodes)).filter((i) => i.includes("Restaurant_point_idx"))).toEqual([]);
+    });
+  },
+);
+
+describe.skipIf(testProvider() !== "postgres")(
+  "PostgreSQL's sample takes the catalogue's size as recently read",
+  () => {
+    let s: TestServer;
+    let token: string;
+    let sent: Prisma.Sql[] = [];
+
+    beforeAll(async () => {
+      // Past 3 matches a total is estimated from the sample, whose share is its rows over the table's.
+      s = await startServer({
+        SEARCH_EXACT_COUNT_LIMIT: "3",
+        SEARCH_SAMPLE_ROWS: "100",
+        SEARCH_PLAN_COUNTS_MAX_AGE: "60s",
+      });
+      token = (await s.signUp("sized")).token;
+      for (let i = 0; i < 8; i++) {
+        const r = await s.graphql(
+          `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
+          { input: { title: `Sized Place ${i}` } },
+          token,
+        );
+        expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      }
+      const readSearch = s.db.readSearch;
+      (s.db as { readSearch: typeof readSearch }).readSearch = (sql) => {
+        sent.push(sql);
+        return readSearch(sql);
+      };
+    }, 60_000);
+    afterAll(async () => s?.close());
+
+    it("reads the table's estimated rows once for the searches that sample it within the counts' age", async () => {
+      const sizeReads = [];
+      for (const search of ["sized", "place", "sized place"]) {
+        sent = [];
+        const r = await s.graphql(
+          `query($f: RestaurantFilter) { restaurants(filter: $f, first: 2) { totalCount totalCountIsEstimate nodes { id } } }`,
+          { f: { search } },
+          token,
+        );
+        expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+        expect(r.data.restaurants.totalCountIsEstimate, search).toBe(true);
+        expect(r.data.restaurants.totalCount, search).toBeGreaterThan(3);
+        sizeReads.push(sent.filter((sql) => sql.text.includes("pg_class")).length);
+      }
+      expect(sizeReads).toEqual([1, 0, 0]);
     });
   },
 );

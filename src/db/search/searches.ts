@@ -80,6 +80,7 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
     rowTests,
     openPatterns: q.openAt ? await engine.openPatterns(db, q.openAt) : undefined,
     storedCounts: await storedCountsFor(db, "Restaurant", q),
+    recentCounts: db.recentCounts,
   };
 }
 
@@ -159,6 +160,7 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
     tags: q.tags,
     rowTests: [],
     storedCounts: await storedCountsFor(db, "Grocery", q),
+    recentCounts: db.recentCounts,
   };
   const shape: PageShape = { select: GROCERY_COLUMNS, joins: Prisma.empty };
   const raw: RelevancePage =
