@@ -241,6 +241,40 @@ describe.skipIf(testProvider() !== "postgres")(
       expect(restaurantRowsRead(page!.nodes)).toBeLessThanOrEqual(6);
     });
 
+    it("samples a list-led total from the entries its index holds under the share, not every entry of the value", async () => {
+      // Faro's 6,000 restaurants, half of them Italian: a list and a city of 5,000 rows or more lead
+      // a sample by the rarer, the cuisine (3,000 rows).
+      const FARO = 6_000;
+      await s.db.prisma.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch",
+        "latitude", "longitude", "ratingAvg", "timeZone", "ownerId", "createdAt", "updatedAt")
+        SELECT 'index-only-faro-' || i, 'Faro ' || i, 'faro ' || i, 'Faro', 'faro', 37.02, -7.93, 1 + i % 5, 'Europe/Lisbon',
+          "ownerId", CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM "Restaurant", generate_series(0, ${FARO - 1}) AS i
+        WHERE "id" = 'index-only-0'`);
+      await s.db.prisma
+        .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
+        SELECT 'index-only-faro-' || i, 'CUISINE', 0, 'Italian', 'italian' FROM generate_series(0, ${FARO - 1}, 2) AS i`);
+      await s.db.prisma.$executeRawUnsafe(`ANALYZE`);
+      const samples = (await plansOf({ cuisine: "Italian", city: "Faro" }, "RATING")).filter((p) =>
+        p.text.includes("hashtext"),
+      );
+      expect(samples.length).toBe(1);
+      const [sample] = await plansOfSent(
+        sent.filter((sql) => sql.text.includes("hashtext")),
+        true,
+      );
+      expect(indexes(sample!.nodes), sample!.text).toContain("Index Scan RestaurantTag_kind_valueKey_hash_idx");
+      // The share keeps about 1 in 135 of the 3,000 (a sample of 50 rows among ~6,800); testing the
+      // hash on every entry of the value read all 3,000.
+      const tagRowsRead = sample!.nodes
+        .filter((n) => n["Index Name"]?.startsWith("RestaurantTag"))
+        .reduce(
+          (read, n) => read + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 0),
+          0,
+        );
+      expect(tagRowsRead).toBeGreaterThan(0);
+      expect(tagRowsRead).toBeLessThan(300);
+    });
+
     it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {
       const plans = await plansOf({ near: { ...CENTRE, radiusKm: 50 } }, "RATING");
       const counts = plans.filter((p) => p.text.includes(`LIMIT 21`) && !p.text.includes("hashtext"));
