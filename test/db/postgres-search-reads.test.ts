@@ -82,14 +82,18 @@ describe.skipIf(testProvider() !== "postgres")(
       const r = await s.graphql(TOTAL, { f: filter, sort }, token);
       expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
       expect(r.data.restaurants.totalCountIsEstimate).toBe(true);
-      const statements = [...sent];
+      return plansOfSent([...sent]);
+    }
+
+    /** Each statement planned again (and run, with `analyze`) with sequential and bitmap scans off. */
+    function plansOfSent(statements: Prisma.Sql[], analyze = false) {
       return s.db.prisma.$transaction(async (tx) => {
         await tx.$executeRawUnsafe(`SET LOCAL enable_seqscan = off`);
         await tx.$executeRawUnsafe(`SET LOCAL enable_bitmapscan = off`);
         const plans = [];
         for (const sql of statements) {
           const [row] = await tx.$queryRawUnsafe<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>(
-            `EXPLAIN (FORMAT JSON) ${sql.text}`,
+            `EXPLAIN (${analyze ? "ANALYZE, " : ""}FORMAT JSON) ${sql.text}`,
             ...sql.values,
           );
           plans.push({ text: sql.text, nodes: nodesOf(row!["QUERY PLAN"][0].Plan) });
@@ -97,6 +101,15 @@ describe.skipIf(testProvider() !== "postgres")(
         return plans;
       });
     }
+
+    /** Rows of "Restaurant" a statement run with EXPLAIN ANALYZE read (each scan's rows, kept or filtered out). */
+    const restaurantRowsRead = (nodes: PlanNode[]) =>
+      nodes
+        .filter((n) => n["Relation Name"] === "Restaurant")
+        .reduce(
+          (read, n) => read + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 0),
+          0,
+        );
 
     const indexes = (nodes: PlanNode[]) =>
       nodes.filter((n) => n["Index Name"]).map((n) => `${n["Node Type"]} ${n["Index Name"]}`);
@@ -200,8 +213,7 @@ describe.skipIf(testProvider() !== "postgres")(
             `EXPLAIN (ANALYZE, FORMAT JSON) ${sql.text}`,
             ...sql.values,
           );
-          for (const node of nodesOf(row!["QUERY PLAN"][0].Plan).filter((n) => n["Relation Name"] === "Restaurant"))
-            read += ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0)) * (node["Actual Loops"] ?? 0);
+          read += restaurantRowsRead(nodesOf(row!["QUERY PLAN"][0].Plan));
         }
         const { totalCount, facets, nodes } = r.data.restaurants;
         return { read, totalCount, cities: facets.cities, nodes: nodes.length };
@@ -220,6 +232,70 @@ describe.skipIf(testProvider() !== "postgres")(
       expect(open).toMatchObject({ nodes: 5, cities: [{ value: "Lisbon" }] });
       expect(open.totalCount).toBeGreaterThan(20);
       expect(open.read).toBeLessThanOrEqual(6);
+    });
+
+    it("reads a city's page by rating from the city's own restaurants, in that order (as many as the page needs)", async () => {
+      // Porto's restaurants all rate 5: walking the rating's index across every city read them all
+      // before Lisbon's first; led by the city's index, every Lisbon restaurant was read and sorted.
+      await s.db.prisma.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch",
+        "latitude", "longitude", "ratingAvg", "timeZone", "ownerId", "createdAt", "updatedAt")
+        SELECT 'index-only-porto-' || i, 'Porto ' || i, 'porto ' || i, 'Porto', 'porto', 41.15, -8.61, 5, 'Europe/Lisbon',
+          "ownerId", CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM "Restaurant", generate_series(0, ${RESTAURANTS - 1}) AS i
+        WHERE "id" = 'index-only-0'`);
+      await s.db.prisma.$executeRawUnsafe(`ANALYZE "Restaurant"`);
+      sent = [];
+      const r = await s.graphql(
+        `query { restaurants(filter: { city: "Lisbon" }, sort: RATING, first: 5) { nodes { id rating } } }`,
+        {},
+        token,
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      const ratings = r.data.restaurants.nodes.map((n: { rating: number }) => n.rating);
+      expect(ratings).toEqual([5, 5, 5, 5, 5]);
+      expect(r.data.restaurants.nodes.filter((n: { id: string }) => n.id.includes("porto"))).toEqual([]);
+      const pages = await plansOfSent(
+        sent.filter((sql) => sql.text.includes("ORDER BY")),
+        true,
+      );
+      expect(pages.length).toBe(1);
+      const page = pages[0];
+      expect(indexes(page!.nodes).join(), page!.text).toContain("Scan Restaurant_citySearch_ratingAvg_id_idx");
+      // The page's 5 and the one that says a next page exists.
+      expect(restaurantRowsRead(page!.nodes)).toBeLessThanOrEqual(6);
+    });
+
+    it("samples a list-led total from the entries its index holds under the share, not every entry of the value", async () => {
+      // Faro's 6,000 restaurants, half of them Italian: a list and a city of 5,000 rows or more lead
+      // a sample by the rarer, the cuisine (3,000 rows).
+      const FARO = 6_000;
+      await s.db.prisma.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch",
+        "latitude", "longitude", "ratingAvg", "timeZone", "ownerId", "createdAt", "updatedAt")
+        SELECT 'index-only-faro-' || i, 'Faro ' || i, 'faro ' || i, 'Faro', 'faro', 37.02, -7.93, 1 + i % 5, 'Europe/Lisbon',
+          "ownerId", CURRENT_TIMESTAMP, CURRENT_TIMESTAMP FROM "Restaurant", generate_series(0, ${FARO - 1}) AS i
+        WHERE "id" = 'index-only-0'`);
+      await s.db.prisma
+        .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
+        SELECT 'index-only-faro-' || i, 'CUISINE', 0, 'Italian', 'italian' FROM generate_series(0, ${FARO - 1}, 2) AS i`);
+      await s.db.prisma.$executeRawUnsafe(`ANALYZE`);
+      const samples = (await plansOf({ cuisine: "Italian", city: "Faro" }, "RATING")).filter((p) =>
+        p.text.includes("hashtext"),
+      );
+      expect(samples.length).toBe(1);
+      const [sample] = await plansOfSent(
+        sent.filter((sql) => sql.text.includes("hashtext")),
+        true,
+      );
+      expect(indexes(sample!.nodes), sample!.text).toContain("Index Scan RestaurantTag_kind_valueKey_hash_idx");
+      // The share keeps about 1 in 135 of the 3,000 (a sample of 50 rows among ~6,800); testing the
+      // hash on every entry of the value read all 3,000.
+      const tagRowsRead = sample!.nodes
+        .filter((n) => n["Index Name"]?.startsWith("RestaurantTag"))
+        .reduce(
+          (read, n) => read + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 0),
+          0,
+        );
+      expect(tagRowsRead).toBeGreaterThan(0);
+      expect(tagRowsRead).toBeLessThan(300);
     });
 
     it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {

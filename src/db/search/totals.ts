@@ -65,9 +65,11 @@ export type LeadSample = { lead: TagCondition; rest: SearchPlan; share: number }
  * share of the lead's rows instead of the share of the catalogue. The share is the catalogue
  * sample's (`sampledRows` of the catalogue); a lead of less than a tenth of the catalogue is
  * sampled more densely, up to a tenth of `sampledRows` read: more matches for few rows.
- * Every entry of the lead's index is read and hashed, `entriesPerRow` of them costing about one
- * row of the catalogue's sample: a lead that would cost more (many values of a common list, on a
- * large catalogue) leaves the catalogue's sample, whose cost does not grow with the catalogue.
+ * Where every entry of the lead's index is read and hashed (SQLite), `entriesPerRow` of them cost
+ * about one row of the catalogue's sample: a lead that would cost more (many values of a common
+ * list, on a large catalogue) leaves the catalogue's sample, whose cost does not grow with the
+ * catalogue. Where the index holds the entries by their owner's hash (PostgreSQL: Infinity), only
+ * the kept ones are read.
  */
 export function leadSample(p: SearchPlan, sampledRows: number, entriesPerRow: number): LeadSample | undefined {
   const lead = rarestCondition(p);
