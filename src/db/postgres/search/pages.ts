@@ -79,7 +79,9 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
     ),
     RANKED_COUNT,
   );
-  const rankedMatches = carried === undefined ? undefined : Number(carried);
+  // No row to carry the count: none ranked when the page starts at the first.
+  const rankedMatches =
+    carried !== undefined ? Number(carried) : countsWhileRanking(p) && window.skip === 0 ? 0 : undefined;
   // As the count up to the limit would give (boundedCountSql): past the limit, the total is estimated.
   const limit = p.limits.exactCountLimit;
   const matchesCounted =
