@@ -298,6 +298,33 @@ describe.skipIf(testProvider() !== "postgres")(
       expect(tagRowsRead).toBeLessThan(300);
     });
 
+    it("reads the rows of a relevance page with another condition in the page's order, until it is full", async () => {
+      // A condition on the restaurant (a minimum rating every one of the 400 meets): the ranked
+      // documents were each joined to their restaurant before the sort (400 read for 5).
+      sent = [];
+      const r = await s.graphql(
+        TOTAL,
+        { f: { search: "place", near: { ...CENTRE, radiusKm: 50 }, minRating: 1 } },
+        token,
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      expect(r.data.restaurants.nodes).toHaveLength(5);
+      const pages = sent.filter((sql) => sql.text.includes(`"ranked"`) && !sql.text.includes(`AS "all"`));
+      expect(pages.length).toBe(1);
+      const [row] = await s.db.prisma.$queryRawUnsafe<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${pages[0]!.text}`,
+        ...pages[0]!.values,
+      );
+      const read = nodesOf(row!["QUERY PLAN"][0].Plan)
+        .filter((n) => n["Relation Name"] === "Restaurant")
+        .reduce(
+          (sum, n) => sum + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 0),
+          0,
+        );
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThanOrEqual(6);
+    });
+
     it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {
       const plans = await plansOf({ near: { ...CENTRE, radiusKm: 50 } }, "RATING");
       const counts = plans.filter((p) => p.text.includes(`LIMIT 21`) && !p.text.includes("hashtext"));

@@ -71,11 +71,16 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
   const [keys, rowsWindow] = documentsAlone(p)
     ? pageOfKeys(Prisma.sql`SELECT * FROM ${passing}`, Prisma.raw(`"rank", "id"`), window)
     : [undefined, window];
-  const leading = keys ? Prisma.sql`(${keys}) "ranked"` : passing;
+  // In the page's order before their rows are read: each row is then read and tested in turn until
+  // the page is full, where a join to every ranked document's row came before the sort (2,000
+  // restaurants probed for a cuisine, "pizza" near 50 km at 1M: 18,330 buffers).
+  const leading = keys
+    ? Prisma.sql`(${keys}) "ranked"`
+    : Prisma.sql`(SELECT * FROM ${passing} ORDER BY "rank", "id") "ranked"`;
   const countColumn = Prisma.raw(`, (SELECT COUNT(*) FROM "ranked") AS "${RANKED_COUNT}"`);
   const [carried, page] = takeColumn(
     await db.readSearch(
-      Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape, leading), Prisma.sql`"ranked"."rank", ${id}`, rowsWindow, countsWhileRanking(p) ? countColumn : Prisma.empty)}`,
+      Prisma.sql`${ranked} ${pageSql(shape, rankedRows(shape, leading), Prisma.sql`"ranked"."rank", "ranked"."id"`, rowsWindow, countsWhileRanking(p) ? countColumn : Prisma.empty)}`,
     ),
     RANKED_COUNT,
   );
