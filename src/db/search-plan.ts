@@ -5,7 +5,6 @@
 import type { Prisma } from "./prisma.ts";
 import type { RawRows, SqlReader } from "./raw-rows.ts";
 import type { SearchLimits } from "../config.ts";
-import type { RecentCounts } from "./db.ts";
 
 export type Catalogue = "Restaurant" | "Grocery";
 
@@ -57,8 +56,8 @@ export type SearchPlan = {
    * choose how a search reads and never give an answer.
    */
   storedCounts?: Map<string, number>;
-  /** Counts read again once a few seconds old (db.recentCounts): what a sample's share is taken from. */
-  recentCounts?: RecentCounts;
+  /** Counts read again once a few seconds old (db.recentCounts, its type): what a sample's share is taken from. */
+  recentCounts?: (key: string, read: () => Promise<Map<string, number>>) => Promise<Map<string, number>>;
 };
 
 /** What every page statement of a catalogue shares: the columns of each row, and the joins they need. */
