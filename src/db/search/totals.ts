@@ -68,7 +68,7 @@ export type LeadSample = { lead: TagCondition; rest: SearchPlan; share: number }
  * Where every entry of the lead's index is read and hashed (SQLite), `entriesPerRow` of them cost
  * about one row of the catalogue's sample: a lead that would cost more (many values of a common
  * list, on a large catalogue) leaves the catalogue's sample, whose cost does not grow with the
- * catalogue. Where the index holds the entries by their owner's hash (PostgreSQL: Infinity), only
+ * catalogue. Where the index holds the entries by their owner's hash (Infinity, on PostgreSQL), only
  * the kept ones are read.
  */
 export function leadSample(p: SearchPlan, sampledRows: number, entriesPerRow: number): LeadSample | undefined {
