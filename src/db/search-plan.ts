@@ -16,6 +16,12 @@ export type Near = { latitude: number; longitude: number; radiusKm: number };
 /** A box of latitudes and longitude spans (west to east), around a circle (search/cells.ts, conditions.ts). */
 export type Box = { south: number; north: number; spans: [number, number][] };
 
+/**
+ * A page by relevance, and the matches counted up to one past the exact-count limit when ranking
+ * them counted them anyway (totals.ts totalOf takes it as a page statement's total).
+ */
+export type RelevancePage = RawRows & { matchesCounted?: number };
+
 /** Rows skipped, then rows taken. */
 export type Window = { skip: number; take: number };
 
@@ -50,6 +56,8 @@ export type SearchPlan = {
    * choose how a search reads and never give an answer.
    */
   storedCounts?: Map<string, number>;
+  /** Counts read again once a few seconds old (db.recentCounts, its type): what a sample's share is taken from. */
+  recentCounts?: (key: string, read: () => Promise<Map<string, number>>) => Promise<Map<string, number>>;
 };
 
 /** What every page statement of a catalogue shares: the columns of each row, and the joins they need. */
@@ -104,7 +112,9 @@ export type SearchEngine = {
     shape: PageShape,
     window: Window,
     exactMatches?: () => Promise<number | undefined>,
-  ): Promise<RawRows>;
+  ): Promise<RelevancePage>;
+  /** Whether relevancePage counts the matches in the page's statement (its `matchesCounted`). */
+  countsWhileRanking(p: SearchPlan): boolean;
   /** The rows matching the words and every other condition, for an order other than relevance. */
   wordRows(p: SearchPlan, shape: PageShape): Prisma.Sql;
   /** The rows within `circle` (instead of the plan's own) matching every other condition. */

@@ -10,7 +10,9 @@
 // for), and as a prefix the planner priced the word index so high that it read the documents in
 // order. And words within a circle, open at an instant, in a city, found on the search documents'
 // copies of the pattern and city (migration 20261129053000_search_document_opening): replayed with
-// EXPLAIN ANALYZE, no restaurant row is read but the page's. PostgreSQL only: SQLite reads these
+// EXPLAIN ANALYZE, no restaurant row is read but the page's. A relevance page whose ranked documents
+// are all matches counts them itself (no count statement beside it), and a sample takes the
+// table's estimated rows as recently read (no statement for them in every search). PostgreSQL only: SQLite reads these
 // through its R*Tree, rowid windows and FTS5 (src/db/sqlite/search/).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/db/prisma.ts";
@@ -32,6 +34,15 @@ type PlanNode = {
   Plans?: PlanNode[];
 };
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+/** Hands every statement the server's searches send to `record` too. */
+function recordSearches(server: TestServer, record: (sql: Prisma.Sql) => void) {
+  const readSearch = server.db.readSearch;
+  (server.db as { readSearch: typeof readSearch }).readSearch = (sql) => {
+    record(sql);
+    return readSearch(sql);
+  };
+}
 
 describe.skipIf(testProvider() !== "postgres")(
   "PostgreSQL reads a total's sample and a circle's count from an index alone",
@@ -66,11 +77,7 @@ describe.skipIf(testProvider() !== "postgres")(
       expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
       await s.db.prisma.$executeRawUnsafe(`ANALYZE`);
       // Every statement the searches send, with its values, to plan them again below.
-      const readSearch = s.db.readSearch;
-      (s.db as { readSearch: typeof readSearch }).readSearch = (sql) => {
-        sent.push(sql);
-        return readSearch(sql);
-      };
+      recordSearches(s, (sql) => sent.push(sql));
     }, 60_000);
     afterAll(async () => s?.close());
 
@@ -156,14 +163,35 @@ describe.skipIf(testProvider() !== "postgres")(
     });
 
     it("counts words within a circle, and samples them, from the search documents alone", async () => {
-      // "place" is in all 400 titles, all within the circle: past 20, counted, then sampled.
+      // "place" is in all 400 titles, all within the circle: past 20, counted (by the ranked page's
+      // statement, below), then sampled.
       const plans = await plansOf({ search: "place", near: { ...CENTRE, radiusKm: 50 } }, "RELEVANCE");
-      const counts = plans.filter((p) => p.text.includes(`"bounded"`) || p.text.includes("hashtext"));
-      expect(counts.length).toBe(2);
+      const counts = plans.filter((p) => p.text.includes("hashtext"));
+      expect(counts.length).toBe(1);
       for (const count of counts) {
         expect(count.text).toContain(`FROM "RestaurantSearch"`);
         expect(count.text).not.toMatch(/"Restaurant"[^S]/); // no restaurant read to count it
       }
+    });
+
+    it("counts the matches of a relevance page in its own statement, from the ranked documents, when they are all matches", async () => {
+      // Words alone, and words within a circle (the window then the first matches within it): the
+      // page's statement counts its window (400 matches, more than the limit of 20), so no
+      // statement counts them again; the total is then estimated from the sample, as before.
+      for (const filter of [{ search: "place" }, { search: "place", near: { ...CENTRE, radiusKm: 50 } }]) {
+        const plans = await plansOf(filter, "RELEVANCE");
+        expect(
+          plans.filter((p) => p.text.includes(`"bounded"`)).map((p) => p.text),
+          JSON.stringify(filter),
+        ).toEqual([]);
+        const pages = plans.filter((p) => p.text.includes(`"ranked"`));
+        expect(pages.length, JSON.stringify(filter)).toBe(1);
+        expect(pages[0]!.text).toContain(`(SELECT COUNT(*) FROM "ranked")`);
+        expect(plans.filter((p) => p.text.includes("hashtext")).length, JSON.stringify(filter)).toBe(1);
+      }
+      // Another condition the documents do not hold: the ranked documents are not all matches.
+      const tested = await plansOf({ search: "place", minRating: 1 }, "RELEVANCE");
+      expect(tested.filter((p) => p.text.includes(`"bounded"`)).length).toBe(1);
     });
 
     it("reads no restaurant to find which words within a circle are open at an instant, in a city: only the page's", async () => {
@@ -273,6 +301,62 @@ describe.skipIf(testProvider() !== "postgres")(
         );
       expect(tagRowsRead).toBeGreaterThan(0);
       expect(tagRowsRead).toBeLessThan(300);
+    });
+
+    it("reads the rows of a relevance page with another condition in the page's order, until it is full", async () => {
+      // A condition on the restaurant (a minimum rating every one of the 400 meets): the ranked
+      // documents were each joined to their restaurant before the sort (400 read for 5).
+      sent = [];
+      const r = await s.graphql(
+        TOTAL,
+        { f: { search: "place", near: { ...CENTRE, radiusKm: 50 }, minRating: 1 } },
+        token,
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      expect(r.data.restaurants.nodes).toHaveLength(5);
+      const pages = sent.filter((sql) => sql.text.includes(`"ranked"`) && !sql.text.includes(`AS "all"`));
+      expect(pages.length).toBe(1);
+      const [row] = await s.db.prisma.$queryRawUnsafe<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${pages[0]!.text}`,
+        ...pages[0]!.values,
+      );
+      const read = nodesOf(row!["QUERY PLAN"][0].Plan)
+        .filter((n) => n["Relation Name"] === "Restaurant")
+        .reduce(
+          (sum, n) => sum + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 0),
+          0,
+        );
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThanOrEqual(6);
+    });
+
+    it("takes the table's estimated rows for a sample as recently read: once for the searches within the counts' age", async () => {
+      // Another server, whose counts are reused (this file's are not, so that no statement hangs on timing).
+      const reused = await startServer({ SEARCH_EXACT_COUNT_LIMIT: "3", SEARCH_PLAN_COUNTS_MAX_AGE: "60s" });
+      try {
+        const { token: own } = await reused.signUp("sized");
+        for (let i = 0; i < 8; i++) {
+          const r = await reused.graphql(
+            `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
+            { input: { title: `Sized Place ${i}` } },
+            own,
+          );
+          expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+        }
+        let sizeReads = 0;
+        recordSearches(reused, (sql) => void (sizeReads += sql.text.includes("pg_class") ? 1 : 0));
+        const reads = [];
+        for (const search of ["sized", "place", "sized place"]) {
+          const before = sizeReads;
+          const r = await reused.graphql(TOTAL, { f: { search } }, own);
+          expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+          expect([r.data.restaurants.totalCountIsEstimate, r.data.restaurants.totalCount], search).toEqual([true, 8]);
+          reads.push(sizeReads - before);
+        }
+        expect(reads).toEqual([1, 0, 0]);
+      } finally {
+        await reused.close();
+      }
     });
 
     it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {

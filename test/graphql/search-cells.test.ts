@@ -210,7 +210,9 @@ describe("words + near read through map cells", () => {
       expect([...seen].sort(), `pages of ${size}`).toEqual(near);
     }
     // With facets asked, the one statement of the total and facets counts every match: the matches
-    // past the ranked ones are read only when there are more than were ranked.
+    // past the ranked ones are read only when there are more than were ranked. PostgreSQL ranks the
+    // first matches within the circle (all 5 here), SQLite the first matches of the words (the
+    // first two of the 5 among them).
     const faceted = `query($f: RestaurantFilter) { restaurants(filter: $f, first: 2) { totalCount facets { exact cuisines { value count } } nodes { title } } }`;
     const restRead = () =>
       s.sql.some((sql) =>
@@ -227,7 +229,7 @@ describe("words + near read through map cells", () => {
       });
       expect(restaurants.nodes.map((n: { title: string }) => n.title).sort(), text).toEqual(titles);
       expect(restaurants.totalCount, text).toBe(text === "windowword" ? 5 : 1);
-      expect(restRead(), text).toBe(rest);
+      expect(restRead(), text).toBe(rest && testProvider() !== "postgres");
     }
   });
 

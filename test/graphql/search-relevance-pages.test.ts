@@ -118,3 +118,90 @@ describe.each(CATALOGUES)("$field by relevance, words alone", (c) => {
     }
   });
 });
+
+// PostgreSQL counts a relevance page's matches in the page's own statement when every ranked
+// document is a match (words alone, or words within a circle: its window is then the first matches
+// within the circle); SQLite counts them beside. Either way the total is the one the count up to
+// the exact limit gives: exact within it, estimated past it, whichever page is asked.
+describe("the total of a relevance page, and pages within a circle past the rank window", () => {
+  let t: TestServer;
+  let owner: string;
+  const centre = { latitude: 38.72, longitude: -9.14 };
+  const TOTALS = `query($filter: RestaurantFilter, $first: Int, $offset: Int) {
+    restaurants(filter: $filter, first: $first, offset: $offset) { totalCount totalCountIsEstimate nodes { id } pageInfo { hasNextPage } } }`;
+
+  beforeAll(async () => {
+    // A window of 6, larger than the exact limit of 3.
+    t = await startServer({ SEARCH_RANK_WINDOW: "6", SEARCH_EXACT_COUNT_LIMIT: "3" });
+    owner = (await t.signUp("window")).token;
+    // 13 with the word: 10 within 1 km of the centre, 3 far away; and 2 with a rarer word.
+    for (let i = 0; i < 15; i++) {
+      const geo =
+        i < 10
+          ? { latitude: centre.latitude + i * 0.0005, longitude: centre.longitude }
+          : { latitude: 41.15, longitude: -8.61 };
+      const title = i < 13 ? `Clove ${i % 2 ? "House" : "Table"} ${i}` : `Mace Stall ${i}`;
+      const r = await t.graphql(
+        `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
+        {
+          input: {
+            title,
+            description: i < 13 && i % 3 ? "clove and more" : "",
+            acceptsReservations: false,
+            address: { city: "Lisbon", geo },
+          },
+        },
+        owner,
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+    }
+  });
+  afterAll(async () => t?.close());
+
+  async function totals(filter: object, window: { first: number; offset?: number } = { first: 2 }) {
+    const r = await t.graphql(TOTALS, { filter, ...window }, owner);
+    expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+    return r.data.restaurants as {
+      totalCount: number;
+      totalCountIsEstimate: boolean;
+      nodes: { id: string }[];
+      pageInfo: { hasNextPage: boolean };
+    };
+  }
+
+  it("is exact within the limit and estimated past it, on every page, the one past the end included", async () => {
+    const near = { ...centre, radiusKm: 1 };
+    for (const [filter, count, estimate] of [
+      [{ search: "mace" }, 2, false],
+      [{ search: "clove" }, 13, true],
+      [{ search: "clove", near }, 10, true],
+      [{ search: "mace", near }, 0, false],
+    ] as const) {
+      for (const offset of [0, 5, 12, 20]) {
+        const page = await totals(filter, { first: 2, offset });
+        // The sample holds every row of so small a catalogue: the estimate is the count.
+        expect([page.totalCount, page.totalCountIsEstimate], `${JSON.stringify(filter)} from ${offset}`).toEqual([
+          count,
+          estimate,
+        ]);
+      }
+    }
+  });
+
+  it("pages the matches within a circle across the window as a search with another condition does", async () => {
+    const near = { ...centre, radiusKm: 1 };
+    const all = async (filter: object, first: number) => {
+      const ids: string[] = [];
+      for (let offset = 0; offset < 12; offset += first) {
+        const page = await totals(filter, { first, offset });
+        ids.push(...page.nodes.map((n) => n.id));
+        expect(page.pageInfo.hasNextPage, `${first} from ${offset}`).toBe(offset + first < 10);
+      }
+      return ids;
+    };
+    const tested = await all({ search: "clove", near, acceptsReservations: false }, 10);
+    expect(tested).toHaveLength(10);
+    for (const first of [1, 3, 4, 6, 7])
+      expect(await all({ search: "clove", near }, first), `first: ${first}`).toEqual(tested);
+  });
+});

@@ -4,14 +4,13 @@
 // way its order allows (pages.ts); what differs between the databases is the engine's (db.sql.search).
 import type { Db } from "../db.ts";
 import { Prisma } from "../prisma.ts";
-import type { RawRows } from "../raw-rows.ts";
 import { GROCERY, GROCERY_COLUMNS, restaurantSelectList, rowsOf, type RestaurantColumn } from "../reads/columns.ts";
 import { relatedRowsOf, relatedSql, type RestaurantRelations, type RestaurantWithRelated } from "../reads/related.ts";
 import type { GroceryRow } from "../rows.ts";
 import { distanceKm, matchingCatalogueRows } from "./conditions.ts";
 import { GROCERY_FACETS, RESTAURANT_FACETS, searchSummary } from "./facets.ts";
 import { distancePage, GROCERY_NEWEST, orderedPage, ORDERS, readPage, totalInPage } from "./pages.ts";
-import type { Catalogue, Near, PageShape, SearchPlan, TagCondition, Window } from "../search-plan.ts";
+import type { Catalogue, Near, PageShape, RelevancePage, SearchPlan, TagCondition, Window } from "../search-plan.ts";
 import { pageSql } from "./sql.ts";
 import { countPairsOf, farPastLimit, storedCounts } from "./stored-counts.ts";
 import { cellsQuery, wordsQuery } from "./words.ts";
@@ -81,6 +80,7 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
     rowTests,
     openPatterns: q.openAt ? await engine.openPatterns(db, q.openAt) : undefined,
     storedCounts: await storedCountsFor(db, "Restaurant", q),
+    recentCounts: db.recentCounts,
   };
 }
 
@@ -111,25 +111,30 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   // A page read in one statement carries its total; the others (several statements) count it beside.
   // Nor does a search whose total the sample estimates first (stored-counts.ts farPastLimit).
   const total = totalInPage(p, asks.count === true && !ranked && !farPastLimit(p));
-  let page: RawRows | undefined;
-  const summary = searchSummary(db, p, RESTAURANT_FACETS, { inPage: () => total.of(page), facetsAsked: asks.facets });
-  if (asks.count && !total.inPage) void summary.count().catch(() => undefined); // awaited (and its error thrown) by the field
+  // Or the relevance page's statement counts the matches while it ranks them (matchesCounted): no
+  // statement counts them beside it, not even the facets' (past the limit, the facets come from
+  // the sample, and that statement is not sent at all).
+  const byRelevance = q.sort === "RELEVANCE" && p.words !== undefined;
+  let page: RelevancePage | undefined;
+  const summary = searchSummary(db, p, RESTAURANT_FACETS, {
+    inPage: () => total.of(page) ?? page?.matchesCounted,
+    facetsAsked: asks.facets,
+  });
+  const countedWhileRanking = byRelevance && p.engine.countsWhileRanking(p);
+  if (asks.count && !total.inPage && !countedWhileRanking) void summary.count().catch(() => undefined); // awaited (and its error thrown) by the field
   const related = relatedSql(asks, db.sql.json);
   const distance = q.near ? Prisma.sql`, ${distanceKm(q.near)} AS "distanceKm"` : Prisma.empty;
   const shape: PageShape = {
     select: Prisma.sql`${restaurantSelectList(asks.columns)}${related.columns}${distance}`,
     joins: related.joins,
   };
-  const raw =
-    q.sort === "RELEVANCE" && p.words
-      ? await p.engine.relevancePage(db, p, shape, window, summary.exactMatches)
-      : q.sort === "DISTANCE" && q.near
-        ? await distancePage(db, p, q.near, shape, window)
-        : p.words
-          ? await db.readSearch(
-              pageSql(shape, p.engine.wordRows(p, shape), ORDERS[sortOf(q)].sql, window, total.column),
-            )
-          : await orderedPage(db, p, shape, window, ORDERS[sortOf(q)], total.column);
+  const raw: RelevancePage = byRelevance
+    ? await p.engine.relevancePage(db, p, shape, window, summary.exactMatches)
+    : q.sort === "DISTANCE" && q.near
+      ? await distancePage(db, p, q.near, shape, window)
+      : p.words
+        ? await db.readSearch(pageSql(shape, p.engine.wordRows(p, shape), ORDERS[sortOf(q)].sql, window, total.column))
+        : await orderedPage(db, p, shape, window, ORDERS[sortOf(q)], total.column);
   page = raw;
   const rows: RestaurantHit[] = relatedRowsOf(raw, asks, asks.columns);
   if (q.near) {
@@ -155,14 +160,15 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
     tags: q.tags,
     rowTests: [],
     storedCounts: await storedCountsFor(db, "Grocery", q),
+    recentCounts: db.recentCounts,
   };
   const shape: PageShape = { select: GROCERY_COLUMNS, joins: Prisma.empty };
-  const raw =
+  const raw: RelevancePage =
     q.sort === "RELEVANCE" && p.words
       ? await engine.relevancePage(db, p, shape, window)
       : p.words
         ? await db.readSearch(pageSql(shape, engine.wordRows(p, shape), GROCERY_NEWEST, window))
         : await readPage(db, p, window, pageSql(shape, matchingCatalogueRows(p), GROCERY_NEWEST, window));
-  const { count, facets } = searchSummary(db, p, GROCERY_FACETS);
+  const { count, facets } = searchSummary(db, p, GROCERY_FACETS, { inPage: () => raw.matchesCounted });
   return { rows: rowsOf<GroceryRow>(GROCERY, raw), count, facets };
 }

@@ -66,6 +66,17 @@ export function restWindow({ skip, take }: Window, before: number): Window {
   return { skip: Math.max(0, skip - before), take: Math.max(0, take - already) };
 }
 
+/**
+ * A column a page statement carried beside its rows (a count), taken out: its value on the first
+ * row (undefined when there is none), and the rows without it.
+ */
+export function takeColumn(raw: RawRows, name: string): [unknown, RawRows] {
+  const at = raw.names.indexOf(name);
+  if (at < 0) return [undefined, raw];
+  const names = raw.names.filter((_, i) => i !== at);
+  return [raw.rows[0]?.[at], { names, rows: raw.rows.map((row) => row.filter((_, i) => i !== at)) }];
+}
+
 /** One page from two statements' rows, the first's first. */
 export const joined = (first: RawRows, second: RawRows): RawRows => ({
   names: first.names.length ? first.names : second.names,

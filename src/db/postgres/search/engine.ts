@@ -6,7 +6,7 @@ import { titleLike } from "../../search/conditions.ts";
 import type { SearchEngine } from "../../search-plan.ts";
 import { number, query } from "../../search/sql.ts";
 import { nextPrefix } from "../../search/words.ts";
-import { nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";
+import { countsWhileRanking, nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";
 import { countShortcut, countsInPagePass, facetTags, matches, matchingRows, sample } from "./totals.ts";
 
 /**
@@ -75,6 +75,7 @@ export const postgresSearch: SearchEngine = {
   countsTitleMatches: false,
   titleKeys: () => undefined,
   relevancePage,
+  countsWhileRanking,
   wordRows,
   nearRows,
   unwalkedRows,

@@ -93,14 +93,24 @@ export async function sample(db: SqlReader, p: SearchPlan): Promise<Sample> {
   }
   const t = table(p.catalogue);
   const sampled = p.words ? `"${p.catalogue}Search"` : `"${p.catalogue}"`;
+  // The table's estimated rows, as recently read: a statement of its own in every sampled search,
+  // queued behind the search's others in its client's share, for a figure that changes when the
+  // table is analyzed.
+  const estimated = async () =>
+    new Map([
+      [
+        sampled,
+        (
+          await query<{ n: number }>(
+            db,
+            { n: "float" },
+            Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`,
+          )
+        )[0]?.n ?? 1,
+      ],
+    ]);
   const rows =
-    (
-      await query<{ n: number }>(
-        db,
-        { n: "float" },
-        Prisma.sql`SELECT GREATEST(reltuples, 1) AS "n" FROM pg_class WHERE oid = ${sampled}::regclass`,
-      )
-    )[0]?.n ?? 1;
+    (await (p.recentCounts ? p.recentCounts(`pg_class\u0000${sampled}`, estimated) : estimated())).get(sampled) ?? 1;
   // Without words, half the rows: each is tested against every condition (a tag test is an index
   // probe), and 10,000 rows cost twice main's sample of contiguous pages.
   const share = Math.min(1, (p.words ? p.limits.sampleRows : p.limits.sampleRows / 2) / rows);

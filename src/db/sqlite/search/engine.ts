@@ -43,6 +43,7 @@ export const sqliteSearch: SearchEngine = {
   countsTitleMatches: true,
   titleKeys: (p) => (trigramUsable(p) ? trigramKeys(p) : undefined),
   relevancePage,
+  countsWhileRanking: () => false,
   wordRows,
   nearRows,
   unwalkedRows,
