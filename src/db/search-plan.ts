@@ -5,6 +5,8 @@
 import type { Prisma } from "./prisma.ts";
 import type { RawRows, SqlReader } from "./raw-rows.ts";
 import type { SearchLimits } from "../config.ts";
+import type { FacetSpec } from "./search/facets.ts";
+import type { CountRow } from "./search/stored-counts.ts";
 
 export type Catalogue = "Restaurant" | "Grocery";
 
@@ -18,9 +20,13 @@ export type Box = { south: number; north: number; spans: [number, number][] };
 
 /**
  * A page by relevance, and the matches counted up to one past the exact-count limit when ranking
- * them counted them anyway (totals.ts totalOf takes it as a page statement's total).
+ * them counted them anyway (totals.ts totalOf takes it as a page statement's total); `allMatches`:
+ * when the rank window held every match, how many they are and, when asked, their facets' counts.
  */
-export type RelevancePage = RawRows & { matchesCounted?: number };
+export type RelevancePage = RawRows & { matchesCounted?: number; allMatches?: AllMatches };
+
+/** Every match of a search, counted (and faceted: facets.ts facetCounts' rows) by the statement that ranked them. */
+export type AllMatches = { count: number; facets?: CountRow[] };
 
 /** Rows skipped, then rows taken. */
 export type Window = { skip: number; take: number };
@@ -105,13 +111,17 @@ export type SearchEngine = {
   countsTitleMatches: boolean;
   /** The keys of the rows whose title holds the key, from an index, when there is one for it. */
   titleKeys(p: SearchPlan): Prisma.Sql | undefined;
-  /** A page by relevance; `exactMatches`: the search's number of matches, when another statement counts them all anyway. */
+  /**
+   * A page by relevance; `exactMatches`: the search's number of matches, when another statement
+   * counts them all anyway; `facets`: the facets asked, which it may count (its `allMatches`).
+   */
   relevancePage(
     db: SqlReader,
     p: SearchPlan,
     shape: PageShape,
     window: Window,
     exactMatches?: () => Promise<number | undefined>,
+    facets?: FacetSpec,
   ): Promise<RelevancePage>;
   /** Whether relevancePage counts the matches in the page's statement (its `matchesCounted`). */
   countsWhileRanking(p: SearchPlan): boolean;

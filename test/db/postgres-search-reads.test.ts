@@ -53,9 +53,11 @@ describe.skipIf(testProvider() !== "postgres")(
 
     beforeAll(async () => {
       // Past 20 matches a total is estimated; a sample of 100 rows (half of it without words) keeps
-      // an eighth of the 400 by their id's hash.
+      // an eighth of the 400 by their id's hash. A rank window of 100 holds a quarter of them (one
+      // that held them all would count them exactly: search-window-matches.test.ts).
       s = await startServer({
         SEARCH_EXACT_COUNT_LIMIT: "20",
+        SEARCH_RANK_WINDOW: "100",
         SEARCH_SAMPLE_ROWS: "100",
         SEARCH_PLAN_COUNTS_MAX_AGE: "0",
       });
@@ -332,7 +334,11 @@ describe.skipIf(testProvider() !== "postgres")(
 
     it("takes the table's estimated rows for a sample as recently read: once for the searches within the counts' age", async () => {
       // Another server, whose counts are reused (this file's are not, so that no statement hangs on timing).
-      const reused = await startServer({ SEARCH_EXACT_COUNT_LIMIT: "3", SEARCH_PLAN_COUNTS_MAX_AGE: "60s" });
+      const reused = await startServer({
+        SEARCH_EXACT_COUNT_LIMIT: "3",
+        SEARCH_RANK_WINDOW: "4",
+        SEARCH_PLAN_COUNTS_MAX_AGE: "60s",
+      });
       try {
         const { token: own } = await reused.signUp("sized");
         for (let i = 0; i < 8; i++) {

@@ -4,7 +4,7 @@
 // the limit; otherwise counted over the sample and scaled, and said so (`facets.exact: false`).
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
-import { unfiltered, type SearchPlan } from "../search-plan.ts";
+import { unfiltered, type AllMatches, type SearchPlan } from "../search-plan.ts";
 import { query } from "./sql.ts";
 import { COUNT_ROW, countsTable, storedTotalOf, type CountRow } from "./stored-counts.ts";
 import { totalOf, type Total } from "./totals.ts";
@@ -16,7 +16,7 @@ export type FacetValue = { value: string; count: number };
 export type Facets = { exact: boolean; lists: Record<string, FacetValue[]> };
 
 /** The lists a facet counts: a tag kind, or the city column. */
-type FacetSpec = Record<string, string>;
+export type FacetSpec = Record<string, string>;
 export const RESTAURANT_FACETS: FacetSpec = {
   cuisines: "CUISINE",
   categories: "CATEGORY",
@@ -32,8 +32,11 @@ export const GROCERY_FACETS: FacetSpec = { categories: "CATEGORY" };
 const labelOf = (p: SearchPlan, kind: Prisma.Sql, key: Prisma.Sql) =>
   Prisma.sql`(SELECT c."value" FROM ${countsTable(p.catalogue)} c WHERE c."kind" = ${kind} AND c."valueKey" = ${key})`;
 
-/** Per list value, how many of "m" have it (`only`: a condition every count keeps to). */
-function facetCounts(p: SearchPlan, spec: FacetSpec, only: Prisma.Sql = Prisma.raw("TRUE")): Prisma.Sql {
+/**
+ * Per list value, how many of "m" have it (`only`: a condition every count keeps to). "m": each
+ * match's "id", "cityKey" and "city" (and what the engine's facetTags reads).
+ */
+export function facetCounts(p: SearchPlan, spec: FacetSpec, only: Prisma.Sql = Prisma.raw("TRUE")): Prisma.Sql {
   const kinds = Object.values(spec).filter((k) => k !== "CITY");
   const [tagKind, tagKey] = [Prisma.sql`CAST(t."kind" AS TEXT)`, Prisma.sql`t."valueKey"`];
   const parts = [
@@ -108,7 +111,9 @@ async function facetsOf(
   total: () => Promise<Total>,
   matched: () => Promise<MatchedFacets>,
   sampled: () => Promise<SampledFacets>,
+  all?: AllMatches,
 ): Promise<Facets> {
+  if (all?.facets) return { exact: true, lists: facetLists(spec, all.facets, 1) };
   if (unfiltered(p)) {
     const rows = await query<CountRow>(
       db,
@@ -125,24 +130,32 @@ async function facetsOf(
 
 /**
  * A search's total and facets, each read when first asked (`inPage`: the total the page statement
- * carried, totals.ts totalSql). When facets are asked and the total has to be counted over the
- * matching rows themselves (no stored count, no shortcut), one statement reads those rows up to the
- * limit and answers both; past the limit, one statement over the sample estimates both.
+ * carried, totals.ts totalSql; `allMatches`: every match, counted and faceted by the page's
+ * statement, which answers both exactly, past the limit too). When facets are asked and the total
+ * has to be counted over the matching rows themselves (no stored count, no shortcut), one statement
+ * reads those rows up to the limit and answers both; past the limit, one statement over the sample
+ * estimates both.
  */
 export function searchSummary(
   db: SqlReader,
   p: SearchPlan,
   spec: FacetSpec,
-  { inPage, facetsAsked = false }: { inPage?: () => number | undefined; facetsAsked?: boolean } = {},
+  {
+    inPage,
+    allMatches,
+    facetsAsked = false,
+  }: { inPage?: () => number | undefined; allMatches?: () => AllMatches | undefined; facetsAsked?: boolean } = {},
 ) {
   const together = facetsAsked && !storedTotalOf(p) && !p.engine.countShortcut(p, true);
   const matched = once(() => matchedFacets(db, p, spec));
   const sampled = once(() => sampledFacets(db, p, spec));
   // With facets asked, an estimated total comes from the same statement as the sampled facets.
   const fromSample = facetsAsked ? async () => (await sampled()).total : undefined;
-  const count = once(async () =>
-    totalOf(db, p, inPage?.() ?? (together ? (await matched()).count : undefined), fromSample),
-  );
+  const count = once(async (): Promise<Total> => {
+    const all = allMatches?.();
+    if (all) return { count: all.count, estimate: false };
+    return totalOf(db, p, inPage?.() ?? (together ? (await matched()).count : undefined), fromSample);
+  });
   // The exact number of matches, when the one statement for the total and facets counts them all.
   const exactMatches = together
     ? async () => {
@@ -150,7 +163,8 @@ export function searchSummary(
         return n <= p.limits.exactCountLimit ? n : undefined;
       }
     : undefined;
-  return { count, facets: once(() => facetsOf(db, p, spec, count, matched, sampled)), exactMatches };
+  const facets = once(() => facetsOf(db, p, spec, count, matched, sampled, allMatches?.()));
+  return { count, facets, exactMatches };
 }
 
 /** The promise of the first call, shared by the later ones. */

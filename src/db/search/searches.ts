@@ -118,6 +118,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   let page: RelevancePage | undefined;
   const summary = searchSummary(db, p, RESTAURANT_FACETS, {
     inPage: () => total.of(page) ?? page?.matchesCounted,
+    allMatches: () => page?.allMatches,
     facetsAsked: asks.facets,
   });
   const countedWhileRanking = byRelevance && p.engine.countsWhileRanking(p);
@@ -129,7 +130,14 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
     joins: related.joins,
   };
   const raw: RelevancePage = byRelevance
-    ? await p.engine.relevancePage(db, p, shape, window, summary.exactMatches)
+    ? await p.engine.relevancePage(
+        db,
+        p,
+        shape,
+        window,
+        summary.exactMatches,
+        asks.facets ? RESTAURANT_FACETS : undefined,
+      )
     : q.sort === "DISTANCE" && q.near
       ? await distancePage(db, p, q.near, shape, window)
       : p.words
@@ -169,6 +177,9 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
       : p.words
         ? await db.readSearch(pageSql(shape, engine.wordRows(p, shape), GROCERY_NEWEST, window))
         : await readPage(db, p, window, pageSql(shape, matchingCatalogueRows(p), GROCERY_NEWEST, window));
-  const { count, facets } = searchSummary(db, p, GROCERY_FACETS, { inPage: () => raw.matchesCounted });
+  const { count, facets } = searchSummary(db, p, GROCERY_FACETS, {
+    inPage: () => raw.matchesCounted,
+    allMatches: () => raw.allMatches,
+  });
   return { rows: rowsOf<GroceryRow>(GROCERY, raw), count, facets };
 }
