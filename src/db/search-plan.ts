@@ -147,7 +147,7 @@ export type SearchEngine = {
   countShortcut(p: SearchPlan, besideFacets?: boolean): Prisma.Sql | undefined;
   /** The fixed sample totals and facets are estimated from; `countOnly`: "m" is only counted. */
   sample(db: SqlReader, p: SearchPlan, options: { countOnly?: boolean }): Promise<Sample>;
-  /** "m" joined to the list values of these kinds of each of its rows, as t (kind, valueKey, value). */
+  /** The list values of these kinds of "m"'s rows, as t (kind, valueKey, value, n: how many of the rows have it). */
   facetTags(p: SearchPlan, kinds: string[]): Prisma.Sql;
 };
 

@@ -40,7 +40,7 @@ export function facetCounts(p: SearchPlan, spec: FacetSpec, only: Prisma.Sql = P
   const kinds = Object.values(spec).filter((k) => k !== "CITY");
   const [tagKind, tagKey] = [Prisma.sql`CAST(t."kind" AS TEXT)`, Prisma.sql`t."valueKey"`];
   const parts = [
-    Prisma.sql`SELECT ${tagKind} AS "kind", ${tagKey} AS "valueKey", COALESCE(${labelOf(p, tagKind, tagKey)}, MIN(t."value")) AS "value", COUNT(*) AS "n"
+    Prisma.sql`SELECT ${tagKind} AS "kind", ${tagKey} AS "valueKey", COALESCE(${labelOf(p, tagKind, tagKey)}, MIN(t."value")) AS "value", CAST(SUM(t."n") AS INTEGER) AS "n"
       FROM ${p.engine.facetTags(p, kinds)} WHERE ${only} GROUP BY t."kind", t."valueKey"`,
   ];
   if (Object.values(spec).includes("CITY")) {

@@ -171,20 +171,24 @@ const hashedUnder = (share: number, key: string) =>
 const DOCUMENT_FACET_KINDS = ["CUISINE", "CATEGORY", "PRICE_RANGE"];
 
 /**
- * "m" joined to its rows' list values of these kinds. When "m" is search documents (documentMatchesOnly),
- * from their "facetKeys" ('KIND:valueKey'; the label is the stored one, facets.ts): reading them
- * from "RestaurantTag" probed its key for every match and kind (1,069 matches: 13,953 buffers).
- * Otherwise each match's values are read by its key (LATERAL): the planner otherwise scanned every tag row.
+ * The list values of these kinds of "m"'s rows, as t (kind, valueKey, value, n: how many rows have
+ * it). When "m" is search documents (documentMatchesOnly), counted from their "facetKeys"
+ * ('KIND:valueKey'; the label is the stored one, facets.ts), each key grouped before it is split:
+ * read from "RestaurantTag", the facets of "pizza" near Lisbon (1,069 matches at 1,000,000
+ * restaurants) probed its key for every match and kind (13,953 buffers), and split key by key
+ * (8,488 keys of 1,930 matches) they took 16 ms, grouped first 2 ms. Otherwise each match's values
+ * are read by its key (LATERAL): the planner otherwise scanned every tag row.
  */
 export function facetTags(p: SearchPlan, kinds: string[]): Prisma.Sql {
   if (p.catalogue === "Restaurant" && documentsAlone(p) && kinds.every((k) => DOCUMENT_FACET_KINDS.includes(k))) {
     const kind = Prisma.sql`split_part(k."key", ':', 1)`;
     const valueKey = Prisma.sql`substr(k."key", strpos(k."key", ':') + 1)`;
-    return Prisma.sql`"m" CROSS JOIN LATERAL (SELECT ${kind} AS "kind", ${valueKey} AS "valueKey", ${valueKey} AS "value"
-          FROM unnest("m"."facetKeys") k("key") WHERE ${kind} IN (${Prisma.join(kinds)})) t`;
+    return Prisma.sql`(SELECT ${kind} AS "kind", ${valueKey} AS "valueKey", ${valueKey} AS "value", k."n"
+          FROM (SELECT "key", COUNT(*) AS "n" FROM (SELECT unnest("m"."facetKeys") AS "key" FROM "m") u GROUP BY "key") k
+          WHERE ${kind} IN (${Prisma.join(kinds)})) t`;
   }
   const tags = Prisma.raw(`"${p.catalogue}Tag"`);
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
-  return Prisma.sql`"m" CROSS JOIN LATERAL (SELECT x."kind", x."valueKey", x."value" FROM ${tags} x
+  return Prisma.sql`"m" CROSS JOIN LATERAL (SELECT x."kind", x."valueKey", x."value", 1 AS "n" FROM ${tags} x
           WHERE x.${owner} = "m"."id" AND x."kind" IN (${Prisma.join(kinds)}) OFFSET 0) t`;
 }

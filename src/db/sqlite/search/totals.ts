@@ -178,10 +178,10 @@ const hashOf = (key: string) => `((${key} * 2654435761) % 4294967296)`;
 const hashedUnder = (share: number, key: string) =>
   share >= 1 ? [] : [Prisma.sql`${Prisma.raw(hashOf(key))} < ${integerKey(Math.floor(share * HASH_RANGE))}`];
 
-/** "m" joined to its rows' list values of these kinds. */
+/** "m" joined to its rows' list values of these kinds, each row's once (n: 1). */
 export function facetTags(p: SearchPlan, kinds: string[]): Prisma.Sql {
   const tags = Prisma.raw(`"${p.catalogue}Tag"`);
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
   // "m" first (CROSS JOIN), each row's values read by its key: the planner read every value of the kinds.
-  return Prisma.sql`"m" CROSS JOIN ${tags} t ON t.${owner} = "m"."id" AND t."kind" IN (${Prisma.join(kinds)})`;
+  return Prisma.sql`"m" CROSS JOIN (SELECT *, 1 AS "n" FROM ${tags}) t ON t.${owner} = "m"."id" AND t."kind" IN (${Prisma.join(kinds)})`;
 }
