@@ -365,6 +365,19 @@ describe.skipIf(testProvider() !== "postgres")(
       }
     });
 
+    it("keeps 1,000 histogram entries of the titles a substring is looked for in (migration 20261129121000)", async () => {
+      // With the default 100, "pizz" (0.7% of the titles) at 1,000,000 restaurants was estimated
+      // at 93 rows, and its newest 20 were found by reading and sorting all 7,182.
+      const rows = await s.db.prisma.$queryRawUnsafe<{ table: string; target: number }[]>(
+        `SELECT c."relname" AS "table", a."attstattarget" AS "target" FROM pg_attribute a JOIN pg_class c ON c."oid" = a."attrelid"
+        WHERE c."relname" IN ('Restaurant', 'Grocery') AND a."attname" = 'titleSearch' ORDER BY 1`,
+      );
+      expect(rows.map((r) => [r.table, Number(r.target)])).toEqual([
+        ["Grocery", 1000],
+        ["Restaurant", 1000],
+      ]);
+    });
+
     it("counts a circle's rows up to the limit from the (latitude, longitude) index alone, in its order", async () => {
       const plans = await plansOf({ near: { ...CENTRE, radiusKm: 50 } }, "RATING");
       const counts = plans.filter((p) => p.text.includes(`LIMIT 21`) && !p.text.includes("hashtext"));
