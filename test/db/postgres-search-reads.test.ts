@@ -11,8 +11,8 @@
 // order. And words within a circle, open at an instant, in a city, found on the search documents'
 // copies of the pattern and city (migration 20261129053000_search_document_opening): replayed with
 // EXPLAIN ANALYZE, no restaurant row is read but the page's. A relevance page whose ranked documents
-// are all matches counts them itself (no count statement beside it), and a sample takes the
-// table's estimated rows as recently read (no statement for them in every search). PostgreSQL only: SQLite reads these
+// are all matches counts them itself (no count statement beside it); a sample takes the table's
+// estimated rows as recently read (test/graphql/search-sample-size.test.ts). PostgreSQL only: SQLite reads these
 // through its R*Tree, rowid windows and FTS5 (src/db/sqlite/search/).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/db/prisma.ts";
@@ -330,39 +330,6 @@ describe.skipIf(testProvider() !== "postgres")(
         );
       expect(read).toBeGreaterThan(0);
       expect(read).toBeLessThanOrEqual(6);
-    });
-
-    it("takes the table's estimated rows for a sample as recently read: once for the searches within the counts' age", async () => {
-      // Another server, whose counts are reused (this file's are not, so that no statement hangs on timing).
-      const reused = await startServer({
-        SEARCH_EXACT_COUNT_LIMIT: "3",
-        SEARCH_RANK_WINDOW: "4",
-        SEARCH_PLAN_COUNTS_MAX_AGE: "60s",
-      });
-      try {
-        const { token: own } = await reused.signUp("sized");
-        for (let i = 0; i < 8; i++) {
-          const r = await reused.graphql(
-            `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
-            { input: { title: `Sized Place ${i}` } },
-            own,
-          );
-          expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-        }
-        let sizeReads = 0;
-        recordSearches(reused, (sql) => void (sizeReads += sql.text.includes("pg_class") ? 1 : 0));
-        const reads = [];
-        for (const search of ["sized", "place", "sized place"]) {
-          const before = sizeReads;
-          const r = await reused.graphql(TOTAL, { f: { search } }, own);
-          expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-          expect([r.data.restaurants.totalCountIsEstimate, r.data.restaurants.totalCount], search).toEqual([true, 8]);
-          reads.push(sizeReads - before);
-        }
-        expect(reads).toEqual([1, 0, 0]);
-      } finally {
-        await reused.close();
-      }
     });
 
     it("keeps 1,000 histogram entries of the titles a substring is looked for in (migration 20261129121000)", async () => {

@@ -105,9 +105,18 @@ export async function sample(db: SqlReader, p: SearchPlan, { countOnly = false }
   const t = table(p.catalogue);
   const keyed = Boolean(p.words);
   const keys = keyed ? searchRows(p.catalogue) : t;
-  const last =
-    (await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COALESCE(MAX("rowid"), 0) AS "n" FROM ${keys}`))[0]
-      ?.n ?? 0;
+  // The last key, as recently read (as PostgreSQL's table size: one statement fewer in most searches).
+  const name = keyed ? `${p.catalogue}SearchRow` : p.catalogue;
+  const lastKey = async () =>
+    new Map([
+      [
+        name,
+        (
+          await query<{ n: number }>(db, { n: "int" }, Prisma.sql`SELECT COALESCE(MAX("rowid"), 0) AS "n" FROM ${keys}`)
+        )[0]?.n ?? 0,
+      ],
+    ]);
+  const last = (await (p.recentCounts ? p.recentCounts(`last key\u0000${name}`, lastKey) : lastKey())).get(name) ?? 0;
   // Only the words' matches are read, so their sample spans 10 times the rows.
   const wanted = Math.max(1, Math.ceil((keyed ? 10 : 1) * p.limits.sampleRows));
   if (wanted >= last) {
