@@ -5,8 +5,6 @@
 import type { Prisma } from "./prisma.ts";
 import type { RawRows, SqlReader } from "./raw-rows.ts";
 import type { SearchLimits } from "../config.ts";
-import type { FacetSpec } from "./search/facets.ts";
-import type { CountRow } from "./search/stored-counts.ts";
 
 export type Catalogue = "Restaurant" | "Grocery";
 
@@ -24,6 +22,12 @@ export type Box = { south: number; north: number; spans: [number, number][] };
  * when the rank window held every match, how many they are and, when asked, their facets' counts.
  */
 export type RelevancePage = RawRows & { matchesCounted?: number; allMatches?: AllMatches };
+
+/** One list value's (or city's) count among rows, as the facets' and stored counts' statements read it. */
+export type CountRow = { kind: string; valueKey: string; value: string; n: number };
+
+/** The lists facets count, by facet name: a tag kind, or the city column ("CITY"). */
+export type FacetSpec = Record<string, string>;
 
 /** Every match of a search, counted (and faceted: facets.ts facetCounts' rows) by the statement that ranked them. */
 export type AllMatches = { count: number; facets?: CountRow[] };

@@ -4,9 +4,9 @@
 // the limit; otherwise counted over the sample and scaled, and said so (`facets.exact: false`).
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
-import { unfiltered, type AllMatches, type SearchPlan } from "../search-plan.ts";
+import { unfiltered, type AllMatches, type CountRow, type FacetSpec, type SearchPlan } from "../search-plan.ts";
 import { query } from "./sql.ts";
-import { COUNT_ROW, countsTable, storedTotalOf, type CountRow } from "./stored-counts.ts";
+import { COUNT_ROW, countsTable, storedTotalOf } from "./stored-counts.ts";
 import { totalOf, type Total } from "./totals.ts";
 
 /** Values each facet lists, most frequent first. */
@@ -15,8 +15,6 @@ export const FACET_VALUES = 20;
 export type FacetValue = { value: string; count: number };
 export type Facets = { exact: boolean; lists: Record<string, FacetValue[]> };
 
-/** The lists a facet counts: a tag kind, or the city column. */
-export type FacetSpec = Record<string, string>;
 export const RESTAURANT_FACETS: FacetSpec = {
   cuisines: "CUISINE",
   categories: "CATEGORY",

@@ -10,10 +10,9 @@
 import type { RecentCounts } from "../db.ts";
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
-import { rowTestCount, type Catalogue, type SearchPlan, type TagCondition } from "../search-plan.ts";
+import { rowTestCount, type Catalogue, type CountRow, type SearchPlan, type TagCondition } from "../search-plan.ts";
 import { query } from "./sql.ts";
 
-export type CountRow = { kind: string; valueKey: string; value: string; n: number };
 export const COUNT_ROW = { kind: "text", valueKey: "text", value: "text", n: "int" } as const;
 export const countsTable = (catalogue: Catalogue) => Prisma.raw(`"${catalogue}FacetCount"`);
 

@@ -2,10 +2,11 @@
 import { Prisma } from "../../prisma.ts";
 import { conditionsOf, filteredRows } from "../../search/conditions.ts";
 import type { RawRows } from "../../raw-rows.ts";
-import { facetCounts, type FacetSpec } from "../../search/facets.ts";
-import type { CountRow } from "../../search/stored-counts.ts";
+import { facetCounts } from "../../search/facets.ts";
 import {
   type AllMatches,
+  type CountRow,
+  type FacetSpec,
   type Near,
   type PageShape,
   type RelevancePage,
