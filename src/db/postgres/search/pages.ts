@@ -89,14 +89,13 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
     : Prisma.sql`(SELECT * FROM ${passing} ORDER BY "rank", "id") "ranked"`;
   const countColumn = Prisma.raw(`, (SELECT COUNT(*) FROM "ranked") AS "${RANKED_COUNT}"`);
   const [withFacets, facetsColumn] = faceted ? facetsInWindow(p, faceted) : [Prisma.empty, Prisma.empty];
-  const [carried, [carriedFacets, page]] = ((raw) => {
-    const [count, rest] = takeColumn(raw, RANKED_COUNT);
-    return [count, takeColumn(rest, WINDOW_FACETS)] as const;
-  })(
+  const [carried, uncounted] = takeColumn(
     await db.readSearch(
       Prisma.sql`${ranked}${withFacets} ${pageSql(shape, rankedRows(shape, leading), Prisma.sql`"ranked"."rank", "ranked"."id"`, rowsWindow, countsWhileRanking(p) ? Prisma.sql`${countColumn}${facetsColumn}` : Prisma.empty)}`,
     ),
+    RANKED_COUNT,
   );
+  const [carriedFacets, page] = takeColumn(uncounted, WINDOW_FACETS);
   // No row to carry the count: none ranked when the page starts at the first.
   const rankedMatches =
     carried !== undefined ? Number(carried) : countsWhileRanking(p) && window.skip === 0 ? 0 : undefined;
