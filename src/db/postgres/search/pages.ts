@@ -160,9 +160,8 @@ const windowFacetColumns = (p: SearchPlan) => (p.catalogue === "Restaurant" ? [`
 
 /**
  * The facets of the ranked window, counted in the page's statement when the window is not full (it
- * then holds every match): "m" as facetCounts reads it, and the column of their rows as JSON. The
- * facets' own statement read the same documents again from the words' index (a third to a half of
- * the request's database time for "pizza" near Lisbon, open now, at 1,000,000 restaurants).
+ * then holds every match): "m" as facetCounts reads it, and the column of their rows as JSON. A
+ * statement of their own read the same documents again from the words' index.
  */
 function facetsInWindow(p: SearchPlan, facets: FacetSpec): [Prisma.Sql, Prisma.Sql] {
   const cityKey = Prisma.raw(p.catalogue === "Restaurant" ? `"citySearch"` : "CAST(NULL AS TEXT)");

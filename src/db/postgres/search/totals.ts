@@ -173,11 +173,11 @@ const DOCUMENT_FACET_KINDS = ["CUISINE", "CATEGORY", "PRICE_RANGE"];
 /**
  * The list values of these kinds of "m"'s rows, as t (kind, valueKey, value, n: how many rows have
  * it). When "m" is search documents (documentMatchesOnly), counted from their "facetKeys"
- * ('KIND:valueKey'; the label is the stored one, facets.ts), each key grouped before it is split:
- * read from "RestaurantTag", the facets of "pizza" near Lisbon (1,069 matches at 1,000,000
- * restaurants) probed its key for every match and kind (13,953 buffers), and split key by key
- * (8,488 keys of 1,930 matches) they took 16 ms, grouped first 2 ms. Otherwise each match's values
- * are read by its key (LATERAL): the planner otherwise scanned every tag row.
+ * ('KIND:valueKey'; the label is the stored one, facets.ts), each key grouped before it is split
+ * (splitting every key cost more than the grouping): probing "RestaurantTag" for every match and
+ * kind cost several times the matches' own reads (docs/performance.md, "Facets counted while
+ * ranked"). Otherwise each match's values are read by its key (LATERAL): the planner otherwise
+ * scanned every tag row.
  */
 export function facetTags(p: SearchPlan, kinds: string[]): Prisma.Sql {
   if (p.catalogue === "Restaurant" && documentsAlone(p) && kinds.every((k) => DOCUMENT_FACET_KINDS.includes(k))) {
