@@ -1,7 +1,8 @@
 // A search's facets (per list value and city, how many matches have it), and the summary that
 // answers a search's total and facets together, each read when first asked. Facets of the whole
 // catalogue come from the stored counts; exact over the matches when the total is exact and within
-// the limit; otherwise counted over the sample and scaled, and said so (`facets.exact: false`).
+// the limit, or when the relevance page's statement ranked every match (PostgreSQL); otherwise
+// counted over the sample and scaled, and said so (`facets.exact: false`).
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { unfiltered, type AllMatches, type CountRow, type FacetSpec, type SearchPlan } from "../search-plan.ts";

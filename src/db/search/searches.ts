@@ -113,7 +113,8 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
   const total = totalInPage(p, asks.count === true && !ranked && !farPastLimit(p));
   // Or the relevance page's statement counts the matches while it ranks them (matchesCounted): no
   // statement counts them beside it, not even the facets' (past the limit, the facets come from
-  // the sample, and that statement is not sent at all).
+  // the sample, and that statement is not sent at all). When it ranked every match (allMatches),
+  // it answers the total exactly and, asked, the facets too.
   const byRelevance = q.sort === "RELEVANCE" && p.words !== undefined;
   let page: RelevancePage | undefined;
   const summary = searchSummary(db, p, RESTAURANT_FACETS, {

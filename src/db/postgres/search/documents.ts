@@ -75,3 +75,19 @@ export function rowsLedBy(p: SearchPlan, leading: Prisma.Sql, alias: string): Pr
   const tests = whereAll([Prisma.sql`${t}."id" = ${Prisma.raw(alias)}."id"`, ...conditionsOf(p, true)]);
   return Prisma.sql`FROM ${leading} CROSS JOIN LATERAL (SELECT ${t}.* FROM ${t} ${tests} OFFSET 0) ${t}`;
 }
+
+/**
+ * What a search document gives the totals' and facets' "m" beside its owner's id: the city key and
+ * the facet keys (migration 20261129120000_search_document_facets) of a restaurant; nothing of a
+ * grocery. The city's spelling is left to the facets' label (facets.ts reads it for a city without one).
+ */
+export const documentFacetColumns = (p: SearchPlan, alias: string) =>
+  Prisma.raw(
+    p.catalogue === "Restaurant"
+      ? `${alias}."citySearch" AS "cityKey", CAST(NULL AS TEXT) AS "city", ${alias}."facetKeys"`
+      : `CAST(NULL AS TEXT) AS "cityKey", CAST(NULL AS TEXT) AS "city"`,
+  );
+
+/** The columns of a restaurant's document documentFacetColumns reads, to carry beside its id. */
+export const facetColumnsCarried = (p: SearchPlan): string[] =>
+  p.catalogue === "Restaurant" ? [`"citySearch"`, `"facetKeys"`] : [];

@@ -31,11 +31,13 @@ import {
   afterDocuments,
   documentColumns,
   documentConditions,
+  documentFacetColumns,
   documentMatches,
   documentRank,
   documentsAlone,
   documentsTable,
   documentTests,
+  facetColumnsCarried,
   rowsLedBy,
 } from "./documents.ts";
 import { matchingRows } from "./totals.ts";
@@ -66,7 +68,7 @@ export const relevancePage: SearchEngine["relevancePage"] = async (db, p, shape,
   // With facets asked, the window carries what they count (facetsInWindow).
   const faceted = facets && countsWhileRanking(p) ? facets : undefined;
   const copies = Prisma.raw(
-    [...(afterWindow.length ? documentColumns(p) : []), ...(faceted ? windowFacetColumns(p) : [])]
+    [...(afterWindow.length ? documentColumns(p) : []), ...(faceted ? facetColumnsCarried(p) : [])]
       .map((column) => `, "m".${column}`)
       .join(""),
   );
@@ -155,20 +157,15 @@ const RANKED_COUNT = "rankedCount";
 /** The column of a page statement that holds the facets' counts of its window, when that is every match. */
 const WINDOW_FACETS = "windowFacets";
 
-/** The columns of a search document the facets count (facets.ts facetCounts, totals.ts facetTags). */
-const windowFacetColumns = (p: SearchPlan) => (p.catalogue === "Restaurant" ? [`"citySearch"`, `"facetKeys"`] : []);
-
 /**
  * The facets of the ranked window, counted in the page's statement when the window is not full (it
  * then holds every match): "m" as facetCounts reads it, and the column of their rows as JSON. A
  * statement of their own read the same documents again from the words' index.
  */
 function facetsInWindow(p: SearchPlan, facets: FacetSpec): [Prisma.Sql, Prisma.Sql] {
-  const cityKey = Prisma.raw(p.catalogue === "Restaurant" ? `"citySearch"` : "CAST(NULL AS TEXT)");
-  const facetKeys = Prisma.raw(p.catalogue === "Restaurant" ? `, "facetKeys"` : "");
   const rows = Prisma.sql`SELECT json_agg(json_build_array(f."kind", f."valueKey", f."value", f."n")) FROM (${facetCounts(p, facets)}) f`;
   return [
-    Prisma.sql`, "m" AS (SELECT "id", ${cityKey} AS "cityKey", CAST(NULL AS TEXT) AS "city"${facetKeys} FROM "ranked")`,
+    Prisma.sql`, "m" AS (SELECT "id", ${documentFacetColumns(p, `"ranked"`)} FROM "ranked")`,
     Prisma.sql`, CASE WHEN (SELECT COUNT(*) FROM "ranked") < ${Prisma.raw(String(p.limits.rankWindow))} THEN (${rows}) END AS "${Prisma.raw(WINDOW_FACETS)}"`,
   ];
 }

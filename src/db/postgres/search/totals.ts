@@ -7,7 +7,14 @@ import { rowTestCount, wordsAlone, type Sample, type SearchPlan, type TagConditi
 import { OWNER_KEY, query, table, whereAll } from "../../search/sql.ts";
 import { countKey, storedTotalOf } from "../../search/stored-counts.ts";
 import { leadRows, leadSample, ledCount, sampleSelect } from "../../search/totals.ts";
-import { afterDocuments, documentsAlone, documentsTable, documentTests, rowsLedBy } from "./documents.ts";
+import {
+  afterDocuments,
+  documentFacetColumns,
+  documentsAlone,
+  documentsTable,
+  documentTests,
+  rowsLedBy,
+} from "./documents.ts";
 
 /** The rows matching every condition: with words, led by the search documents; else as the planner reads them. */
 export function matchingRows(p: SearchPlan): Prisma.Sql {
@@ -18,13 +25,11 @@ export function matchingRows(p: SearchPlan): Prisma.Sql {
 }
 
 /**
- * The matching documents as a total's or the facets' "m" (id, city key, city), when they hold
- * every condition: no row of the catalogue read. The city's spelling is left to the facets' label
- * (facets.ts reads it for a city without one). `tests`: more tests of the document (a sample's hash).
+ * The matching documents as a total's or the facets' "m", when they hold every condition: no row
+ * of the catalogue read. `tests`: more tests of the document (a sample's hash).
  */
 const documentMatchesOnly = (p: SearchPlan, tests: Prisma.Sql[] = []) =>
-  Prisma.sql`SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "id",
-    ${Prisma.raw(p.catalogue === "Restaurant" ? `"m"."citySearch"` : "CAST(NULL AS TEXT)")} AS "cityKey", CAST(NULL AS TEXT) AS "city"${Prisma.raw(p.catalogue === "Restaurant" ? `, "m"."facetKeys"` : "")}
+  Prisma.sql`SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "id", ${documentFacetColumns(p, `"m"`)}
     FROM ${documentsTable(p.catalogue)} "m" ${whereAll([...tests, ...documentTests(p, `"m"`)])}`;
 
 /** Every match as "m": from the search documents alone when they hold every condition. */
