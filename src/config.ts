@@ -60,7 +60,8 @@ const databaseUrl = z
  * matches counted one by one (past it, totals and facets are estimated from a sample of about
  * `sampleRows` rows); `walkBudget`: rows a page may expect to test walking its order's index;
  * `shallowPageRows` (PostgreSQL): a page of the whole catalogue ending within this many rows reads
- * on Prisma's pool; `planCountsMaxAgeMs`: how long the stored counts a plan reads are reused.
+ * on Prisma's pool; `planCountsMaxAgeMs`: how long the stored counts a plan reads are reused;
+ * `estimatesMaxAgeMs`: how long a search's estimated total and facets are reused by the same search.
  */
 export type SearchLimits = {
   rankWindow: number;
@@ -69,6 +70,7 @@ export type SearchLimits = {
   walkBudget: number;
   shallowPageRows: number;
   planCountsMaxAgeMs: number;
+  estimatesMaxAgeMs: number;
 };
 
 /** The search limits of a database opened without them (commands, tests): the settings' defaults. */
@@ -79,6 +81,7 @@ export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
   walkBudget: 20_000,
   shallowPageRows: 200,
   planCountsMaxAgeMs: 5_000,
+  estimatesMaxAgeMs: 5_000,
 };
 
 /** What S3_BUCKET and S3_PREFIX accept (and copy-data's --uploads-to s3://bucket/prefix/). */
@@ -136,6 +139,10 @@ const schema = z.object({
   SEARCH_WALK_BUDGET: integer(DEFAULT_SEARCH_LIMITS.walkBudget, 100, 10_000_000),
   SEARCH_SHALLOW_PAGE_ROWS: integer(DEFAULT_SEARCH_LIMITS.shallowPageRows, 0, 100_000),
   SEARCH_PLAN_COUNTS_MAX_AGE: duration(`${DEFAULT_SEARCH_LIMITS.planCountsMaxAgeMs}ms`, { allowZero: true }),
+  SEARCH_ESTIMATES_MAX_AGE: duration(`${DEFAULT_SEARCH_LIMITS.estimatesMaxAgeMs}ms`, { allowZero: true }).refine(
+    (ms) => ms <= 60_000,
+    "must be at most 1m: an estimate older than that may no longer be within its error",
+  ),
   BODY_LIMIT_BYTES: integer(1024 * 1024, 1024, 100 * 1024 * 1024),
   RATE_LIMIT_MAX: integer(600, 0, 1_000_000),
   RATE_LIMIT_WINDOW: duration("1m"),
@@ -567,6 +574,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         walkBudget: s.SEARCH_WALK_BUDGET,
         shallowPageRows: s.SEARCH_SHALLOW_PAGE_ROWS,
         planCountsMaxAgeMs: s.SEARCH_PLAN_COUNTS_MAX_AGE,
+        estimatesMaxAgeMs: s.SEARCH_ESTIMATES_MAX_AGE,
       },
     },
     uploadDir: path.resolve(s.UPLOAD_DIR),

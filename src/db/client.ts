@@ -8,6 +8,7 @@ import { WriteHealth } from "./health/write-health.ts";
 import { postgresDialect } from "./postgres/dialect.ts";
 import { DEFAULT_SEARCH_LIMITS } from "../config.ts";
 import { createRecentCounts } from "./search/stored-counts.ts";
+import { createRecentEstimates } from "./search/recent-estimates.ts";
 import { sqliteDialect } from "./sqlite/dialect.ts";
 
 const DIALECTS: Record<Dialect, DialectModule> = { sqlite: sqliteDialect, postgres: postgresDialect };
@@ -41,6 +42,7 @@ export function createDb(options: DatabaseOptions): Db {
         ]);
       }),
     recentCounts: createRecentCounts(searchLimits.planCountsMaxAgeMs),
+    recentEstimates: createRecentEstimates(searchLimits.estimatesMaxAgeMs),
     close,
   };
 }

@@ -9,7 +9,7 @@ import type { WriteFailure, WriteHealth } from "./health/write-health.ts";
 import type { Prisma, PrismaClient, QueryListener } from "./prisma.ts";
 import type { RawRows, SqlReader } from "./raw-rows.ts";
 import type { CommentWithAuthor, NewComment } from "./rows.ts";
-import type { SearchEngine } from "./search-plan.ts";
+import type { RecentEstimates, SearchEngine } from "./search-plan.ts";
 
 export type DatabaseOptions = Config["database"] & {
   /** Called with each SQL statement sent (tests count them; metrics time them). */
@@ -35,6 +35,8 @@ export type Db = SqlReader & {
   checkWrites(): Promise<WriteFailure | null>;
   /** The stored counts searches were planned by lately, reused for a few seconds (search/stored-counts.ts). */
   readonly recentCounts: RecentCounts;
+  /** The estimates searches answered lately, reused by the same search for a few seconds (search/recent-estimates.ts). */
+  readonly recentEstimates: RecentEstimates;
   /** Closes every connection (and SQLite's reader threads). */
   close(): Promise<void>;
 };

@@ -32,6 +32,19 @@ export type FacetSpec = Record<string, string>;
 /** Every match of a search, counted (and faceted: facets.ts facetCounts' rows) by the statement that ranked them. */
 export type AllMatches = { count: number; facets?: CountRow[] };
 
+/** One value a facet lists, with how many matches have it. */
+export type FacetValue = { value: string; count: number };
+
+/** What a search answered from its sample, past the exact-count limit: its total, and its facets when asked. */
+export type Estimate = { total?: number; lists?: Record<string, FacetValue[]> };
+
+/** The estimates searches answered lately, by search (search/recent-estimates.ts). */
+export type RecentEstimates = {
+  get(key: string): Estimate | undefined;
+  /** Adds to the search's estimate (its total, or its facets). */
+  keep(key: string, part: Estimate): void;
+};
+
 /** Rows skipped, then rows taken. */
 export type Window = { skip: number; take: number };
 
@@ -68,6 +81,8 @@ export type SearchPlan = {
   storedCounts?: Map<string, number>;
   /** Counts read again once a few seconds old (db.recentCounts, its type): what a sample's share is taken from. */
   recentCounts?: (key: string, read: () => Promise<Map<string, number>>) => Promise<Map<string, number>>;
+  /** The estimates the same search answered lately, reused instead of a new sample (db.recentEstimates). */
+  recentEstimates?: RecentEstimates;
 };
 
 /** What every page statement of a catalogue shares: the columns of each row, and the joins they need. */

@@ -115,11 +115,13 @@ describe(`estimated totals send the reviewed SQL (${testProvider()})`, () => {
   let ledToken: string;
 
   beforeAll(async () => {
-    // The counts per value read by every search (none reused): the statements do not hang on timing.
+    // The counts per value and the estimates read by every search (none reused): the statements
+    // do not hang on timing.
     led = await startServer({
       SEARCH_EXACT_COUNT_LIMIT: "20",
       SEARCH_SAMPLE_ROWS: "1000",
       SEARCH_PLAN_COUNTS_MAX_AGE: "0",
+      SEARCH_ESTIMATES_MAX_AGE: "0",
     });
     ledToken = await ledCatalogue(led);
   });

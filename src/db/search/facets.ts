@@ -5,7 +5,15 @@
 // counted over the sample and scaled, and said so (`facets.exact: false`).
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
-import { unfiltered, type AllMatches, type CountRow, type FacetSpec, type SearchPlan } from "../search-plan.ts";
+import {
+  unfiltered,
+  type AllMatches,
+  type CountRow,
+  type FacetSpec,
+  type FacetValue,
+  type SearchPlan,
+} from "../search-plan.ts";
+import { estimateKey } from "./recent-estimates.ts";
 import { query } from "./sql.ts";
 import { COUNT_ROW, countsTable, storedTotalOf } from "./stored-counts.ts";
 import { totalOf, type Total } from "./totals.ts";
@@ -13,7 +21,7 @@ import { totalOf, type Total } from "./totals.ts";
 /** Values each facet lists, most frequent first. */
 export const FACET_VALUES = 20;
 
-export type FacetValue = { value: string; count: number };
+export type { FacetValue };
 export type Facets = { exact: boolean; lists: Record<string, FacetValue[]> };
 
 export const RESTAURANT_FACETS: FacetSpec = {
@@ -146,23 +154,42 @@ export function searchSummary(
   }: { inPage?: () => number | undefined; allMatches?: () => AllMatches | undefined; facetsAsked?: boolean } = {},
 ) {
   const together = facetsAsked && !storedTotalOf(p) && !p.engine.countShortcut(p, true);
+  const limit = p.limits.exactCountLimit;
+  // The same search answered estimates lately (recent-estimates.ts): no count, no sample.
+  const key = p.recentEstimates ? estimateKey(p) : "";
+  const recent = once(async () => p.recentEstimates?.get(key));
   const matched = once(() => matchedFacets(db, p, spec));
-  const sampled = once(() => sampledFacets(db, p, spec));
+  const sampled = once(async (): Promise<SampledFacets> => {
+    const kept = await recent();
+    return kept?.lists && kept.total !== undefined
+      ? { total: kept.total, lists: kept.lists }
+      : sampledFacets(db, p, spec);
+  });
   // With facets asked, an estimated total comes from the same statement as the sampled facets.
   const fromSample = facetsAsked ? async () => (await sampled()).total : undefined;
   const count = once(async (): Promise<Total> => {
     const all = allMatches?.();
     if (all) return { count: all.count, estimate: false };
-    return totalOf(db, p, inPage?.() ?? (together ? (await matched()).count : undefined), fromSample);
+    const carried = inPage?.();
+    const kept = carried === undefined || carried > limit ? (await recent())?.total : undefined;
+    if (kept !== undefined) return { count: kept, estimate: true };
+    const total = await totalOf(db, p, carried ?? (together ? (await matched()).count : undefined), fromSample);
+    if (total.estimate) p.recentEstimates?.keep(key, { total: total.count });
+    return total;
   });
   // The exact number of matches, when the one statement for the total and facets counts them all.
   const exactMatches = together
     ? async () => {
+        if ((await recent())?.total !== undefined) return undefined;
         const { count: n } = await matched();
-        return n <= p.limits.exactCountLimit ? n : undefined;
+        return n <= limit ? n : undefined;
       }
     : undefined;
-  const facets = once(() => facetsOf(db, p, spec, count, matched, sampled, allMatches?.()));
+  const facets = once(async () => {
+    const answer = await facetsOf(db, p, spec, count, matched, sampled, allMatches?.());
+    if (!answer.exact) p.recentEstimates?.keep(key, { lists: answer.lists });
+    return answer;
+  });
   return { count, facets, exactMatches };
 }
 

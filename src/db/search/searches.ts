@@ -81,6 +81,7 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
     openPatterns: q.openAt ? await engine.openPatterns(db, q.openAt) : undefined,
     storedCounts: await storedCountsFor(db, "Restaurant", q),
     recentCounts: db.recentCounts,
+    recentEstimates: db.recentEstimates,
   };
 }
 
@@ -170,6 +171,7 @@ export async function groceryPage(db: Db, q: GroceryQuery, window: Window) {
     rowTests: [],
     storedCounts: await storedCountsFor(db, "Grocery", q),
     recentCounts: db.recentCounts,
+    recentEstimates: db.recentEstimates,
   };
   const shape: PageShape = { select: GROCERY_COLUMNS, joins: Prisma.empty };
   const raw: RelevancePage =

@@ -1,0 +1,59 @@
+// Estimates a search answered lately, reused by the same search for a few seconds
+// (SEARCH_ESTIMATES_MAX_AGE). Past the exact-count limit a total and its facets come from a sample
+// and are said to be estimates; counting up to the limit first and then reading the sample cost a
+// popular search (the same words, place and hour from many users) most of its time, again and
+// again, for an answer that moves by less than its error in a few seconds. Only estimates are kept:
+// an exact total is counted anew by every search, so a write is always seen by the next one.
+import type { Estimate, RecentEstimates, SearchPlan } from "../search-plan.ts";
+
+/** Searches kept (each a total and up to 4 facets of 20 values): a client can send as many distinct ones as it likes. */
+const MAX_SEARCHES = 1_000;
+
+/**
+ * The estimates of one database, kept `maxAgeMs` (0: none); past MAX_SEARCHES the oldest goes
+ * first. Once older than that, the next search reads anew, and until it has answered (for at most
+ * as long again) the others are given the old estimate: when a popular search's estimate expired,
+ * every request that came while the first read it anew read it too, all at once (bench p99 at half
+ * saturation 57 ms for a read of 8 ms median).
+ */
+export function createRecentEstimates(maxAgeMs: number): RecentEstimates {
+  const entries = new Map<string, { at: number; estimate: Estimate; renewing?: boolean }>();
+  return {
+    get(key) {
+      const kept = entries.get(key);
+      if (!kept) return undefined;
+      const age = Date.now() - kept.at;
+      if (age < maxAgeMs || (age < 2 * maxAgeMs && kept.renewing)) return kept.estimate;
+      if (age < 2 * maxAgeMs)
+        kept.renewing = true; // this search reads it anew
+      else entries.delete(key);
+      return undefined;
+    },
+    keep(key, part) {
+      if (maxAgeMs <= 0) return;
+      const kept = entries.get(key);
+      // A search's facets join the total it answered (the same age); a total alone starts afresh.
+      const at = kept && part.lists ? kept.at : Date.now();
+      entries.delete(key);
+      entries.set(key, { at, estimate: { ...(part.lists ? kept?.estimate : undefined), ...part } });
+      for (const oldest of entries.keys()) {
+        if (entries.size <= MAX_SEARCHES) break;
+        entries.delete(oldest);
+      }
+    },
+  };
+}
+
+/** What makes two searches the same: every condition as planned (the open patterns of their instant, not the instant). */
+export const estimateKey = (p: SearchPlan): string =>
+  JSON.stringify([
+    p.catalogue,
+    p.words ?? null,
+    p.titleKey ?? null,
+    p.tags,
+    p.cityKey ?? null,
+    p.minRating ?? null,
+    p.near ?? null,
+    p.rowTests.map((test) => [test.sql, test.values]),
+    p.openPatterns ?? null,
+  ]);
