@@ -28,6 +28,11 @@ const SEARCH = `{ restaurants(first: 20, filter: { text: "place" }, sort: RATING
 const FIND = `{ restaurants(first: 20, filter: { search: "plaec", near: { latitude: 38.72, longitude: -9.14, radiusKm: 3 }, openAt: "2026-11-27T20:00:00Z" }) {
   totalCount facets { exact cuisines { value count } } nodes { id title distanceKm } } }`;
 
+// The bench's search against PostGraphile: on PostgreSQL the total is counted over the matches as
+// the page reads them (COUNT(*) OVER ()).
+const CUISINE_IN_CITY = `{ restaurants(filter: { cuisine: "tapas", city: "porto" }, sort: RATING, first: 20) {
+  totalCount nodes { id title rating owner { username } } } }`;
+
 // Words alone, by relevance, with the total: the page is cut from the ranked keys, and only its
 // rows are read (issue 48: every ranked match's row was read before the cut).
 const GROCERY_WORDS = `{ groceries(first: 20, filter: { search: "place oil" }) { totalCount nodes { id title } } }`;
@@ -102,6 +107,19 @@ describe(`hot reads send the reviewed SQL (${testProvider()})`, () => {
 
   it("groceries by words alone, by relevance, with the total", async () => {
     await expect(await statementsOf(GROCERY_WORDS)).toMatchFileSnapshot(file("grocery-words"));
+  });
+
+  // Last: its restaurants are the only ones with a city and a cuisine.
+  it("a cuisine in a city by rating, with owners and the total", async () => {
+    for (const title of ["Tasca", "Taberna"]) {
+      const r = await s.graphql(
+        `mutation($input: CreateRestaurantInput!) { createRestaurant(input: $input) { id } }`,
+        { input: { title, cuisines: ["Tapas"], address: { city: "Porto" } } },
+        token,
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+    }
+    await expect(await statementsOf(CUISINE_IN_CITY)).toMatchFileSnapshot(file("cuisine-in-city"));
   });
 });
 
