@@ -1,9 +1,10 @@
 // Estimates a search answered lately, reused by the same search for a few seconds
-// (SEARCH_ESTIMATES_MAX_AGE). Past the exact-count limit a total and its facets come from a sample
-// and are said to be estimates; counting up to the limit first and then reading the sample cost a
-// popular search (the same words, place and hour from many users) most of its time, again and
-// again, for an answer that moves by less than its error in a few seconds. Only estimates are kept:
-// an exact total is counted anew by every search, so a write is always seen by the next one.
+// (SEARCH_ESTIMATES_MAX_AGE; docs/performance.md, "Estimates given again to the same search").
+// Past the exact-count limit a total and its facets come from a sample and are said to be
+// estimates; counting up to the limit first and then reading the sample cost a popular search (the
+// same words, place and hour from many users) most of its time, again and again, for an answer that
+// moves by less than its error in a few seconds. Only estimates are kept: an exact total is counted
+// anew by every search, so a write is always seen by the next one.
 import type { Estimate, RecentEstimates, SearchPlan } from "../search-plan.ts";
 
 /** Searches kept (each a total and up to 4 facets of 20 values): a client can send as many distinct ones as it likes. */
@@ -13,8 +14,7 @@ const MAX_SEARCHES = 1_000;
  * The estimates of one database, kept `maxAgeMs` (0: none); past MAX_SEARCHES the oldest goes
  * first. Once older than that, the next search reads anew, and until it has answered (for at most
  * as long again) the others are given the old estimate: when a popular search's estimate expired,
- * every request that came while the first read it anew read it too, all at once (bench p99 at half
- * saturation 57 ms for a read of 8 ms median).
+ * every request that came while the first read it anew read it too, all at once.
  */
 export function createRecentEstimates(maxAgeMs: number): RecentEstimates {
   const entries = new Map<string, { at: number; estimate: Estimate; renewing?: boolean }>();
