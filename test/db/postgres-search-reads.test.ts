@@ -54,12 +54,14 @@ describe.skipIf(testProvider() !== "postgres")(
     beforeAll(async () => {
       // Past 20 matches a total is estimated; a sample of 100 rows (half of it without words) keeps
       // an eighth of the 400 by their id's hash. A rank window of 100 holds a quarter of them (one
-      // that held them all would count them exactly: search-window-matches.test.ts).
+      // that held them all would count them exactly: search-window-matches.test.ts). No estimate is
+      // given again (each search here reads its sample).
       s = await startServer({
         SEARCH_EXACT_COUNT_LIMIT: "20",
         SEARCH_RANK_WINDOW: "100",
         SEARCH_SAMPLE_ROWS: "100",
         SEARCH_PLAN_COUNTS_MAX_AGE: "0",
+        SEARCH_ESTIMATES_MAX_AGE: "0",
       });
       const owner = await s.signUp("index-only");
       token = owner.token;
