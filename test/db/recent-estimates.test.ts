@@ -37,6 +37,15 @@ describe("the estimates searches answered lately", () => {
     expect(recent.get("s")).toBeUndefined();
   });
 
+  it("lets no second search read anew when facets join the estimate being renewed", () => {
+    const recent = createRecentEstimates(5_000);
+    recent.keep("s", { total: 1_200 });
+    vi.advanceTimersByTime(5_000);
+    expect(recent.get("s")).toBeUndefined(); // this one reads anew
+    recent.keep("s", { lists: LISTS });
+    expect(recent.get("s")).toEqual({ total: 1_200, lists: LISTS });
+  });
+
   it("keeps a new total without the facets of the old one", () => {
     const recent = createRecentEstimates(5_000);
     recent.keep("s", { total: 1_200, lists: LISTS });

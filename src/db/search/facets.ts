@@ -159,10 +159,10 @@ export function searchSummary(
   const key = p.recentEstimates ? estimateKey(p) : "";
   const recent = once(async () => p.recentEstimates?.get(key));
   const matched = once(() => matchedFacets(db, p, spec));
-  const sampled = once(async (): Promise<SampledFacets> => {
+  const sampled = once(async (): Promise<SampledFacets & { reused?: boolean }> => {
     const kept = await recent();
     return kept?.lists && kept.total !== undefined
-      ? { total: kept.total, lists: kept.lists }
+      ? { total: kept.total, lists: kept.lists, reused: true }
       : sampledFacets(db, p, spec);
   });
   // With facets asked, an estimated total comes from the same statement as the sampled facets.
@@ -187,7 +187,7 @@ export function searchSummary(
     : undefined;
   const facets = once(async () => {
     const answer = await facetsOf(db, p, spec, count, matched, sampled, allMatches?.());
-    if (!answer.exact) p.recentEstimates?.keep(key, { lists: answer.lists });
+    if (!answer.exact && !(await sampled()).reused) p.recentEstimates?.keep(key, { lists: answer.lists });
     return answer;
   });
   return { count, facets, exactMatches };

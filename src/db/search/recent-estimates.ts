@@ -32,10 +32,15 @@ export function createRecentEstimates(maxAgeMs: number): RecentEstimates {
     keep(key, part) {
       if (maxAgeMs <= 0) return;
       const kept = entries.get(key);
-      // A search's facets join the total it answered (the same age); a total alone starts afresh.
-      const at = kept && part.lists ? kept.at : Date.now();
       entries.delete(key);
-      entries.set(key, { at, estimate: { ...(part.lists ? kept?.estimate : undefined), ...part } });
+      // A search's facets join the total it answered (its age, and whether one search renews it);
+      // a total alone starts afresh.
+      entries.set(
+        key,
+        kept && part.lists
+          ? { ...kept, estimate: { ...kept.estimate, ...part } }
+          : { at: Date.now(), estimate: { ...part } },
+      );
       for (const oldest of entries.keys()) {
         if (entries.size <= MAX_SEARCHES) break;
         entries.delete(oldest);
