@@ -6,6 +6,15 @@ import { createRecentEstimates } from "../../src/db/search/recent-estimates.ts";
 
 const LISTS = { cuisines: [{ value: "Tapas", count: 40 }] };
 
+/** An estimate of 1,200 kept 5 s ago, just expired: the search that asked for it now reads it anew. */
+function renewing() {
+  const recent = createRecentEstimates(5_000);
+  recent.keep("s", { total: 1_200 });
+  vi.advanceTimersByTime(5_000);
+  expect(recent.get("s")).toBeUndefined();
+  return recent;
+}
+
 describe("the estimates searches answered lately", () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ["Date"] }));
   afterEach(() => vi.useRealTimers());
@@ -23,10 +32,7 @@ describe("the estimates searches answered lately", () => {
   });
 
   it("gives the old estimate to the others while one search reads it anew, for at most as long again", () => {
-    const recent = createRecentEstimates(5_000);
-    recent.keep("s", { total: 1_200 });
-    vi.advanceTimersByTime(5_000);
-    expect(recent.get("s")).toBeUndefined(); // this one reads anew
+    const recent = renewing();
     expect(recent.get("s")).toEqual({ total: 1_200 });
     recent.keep("s", { total: 1_300 });
     expect(recent.get("s")).toEqual({ total: 1_300 });
@@ -38,10 +44,7 @@ describe("the estimates searches answered lately", () => {
   });
 
   it("lets no second search read anew when facets join the estimate being renewed", () => {
-    const recent = createRecentEstimates(5_000);
-    recent.keep("s", { total: 1_200 });
-    vi.advanceTimersByTime(5_000);
-    expect(recent.get("s")).toBeUndefined(); // this one reads anew
+    const recent = renewing();
     recent.keep("s", { lists: LISTS });
     expect(recent.get("s")).toEqual({ total: 1_200, lists: LISTS });
   });

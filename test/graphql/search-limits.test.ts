@@ -67,6 +67,8 @@ describe("search limits set by the operator", () => {
       ["SEARCH_WALK_BUDGET", "1.5"],
       ["SEARCH_SHALLOW_PAGE_ROWS", "-1"],
       ["SEARCH_PLAN_COUNTS_MAX_AGE", "soon"],
+      ["SEARCH_ESTIMATES_MAX_AGE", "61s"],
+      ["SEARCH_ESTIMATES_MAX_AGE", "soon"],
     ]) {
       let error: unknown;
       try {
@@ -78,5 +80,6 @@ describe("search limits set by the operator", () => {
       expect((error as ConfigError).problems.join("\n")).toContain(`${name}=`);
     }
     expect(loadConfig({ SEARCH_RANK_WINDOW: "500" }).database.search?.rankWindow).toBe(500);
+    expect(loadConfig({ SEARCH_ESTIMATES_MAX_AGE: "1m" }).database.search?.estimatesMaxAgeMs).toBe(60_000);
   });
 });
