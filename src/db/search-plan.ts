@@ -40,7 +40,8 @@ export type Estimate = { total?: number; lists?: Record<string, FacetValue[]> };
 
 /** The estimates searches answered lately, by search (search/recent-estimates.ts). */
 export type RecentEstimates = {
-  get(key: string): Estimate | undefined;
+  /** The search's estimate, if kept; past its age, `renew` is called (once) to read it anew beside the searches given it. */
+  get(key: string, renew: () => void): Estimate | undefined;
   /** Adds to the search's estimate (its total, or its facets). */
   keep(key: string, part: Estimate): void;
 };

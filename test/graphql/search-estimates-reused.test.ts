@@ -1,7 +1,8 @@
 // A search's estimated total and facets are given again to the same search for a few seconds
 // (SEARCH_ESTIMATES_MAX_AGE; src/db/search/recent-estimates.ts), without the count and the sample;
-// an exact total is counted by every search. Two servers on one database: one reusing estimates
-// for a minute (so nothing here hangs on timing), one never (0). Past 5 matches is an estimate.
+// an exact total is counted by every search. Three servers on one database: one reusing estimates
+// for a minute (so nothing here hangs on timing), one never (0), and one for 2 s, whose expired
+// estimates are renewed beside the searches. Past 5 matches is an estimate.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testProvider } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -15,6 +16,7 @@ const near = (at: typeof HERE) => ({ near: { ...at, radiusKm: 5 } });
 describe(`estimated totals and facets reused by the same search (${testProvider()})`, () => {
   let reusing: TestServer;
   let fresh: TestServer;
+  let renewing: TestServer;
   let token: string;
 
   const add = async (title: string, at: typeof HERE) => {
@@ -41,11 +43,13 @@ describe(`estimated totals and facets reused by the same search (${testProvider(
     const limits = { SEARCH_EXACT_COUNT_LIMIT: "5", SEARCH_PLAN_COUNTS_MAX_AGE: "0" };
     reusing = await startServer({ ...limits, SEARCH_ESTIMATES_MAX_AGE: "60s" });
     fresh = await startServer({ ...limits, SEARCH_ESTIMATES_MAX_AGE: "0" }, { alongside: reusing });
+    renewing = await startServer({ ...limits, SEARCH_ESTIMATES_MAX_AGE: "2s" }, { alongside: reusing });
     token = (await reusing.signUp("estimates")).token;
     for (let i = 0; i < 12; i++) await add(`Tasca ${i}`, HERE);
     for (let i = 0; i < 3; i++) await add(`Marisqueira ${i}`, ELSEWHERE);
   }, 60_000);
   afterAll(async () => {
+    await renewing?.close();
     await fresh?.close();
     await reusing?.close();
   });
@@ -88,5 +92,18 @@ describe(`estimated totals and facets reused by the same search (${testProvider(
     await add("Marisqueira nova", ELSEWHERE);
     for (const sort of ["DISTANCE", "RATING"])
       expect(await search(reusing, ELSEWHERE, sort)).toMatchObject({ totalCount: 4, totalCountIsEstimate: false });
+  });
+
+  it("past the age, gives the old estimate once more and renews it beside the search", async () => {
+    const before = await search(renewing, HERE);
+    expect(before.totalCountIsEstimate).toBe(true);
+    await add("Tasca renovada", HERE);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    // Expired: this search is not the one that waits for the count and the sample.
+    expect((await search(renewing, HERE)).totalCount).toBe(before.totalCount);
+    // The renewal, read beside it, is given to the next ones: the whole circle is in the sample.
+    await expect
+      .poll(async () => (await search(renewing, HERE)).totalCount, { timeout: 1_500 })
+      .toBe(before.totalCount + 1);
   });
 });

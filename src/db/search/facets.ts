@@ -151,13 +151,27 @@ export function searchSummary(
     inPage,
     allMatches,
     facetsAsked = false,
-  }: { inPage?: () => number | undefined; allMatches?: () => AllMatches | undefined; facetsAsked?: boolean } = {},
+    anew = false,
+  }: {
+    inPage?: () => number | undefined;
+    allMatches?: () => AllMatches | undefined;
+    facetsAsked?: boolean;
+    /** Read the estimates anew (a renewal), not the ones kept. */
+    anew?: boolean;
+  } = {},
 ) {
   const together = facetsAsked && !storedTotalOf(p) && !p.engine.countShortcut(p, true);
   const limit = p.limits.exactCountLimit;
-  // The same search answered estimates lately (recent-estimates.ts): no count, no sample.
+  // The same search answered estimates lately (recent-estimates.ts): no count, no sample. Past
+  // their age, they are read anew beside this search, which is given them meanwhile. A renewal's
+  // error is dropped: the old estimate is then given until it is twice the age, and the next
+  // search after that reads anew in its own path, where an error is answered.
   const key = p.recentEstimates ? estimateKey(p) : "";
-  const recent = once(async () => p.recentEstimates?.get(key));
+  const renew = () => {
+    const renewal = searchSummary(db, p, spec, { facetsAsked, anew: true });
+    void (facetsAsked ? renewal.facets() : renewal.count()).catch(() => undefined);
+  };
+  const recent = once(async () => (anew ? undefined : p.recentEstimates?.get(key, renew)));
   const matched = once(() => matchedFacets(db, p, spec));
   const sampled = once(async (): Promise<SampledFacets & { reused?: boolean }> => {
     const kept = await recent();

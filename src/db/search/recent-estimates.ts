@@ -12,22 +12,28 @@ const MAX_SEARCHES = 1_000;
 
 /**
  * The estimates of one database, kept `maxAgeMs` (0: none); past MAX_SEARCHES the oldest goes
- * first. Once older than that, the next search reads anew, and until it has answered (for at most
- * as long again) the others are given the old estimate: when a popular search's estimate expired,
- * every request that came while the first read it anew read it too, all at once.
+ * first. Once older than that, the search that asks calls `renew`, which reads it anew beside the
+ * searches (off their path), and until that has answered (for at most as long again) every search,
+ * that one too, is given the old estimate: the search that read anew in its own path paid the
+ * whole count and sample, and when a popular search's estimate expired, every request that came
+ * meanwhile read it too.
  */
 export function createRecentEstimates(maxAgeMs: number): RecentEstimates {
   const entries = new Map<string, { at: number; estimate: Estimate; renewing?: boolean }>();
   return {
-    get(key) {
+    get(key, renew) {
       const kept = entries.get(key);
       if (!kept) return undefined;
       const age = Date.now() - kept.at;
-      if (age < maxAgeMs || (age < 2 * maxAgeMs && kept.renewing)) return kept.estimate;
-      if (age < 2 * maxAgeMs)
-        kept.renewing = true; // this search reads it anew
-      else entries.delete(key);
-      return undefined;
+      if (age >= 2 * maxAgeMs) {
+        entries.delete(key);
+        return undefined;
+      }
+      if (age >= maxAgeMs && !kept.renewing) {
+        kept.renewing = true;
+        renew();
+      }
+      return kept.estimate;
     },
     keep(key, part) {
       if (maxAgeMs <= 0) return;
