@@ -5,13 +5,24 @@ import type { Prisma, PrismaClient, QueryListener } from "./prisma.ts";
 /** A SELECT's result: column names, and each row's values in that order. */
 export type RawRows = { names: string[]; rows: unknown[][] };
 
+/**
+ * How a search statement may be planned. `planOnce`: no value it is sent with changes its best
+ * plan (a list value and a city walking an order's index), so the database may plan it once per
+ * connection for every value (PostgreSQL; SQLite prepares every statement once anyway).
+ */
+export type SearchReadOptions = { planOnce?: boolean };
+
 /** A driver's reader of one statement (text with the driver's placeholders, and its values); undefined until Prisma opened the connection. */
-export type DriverReader = (sql: string, args: readonly unknown[]) => Promise<RawRows> | undefined;
+export type DriverReader = (
+  sql: string,
+  args: readonly unknown[],
+  options?: SearchReadOptions,
+) => Promise<RawRows> | undefined;
 
 /** What reads rows: every bounded read, and a search's statements (in the searches' fair share). */
 export type SqlReader = {
   read(sql: Prisma.Sql): Promise<RawRows>;
-  readSearch(sql: Prisma.Sql): Promise<RawRows>;
+  readSearch(sql: Prisma.Sql, options?: SearchReadOptions): Promise<RawRows>;
 };
 
 /** A driver's reader of Prisma's SQL (`text`: its placeholders' form), timed for `onQuery` when given. */
@@ -19,13 +30,13 @@ export function timedReader(
   read: DriverReader,
   text: (sql: Prisma.Sql) => string,
   onQuery: QueryListener | undefined,
-): (sql: Prisma.Sql) => Promise<RawRows> | undefined {
-  return (sql) => {
+): (sql: Prisma.Sql, options?: SearchReadOptions) => Promise<RawRows> | undefined {
+  return (sql, options) => {
     const statement = text(sql);
-    if (!onQuery) return read(statement, sql.values);
+    if (!onQuery) return read(statement, sql.values, options);
     const startedAt = new Date();
     const started = performance.now();
-    return read(statement, sql.values)?.finally(() =>
+    return read(statement, sql.values, options)?.finally(() =>
       onQuery({ query: statement, durationMs: performance.now() - started, startedAt }),
     );
   };

@@ -3,7 +3,8 @@
 // first N matches" (LIMIT without ORDER BY: a relevance page and its counts) read the same rows
 // even while other scans of the table run; and searches planned for their own values, within their
 // time limit, without parallel workers, but for a page of the whole catalogue near its start, whose plan is the same whatever
-// its values (searches.ts readPage). An operator's own `options` in DATABASE_URL are kept.
+// its values (searches.ts readPage), and a walked first page of lists and a city
+// (test/db/postgres-plan-once.test.ts). An operator's own `options` in DATABASE_URL are kept.
 // PostgreSQL only: SQLite has no such setting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client.ts";

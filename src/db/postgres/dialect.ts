@@ -29,7 +29,7 @@ export const postgresDialect: DialectModule = {
     return {
       prisma,
       read,
-      readSearch: (sql) => searches.run(currentRequester(), () => onSearchPool(sql) ?? read(sql)),
+      readSearch: (sql, how) => searches.run(currentRequester(), () => onSearchPool(sql, how) ?? read(sql)),
       writeReturning: (sql) => writeOnPool(sql) ?? rowsThroughPrisma(prisma, sql),
       close: async () => {
         await Promise.all([driver.close(), prisma.$disconnect()]);

@@ -183,14 +183,39 @@ export function postgresDriver(
     connectToShadowDb: inner.connectToShadowDb.bind(inner),
   } as SqlDriverAdapterFactory;
   const nameOf = statementNames();
-  const reader =
-    (from: () => pg.Pool | undefined): DriverReader =>
-    (sql, args) =>
-      from()
-        ?.query<unknown[]>({ name: nameOf(sql), text: sql, values: [...args], types, rowMode: "array" })
-        .then((result) => ({ names: result.fields.map((field) => field.name), rows: result.rows }));
-  const searches = reader(() => searchPool);
-  const read = reader(() => pool);
+  const statement = (sql: string, args: readonly unknown[]): pg.QueryArrayConfig => ({
+    name: nameOf(sql),
+    text: sql,
+    values: [...args],
+    types,
+    rowMode: "array",
+  });
+  const rowsOf = (result: pg.QueryArrayResult) => ({
+    names: result.fields.map((field) => field.name),
+    rows: result.rows,
+  });
+  const read: DriverReader = (sql, args) => pool?.query(statement(sql, args)).then(rowsOf);
+  // A statement whose plan no value changes (planOnce) runs on a generic plan, planned at its first
+  // run on a connection: planning it anew cost a third of running it. Each search connection
+  // switches plan_cache_mode only when the kind of statement differs from its last one.
+  const planningOnce = new WeakSet<pg.PoolClient>();
+  const searches: DriverReader = async (sql, args, options) => {
+    const once = options?.planOnce === true;
+    const client = await searchPool.connect();
+    try {
+      if (planningOnce.has(client) !== once) {
+        await client.query(`SET plan_cache_mode = ${once ? "force_generic_plan" : "force_custom_plan"}`);
+        if (once) planningOnce.add(client);
+        else planningOnce.delete(client);
+      }
+      const rows = rowsOf(await client.query(statement(sql, args)));
+      client.release();
+      return rows;
+    } catch (error) {
+      client.release(error as Error); // as pg's pool.query: a connection that failed a statement is not reused
+      throw error;
+    }
+  };
   return {
     factory,
     readRows: read,
@@ -204,7 +229,8 @@ export function postgresDriver(
         (error) => (health.failed(error, ticket), Promise.reject(error)),
       );
     },
-    readSearchRows: (sql, args) => searches(sql, args)?.catch((error) => Promise.reject(tooLong(error))),
+    readSearchRows: (sql, args, options) =>
+      searches(sql, args, options)?.catch((error) => Promise.reject(tooLong(error))),
     close: () => searchPool.end(),
   };
 }

@@ -5,7 +5,7 @@
 // - in an order with an index (newest, rating, title), the page is read in that index testing each
 //   row, unless the stored counts say the matches are too few for that to end soon.
 import { Prisma } from "../prisma.ts";
-import type { RawRows } from "../raw-rows.ts";
+import type { RawRows, SearchReadOptions } from "../raw-rows.ts";
 import type { Db } from "../db.ts";
 import { filteredRows, patternIn, within } from "./conditions.ts";
 import { unfiltered, type Near, type PageShape, type SearchPlan, type Window } from "../search-plan.ts";
@@ -59,18 +59,35 @@ export async function orderedPage(
 ): Promise<RawRows> {
   const walk = await walkFindsPageSoon(db, p, window);
   const from = walk ? filteredRows(p, shape.joins, true, order.column) : p.engine.unwalkedRows(p, shape);
-  return readPage(db, p, window, pageSql(shape, from, order.sql, window, extra));
+  return readPage(db, p, window, pageSql(shape, from, order.sql, window, extra), {
+    planOnce: walk && window.skip === 0 && plannedAlike(p),
+  });
 }
+
+/**
+ * Whether a walk of an order's index is planned alike for every value of the search's conditions:
+ * lists, a city, a minimum rating and flags only. A circle's radius, a title's substring and the
+ * hour's open patterns change how many rows pass, and so the plan; so does an offset (a value
+ * too): planned for any offset, PostgreSQL assumes a tenth of the rows are read, and may sort
+ * them all rather than walk.
+ */
+const plannedAlike = (p: SearchPlan) => !p.words && !p.near && !p.titleKey && !p.openPatterns;
 
 /**
  * A page's statement, read in the searches' share as every search's, but for a shallow page of
  * the whole catalogue where the engine reads those as any bounded read: such a page walks at most
  * the shallow-page rows of an index, nothing one client could hold the connections with.
  */
-export function readPage(db: Db, p: SearchPlan, { skip, take }: Window, sql: Prisma.Sql): Promise<RawRows> {
+export function readPage(
+  db: Db,
+  p: SearchPlan,
+  { skip, take }: Window,
+  sql: Prisma.Sql,
+  how?: SearchReadOptions,
+): Promise<RawRows> {
   return p.engine.readsShallowPagesDirectly && unfiltered(p) && skip + take <= p.limits.shallowPageRows
     ? db.read(sql)
-    : db.readSearch(sql);
+    : db.readSearch(sql, how);
 }
 
 /**
