@@ -34,6 +34,21 @@ describe("SQLite reader threads", () => {
     expect((await readers.read(`SELECT COUNT(*) FROM t WHERE x > ?`, [1])).rows).toEqual([[2]]);
   });
 
+  it("closes while its threads still load their connection: each is stopped once loaded", async () => {
+    // Stopped while better-sqlite3 loaded, a thread aborted the whole process (CI's "Worker exited
+    // unexpectedly"): here the test file's process would die.
+    for (let i = 0; i < 20; i++) {
+      const starting = createSqliteReaders(path.join(dir, "r.db"), 4);
+      const read = starting.read(`SELECT 1`, []).then(
+        (answer) => answer.rows,
+        (error: Error) => error.message,
+      );
+      await new Promise((resolve) => setTimeout(resolve, i % 4));
+      await starting.close();
+      expect([[[1]], "the database is closed"]).toContainEqual(await read);
+    }
+  });
+
   it("refuses reads once closed, and rejects those still waiting", async () => {
     const closing = createSqliteReaders(path.join(dir, "r.db"), 1);
     const running = expect(closing.read(SLOW, [])).rejects.toThrow(/closed/);

@@ -11,6 +11,9 @@ db.pragma("busy_timeout = 5000");
 db.pragma(`cache_size = ${workerData.cacheSize ?? -20000}`);
 db.pragma("temp_store = MEMORY");
 registerLocalTime(db);
+// Loaded: the service may stop this thread from now on (readers.ts close); stopped while
+// better-sqlite3 was still loading, the process aborted ("FATAL ERROR: Error::New").
+parentPort.postMessage({ ready: true });
 
 /** Prepared statements a reader keeps, least recently used out first (as the driver's cache). */
 const STATEMENTS = 200;

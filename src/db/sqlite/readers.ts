@@ -13,7 +13,7 @@ import { clientShare, createFairShare } from "../share/fair-share.ts";
 import { currentRequester } from "../share/requester.ts";
 
 type Read = { resolve: (rows: RawRows) => void; reject: (error: Error) => void };
-type Reader = { worker: Worker; pending: Map<number, Read> };
+type Reader = { worker: Worker; pending: Map<number, Read>; loaded: Promise<void> };
 
 /** Reads a reader may hold at once: the one it runs, and one waiting in its queue. */
 const DEPTH = 2;
@@ -41,11 +41,25 @@ export function createSqliteReaders(file: string, count: number): SqliteReaders 
 
   function start(): Reader {
     const worker = new Worker(new URL("./read-worker.mjs", import.meta.url), { workerData: { file } });
-    worker.unref(); // never what keeps the process alive
-    const reader: Reader = { worker, pending: new Map() };
+    // Kept referenced until its connection is open, then never what keeps the process alive: a
+    // thread stopped while better-sqlite3 loads (by close, or by the process ending) aborts the
+    // process (node-addon-api's "FATAL ERROR: Error::New").
+    let isLoaded = () => {};
+    const loaded = new Promise<void>((resolve) => (isLoaded = resolve));
+    const reader: Reader = { worker, pending: new Map(), loaded };
     worker.on(
       "message",
-      (message: { id: number; names?: string[]; rows?: unknown[][]; error?: { message: string; code?: string } }) => {
+      (message: {
+        id: number;
+        ready?: boolean;
+        names?: string[];
+        rows?: unknown[][];
+        error?: { message: string; code?: string };
+      }) => {
+        if (message.ready) {
+          if (reader.pending.size === 0) worker.unref();
+          return isLoaded();
+        }
         const read = finish(reader, message.id);
         if (!read) return;
         if (message.error) read.reject(new SqliteReadError(message.error.message, message.error.code));
@@ -58,6 +72,7 @@ export function createSqliteReaders(file: string, count: number): SqliteReaders 
     };
     worker.on("error", fail);
     worker.on("exit", (code) => {
+      isLoaded();
       if (readers.includes(reader)) fail(new SqliteReadError(`SQLite reader thread stopped (exit code ${code})`));
     });
     readers.push(reader);
@@ -68,7 +83,7 @@ export function createSqliteReaders(file: string, count: number): SqliteReaders 
   function finish(reader: Reader, id: number): Read | undefined {
     const read = reader.pending.get(id);
     reader.pending.delete(id);
-    if (reader.pending.size === 0) reader.worker.unref();
+    if (reader.pending.size === 0) void reader.loaded.then(() => reader.pending.size === 0 && reader.worker.unref());
     return read;
   }
 
@@ -96,11 +111,16 @@ export function createSqliteReaders(file: string, count: number): SqliteReaders 
     },
     async close() {
       closed = true; // reads still waiting for their turn are refused when it comes
-      const stopping = readers.splice(0).map((r) => {
-        for (const id of [...r.pending.keys()]) finish(r, id)?.reject(closedError());
-        return r.worker.terminate();
-      });
-      await Promise.all(stopping);
+      const stopping = readers.splice(0);
+      for (const r of stopping) for (const id of [...r.pending.keys()]) finish(r, id)?.reject(closedError());
+      // A thread still loading is stopped once loaded (see start). The timer keeps the process up
+      // until every thread has stopped, which an unreferenced thread does not.
+      const waiting = setInterval(() => undefined, 1_000);
+      try {
+        await Promise.all(stopping.map((r) => r.loaded.then(() => r.worker.terminate())));
+      } finally {
+        clearInterval(waiting);
+      }
     },
   };
 }
