@@ -196,8 +196,9 @@ export function postgresDriver(
   });
   const read: DriverReader = (sql, args) => pool?.query(statement(sql, args)).then(rowsOf);
   // A statement whose plan no value changes (planOnce) runs on a generic plan, planned at its first
-  // run on a connection: planning it anew cost a third of running it. Each search connection
-  // switches plan_cache_mode only when the kind of statement differs from its last one.
+  // run on a connection: planning it anew for each value was work for nothing (docs/performance.md,
+  // "Renewed beside the searches, and planned once"). Each search connection switches
+  // plan_cache_mode only when the kind of statement differs from its last one.
   const planningOnce = new WeakSet<pg.PoolClient>();
   const searches: DriverReader = async (sql, args, options) => {
     const once = options?.planOnce === true;
