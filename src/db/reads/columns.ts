@@ -170,8 +170,16 @@ export async function query<T>(db: Pick<SqlReader, "read">, columns: Columns, sq
   return rowsOf<T>(columns, await db.read(sql));
 }
 
-/** The values of an `IN (...)` list, each bound. */
-export const inList = (values: readonly string[]) => Prisma.join([...values]);
+/**
+ * The values of an `IN (...)` list, each bound, the last repeated up to a power of two: lists of
+ * any length then share a few statement texts, each prepared once per connection (batches shared
+ * by the requests of a moment come in every length).
+ */
+export function inList(values: readonly string[]) {
+  const padded = [...values];
+  while (padded.length > 0 && (padded.length & (padded.length - 1)) !== 0) padded.push(padded.at(-1)!);
+  return Prisma.join(padded);
+}
 
 // ---- Select lists -------------------------------------------------------------------------------
 

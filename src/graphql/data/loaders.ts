@@ -8,6 +8,7 @@ import type { GroceryRow, GroceryTagKind, RestaurantRow, UserRow } from "../../d
 import { listsByKind } from "../../domain/catalogue/string-lists.ts";
 import type { Context } from "./context.ts";
 import { defineLoader } from "./loader-definition.ts";
+import { found, sharedBatches } from "./shared-batches.ts";
 
 /** Orders rows fetched for `keys` back into key order (null where none), as DataLoader expects. */
 export function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | null)[] {
@@ -42,9 +43,15 @@ export async function rowsById<R extends { id: string }>(ids: readonly string[],
   });
 }
 
-const userById = defineLoader<string, UserRow | null>("userById", (ctx: Context, ids: readonly string[]) => rowsById(ids, (some) => usersByIds(ctx.db, some)));
+// Users and restaurants are read with the other requests of the moment (shared-batches.ts).
+const usersShared = sharedBatches(usersByIds, (row) => row.id);
+const restaurantsShared = sharedBatches(restaurantsByIds, (row) => row.id);
+
+const userById = defineLoader<string, UserRow | null>("userById", (ctx: Context, ids: readonly string[]) =>
+  rowsById(ids, async (some) => found(await usersShared(ctx.db, some))),
+);
 const restaurantById = defineLoader<string, RestaurantRow | null>("restaurantById", (ctx: Context, ids: readonly string[]) =>
-  rowsById(ids, (some) => restaurantsByIds(ctx.db, some)),
+  rowsById(ids, async (some) => found(await restaurantsShared(ctx.db, some))),
 );
 const groceryById = defineLoader<string, GroceryRow | null>("groceryById", (ctx: Context, ids: readonly string[]) =>
   rowsById(ids, (some) => groceriesByIds(ctx.db, some)),

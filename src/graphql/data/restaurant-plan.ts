@@ -33,6 +33,7 @@ import type { Context } from "./context.ts";
 import { defineLoader, type LoaderDefinition } from "./loader-definition.ts";
 import { byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, primeUsers, referenced, rowsById } from "./loaders.ts";
 import { eitherOf, selectionOf, type Selection } from "./selection.ts";
+import { found, sharedBatches } from "./shared-batches.ts";
 
 // ---- Which columns each field reads ------------------------------------------------------------
 
@@ -311,7 +312,7 @@ function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
 
 /**
  * Restaurants by id with the relations and columns asked: one loader per combination, so each
- * batch is one statement. Selections are the client's to vary, so at most MAX_COMBINATIONS are
+ * batch is one statement, shared with the other requests of the moment that ask the same (shared-batches.ts). Selections are the client's to vary, so at most MAX_COMBINATIONS are
  * kept (past that the map starts over: a request then merely batches less). Whole rows (every
  * column asked) also serve the request's later look-ups of the same restaurants.
  */
@@ -327,9 +328,13 @@ function loadRestaurantWith(ctx: Context, id: string, asked: RestaurantRelations
   const key = `${owner}${flags}${comments}:${whole ? "*" : columns.sort().join(",")}`;
   let definition = restaurantWithRelated.get(key);
   if (!definition) {
+    const read = sharedBatches(
+      (db, some) => restaurantsWithRelated(db, some, want, whole ? undefined : columns),
+      (row) => row.restaurant.id,
+    );
     definition = defineLoader(`restaurantWithRelated:${key}`, (ctx: Context, ids: readonly string[]) =>
       rowsById(ids, async (some) => {
-        const rows = await restaurantsWithRelated(ctx.db, some, want, whole ? undefined : columns);
+        const rows = found(await read(ctx.db, some));
         primeRelated(ctx, rows);
         if (whole) primeRestaurants(ctx, rows.map((r) => r.restaurant as RestaurantRow));
         return rows.map((r) => r.restaurant);
