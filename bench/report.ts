@@ -64,6 +64,8 @@ export type BenchReport = {
     sloDurationSec: number;
     /** Fixed-rate runs per read (the median p99 is reported); absent in reports from before. */
     sloRounds?: number;
+    /** --slo-rate: one fixed rate for every scenario's SLO runs (else half its saturation rate). */
+    sloRate?: number;
     /** Seconds at the fixed rate, unmeasured, before those runs; absent in reports from before. */
     sloSettleSec?: number;
     seed: Record<string, number>;
@@ -101,6 +103,7 @@ export function computeRatios(
   scenarios: Scenario[],
   peerScenarios: Scenario[],
   databases: DatabaseName[],
+  sloRateGiven = false,
 ): Ratio[] {
   const ratios: Ratio[] = [];
   const rate = (database: DatabaseName, key: string) => find(results, database, key)?.reqPerSec ?? null;
@@ -165,7 +168,7 @@ export function computeRatios(
       ratios.push({
         database,
         label:
-          `p99 ms at ${slo.rate} req/s (half saturation, steady arrivals${slo.p99Rounds && slo.p99Rounds.length > 1 ? `, worst of ${slo.p99Rounds.join(" / ")}` : ""}` +
+          `p99 ms at ${slo.rate} req/s (${sloRateGiven ? "the rate given" : "half saturation"}, steady arrivals${slo.p99Rounds && slo.p99Rounds.length > 1 ? `, worst of ${slo.p99Rounds.join(" / ")}` : ""}` +
           `${slo.stallRounds ? `; server's event loop stalled up to ${slo.stallRounds.join(" / ")} ms` : ""}), ${s.label}`,
         value: slo.p99,
         target: `< ${P99_TARGET_MS}`,
@@ -262,7 +265,7 @@ export function formatReport(report: BenchReport, previous: BenchReport | null):
     table([header, ...rows], [false, false, true, true, true, true, true, true, true, true, true, true, true]),
     `(req/s and p50 at saturation, ${s.connections} connections; "CPU ms/req": the server process's own CPU time per answer ` +
       `(not the database's), which other load on the machine disturbs less than req/s; "DB CPU": the same for the bench's PostgreSQL server (postmaster and backends) on this machine; "p99 ms" at the fixed "SLO rate" of ` +
-      `${SLO_RATE_SHARE * 100}% of that req/s with steady arrivals, timed from when each request was due, the worst of ${s.sloRounds ?? 1} runs` +
+      `${s.sloRate ? `${s.sloRate} req/s (--slo-rate)` : `${SLO_RATE_SHARE * 100}% of that req/s`} with steady arrivals, timed from when each request was due, the worst of ${s.sloRounds ?? 1} runs` +
       `${s.sloSettleSec ? ` after ${s.sloSettleSec} s at that rate unmeasured` : ""}, target < ${P99_TARGET_MS} ms; ` +
       `"(bursts)": the same rate through autocannon's overallRate, which sends each second's requests at once at its start)`,
   );

@@ -75,6 +75,10 @@ const HELP = `Usage: npm run bench [-- options]
                        the p99 of every scenario for the SLO (default: half --duration; 0 skips them)
   --slo-rounds N       fixed-rate runs per scenario; the worst p99 of them is reported
                        (default 3)
+  --slo-rate R         the fixed rate (req/s) of every scenario's SLO runs instead of half its
+                       saturation rate: two versions compared at the same load (a server that
+                       batches the requests of a moment reaches a higher saturation rate with
+                       50 connections in lockstep than with steady arrivals)
   --slo-settle S       seconds at the fixed rate before the first of those runs, not measured
                        (default 2; 0 for none): the server and the database leave the
                        saturation run's backlog behind before the steady state is measured
@@ -140,6 +144,7 @@ function options() {
       "slo-duration": { type: "string" },
       "slo-rounds": { type: "string" },
       "slo-settle": { type: "string" },
+      "slo-rate": { type: "string" },
       "cpu-prof": { type: "boolean", default: false },
       "fanout-subscribers": { type: "string" },
       "fanout-streams": { type: "string" },
@@ -203,6 +208,8 @@ function options() {
   if (!Number.isInteger(sloRounds) || sloRounds < 1)
     throw new Error("--slo-rounds must be a whole number of at least 1");
   const sloSettleSec = number(values["slo-settle"], 2, "slo-settle");
+  const sloRate = values["slo-rate"] === undefined ? undefined : number(values["slo-rate"], 0, "slo-rate");
+  if (sloRate !== undefined && !(sloRate > 0)) throw new Error("--slo-rate must be above 0");
   const fanout: FanoutSettings = {
     subscribers: number(values["fanout-subscribers"], values.quick ? 1000 : 10_000, "fanout-subscribers"),
     streams: number(values["fanout-streams"], values.quick ? 200 : 2000, "fanout-streams"),
@@ -233,6 +240,7 @@ function options() {
     sloDurationSec,
     sloRounds,
     sloSettleSec,
+    sloRate,
     cpuProf: values["cpu-prof"],
     out: values.out,
     fanout,
@@ -307,7 +315,7 @@ async function addSlo(
   opts: Options,
 ): Promise<ScenarioResult> {
   if (opts.sloDurationSec <= 0 || !result.measurement || result.problem) return result;
-  const rate = result.measurement.reqPerSec * SLO_RATE_SHARE;
+  const rate = opts.sloRate ?? result.measurement.reqPerSec * SLO_RATE_SHARE;
   const failed = (n: number) => (n ? `, ${n} failed` : "");
   const runs: RateLatency[] = [];
   // Unmeasured, at the same rate: the first round right after the saturation run was the worst in
@@ -700,6 +708,7 @@ async function main() {
       sloDurationSec: opts.sloDurationSec,
       sloRounds: opts.sloRounds,
       sloSettleSec: opts.sloSettleSec,
+      sloRate: opts.sloRate,
       seed: {},
     },
     results: [],
@@ -747,7 +756,7 @@ async function main() {
   for (const name of opts.databases) await benchDatabase(name, opts, ctxBase, report, peerRuntime);
 
   report.machine.loadAverage.end = os.loadavg();
-  report.ratios = computeRatios(report.results, scenarioList, peerList, opts.databases);
+  report.ratios = computeRatios(report.results, scenarioList, peerList, opts.databases, opts.sloRate !== undefined);
   mkdirSync(path.dirname(opts.out), { recursive: true });
   const previousFile = path.join(path.dirname(opts.out), "previous.json");
   if (existsSync(opts.out)) renameSync(opts.out, previousFile);

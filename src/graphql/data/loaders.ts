@@ -8,7 +8,7 @@ import type { GroceryRow, GroceryTagKind, RestaurantRow, UserRow } from "../../d
 import { listsByKind } from "../../domain/catalogue/string-lists.ts";
 import type { Context } from "./context.ts";
 import { defineLoader } from "./loader-definition.ts";
-import { found, sharedBatches } from "./shared-batches.ts";
+import { sharedBatches } from "./shared-batches.ts";
 
 /** Orders rows fetched for `keys` back into key order (null where none), as DataLoader expects. */
 export function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | null)[] {
@@ -48,10 +48,10 @@ const usersShared = sharedBatches(usersByIds, (row) => row.id);
 const restaurantsShared = sharedBatches(restaurantsByIds, (row) => row.id);
 
 const userById = defineLoader<string, UserRow | null>("userById", (ctx: Context, ids: readonly string[]) =>
-  rowsById(ids, async (some) => found(await usersShared(ctx.db, some))),
+  rowsById(ids, (some) => usersShared(ctx.db, some)),
 );
 const restaurantById = defineLoader<string, RestaurantRow | null>("restaurantById", (ctx: Context, ids: readonly string[]) =>
-  rowsById(ids, async (some) => found(await restaurantsShared(ctx.db, some))),
+  rowsById(ids, (some) => restaurantsShared(ctx.db, some)),
 );
 const groceryById = defineLoader<string, GroceryRow | null>("groceryById", (ctx: Context, ids: readonly string[]) =>
   rowsById(ids, (some) => groceriesByIds(ctx.db, some)),

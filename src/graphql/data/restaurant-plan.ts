@@ -15,6 +15,7 @@ import {
   restaurantPhotosFor,
   restaurantTagsFor,
 } from "../../db/reads/by-id.ts";
+import type { Db } from "../../db/db.ts";
 import type { RestaurantColumn, UserColumn } from "../../db/reads/columns.ts";
 import { latestCommentsFor, type CommentWindow } from "../../db/reads/comments.ts";
 import {
@@ -33,7 +34,7 @@ import type { Context } from "./context.ts";
 import { defineLoader, type LoaderDefinition } from "./loader-definition.ts";
 import { byKey, groupedByKey, loadRestaurant, loadUser, primeRestaurants, primeUsers, referenced, rowsById } from "./loaders.ts";
 import { eitherOf, selectionOf, type Selection } from "./selection.ts";
-import { found, sharedBatches } from "./shared-batches.ts";
+import { sharedBatches } from "./shared-batches.ts";
 
 // ---- Which columns each field reads ------------------------------------------------------------
 
@@ -328,13 +329,16 @@ function loadRestaurantWith(ctx: Context, id: string, asked: RestaurantRelations
   const key = `${owner}${flags}${comments}:${whole ? "*" : columns.sort().join(",")}`;
   let definition = restaurantWithRelated.get(key);
   if (!definition) {
-    const read = sharedBatches(
-      (db, some) => restaurantsWithRelated(db, some, want, whole ? undefined : columns),
-      (row) => row.restaurant.id,
-    );
+    const readNow = (db: Db, some: string[]) => restaurantsWithRelated(db, some, want, whole ? undefined : columns);
+    // Shared only when a statement's cost is mostly its own: a page of comments is a window few
+    // requests share, and lists or a page of comments cost as much per restaurant as the statement
+    // itself. Shared, their requests waited on each other's rows (docs/performance.md, "One
+    // statement for the requests of a moment").
+    const perRestaurant = want.comments || want.tags || want.photos || want.openingHours || want.badges;
+    const read = perRestaurant ? readNow : sharedBatches(readNow, (row) => row.restaurant.id);
     definition = defineLoader(`restaurantWithRelated:${key}`, (ctx: Context, ids: readonly string[]) =>
       rowsById(ids, async (some) => {
-        const rows = found(await read(ctx.db, some));
+        const rows = await read(ctx.db, some);
         primeRelated(ctx, rows);
         if (whole) primeRestaurants(ctx, rows.map((r) => r.restaurant as RestaurantRow));
         return rows.map((r) => r.restaurant);

@@ -1,45 +1,85 @@
-// Rows by id that every request of the same moment reads in one statement. A request's loaders
+// Rows by id that the requests of the same moment read in one statement. A request's loaders
 // batch its own look-ups (context.ts); under load, many requests ask for a restaurant at once, each
 // with its own statement, and each statement costs the server and the database more than its row
 // (docs/performance.md, "One statement for the requests of a moment"). Only reads whose SQL no
 // viewer changes come here: who may see which field is decided after, per request, by the schema.
-import DataLoader from "dataloader";
 import type { Db } from "../../db/db.ts";
 
 /** At most this many ids in one shared statement: one request's ids never wait behind thousands. */
-const MAX_SHARED_IDS = 64;
+const MAX_SHARED_IDS = 16;
 
 /**
- * `read` for the ids every request asks in the same turn of the event loop, as one call per
- * database: the batch is sent once the loop has read every request that arrived (setImmediate runs
- * after its poll phase), not at the end of one request's microtasks. Answers one row or null per
- * id, in order. Nothing is cached: each turn reads anew, so a request never sees a row older than
- * the moment it asked.
+ * Statements of one read in flight at once. While they run, the ids asked meanwhile wait and go
+ * in the next one: the busier the server, the larger the batches. Sent whenever one was free, a
+ * steady flow of requests got statements of one or two ids each, which queued for the pool's
+ * connections and answered late (p99 1.8 s at half the rate the batches reached in a burst).
+ */
+const MAX_IN_FLIGHT = 2;
+
+type Waiting<R> = { id: string; answer: (row: R | null | Error) => void };
+
+/**
+ * `read` for the ids the requests ask, sent when the event loop has read every request that
+ * arrived (setImmediate runs after its poll phase), one batch per database. Answers the rows found
+ * (unknown ids absent), or the statement's error. Nothing is cached: a request never sees a row
+ * older than the moment it asked.
  */
 export function sharedBatches<R>(read: (db: Db, ids: string[]) => Promise<R[]>, idOf: (row: R) => string) {
-  const loaders = new WeakMap<Db, DataLoader<string, R | null>>();
-  return (db: Db, ids: readonly string[]): Promise<(R | null | Error)[]> => {
-    let loader = loaders.get(db);
-    if (!loader) {
-      loader = new DataLoader<string, R | null>(
-        async (keys) => {
-          const rows = new Map((await read(db, [...new Set(keys)])).map((row) => [idOf(row), row]));
-          return keys.map((key) => rows.get(key) ?? null);
-        },
-        { cache: false, maxBatchSize: MAX_SHARED_IDS, batchScheduleFn: (send) => setImmediate(send) },
-      );
-      loaders.set(db, loader);
+  const batches = new WeakMap<Db, (ids: readonly string[]) => Promise<(R | null | Error)[]>>();
+  return async (db: Db, ids: readonly string[]): Promise<R[]> => {
+    let batch = batches.get(db);
+    if (!batch) batches.set(db, (batch = batchOf((some) => read(db, some), idOf)));
+    const rows: R[] = [];
+    for (const answer of await batch(ids)) {
+      if (answer instanceof Error) throw answer;
+      if (answer) rows.push(answer);
     }
-    return loader.loadMany(ids);
+    return rows;
   };
 }
 
-/** The rows a shared batch found, or its error (the statement failed: so does each request's batch). */
-export function found<R>(answers: (R | null | Error)[]): R[] {
-  const rows: R[] = [];
-  for (const answer of answers) {
-    if (answer instanceof Error) throw answer;
-    if (answer) rows.push(answer);
-  }
-  return rows;
+function batchOf<R>(read: (ids: string[]) => Promise<R[]>, idOf: (row: R) => string) {
+  const waiting: Waiting<R>[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+
+  const schedule = () => {
+    if (scheduled || inFlight >= MAX_IN_FLIGHT || waiting.length === 0) return;
+    scheduled = true;
+    setImmediate(send);
+  };
+
+  const send = () => {
+    scheduled = false;
+    const ids = new Set<string>();
+    let taken = 0;
+    // Up to the cap of distinct ids, in the order asked: a duplicate id costs nothing.
+    while (taken < waiting.length && (ids.size < MAX_SHARED_IDS || ids.has(waiting[taken]!.id))) ids.add(waiting[taken++]!.id);
+    const some = waiting.splice(0, taken);
+    inFlight++;
+    read([...ids]).then(
+      (rows) => {
+        const byId = new Map(rows.map((row) => [idOf(row), row]));
+        for (const { id, answer } of some) answer(byId.get(id) ?? null);
+      },
+      (error: Error) => {
+        for (const { answer } of some) answer(error);
+      },
+    ).finally(() => {
+      inFlight--;
+      schedule();
+    });
+    schedule();
+  };
+
+  return (ids: readonly string[]) =>
+    Promise.all(
+      ids.map(
+        (id) =>
+          new Promise<R | null | Error>((answer) => {
+            waiting.push({ id, answer });
+            schedule();
+          }),
+      ),
+    );
 }
