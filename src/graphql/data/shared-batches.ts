@@ -5,14 +5,16 @@
 // viewer changes come here: who may see which field is decided after, per request, by the schema.
 import type { Db } from "../../db/db.ts";
 
-/** At most this many ids in one shared statement: one request's ids never wait behind thousands. */
+/**
+ * At most this many ids in one shared statement. The answers of one statement are written in the
+ * same turn of the event loop, so a larger batch holds the loop longer for every request in it.
+ */
 const MAX_SHARED_IDS = 16;
 
 /**
- * Statements of one read in flight at once. While they run, the ids asked meanwhile wait and go
- * in the next one: the busier the server, the larger the batches. Sent whenever one was free, a
- * steady flow of requests got statements of one or two ids each, which queued for the pool's
- * connections and answered late (p99 1.8 s at half the rate the batches reached in a burst).
+ * Statements of one read in flight at once. While they run, the ids asked meanwhile wait here and
+ * go in the next one, so the busier the database, the larger the batches; unbounded, each turn of
+ * the loop sent its one or two ids, and those statements queued for the pool instead.
  */
 const MAX_IN_FLIGHT = 2;
 
