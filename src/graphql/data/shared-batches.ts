@@ -6,7 +6,7 @@
 import type { Db } from "../../db/db.ts";
 
 /**
- * At most this many ids in one shared statement. The answers of one statement are written in the
+ * At most this many ids in one shared statement, unless one request asks more alone. The answers of one statement are written in the
  * same turn of the event loop, so a larger batch holds the loop longer for every request in it.
  */
 const MAX_SHARED_IDS = 16;
@@ -18,7 +18,8 @@ const MAX_SHARED_IDS = 16;
  */
 const MAX_IN_FLIGHT = 2;
 
-type Waiting<R> = { id: string; answer: (row: R | null | Error) => void };
+/** One request's batch of ids, answered with the rows found or the statement's error. */
+type Waiting<R> = { ids: readonly string[]; answer: (rows: Map<string, R> | Error) => void };
 
 /**
  * `read` for the ids the requests ask, sent when the event loop has read every request that
@@ -27,16 +28,12 @@ type Waiting<R> = { id: string; answer: (row: R | null | Error) => void };
  * older than the moment it asked.
  */
 export function sharedBatches<R>(read: (db: Db, ids: string[]) => Promise<R[]>, idOf: (row: R) => string) {
-  const batches = new WeakMap<Db, (ids: readonly string[]) => Promise<(R | null | Error)[]>>();
+  const batches = new WeakMap<Db, (ids: readonly string[]) => Promise<Map<string, R>>>();
   return async (db: Db, ids: readonly string[]): Promise<R[]> => {
     let batch = batches.get(db);
     if (!batch) batches.set(db, (batch = batchOf((some) => read(db, some), idOf)));
-    const rows: R[] = [];
-    for (const answer of await batch(ids)) {
-      if (answer instanceof Error) throw answer;
-      if (answer) rows.push(answer);
-    }
-    return rows;
+    const found = await batch(ids);
+    return ids.flatMap((id) => found.get(id) ?? []);
   };
 }
 
@@ -53,35 +50,30 @@ function batchOf<R>(read: (ids: string[]) => Promise<R[]>, idOf: (row: R) => str
 
   const send = () => {
     scheduled = false;
-    const ids = new Set<string>();
-    let taken = 0;
-    // Up to the cap of distinct ids, in the order asked: a duplicate id costs nothing.
-    while (taken < waiting.length && (ids.size < MAX_SHARED_IDS || ids.has(waiting[taken]!.id))) ids.add(waiting[taken++]!.id);
+    // The first request's ids whole, however many (one request's look-ups stay one statement),
+    // then the next requests' while they fit under the cap.
+    const ids = new Set(waiting[0]!.ids);
+    let taken = 1;
+    while (taken < waiting.length && ids.size + waiting[taken]!.ids.length <= MAX_SHARED_IDS)
+      for (const id of waiting[taken++]!.ids) ids.add(id);
     const some = waiting.splice(0, taken);
     inFlight++;
-    read([...ids]).then(
-      (rows) => {
-        const byId = new Map(rows.map((row) => [idOf(row), row]));
-        for (const { id, answer } of some) answer(byId.get(id) ?? null);
-      },
-      (error: Error) => {
-        for (const { answer } of some) answer(error);
-      },
-    ).finally(() => {
-      inFlight--;
-      schedule();
-    });
+    read([...ids])
+      .then(
+        (rows) => new Map(rows.map((row) => [idOf(row), row])),
+        (error: Error) => error,
+      )
+      .then((answer) => {
+        for (const request of some) request.answer(answer);
+        inFlight--;
+        schedule();
+      });
     schedule();
   };
 
   return (ids: readonly string[]) =>
-    Promise.all(
-      ids.map(
-        (id) =>
-          new Promise<R | null | Error>((answer) => {
-            waiting.push({ id, answer });
-            schedule();
-          }),
-      ),
-    );
+    new Promise<Map<string, R>>((resolve, reject) => {
+      waiting.push({ ids, answer: (answer) => (answer instanceof Error ? reject(answer) : resolve(answer)) });
+      schedule();
+    });
 }
