@@ -313,7 +313,8 @@ function primeRelated(ctx: Context, rows: RestaurantWithRelated[]) {
 
 /**
  * Restaurants by id with the relations and columns asked: one loader per combination, so each
- * batch is one statement, shared with the other requests of the moment that ask the same (shared-batches.ts). Selections are the client's to vary, so at most MAX_COMBINATIONS are
+ * batch is one statement, shared with the other requests of the moment that ask the same
+ * (shared-batches.ts). Selections are the client's to vary, so at most MAX_COMBINATIONS are
  * kept (past that the map starts over: a request then merely batches less). Whole rows (every
  * column asked) also serve the request's later look-ups of the same restaurants.
  */

@@ -6,8 +6,9 @@
 import type { Db } from "../../db/db.ts";
 
 /**
- * At most this many ids in one shared statement, unless one request asks more alone. The answers of one statement are written in the
- * same turn of the event loop, so a larger batch holds the loop longer for every request in it.
+ * At most this many ids in one shared statement, unless one request asks more alone. The answers
+ * of one statement are written in the same turn of the event loop, so a larger batch holds the
+ * loop longer for every request in it.
  */
 const MAX_SHARED_IDS = 16;
 
@@ -58,10 +59,11 @@ function batchOf<R>(read: (ids: string[]) => Promise<R[]>, idOf: (row: R) => str
       for (const id of waiting[taken++]!.ids) ids.add(id);
     const some = waiting.splice(0, taken);
     inFlight++;
-    read([...ids])
+    Promise.resolve()
+      .then(() => read([...ids]))
       .then(
         (rows) => new Map(rows.map((row) => [idOf(row), row])),
-        (error: Error) => error,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
       )
       .then((answer) => {
         for (const request of some) request.answer(answer);
