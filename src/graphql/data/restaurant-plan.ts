@@ -331,10 +331,10 @@ function loadRestaurantWith(ctx: Context, id: string, asked: RestaurantRelations
   let definition = restaurantWithRelated.get(key);
   if (!definition) {
     const readNow = (db: Db, some: string[]) => restaurantsWithRelated(db, some, want, whole ? undefined : columns);
-    // Shared only when a statement's cost is mostly its own: a page of comments is a window few
-    // requests share, and lists or a page of comments cost as much per restaurant as the statement
-    // itself. Shared, their requests waited on each other's rows (docs/performance.md, "One
-    // statement for the requests of a moment").
+    // Shared only when a statement's cost is mostly fixed: lists and a page of comments cost as
+    // much per restaurant as the statement itself (and few requests ask the same comment window),
+    // so sharing them made requests wait on each other's rows (docs/performance.md, "One statement
+    // for the requests of a moment").
     const perRestaurant = want.comments || want.tags || want.photos || want.openingHours || want.badges;
     const read = perRestaurant ? readNow : sharedBatches(readNow, (row) => row.restaurant.id);
     definition = defineLoader(`restaurantWithRelated:${key}`, (ctx: Context, ids: readonly string[]) =>

@@ -14,8 +14,8 @@ const MAX_SHARED_IDS = 16;
 
 /**
  * Statements of one read in flight at once. While they run, the ids asked meanwhile wait here and
- * go in the next one, so the busier the database, the larger the batches; unbounded, each turn of
- * the loop sent its one or two ids, and those statements queued for the pool instead.
+ * go in the next one, so the busier the database, the larger the batches (rather than many small
+ * statements queued for the pool's connections).
  */
 const MAX_IN_FLIGHT = 2;
 
