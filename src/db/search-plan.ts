@@ -149,8 +149,12 @@ export type SearchEngine = {
   wordRows(p: SearchPlan, shape: PageShape): Prisma.Sql;
   /** The rows within `circle` (instead of the plan's own) matching every other condition. */
   nearRows(p: SearchPlan, circle: Near, shape: PageShape): Prisma.Sql;
-  /** The rows of a page without words that is not read in its order's index, to be sorted. */
-  unwalkedRows(p: SearchPlan, shape: PageShape): Prisma.Sql;
+  /**
+   * The statement of a page without words that is not read in its order's index: its matches in
+   * `order` (which ends with the id), windowed; `total`, the total's column (", ... AS
+   * totalCount"), counted over the matches.
+   */
+  unwalkedPage(p: SearchPlan, shape: PageShape, order: Prisma.Sql, window: Window, total?: Prisma.Sql): Prisma.Sql;
   /** Whether a shallow page of the whole catalogue reads as any bounded read (db.read) rather than in the searches' share. */
   readsShallowPagesDirectly: boolean;
   /** Whether the page statement counts the matches in its own pass over them (COUNT(*) OVER ()). */

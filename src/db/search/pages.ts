@@ -46,8 +46,9 @@ export async function distancePage(db: Db, p: SearchPlan, near: Near, shape: Pag
 /**
  * A page in an order with an index and no words: read in that index, testing each row until the
  * page is full, when the stored counts say the matches are many enough for that to end soon (led
- * by a filter's index instead, the databases sort every match first); else the engine's rows of
- * the filters, sorted.
+ * by a filter's index instead, the databases sort every match first); else the engine's page of
+ * the filters, sorted. A total counted over the page's own pass reads every match whatever the
+ * order: walking then finds nothing sooner, and the planner leads by the filters' indexes.
  */
 export async function orderedPage(
   db: Db,
@@ -55,13 +56,13 @@ export async function orderedPage(
   shape: PageShape,
   window: Window,
   order: IndexedOrder,
-  extra = Prisma.empty,
+  total: PageTotal = NO_TOTAL,
 ): Promise<RawRows> {
-  const walk = await walkFindsPageSoon(db, p, window);
-  const from = walk ? filteredRows(p, shape.joins, true, order.column) : p.engine.unwalkedRows(p, shape);
-  return readPage(db, p, window, pageSql(shape, from, order.sql, window, extra), {
-    planOnce: walk && window.skip === 0 && plannedAlike(p),
-  });
+  const walk = !total.overPage && (await walkFindsPageSoon(db, p, window));
+  const sql = walk
+    ? pageSql(shape, filteredRows(p, shape.joins, true, order.column), order.sql, window, total.column)
+    : p.engine.unwalkedPage(p, shape, order.sql, window, total.inPage ? total.column : undefined);
+  return readPage(db, p, window, sql, { planOnce: walk && window.skip === 0 && plannedAlike(p) });
 }
 
 /**
@@ -139,16 +140,25 @@ async function walkFindsPageSoon(db: Db, p: SearchPlan, { skip, take }: Window):
 }
 
 /**
+ * The total as a column of a page statement: `column` (", ... AS totalCount", empty when not
+ * `inPage`), and whether it is counted over the page's own pass (`overPage`: every match is read).
+ */
+export type PageTotal = { inPage: boolean; column: Prisma.Sql; overPage: boolean };
+const NO_TOTAL: PageTotal = { inPage: false, column: Prisma.empty, overPage: false };
+
+/**
  * The total as a column of the page statement, when `inPage`: the database computes it once, and a
  * page with rows then needs no statement of its own for it (a page past the end has no row to carry
  * it: it is then counted when asked).
  */
 export function totalInPage(p: SearchPlan, inPage: boolean) {
+  const overPage = inPage && p.engine.countsInPagePass(p);
   return {
     inPage,
+    overPage,
     column: !inPage
       ? Prisma.empty
-      : p.engine.countsInPagePass(p)
+      : overPage
         ? Prisma.sql`, COUNT(*) OVER () AS "totalCount"`
         : Prisma.sql`, ${totalSql(p)} AS "totalCount"`,
     of: (raw: RawRows | undefined) => {

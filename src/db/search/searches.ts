@@ -144,7 +144,7 @@ export async function restaurantPage(db: Db, q: RestaurantQuery, window: Window,
       ? await distancePage(db, p, q.near, shape, window)
       : p.words
         ? await db.readSearch(pageSql(shape, p.engine.wordRows(p, shape), ORDERS[sortOf(q)].sql, window, total.column))
-        : await orderedPage(db, p, shape, window, ORDERS[sortOf(q)], total.column);
+        : await orderedPage(db, p, shape, window, ORDERS[sortOf(q)], total);
   page = raw;
   const rows: RestaurantHit[] = relatedRowsOf(raw, asks, asks.columns);
   if (q.near) {

@@ -6,7 +6,7 @@ import { titleLike } from "../../search/conditions.ts";
 import type { SearchEngine } from "../../search-plan.ts";
 import { number, query } from "../../search/sql.ts";
 import { nextPrefix } from "../../search/words.ts";
-import { countsWhileRanking, nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";
+import { countsWhileRanking, nearRows, relevancePage, unwalkedPage, wordRows } from "./pages.ts";
 import { countShortcut, countsInPagePass, facetTags, matches, matchingRows, sample } from "./totals.ts";
 
 /**
@@ -78,7 +78,7 @@ export const postgresSearch: SearchEngine = {
   countsWhileRanking,
   wordRows,
   nearRows,
-  unwalkedRows,
+  unwalkedPage,
   // A shallow page of the whole catalogue has the same plan whatever its values: on Prisma's pool it
   // is planned once per connection, where the searches' sessions plan every statement for its values.
   readsShallowPagesDirectly: true,

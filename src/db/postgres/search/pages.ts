@@ -12,6 +12,7 @@ import {
   type RelevancePage,
   type SearchEngine,
   type SearchPlan,
+  type Window,
   wordsAlone,
 } from "../../search-plan.ts";
 import {
@@ -26,6 +27,7 @@ import {
   table,
   takeColumn,
   whereAll,
+  windowSql,
 } from "../../search/sql.ts";
 import {
   afterDocuments,
@@ -200,9 +202,22 @@ export const nearRows = (p: SearchPlan, circle: Near, shape: PageShape) =>
  * indexes behind OFFSET 0, then sorted: PostgreSQL takes a city and the open patterns to be
  * independent, expected many open where none was, and walked the order's index through them all.
  */
-export function unwalkedRows(p: SearchPlan, shape: PageShape): Prisma.Sql {
+function unwalkedRows(p: SearchPlan): Prisma.Sql {
   const t = table(p.catalogue);
   return p.openPatterns
-    ? Prisma.sql`FROM (SELECT ${t}.* FROM ${t} ${whereAll(conditionsOf(p, false))} OFFSET 0) ${t} ${shape.joins}`
-    : filteredRows(p, shape.joins);
+    ? Prisma.sql`FROM (SELECT ${t}.* FROM ${t} ${whereAll(conditionsOf(p, false))} OFFSET 0) ${t}`
+    : filteredRows(p, Prisma.empty);
+}
+
+/**
+ * A page not walked in its order's index: the window cut from the matches' keys (and the total
+ * counted over them) before any row is read, then their rows and joins. Cut after the joins, the
+ * owner was read for every match (65 in a city, for a page of 21), and no match came from an
+ * index alone: city by rating read 953 buffers, cut first 143 (docs/performance.md).
+ */
+export function unwalkedPage(p: SearchPlan, shape: PageShape, order: Prisma.Sql, window: Window, total?: Prisma.Sql) {
+  const t = table(p.catalogue);
+  const keys = Prisma.sql`SELECT ${t}."id"${total ?? Prisma.empty} ${unwalkedRows(p)} ORDER BY ${order} ${windowSql(window)}`;
+  const carried = total ? Prisma.raw(`, "page"."totalCount"`) : Prisma.empty;
+  return Prisma.sql`SELECT ${shape.select}${carried} FROM (${keys}) "page" JOIN ${t} ON ${t}."id" = "page"."id" ${shape.joins} ORDER BY ${order}`;
 }

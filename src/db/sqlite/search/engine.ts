@@ -5,7 +5,7 @@ import type { SearchEngine } from "../../search-plan.ts";
 import { query } from "../../search/sql.ts";
 import { inRanges } from "../../search/conditions.ts";
 import { titleContains, trigramKeys, trigramUsable } from "./keys.ts";
-import { nearRows, relevancePage, unwalkedRows, wordRows } from "./pages.ts";
+import { nearRows, relevancePage, unwalkedPage, wordRows } from "./pages.ts";
 import { countShortcut, facetTags, matches, matchingRows, sample } from "./totals.ts";
 
 /** The columns of a restaurant's FTS5 document the users' words are matched against: never "place", its map cells. */
@@ -46,7 +46,7 @@ export const sqliteSearch: SearchEngine = {
   countsWhileRanking: () => false,
   wordRows,
   nearRows,
-  unwalkedRows,
+  unwalkedPage,
   // Every search statement reads in a reader thread, off the event loop.
   readsShallowPagesDirectly: false,
   countsInPagePass: () => false,

@@ -2,7 +2,14 @@
 // rows and tested there on the other conditions.
 import { Prisma } from "../../prisma.ts";
 import { filteredRows } from "../../search/conditions.ts";
-import { wordsAlone, type Near, type PageShape, type SearchEngine, type SearchPlan } from "../../search-plan.ts";
+import {
+  wordsAlone,
+  type Near,
+  type PageShape,
+  type SearchEngine,
+  type SearchPlan,
+  type Window,
+} from "../../search-plan.ts";
 import {
   COUNT_ONLY,
   countOf,
@@ -80,6 +87,6 @@ export const wordRows = (p: SearchPlan, shape: PageShape) => rowsOfKeys(p, wordK
 export const nearRows = (p: SearchPlan, circle: Near, shape: PageShape) =>
   rowsOfKeys(p, placeKeys(circle), { ...p, near: undefined }, shape.joins);
 
-/** The rows of a page not walked in its order's index: a near search's from the R*Tree. */
-export const unwalkedRows = (p: SearchPlan, shape: PageShape) =>
-  p.near ? nearRows(p, p.near, shape) : filteredRows(p, shape.joins);
+/** A page not walked in its order's index, sorted: a near search's rows from the R*Tree. */
+export const unwalkedPage = (p: SearchPlan, shape: PageShape, order: Prisma.Sql, window: Window, total?: Prisma.Sql) =>
+  pageSql(shape, p.near ? nearRows(p, p.near, shape) : filteredRows(p, shape.joins), order, window, total);
