@@ -10,7 +10,7 @@ import type { Db } from "../db.ts";
 import { filteredRows, patternIn, within } from "./conditions.ts";
 import { unfiltered, type Near, type PageShape, type SearchPlan, type Window } from "../search-plan.ts";
 import { countOf, pageSql, query, whereAll } from "./sql.ts";
-import { countKey, expectedShare } from "./stored-counts.ts";
+import { countKey, everyValueFew, expectedShare } from "./stored-counts.ts";
 import { totalSql } from "./totals.ts";
 
 /** An order with an index; the id ends every order, so pages never overlap or skip rows that tie. */
@@ -62,7 +62,10 @@ export async function orderedPage(
   const sql = walk
     ? pageSql(shape, filteredRows(p, shape.joins, true, order.column), order.sql, window, total.column)
     : p.engine.unwalkedPage(p, shape, order.sql, window, total.inPage ? total.column : undefined);
-  return readPage(db, p, window, sql, { planOnce: walk && window.skip === 0 && plannedAlike(p) });
+  const planOnce = walk
+    ? window.skip === 0 && plannedAlike(p)
+    : plannedAlike(p) && p.minRating == null && everyValueFew(p, p.limits.exactCountLimit);
+  return readPage(db, p, window, sql, { planOnce });
 }
 
 /**
@@ -70,7 +73,9 @@ export async function orderedPage(
  * lists, a city, a minimum rating and flags only. A circle's radius, a title's substring and the
  * hour's open patterns change how many rows pass, and so the plan; so does an offset (a value
  * too): planned for any offset, PostgreSQL assumes a tenth of the rows are read, and may sort
- * them all rather than walk.
+ * them all rather than walk. A page not walked is planned once only when every list value and the
+ * city are few (no minimum rating, whose index may lead): any plan then reads few rows, and
+ * planning it anew cost more than running it (0.72 ms and 0.45 ms for city by rating on `large`).
  */
 const plannedAlike = (p: SearchPlan) => !p.words && !p.near && !p.titleKey && !p.openPatterns;
 

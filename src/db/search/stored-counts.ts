@@ -55,6 +55,19 @@ export function storedTotalOf(p: SearchPlan): [string, string] | undefined {
 }
 
 /**
+ * Whether each list value and the city a search names has at most `limit` rows by the stored
+ * counts (and it names one at least), so that whichever of their indexes leads, a statement reads
+ * few rows.
+ */
+export function everyValueFew(p: SearchPlan, limit: number): boolean {
+  const counts = p.storedCounts;
+  const pairs = countPairsOf(p);
+  return (
+    counts !== undefined && pairs.length > 0 && pairs.every((pair) => (counts.get(countKey(...pair)) ?? 0) <= limit)
+  );
+}
+
+/**
  * The share of the catalogue a search's lists and city keep, by the stored counts, each other
  * condition taken to keep half (words, a title substring and near are not judged here).
  */
