@@ -273,6 +273,39 @@ describe.skipIf(testProvider() !== "postgres")(
       expect(restaurantRowsRead(page!.nodes)).toBeLessThanOrEqual(6);
     });
 
+    it("counts a small city's cuisine by rating in the page's statement, and reads the owners of the page's rows only", async () => {
+      // Évora's 15 restaurants, 12 of them Alentejan: under the exact-count limit (20), so the page
+      // counts its matches in its own pass. Joined before the window was cut, every match's owner was read.
+      await s.db.prisma.$executeRawUnsafe(`INSERT INTO "Restaurant" ("id", "title", "titleSearch", "city", "citySearch",
+        "latitude", "longitude", "ratingAvg", "timeZone", "ownerId", "createdAt", "updatedAt")
+        SELECT 'index-only-evora-' || i, 'Evora ' || i, 'evora ' || i, 'Évora', 'évora', 38.57, -7.91, 1 + i % 5,
+          'Europe/Lisbon', "ownerId", CURRENT_TIMESTAMP, CURRENT_TIMESTAMP
+        FROM "Restaurant", generate_series(0, 14) AS i WHERE "id" = 'index-only-0'`);
+      await s.db.prisma
+        .$executeRawUnsafe(`INSERT INTO "RestaurantTag" ("restaurantId", "kind", "position", "value", "valueKey")
+        SELECT 'index-only-evora-' || i, 'CUISINE', 0, 'Alentejan', 'alentejan' FROM generate_series(0, 11) AS i`);
+      sent = [];
+      const r = await s.graphql(
+        `query { restaurants(filter: { cuisine: "Alentejan", city: "Évora" }, sort: RATING, first: 5) {
+          totalCount totalCountIsEstimate nodes { id rating owner { id } } } }`,
+        {},
+        token,
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      expect(r.data.restaurants).toMatchObject({ totalCount: 12, totalCountIsEstimate: false });
+      expect(r.data.restaurants.nodes.map((n: { rating: number }) => n.rating)).toEqual([5, 5, 4, 4, 3]);
+      expect(r.data.restaurants.nodes.every((n: { owner: { id: string } | null }) => n.owner?.id)).toBe(true);
+      const pages = sent.filter((sql) => sql.text.includes("ORDER BY"));
+      expect(pages.length).toBe(1);
+      expect(pages[0]!.text, "the total is counted in the page's statement").toContain("COUNT(*) OVER ()");
+      const [page] = await plansOfSent(pages, true);
+      const usersRead = page!.nodes
+        .filter((n) => n["Relation Name"] === "User")
+        .reduce((read, n) => read + (n["Actual Rows"] ?? 0) * (n["Actual Loops"] ?? 0), 0);
+      // The page's 5 and the one that says a next page exists, not the 12 matches.
+      expect(usersRead, page!.text).toBe(6);
+    });
+
     it("samples a list-led total from the entries its index holds under the share, not every entry of the value", async () => {
       // Faro's 6,000 restaurants, half of them Italian: a list and a city of 5,000 rows or more lead
       // a sample by the rarer, the cuisine (3,000 rows).
