@@ -70,6 +70,11 @@ export type SearchPlan = {
    * (cells.ts), asked of the word index with the words. Undefined when the circle needs too many.
    */
   cells?: string;
+  /**
+   * With words and near, on an engine that indexes each word within its cell: the words within
+   * each cell covering the circle, as one query of that index (in place of the words and the cells).
+   */
+  wordCells?: string;
   /** Flags. */
   rowTests: Prisma.Sql[];
   /** Open at an instant: the ids of the opening patterns open then. */
@@ -113,6 +118,8 @@ export type SearchEngine = {
     finish(db: SqlReader, catalogue: Catalogue, text: string): Promise<string>;
     /** The map cells covering a circle, as a query of the cells' index. */
     cells(cells: string[]): string;
+    /** The words (finish's query) within any of the cells, as a query of the index of words within cells, where there is one. */
+    wordsInCells?(words: string, cells: string[]): string;
   };
   /** The ids of the opening patterns open at an instant, ascending. */
   openPatterns(db: SqlReader, at: Date): Promise<number[]>;

@@ -16,6 +16,8 @@
 // through its R*Tree, rowid windows and FTS5 (src/db/sqlite/search/).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/db/prisma.ts";
+import { boxOf } from "../../src/db/search/conditions.ts";
+import { coveringCells, WORD_CELL_LEVELS } from "../../src/db/search/cells.ts";
 import { testProvider } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -176,6 +178,44 @@ describe.skipIf(testProvider() !== "postgres")(
         expect(count.text).toContain(`FROM "RestaurantSearch"`);
         expect(count.text).not.toMatch(/"Restaurant"[^S]/); // no restaurant read to count it
       }
+    });
+
+    it("finds words within a circle from the index of each word within its cell, not the words' and the cells' entries apart", async () => {
+      // Within 1 km of the centre: cells of 1/32°, whose words within them are indexed.
+      const near = { ...CENTRE, radiusKm: 1 };
+      const covering = coveringCells(boxOf(near))!;
+      expect(covering.level).toBeLessThan(WORD_CELL_LEVELS);
+      sent = [];
+      const r = await s.graphql(
+        `query($f: RestaurantFilter) { restaurants(filter: $f, sort: RELEVANCE, first: 5) { nodes { id distanceKm } } }`,
+        { f: { search: "place", near } },
+        token,
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      expect(r.data.restaurants.nodes.length).toBe(5);
+      // Replayed with sequential scans off (this small table would be read whole), bitmap scans
+      // on: a GIN index is read only so.
+      const pages = await s.db.prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL enable_seqscan = off`);
+        return Promise.all(
+          sent
+            .filter((sql) => sql.text.includes(`"ranked"`))
+            .map(async (sql) => {
+              const [row] = await tx.$queryRawUnsafe<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>(
+                `EXPLAIN (ANALYZE, FORMAT JSON) ${sql.text}`,
+                ...sql.values,
+              );
+              return { text: sql.text, nodes: nodesOf(row!["QUERY PLAN"][0].Plan) };
+            }),
+        );
+      });
+      expect(pages.length).toBe(1);
+      const scans = pages[0]!.nodes.filter((n) => n["Index Name"]?.startsWith("RestaurantSearch_"));
+      expect(
+        scans.map((n) => n["Index Name"]),
+        pages[0]!.text,
+      ).toEqual(["RestaurantSearch_word_cells_idx"]);
+      // Which documents it keeps is test/graphql/search-cells.test.ts's: every circle's answer, exactly.
     });
 
     it("counts the matches of a relevance page in its own statement, from the ranked documents, when they are all matches", async () => {

@@ -4,7 +4,8 @@
 // the antimeridian, at high latitudes and around a pole; the cells follow a restaurant that moves;
 // and no word a user types ever meets a cell.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CELL_SIZES, cellsOf } from "../../src/db/search/cells.ts";
+import { CELL_SIZES, cellsOf, WORD_CELL_LEVELS } from "../../src/db/search/cells.ts";
+import { postgresSearch } from "../../src/db/postgres/search/engine.ts";
 import { testProvider } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -281,6 +282,35 @@ describe("words + near read through map cells", () => {
     expect(none).toEqual([{ c: null }]);
   });
 });
+
+it.skipIf(testProvider() !== "postgres")(
+  "PostgreSQL writes each word within the cells of the three finest levels, the words the server asks within them",
+  async () => {
+    const words = `'pizza' & 'marg':*`;
+    for (const p of [CROSSING, { latitude: -33.8688, longitude: 151.2093 }, { latitude: 90, longitude: 180 }]) {
+      const [row] = await s.db.prisma.$queryRawUnsafe<{ lexemes: string[]; hit: boolean; other: boolean }[]>(
+        `SELECT tsvector_to_array(restaurant_word_cells(to_tsvector('simple', 'pizza margherita'), $1, $2)) AS "lexemes",
+          restaurant_word_cells(to_tsvector('simple', 'pizza margherita'), $1, $2) @@ CAST($3 AS tsquery) AS "hit",
+          restaurant_word_cells(to_tsvector('simple', 'pizza margherita'), $1, $2) @@ CAST($4 AS tsquery) AS "other"`,
+        p.latitude,
+        p.longitude,
+        postgresSearch.words.wordsInCells!(words, cellsOf(p.latitude, p.longitude).slice(0, WORD_CELL_LEVELS)),
+        postgresSearch.words.wordsInCells!(words, [cellsOf(p.latitude + 1, p.longitude + 1)[0]!]),
+      );
+      const cells = cellsOf(p.latitude, p.longitude).slice(0, WORD_CELL_LEVELS);
+      expect(row!.lexemes.sort(), JSON.stringify(p)).toEqual(
+        cells.flatMap((cell) => [`${cell}_margherita`, `${cell}_pizza`]).sort(),
+      );
+      expect(row!.hit).toBe(true);
+      expect(row!.other).toBe(false);
+    }
+    // No coordinates, no lexeme.
+    const [none] = await s.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT length(restaurant_word_cells(to_tsvector('simple', 'pizza'), NULL, NULL)) AS "n"`,
+    );
+    expect(none!.n).toBe(0);
+  },
+);
 
 /** SQLite: the cells the documents' view writes for a point (through a search row of a scratch restaurant). */
 async function sqliteCells(p: Point): Promise<string[]> {

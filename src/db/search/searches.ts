@@ -13,7 +13,7 @@ import { distancePage, GROCERY_NEWEST, orderedPage, ORDERS, readPage, totalInPag
 import type { Catalogue, Near, PageShape, RelevancePage, SearchPlan, TagCondition, Window } from "../search-plan.ts";
 import { pageSql } from "./sql.ts";
 import { countPairsOf, farPastLimit, storedCounts } from "./stored-counts.ts";
-import { cellsQuery, wordsQuery } from "./words.ts";
+import { cellsQueries, wordsQuery } from "./words.ts";
 
 export type { Facets, FacetValue } from "./facets.ts";
 export type { Total } from "./totals.ts";
@@ -76,7 +76,7 @@ async function restaurantPlan(db: Db, q: RestaurantQuery): Promise<SearchPlan> {
     cityKey: q.cityKey,
     minRating: q.minRating,
     near: q.near,
-    cells: words && q.near ? cellsQuery(engine, q.near) : undefined,
+    ...(words && q.near ? cellsQueries(engine, words, q.near) : {}),
     rowTests,
     openPatterns: q.openAt ? await engine.openPatterns(db, q.openAt) : undefined,
     storedCounts: await storedCountsFor(db, "Restaurant", q),

@@ -5,7 +5,7 @@
 import { Prisma } from "../prisma.ts";
 import type { SqlReader } from "../raw-rows.ts";
 import { boxOf } from "./conditions.ts";
-import { coveringCells } from "./cells.ts";
+import { coveringCells, WORD_CELL_LEVELS } from "./cells.ts";
 import type { Catalogue, Near, SearchEngine } from "../search-plan.ts";
 import { query } from "./sql.ts";
 
@@ -157,8 +157,17 @@ export async function wordsQuery(
   return engine.words.finish(db, catalogue, text);
 }
 
-/** The cells covering a near search's circle as the engine's query (SearchPlan.cells), or undefined when it needs too many. */
-export function cellsQuery(engine: SearchEngine, near: Near): string | undefined {
-  const cells = coveringCells(boxOf(near));
-  return cells && engine.words.cells(cells);
+/**
+ * The cells covering a near search's circle as the engine's query (SearchPlan.cells), and the words
+ * within those cells when the engine indexes them so (SearchPlan.wordCells); neither when the
+ * circle needs too many cells.
+ */
+export function cellsQueries(engine: SearchEngine, words: string, near: Near): { cells?: string; wordCells?: string } {
+  const covering = coveringCells(boxOf(near));
+  if (!covering) return {};
+  const inCells = engine.words.wordsInCells && covering.level < WORD_CELL_LEVELS;
+  return {
+    cells: engine.words.cells(covering.cells),
+    wordCells: inCells ? engine.words.wordsInCells!(words, covering.cells) : undefined,
+  };
 }

@@ -24,6 +24,15 @@ const documentInCells = (p: SearchPlan, alias: string) =>
   Prisma.sql`restaurant_cells(${Prisma.raw(alias)}."latitude", ${Prisma.raw(alias)}."longitude") @@ CAST(${p.cells} AS tsquery)`;
 
 /**
+ * The document's words lie within one of the cells covering the circle (migration
+ * 20261130020000_words_in_cells): the index of each word within its cell gives exactly those
+ * documents, where the words and the cells apart intersected two entry lists, the cells' holding
+ * most of a dense city. The expression is the index's, as written.
+ */
+const documentWordsInCells = (p: SearchPlan, alias: string) =>
+  Prisma.sql`restaurant_word_cells(${Prisma.raw(alias)}."document", ${Prisma.raw(alias)}."latitude", ${Prisma.raw(alias)}."longitude") @@ CAST(${p.wordCells} AS tsquery)`;
+
+/**
  * The conditions but the words a search document holds the columns of: a near search's circle on
  * its copy of the coordinates (migration 20261126020000_search_document_coordinates), and a
  * restaurant's city and open at an instant on its copies of the city key and the opening pattern
@@ -43,12 +52,15 @@ export const documentColumns = (p: SearchPlan): string[] => [
 ];
 
 /**
- * The tests of a search document that leads a search with words: the words, the cells, and the
+ * The tests of a search document that leads a search with words: the words and the cells, and the
  * conditions it holds (documentConditions). The rows it leads test the others (`afterDocuments`).
+ * Led by the word index, the words within the cells when indexed so; `perDocument` (documents led
+ * by another index, a sample's hash), the words and the cells apart, cheap to test on each.
  */
-export const documentTests = (p: SearchPlan, alias: string): Prisma.Sql[] => [
-  documentMatches(p, alias),
-  ...(p.cells ? [documentInCells(p, alias)] : []),
+export const documentTests = (p: SearchPlan, alias: string, perDocument = false): Prisma.Sql[] => [
+  ...(p.wordCells && !perDocument
+    ? [documentWordsInCells(p, alias)]
+    : [documentMatches(p, alias), ...(p.cells ? [documentInCells(p, alias)] : [])]),
   ...documentConditions(p, alias),
 ];
 

@@ -46,6 +46,10 @@ export const postgresSearch: SearchEngine = {
       return row?.q || text;
     },
     cells: (cells) => cells.map((c) => `'${c}'`).join(" | "),
+    // Each quoted lexeme of the words' tsquery (letters and digits: no quote inside) prefixed with
+    // the cell, as restaurant_word_cells writes them; a prefix ('pizz':*) stays a prefix within the cell.
+    wordsInCells: (words, cells) =>
+      cells.map((cell) => `(${words.replace(/'([^']*)'/g, (_, lexeme: string) => `'${cell}_${lexeme}'`)})`).join(" | "),
   },
   openPatterns: async (db, at) =>
     (

@@ -26,11 +26,11 @@ export function matchingRows(p: SearchPlan): Prisma.Sql {
 
 /**
  * The matching documents as a total's or the facets' "m", when they hold every condition: no row
- * of the catalogue read. `tests`: more tests of the document (a sample's hash).
+ * of the catalogue read. `sampled`: a sample's test of the hash, which leads; each document then tests the rest.
  */
-const documentMatchesOnly = (p: SearchPlan, tests: Prisma.Sql[] = []) =>
+const documentMatchesOnly = (p: SearchPlan, sampled: Prisma.Sql[] = []) =>
   Prisma.sql`SELECT "m".${Prisma.raw(OWNER_KEY[p.catalogue])} AS "id", ${documentFacetColumns(p, `"m"`)}
-    FROM ${documentsTable(p.catalogue)} "m" ${whereAll([...tests, ...documentTests(p, `"m"`)])}`;
+    FROM ${documentsTable(p.catalogue)} "m" ${whereAll([...sampled, ...documentTests(p, `"m"`, sampled.length > 0)])}`;
 
 /** Every match as "m": from the search documents alone when they hold every condition. */
 export const matches = (p: SearchPlan): Prisma.Sql =>
@@ -125,7 +125,7 @@ export async function sample(db: SqlReader, p: SearchPlan): Promise<Sample> {
   // sample scan ran again for each row of a near search.
   const columns = Prisma.raw(p.catalogue === "Restaurant" ? `"id", "citySearch", "city"` : `"id"`);
   const owner = Prisma.raw(OWNER_KEY[p.catalogue]);
-  const documentsSampled = whereAll([...hashed(`"m"`, OWNER_KEY[p.catalogue]), ...documentTests(p, `"m"`)]);
+  const documentsSampled = whereAll([...hashed(`"m"`, OWNER_KEY[p.catalogue]), ...documentTests(p, `"m"`, true)]);
   const rowTested = whereAll([Prisma.sql`${t}."id" = "sampled"."owner"`, ...conditionsOf(afterDocuments(p), true)]);
   const from = p.words
     ? Prisma.sql`FROM (SELECT "m".${owner} AS "owner" FROM ${Prisma.raw(sampled)} "m" ${documentsSampled}) "sampled"
