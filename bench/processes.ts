@@ -39,6 +39,12 @@ function healthy(url: string): Promise<boolean> {
   });
 }
 
+/**
+ * How long a process may take to answer: a server migrates its database first, and on a seeded
+ * catalogue of 1,000,000 restaurants building a new index took 3 min (docs/performance.md).
+ */
+const READY_TIMEOUT_MS = 10 * 60_000;
+
 async function waitReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -182,7 +188,7 @@ export async function startProcess(
     clearTimeout(timer);
   };
   try {
-    await waitReady(url, child, () => text, 60_000);
+    await waitReady(url, child, () => text, READY_TIMEOUT_MS);
   } catch (error) {
     await stop();
     throw error;
