@@ -24,6 +24,8 @@ export type ScenarioResult = {
   peerOf?: string;
   /** Latency at half the saturation rate (reads only; the SLO). */
   slo?: RateLatency | null;
+  /** With --sustained: the highest steady rate found kept up with under the SLO, and its p99 (null: none). */
+  sustained?: { rate: number; p99: number } | null;
 };
 
 export type PageSizeCheck = { database: DatabaseName; label: string; statements: Record<string, number> };
@@ -384,6 +386,7 @@ export function formatClosingTable(report: BenchReport): string[] {
   const pair = (now: number | null | undefined, then: number | null | undefined, digits: number) =>
     then === undefined ? fixed(now, digits) : `${fixed(then, digits)} -> ${fixed(now, digits)}`;
   const hasBefore = (report.before ?? []).length > 0;
+  const withSustained = report.results.some((r) => r.sustained !== undefined);
   const rows = ours.map((r) => {
     const b = before(r);
     const peer = peerOf(r);
@@ -404,6 +407,7 @@ export function formatClosingTable(report: BenchReport): string[] {
       pair(r.measurement!.cpuMsPerRequest, b ? (b.measurement?.cpuMsPerRequest ?? null) : undefined, 2),
       pair(r.measurement!.databaseCpuMsPerRequest, b ? (b.measurement?.databaseCpuMsPerRequest ?? null) : undefined, 2),
       pair(r.measurement!.statementsOneAtATime, b ? (b.measurement?.statementsOneAtATime ?? null) : undefined, 1),
+      ...(withSustained ? [sustainedCell(r, peer)] : []),
     ];
   });
   const arrow = hasBefore ? " (before -> after)" : "";
@@ -421,10 +425,20 @@ export function formatClosingTable(report: BenchReport): string[] {
           "CPU ms/req server",
           "CPU ms/req database",
           "SQL/req",
+          ...(withSustained ? [`sustained req/s (p99 < ${P99_TARGET_MS}), ours / peer's`] : []),
         ],
         ...rows,
       ],
-      [false, false, true, false, false, true, true, true],
+      [false, false, true, false, false, true, true, true, ...(withSustained ? [false] : [])],
     ),
   ];
+}
+
+/** A scenario's sustained rate (--sustained) beside its peer's, with their ratio when both kept up. */
+function sustainedCell(r: ScenarioResult, peer: ScenarioResult | undefined): string {
+  const rate = (x: ScenarioResult | undefined) =>
+    x?.sustained === undefined ? "-" : x.sustained === null ? "none" : String(x.sustained.rate);
+  if (!peer) return rate(r);
+  const ratio = r.sustained && peer.sustained ? ` (${(r.sustained.rate / peer.sustained.rate).toFixed(2)}x)` : "";
+  return `${rate(r)} / ${rate(peer)}${ratio}`;
 }

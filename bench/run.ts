@@ -37,6 +37,7 @@ import { readCounters } from "./prometheus.ts";
 import {
   computeRatios,
   formatReport,
+  P99_TARGET_MS,
   SLO_RATE_SHARE,
   type BenchReport,
   type DatabaseName,
@@ -79,6 +80,10 @@ const HELP = `Usage: npm run bench [-- options]
                        saturation rate: two versions compared at the same load (a server that
                        batches the requests of a moment reaches a higher saturation rate with
                        50 connections in lockstep than with steady arrivals)
+  --sustained          after the SLO runs, look for the highest steady rate each scenario keeps
+                       up with under the SLO (all sent, none failed, p99 < 50 ms): five runs of
+                       --slo-duration, halving the interval between a rate kept and one missed;
+                       the truer capacity of a server that batches (see --slo-rate)
   --slo-settle S       seconds at the fixed rate before the first of those runs, not measured
                        (default 2; 0 for none): the server and the database leave the
                        saturation run's backlog behind before the steady state is measured
@@ -145,6 +150,7 @@ function options() {
       "slo-rounds": { type: "string" },
       "slo-settle": { type: "string" },
       "slo-rate": { type: "string" },
+      sustained: { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       "fanout-subscribers": { type: "string" },
       "fanout-streams": { type: "string" },
@@ -241,6 +247,7 @@ function options() {
     sloRounds,
     sloSettleSec,
     sloRate,
+    sustained: values.sustained,
     cpuProf: values["cpu-prof"],
     out: values.out,
     fanout,
@@ -363,7 +370,50 @@ async function addSlo(
       p99Rounds: runs.map((r) => r.p99),
       stallRounds,
     },
+    sustained: opts.sustained ? await sustainedRate(service, scenario, result.measurement.reqPerSec, opts) : undefined,
   };
+}
+
+/** Runs of the search for the highest steady rate kept under the SLO. */
+const SUSTAINED_STEPS = 5;
+/** A run keeps up when it answered at least this share of the rate (the sender's own jitter aside). */
+const KEPT_UP_SHARE = 0.97;
+
+/**
+ * The highest steady rate (req/s) at which the scenario answers all it is sent, none failed, with
+ * a p99 under the SLO: a bisection between 0 and the saturation rate, from half of it. With
+ * batching, 50 connections in lockstep reach a saturation rate that steady arrivals do not
+ * sustain, and half of it is not half loaded (docs/performance.md, "One statement for the requests
+ * of a moment"). Null when even the lowest rate tried missed.
+ */
+async function sustainedRate(
+  service: Service,
+  scenario: Scenario,
+  saturation: number,
+  opts: Options,
+): Promise<{ rate: number; p99: number } | null> {
+  let [kept, missed] = [0, saturation];
+  let best: { rate: number; p99: number } | null = null;
+  for (let step = 0; step < SUSTAINED_STEPS; step++) {
+    const rate = Math.max(1, Math.round((kept + missed) / 2));
+    const run = await latencyAtRate(
+      service.url,
+      scenario.requests,
+      { ...opts.load, durationSec: opts.sloDurationSec },
+      rate,
+      scenario.api !== "rest",
+      false,
+    );
+    const keptUp = run.achieved >= rate * KEPT_UP_SHARE && run.failed === 0 && run.p99 < P99_TARGET_MS;
+    log(
+      `  ${scenario.key} sustained? ${rate} req/s: got ${run.achieved.toFixed(0)}, p99 ${run.p99} ms${run.failed ? `, ${run.failed} failed` : ""}: ${keptUp ? "kept up" : "missed"}`,
+    );
+    if (keptUp) {
+      kept = rate;
+      best = { rate, p99: run.p99 };
+    } else missed = rate;
+  }
+  return best;
 }
 
 /**
