@@ -311,6 +311,17 @@ async function runScenario(
   return { ...base, problem, measurement: m };
 }
 
+/** One run of --slo-duration seconds at `rate` steady arrivals (`withBursts`: then the same through autocannon). */
+const steadyRun = (service: Service, scenario: Scenario, rate: number, opts: Options, withBursts: boolean) =>
+  latencyAtRate(
+    service.url,
+    scenario.requests,
+    { ...opts.load, durationSec: opts.sloDurationSec },
+    rate,
+    scenario.api !== "rest",
+    withBursts,
+  );
+
 /**
  * The SLO's measure: p99 of a scenario (reads and writes) at a fixed rate of half its saturation
  * rate, in `sloRounds` runs; the worst run's p99 stands (issue 33: not the median).
@@ -339,14 +350,7 @@ async function addSlo(
       graphql: scenario.api !== "rest",
     });
   for (let round = 0; round < opts.sloRounds; round++) {
-    const slo = await latencyAtRate(
-      service.url,
-      scenario.requests,
-      { ...opts.load, durationSec: opts.sloDurationSec },
-      rate,
-      scenario.api !== "rest",
-      round === 0,
-    );
+    const slo = await steadyRun(service, scenario, rate, opts, round === 0);
     log(
       `  ${scenario.key} at ${slo.rate} req/s, steady: got ${slo.achieved.toFixed(0)} req/s, p50 ${slo.p50} ms, p99 ${slo.p99} ms, max ${slo.max} ms${failed(slo.failed)}` +
         ` (bench sent late by p99 ${slo.senderLateP99} ms)` +
@@ -396,14 +400,7 @@ async function sustainedRate(
   let best: { rate: number; p99: number } | null = null;
   for (let step = 0; step < SUSTAINED_STEPS; step++) {
     const rate = Math.max(1, Math.round((kept + missed) / 2));
-    const run = await latencyAtRate(
-      service.url,
-      scenario.requests,
-      { ...opts.load, durationSec: opts.sloDurationSec },
-      rate,
-      scenario.api !== "rest",
-      false,
-    );
+    const run = await steadyRun(service, scenario, rate, opts, false);
     const keptUp = run.achieved >= rate * KEPT_UP_SHARE && run.failed === 0 && run.p99 < P99_TARGET_MS;
     log(
       `  ${scenario.key} sustained? ${rate} req/s: got ${run.achieved.toFixed(0)}, p99 ${run.p99} ms${run.failed ? `, ${run.failed} failed` : ""}: ${keptUp ? "kept up" : "missed"}`,
