@@ -212,9 +212,9 @@ function unwalkedRows(p: SearchPlan): Prisma.Sql {
 /**
  * A page not walked in its order's index: the window cut from the matches' keys (and the total
  * counted over them) before any row is read, then their rows and joins (a page with neither reads
- * its rows as before). Cut after the joins, the
- * owner was read for every match (65 in a city, for a page of 21), and no match came from an
- * index alone: city by rating read 953 buffers, cut first 143 (docs/performance.md).
+ * its rows as before). Cut after the joins, the owner was read for every match (65 in a city, for
+ * a page of 21), and no match came from an index alone: city by rating read 953 buffers, cut
+ * first 143 (docs/performance.md).
  */
 export function unwalkedPage(p: SearchPlan, shape: PageShape, order: Prisma.Sql, window: Window, total?: Prisma.Sql) {
   const t = table(p.catalogue);
