@@ -288,16 +288,16 @@ it.skipIf(testProvider() !== "postgres")(
   async () => {
     const words = `'pizza' & 'marg':*`;
     for (const p of [CROSSING, { latitude: -33.8688, longitude: 151.2093 }, { latitude: 90, longitude: 180 }]) {
+      const cells = cellsOf(p.latitude, p.longitude).slice(0, WORD_CELL_LEVELS);
       const [row] = await s.db.prisma.$queryRawUnsafe<{ lexemes: string[]; hit: boolean; other: boolean }[]>(
         `SELECT tsvector_to_array(restaurant_word_cells(to_tsvector('simple', 'pizza margherita'), $1, $2)) AS "lexemes",
           restaurant_word_cells(to_tsvector('simple', 'pizza margherita'), $1, $2) @@ CAST($3 AS tsquery) AS "hit",
           restaurant_word_cells(to_tsvector('simple', 'pizza margherita'), $1, $2) @@ CAST($4 AS tsquery) AS "other"`,
         p.latitude,
         p.longitude,
-        postgresSearch.words.wordsInCells!(words, cellsOf(p.latitude, p.longitude).slice(0, WORD_CELL_LEVELS)),
+        postgresSearch.words.wordsInCells!(words, cells),
         postgresSearch.words.wordsInCells!(words, [cellsOf(p.latitude + 1, p.longitude + 1)[0]!]),
       );
-      const cells = cellsOf(p.latitude, p.longitude).slice(0, WORD_CELL_LEVELS);
       expect(row!.lexemes.sort(), JSON.stringify(p)).toEqual(
         cells.flatMap((cell) => [`${cell}_margherita`, `${cell}_pizza`]).sort(),
       );
